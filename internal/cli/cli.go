@@ -1,0 +1,222 @@
+// Package cli is the plumbing shared by the flamekit commands: kong set-up
+// with the Perl tools' option spellings, --version, buffered standard
+// output, and exit statuses that scripts can trust.
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+)
+
+// Exit statuses of every flamekit command.
+const (
+	ExitOK    = 0 // success (possibly with skipped lines reported on stderr)
+	ExitFailure = 1 // an input could not be read, or output could not be written
+	ExitUsage = 2 // bad command line; also flamegraph's "no stack counts" (as flamegraph.pl)
+)
+
+// version is set at build time with
+// -ldflags "-X flamekit/internal/cli.version=v1.2.3".
+var version = ""
+
+// Version returns the flamekit version: the one set at build time, else
+// the module version or VCS revision recorded by the Go toolchain.
+func Version() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v := bi.Main.Version; v != "" && v != "(devel)" {
+			return v
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				return "dev-" + s.Value[:12]
+			}
+		}
+	}
+	return "dev"
+}
+
+// Env is what a command's Run gets: standard streams, with Stdout buffered.
+type Env struct {
+	Name   string        // command name, for messages
+	Stdin  io.Reader     // standard input
+	Stdout *bufio.Writer // buffered; Main flushes it
+	Stderr io.Writer
+}
+
+// Warnf prints "name: message" on stderr.
+func (e *Env) Warnf(format string, args ...any) {
+	fmt.Fprintf(e.Stderr, e.Name+": "+format+"\n", args...)
+}
+
+// ExitError is an error that carries the exit status Main should use.
+type ExitError struct {
+	Code int
+	Err  error // printed unless nil
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Usagef returns an error that Main reports as a usage error (exit 2).
+func Usagef(format string, args ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
+}
+
+// Command is a kong grammar with a Run method.
+type Command interface {
+	Run(env *Env) error
+}
+
+// VersionFlag is the --version flag of every command.
+type VersionFlag = kong.VersionFlag
+
+// Main parses os.Args into cmd, runs it and exits. description is the
+// first paragraph of --help, examples are shown after the flags.
+func Main(name, description string, cmd Command) {
+	os.Exit(Run(name, description, cmd, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// Run is Main without os.Exit, for tests; it returns the exit status.
+func Run(name, description string, cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	exited := false
+	parser, err := kong.New(cmd,
+		kong.Name(name),
+		kong.Description(description),
+		kong.Writers(stdout, stderr),
+		kong.Vars{"version": name + " (flamekit) " + Version()},
+		kong.Exit(func(c int) { exited, code = true, c; panic(exitPanic{}) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: true}),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: internal error: %v\n", name, err)
+		return ExitFailure
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(exitPanic); !ok || !exited {
+				panic(r)
+			}
+		}
+	}()
+	args = NormalizeArgs(args, parser.Model.Node)
+	if _, err := parser.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		fmt.Fprintf(stderr, "Try '%s --help' for usage and examples.\n", name)
+		return ExitUsage
+	}
+	out := bufio.NewWriterSize(stdout, 256<<10)
+	env := &Env{Name: name, Stdin: stdin, Stdout: out, Stderr: stderr}
+	runErr := cmd.Run(env)
+	flushErr := out.Flush()
+	if runErr == nil && flushErr != nil && !errors.Is(flushErr, syscall.EPIPE) {
+		runErr = fmt.Errorf("writing output: %w", flushErr)
+	}
+	return report(name, runErr, stderr)
+}
+
+type exitPanic struct{}
+
+func report(name string, err error, stderr io.Writer) int {
+	if err == nil || errors.Is(err, syscall.EPIPE) {
+		return ExitOK // a closed pipe (| head) is not an error
+	}
+	code := ExitFailure
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		code = ee.Code
+		if ee.Err == nil {
+			return code
+		}
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	if code == ExitUsage {
+		fmt.Fprintf(stderr, "Try '%s --help' for usage and examples.\n", name)
+	}
+	return code
+}
+
+// NormalizeArgs rewrites the option spellings that Perl's Getopt::Long
+// accepts into kong's: a single dash before a long name (-pid), any case
+// (--PID), and unique prefixes (--wid 300). Single-letter options and
+// bundles of them (-ns) are left alone, and so is everything after "--".
+func NormalizeArgs(args []string, node *kong.Node) []string {
+	var longs []string
+	for _, group := range node.AllFlags(false) {
+		for _, f := range group {
+			longs = append(longs, f.Name)
+			longs = append(longs, f.Aliases...)
+			if f.Tag != nil && f.Tag.Negatable != "" {
+				longs = append(longs, "no-"+f.Name)
+			}
+		}
+	}
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		out = append(out, normalizeArg(a, longs))
+	}
+	return out
+}
+
+func normalizeArg(a string, longs []string) string {
+	var body string
+	switch {
+	case strings.HasPrefix(a, "--"):
+		body = a[2:]
+	case strings.HasPrefix(a, "-") && len(a) > 2:
+		body = a[1:]
+	default:
+		return a
+	}
+	name, value, hasValue := strings.Cut(body, "=")
+	if name == "" {
+		return a
+	}
+	lower := strings.ToLower(name)
+	match := ""
+	for _, l := range longs {
+		if l == lower {
+			match = l
+			break
+		}
+	}
+	if match == "" {
+		for _, l := range longs {
+			if strings.HasPrefix(l, lower) {
+				if match != "" {
+					return a // ambiguous prefix: kong reports it as unknown
+				}
+				match = l
+			}
+		}
+	}
+	if match == "" {
+		return a
+	}
+	if !strings.HasPrefix(a, "--") && len(name) < 2 {
+		return a
+	}
+	if hasValue {
+		return "--" + match + "=" + value
+	}
+	return "--" + match
+}

@@ -1,0 +1,106 @@
+package folded
+
+import (
+	"fmt"
+	"io"
+)
+
+// Files reads the records of several inputs in order, as one stream, each
+// input with its own line numbers. No names means standard input.
+//
+//	fs := folded.NewFiles(args, true)
+//	for fs.Next() { rec := fs.Record(); ... }
+//	err := fs.Err()
+type Files struct {
+	// OnMeta, if set, is called for every metadata line, with the name of
+	// the input it came from.
+	OnMeta func(name string, m Meta)
+
+	names   []string
+	lenient bool
+	i       int
+	cur     *Reader
+	closer  io.Closer
+	err     error
+	skips   Skips
+	records int64
+}
+
+// NewFiles returns a Files over names ("-" is standard input); lenient is
+// given to each Reader.
+func NewFiles(names []string, lenient bool) *Files {
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	return &Files{names: names, lenient: lenient}
+}
+
+// Next advances to the next record of the current input, opening the next
+// input when one ends.
+func (f *Files) Next() bool {
+	for f.err == nil {
+		if f.cur == nil {
+			if f.i >= len(f.names) {
+				return false
+			}
+			name := f.names[f.i]
+			f.i++
+			rc, err := Open(name)
+			if err != nil {
+				f.err = err
+				return false
+			}
+			f.closer = rc
+			f.cur = NewReader(rc, DisplayName(name))
+			f.cur.Lenient = f.lenient
+			if f.OnMeta != nil {
+				f.cur.OnMeta = func(m Meta) { f.OnMeta(name, m) }
+			}
+		}
+		if f.cur.Next() {
+			f.records++
+			return true
+		}
+		f.err = f.cur.Err()
+		f.skips.Merge(f.cur.Skips())
+		if cerr := f.closer.Close(); f.err == nil && cerr != nil {
+			f.err = fmt.Errorf("%s: %w", f.cur.Name(), cerr)
+		}
+		f.cur = nil
+	}
+	return false
+}
+
+// Record returns the current record; see Reader.Record.
+func (f *Files) Record() *Record { return f.cur.Record() }
+
+// Name returns the display name of the current input.
+func (f *Files) Name() string {
+	if f.cur == nil {
+		return ""
+	}
+	return f.cur.Name()
+}
+
+// Line returns the current line number within the current input.
+func (f *Files) Line() int {
+	if f.cur == nil {
+		return 0
+	}
+	return f.cur.Line()
+}
+
+// Err returns the first error met.
+func (f *Files) Err() error { return f.err }
+
+// Records returns the number of records read so far.
+func (f *Files) Records() int64 { return f.records }
+
+// Skips returns the skipped lines of all inputs finished so far.
+func (f *Files) Skips() Skips {
+	s := f.skips
+	if f.cur != nil {
+		s.Merge(f.cur.Skips())
+	}
+	return s
+}

@@ -1,0 +1,292 @@
+package folded
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/klauspost/pgzip"
+)
+
+// ParseError is a malformed line, with where it was found.
+type ParseError struct {
+	File string // input name ("-" or "<stdin>" for standard input)
+	Line int    // 1-based line number
+	Text string // the start of the offending line, for the message
+	Err  error  // what is wrong, e.g. ErrNoCount
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("%s:%d: %v: %s", e.File, e.Line, e.Err, e.Text)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// snippet quotes the start of a line for an error message.
+func snippet(line []byte) string {
+	const max = 80
+	cut := len(line) > max
+	if cut {
+		line = line[:max]
+		for len(line) > 0 && !utf8.Valid(line) {
+			line = line[:len(line)-1]
+		}
+	}
+	s := strconv.Quote(string(line))
+	if cut {
+		s += "..."
+	}
+	return s
+}
+
+// Skips counts the lines a lenient Reader passed over.
+type Skips struct {
+	Count int         // lines skipped
+	First *ParseError // the first of them
+}
+
+// Add records one more skipped line.
+func (s *Skips) Add(e *ParseError) {
+	s.Count++
+	if s.First == nil {
+		s.First = e
+	}
+}
+
+// Merge adds the counts of o to s.
+func (s *Skips) Merge(o Skips) {
+	s.Count += o.Count
+	if s.First == nil {
+		s.First = o.First
+	}
+}
+
+// String summarises the skips for a one-line message on stderr, or returns
+// "" when nothing was skipped.
+func (s Skips) String() string {
+	if s.Count == 0 {
+		return ""
+	}
+	lines := "lines"
+	if s.Count == 1 {
+		lines = "line"
+	}
+	return fmt.Sprintf("skipped %d malformed %s (first: %v)", s.Count, lines, s.First)
+}
+
+// Reader reads folded lines from a stream, one Record at a time, in the
+// manner of bufio.Scanner:
+//
+//	rd := folded.NewReader(f, "profile.folded")
+//	for rd.Next() {
+//		rec := rd.Record()
+//		...
+//	}
+//	if err := rd.Err(); err != nil { ... }
+//
+// Lines may be of any length. Metadata lines are collected (see Meta) and
+// not returned as records.
+type Reader struct {
+	// Lenient makes the Reader skip malformed and blank lines, counting
+	// them in Skips, instead of stopping with a *ParseError.
+	Lenient bool
+	// OnMeta, if set, is called for every metadata line as it is read.
+	OnMeta func(Meta)
+
+	name  string
+	br    *bufio.Reader
+	long  []byte
+	line  int
+	rec   Record
+	err   error
+	skips Skips
+	meta  []Meta
+}
+
+// NewReader returns a Reader reading from r; name is used in errors.
+func NewReader(r io.Reader, name string) *Reader {
+	br, ok := r.(*bufio.Reader)
+	if !ok || br.Size() < 64<<10 {
+		br = bufio.NewReaderSize(r, 256<<10)
+	}
+	return &Reader{name: name, br: br}
+}
+
+// Name returns the input name given to NewReader.
+func (r *Reader) Name() string { return r.name }
+
+// Line returns the number of the last line read.
+func (r *Reader) Line() int { return r.line }
+
+// Skips returns what a lenient Reader has skipped so far.
+func (r *Reader) Skips() Skips { return r.skips }
+
+// Meta returns the metadata lines read so far.
+func (r *Reader) Meta() []Meta { return r.meta }
+
+// Record returns the record read by the last successful call to Next. It
+// and its Stack are valid until the next call to Next.
+func (r *Reader) Record() *Record { return &r.rec }
+
+// Err returns the first error other than io.EOF met by Next.
+func (r *Reader) Err() error { return r.err }
+
+// ReadLine returns the next raw line without its newline. The slice is
+// valid until the next call. It returns io.EOF after the last line.
+func (r *Reader) ReadLine() ([]byte, error) {
+	line, err := r.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		r.long = append(r.long[:0], line...)
+		for err == bufio.ErrBufferFull {
+			line, err = r.br.ReadSlice('\n')
+			r.long = append(r.long, line...)
+		}
+		line = r.long
+	}
+	if len(line) > 0 {
+		r.line++
+		if line[len(line)-1] == '\n' {
+			line = line[:len(line)-1]
+		} else if err == io.EOF {
+			err = nil // last line without a newline
+		}
+		if err == nil {
+			return line, nil
+		}
+	}
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("%s: line %d: %w", r.name, r.line+1, err)
+	}
+	return nil, err
+}
+
+// Next reads the next record. It returns false at the end of the input or
+// on an error, which Err then reports.
+func (r *Reader) Next() bool {
+	if r.err != nil {
+		return false
+	}
+	for {
+		line, err := r.ReadLine()
+		if err != nil {
+			if err != io.EOF {
+				r.err = err
+			}
+			return false
+		}
+		if IsMeta(line) {
+			m, err := ParseMeta(line)
+			if err == nil {
+				m.Line = r.line
+				r.meta = append(r.meta, m)
+				if r.OnMeta != nil {
+					r.OnMeta(m)
+				}
+				continue
+			}
+			if r.fail(line, err) {
+				return false
+			}
+			continue
+		}
+		if err := ParseLine(line, &r.rec); err != nil {
+			if r.fail(line, err) {
+				return false
+			}
+			continue
+		}
+		return true
+	}
+}
+
+// fail handles a malformed line; it reports whether reading must stop.
+func (r *Reader) fail(line []byte, err error) bool {
+	pe := &ParseError{File: r.name, Line: r.line, Text: snippet(line), Err: err}
+	if r.Lenient {
+		r.skips.Add(pe)
+		return false
+	}
+	r.err = pe
+	return true
+}
+
+// StdinName is the name "-" is shown as in messages.
+const StdinName = "<stdin>"
+
+// DisplayName returns the name of an input as messages show it.
+func DisplayName(name string) string {
+	if name == "-" {
+		return StdinName
+	}
+	return name
+}
+
+// Open opens the named input for reading; "-" is standard input. Gzip
+// input is recognised by its magic bytes, whatever the name, and
+// decompressed with pgzip.
+func Open(name string) (io.ReadCloser, error) {
+	var f io.ReadCloser = os.Stdin
+	if name != "-" {
+		var err error
+		if f, err = os.Open(name); err != nil {
+			return nil, err
+		}
+	} else {
+		f = io.NopCloser(os.Stdin)
+	}
+	rc, err := Decompress(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", DisplayName(name), err)
+	}
+	return rc, nil
+}
+
+// Decompress returns a reader of rc's content, gunzipped if it starts with
+// the gzip magic bytes. Closing the result closes rc.
+func Decompress(rc io.ReadCloser) (io.ReadCloser, error) {
+	br := bufio.NewReaderSize(rc, 256<<10)
+	magic, err := br.Peek(2)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	if !bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		return readCloser{br, rc}, nil
+	}
+	zr, err := pgzip.NewReader(br)
+	if err != nil {
+		return nil, fmt.Errorf("reading gzip header: %w", err)
+	}
+	return readCloser{gzipEOF{zr}, multiCloser{zr, rc}}, nil
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+type multiCloser []io.Closer
+
+func (m multiCloser) Close() error {
+	var errs []error
+	for _, c := range m {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// gzipEOF makes a truncated gzip stream an error that says so.
+type gzipEOF struct{ r io.Reader }
+
+func (g gzipEOF) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		err = errors.New("gzip data is truncated (unexpected end of file)")
+	}
+	return n, err
+}

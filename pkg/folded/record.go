@@ -1,0 +1,267 @@
+package folded
+
+import (
+	"errors"
+	"math"
+	"strconv"
+)
+
+// Kind says which of the folded line forms a [Record] came from.
+type Kind uint8
+
+// The line forms of a folded stream.
+const (
+	Classic Kind = iota + 1 // "stack count"
+	Diff                    // "stack before after"
+	Timed                   // "stack count @seconds"
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Classic:
+		return "classic"
+	case Diff:
+		return "differential"
+	case Timed:
+		return "timed"
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Record is one parsed folded line.
+type Record struct {
+	// Stack is the frames joined by ';', root first, exactly as written.
+	// A Record filled by a Reader shares its bytes with the Reader's buffer:
+	// they are valid only until the next call to Next.
+	Stack []byte
+	// Count is the sample count (for Diff, the "after" count, which gives
+	// the width of the frame in a differential flame graph).
+	Count float64
+	// Before is the first count of a Diff line.
+	Before float64
+	// Time is the sample's time on perf's clock, for Timed lines.
+	Time Time
+	Kind Kind
+}
+
+// Time is a sample time on perf's clock (seconds since boot by default), in
+// nanoseconds.
+type Time int64
+
+// Seconds returns t in seconds.
+func (t Time) Seconds() float64 { return float64(t) / 1e9 }
+
+// String formats t as perf does: seconds with six decimals, or nine when
+// the time has sub-microsecond digits (perf script --ns).
+func (t Time) String() string { return string(t.Append(nil)) }
+
+// Append appends t formatted as by String to dst.
+func (t Time) Append(dst []byte) []byte {
+	v := int64(t)
+	if v < 0 {
+		dst = append(dst, '-')
+		if v == math.MinInt64 {
+			return append(dst, "9223372036.854775808"...)
+		}
+		v = -v
+	}
+	sec, ns := v/1e9, v%1e9
+	dst = strconv.AppendInt(dst, sec, 10)
+	dst = append(dst, '.')
+	digits := 9
+	if ns%1000 == 0 {
+		ns /= 1000
+		digits = 6
+	}
+	var frac [9]byte
+	for i := digits - 1; i >= 0; i-- {
+		frac[i] = byte('0' + ns%10)
+		ns /= 10
+	}
+	return append(dst, frac[:digits]...)
+}
+
+var errTime = errors.New("invalid time")
+
+// ParseTime parses seconds with an optional fraction of up to nine digits
+// ("696.885404", "12", "0.000000001") into a Time. Digits past nine are
+// truncated. A leading '-' is allowed.
+func ParseTime(b []byte) (Time, error) {
+	neg := false
+	if len(b) > 0 && b[0] == '-' {
+		neg = true
+		b = b[1:]
+	}
+	if len(b) == 0 {
+		return 0, errTime
+	}
+	var sec, ns int64
+	i := 0
+	for ; i < len(b) && b[i] != '.'; i++ {
+		c := b[i]
+		if c < '0' || c > '9' || sec > (math.MaxInt64/1000000000-9)/10 {
+			return 0, errTime
+		}
+		sec = sec*10 + int64(c-'0')
+	}
+	if i == 0 {
+		return 0, errTime
+	}
+	if i < len(b) { // fraction
+		i++
+		scale := int64(1e8)
+		for ; i < len(b); i++ {
+			c := b[i]
+			if c < '0' || c > '9' {
+				return 0, errTime
+			}
+			ns += int64(c-'0') * scale
+			scale /= 10
+		}
+	}
+	t := Time(sec*1e9 + ns)
+	if neg {
+		t = -t
+	}
+	return t, nil
+}
+
+// ParseCount parses a count as flamegraph.pl accepts it: digits with an
+// optional '.' and optional fraction digits ("12", "12.", "12.5"). Signs,
+// exponents and a leading '.' are rejected.
+func ParseCount(b []byte) (float64, bool) {
+	if len(b) == 0 || b[0] < '0' || b[0] > '9' {
+		return 0, false
+	}
+	var n uint64
+	big := false // too large for the exact integer fast path
+	i := 0
+	for ; i < len(b); i++ {
+		c := b[i]
+		if c < '0' || c > '9' {
+			break
+		}
+		if n > (1<<53)/10 {
+			big = true
+			continue
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	if i == len(b) && !big && n <= 1<<53 {
+		return float64(n), true
+	}
+	if i < len(b) {
+		if b[i] != '.' {
+			return 0, false
+		}
+		for j := i + 1; j < len(b); j++ {
+			if b[j] < '0' || b[j] > '9' {
+				return 0, false
+			}
+		}
+	}
+	s := string(b)
+	if s[len(s)-1] == '.' {
+		s = s[:len(s)-1]
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
+	}
+	return v, true
+}
+
+// AppendCount appends v formatted as Perl prints a number: integers without
+// a fraction, other values with up to 15 significant digits ("1.5", "0.3").
+func AppendCount(dst []byte, v float64) []byte {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.AppendInt(dst, int64(v), 10)
+	}
+	return strconv.AppendFloat(dst, v, 'g', 15, 64)
+}
+
+// FormatCount returns v formatted as by AppendCount.
+func FormatCount(v float64) string { return string(AppendCount(nil, v)) }
+
+// isSpace reports whether c is whitespace as Perl's \s sees it in ASCII.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+// lastField splits b at its last whitespace byte: head is everything before
+// that byte, tail everything after it. ok is false when b has no whitespace.
+func lastField(b []byte) (head, tail []byte, ok bool) {
+	for i := len(b) - 1; i >= 0; i-- {
+		if isSpace(b[i]) {
+			return b[:i], b[i+1:], true
+		}
+	}
+	return nil, nil, false
+}
+
+// Parse errors, wrapped in a *ParseError by the Reader.
+var (
+	ErrBlank   = errors.New("blank line")
+	ErrNoCount = errors.New("no count at the end of the line (want \"stack count\", \"stack count1 count2\" or \"stack count @time\")")
+	ErrTime    = errors.New("invalid time after '@' (want seconds such as @696.885404)")
+	ErrMeta    = errors.New("malformed \"# flamekit\" metadata line")
+)
+
+// ParseLine parses one folded line (without its newline; a trailing CR is
+// ignored) into rec. Stack shares line's bytes. Metadata lines are not
+// accepted here; see ParseMeta.
+func ParseLine(line []byte, rec *Record) error {
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	if len(line) == 0 {
+		return ErrBlank
+	}
+	head, tail, ok := lastField(line)
+	if !ok {
+		return ErrNoCount
+	}
+	if len(tail) > 0 && tail[0] == '@' {
+		t, err := ParseTime(tail[1:])
+		if err != nil {
+			return ErrTime
+		}
+		stack, cnt, ok := lastField(head)
+		if !ok {
+			return ErrNoCount
+		}
+		c, ok := ParseCount(cnt)
+		if !ok {
+			return ErrNoCount
+		}
+		*rec = Record{Stack: stack, Count: c, Time: t, Kind: Timed}
+		return nil
+	}
+	c, ok := ParseCount(tail)
+	if !ok {
+		return ErrNoCount
+	}
+	*rec = Record{Stack: head, Count: c, Kind: Classic}
+	if stack, c1, ok := lastField(head); ok {
+		if before, ok := ParseCount(c1); ok {
+			rec.Stack, rec.Before, rec.Kind = stack, before, Diff
+		}
+	}
+	return nil
+}
+
+// AppendRecord appends rec as a folded line, with its newline, to dst.
+func AppendRecord(dst []byte, rec *Record) []byte {
+	dst = append(dst, rec.Stack...)
+	dst = append(dst, ' ')
+	if rec.Kind == Diff {
+		dst = AppendCount(dst, rec.Before)
+		dst = append(dst, ' ')
+	}
+	dst = AppendCount(dst, rec.Count)
+	if rec.Kind == Timed {
+		dst = append(dst, ' ', '@')
+		dst = rec.Time.Append(dst)
+	}
+	return append(dst, '\n')
+}
