@@ -18,9 +18,9 @@ import (
 
 // Exit statuses of every flamekit command.
 const (
-	ExitOK    = 0 // success (possibly with skipped lines reported on stderr)
+	ExitOK      = 0 // success (possibly with skipped lines reported on stderr)
 	ExitFailure = 1 // an input could not be read, or output could not be written
-	ExitUsage = 2 // bad command line; also flamegraph's "no stack counts" (as flamegraph.pl)
+	ExitUsage   = 2 // bad command line; also flamegraph's "no stack counts" (as flamegraph.pl)
 )
 
 // version is set at build time with
