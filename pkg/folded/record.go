@@ -171,13 +171,18 @@ func ParseCount(b []byte) (float64, bool) {
 	return v, true
 }
 
-// AppendCount appends v formatted as Perl prints a number: integers without
-// a fraction, other values with up to 15 significant digits ("1.5", "0.3").
+// AppendCount appends v formatted as Perl prints a number, but never with
+// an exponent (which no folded reader accepts): integers without a
+// fraction, other values rounded to 15 significant digits ("1.5", "0.3").
 func AppendCount(dst []byte, v float64) []byte {
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+	if v == math.Trunc(v) && math.Abs(v) < 1<<63 {
 		return strconv.AppendInt(dst, int64(v), 10)
 	}
-	return strconv.AppendFloat(dst, v, 'g', 15, 64)
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 15, 64), 64)
+	if err != nil {
+		r = v
+	}
+	return strconv.AppendFloat(dst, r, 'f', -1, 64)
 }
 
 // FormatCount returns v formatted as by AppendCount.

@@ -1,0 +1,223 @@
+package folded
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/pgzip"
+)
+
+// timedSample is a small timed stream as stackcollapse writes it.
+const timedSample = `# flamekit v1 timed host="vm" event="cpu-clock:pppH" first="696.885404" last="702.832795"
+swapper;do_idle;pv_native_safe_halt 52631578 @696.885404
+bash;main;work 52631578 @697.000001
+flamekit_burst;main;spin 52631578 @700.900000
+flamekit_burst;main;spin 52631578 @700.952631
+swapper;do_idle;pv_native_safe_halt 52631578 @701.000000
+# flamekit v1 timed first="696.885404" last="701.000000" samples="5"
+`
+
+// readAll reads every record of r as (kind, stack, count, before, time)
+// strings, and the metadata lines.
+func readAll(t *testing.T, r io.Reader, lenient bool) ([]string, []Meta, Skips, error) {
+	t.Helper()
+	rd := NewReader(r, "test")
+	rd.Lenient = lenient
+	var out []string
+	for rd.Next() {
+		rec := rd.Record()
+		out = append(out, string(AppendRecord(nil, rec)))
+	}
+	return out, rd.Meta(), rd.Skips(), rd.Err()
+}
+
+func TestReaderTimed(t *testing.T) {
+	recs, meta, skips, err := readAll(t, strings.NewReader(timedSample), false)
+	if err != nil || skips.Count != 0 {
+		t.Fatalf("err %v, skips %v", err, skips)
+	}
+	if len(recs) != 5 || len(meta) != 2 {
+		t.Fatalf("got %d records and %d metadata lines, want 5 and 2", len(recs), len(meta))
+	}
+	if meta[0].Line != 1 || meta[1].Line != 7 {
+		t.Errorf("metadata lines at %d and %d, want 1 and 7", meta[0].Line, meta[1].Line)
+	}
+	if h, _ := meta[0].Get(KeyHost); h != "vm" {
+		t.Errorf("host = %q", h)
+	}
+}
+
+// TestUnixTools checks that the line-oriented tools users apply to folded
+// files keep timed streams readable: cat of two streams, grep and grep -v,
+// and sort.
+func TestUnixTools(t *testing.T) {
+	classic := "a;b 3\nc 4\n"
+	lines := strings.SplitAfter(timedSample, "\n")
+	tests := []struct {
+		name  string
+		input string
+		total float64
+		n     int
+	}{
+		{"cat timed classic", timedSample + classic, 5*52631578 + 7, 7},
+		{"cat classic timed", classic + timedSample, 5*52631578 + 7, 7},
+		{"grep -v do_idle", filter(lines, func(l string) bool { return !strings.Contains(l, "do_idle") }), 3 * 52631578, 3},
+		{"grep spin", filter(lines, func(l string) bool { return strings.Contains(l, "spin") }), 2 * 52631578, 2},
+		{"sort", sorted(lines), 5 * 52631578, 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			recs, _, skips, err := readAll(t, strings.NewReader(tt.input), false)
+			if err != nil || skips.Count != 0 {
+				t.Fatalf("err %v, skips %v", err, skips)
+			}
+			var p Profile
+			rd := NewReader(strings.NewReader(tt.input), "x")
+			for rd.Next() {
+				p.Add(rd.Record())
+			}
+			if len(recs) != tt.n || p.Total() != tt.total {
+				t.Errorf("got %d records totalling %v, want %d totalling %v", len(recs), p.Total(), tt.n, tt.total)
+			}
+		})
+	}
+}
+
+func filter(lines []string, keep func(string) bool) string {
+	var b strings.Builder
+	for _, l := range lines {
+		if keep(l) {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+func sorted(lines []string) string {
+	s := slices.Clone(lines)
+	slices.Sort(s)
+	return strings.Join(s, "")
+}
+
+func TestReaderLongLine(t *testing.T) {
+	frame := strings.Repeat("x", 1<<20) // a 1 MiB frame name
+	input := "a;" + frame + " 3\nb 4\n" + "c;" + frame + " 5 @1.5"
+	recs, _, _, err := readAll(t, strings.NewReader(input), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 3 || recs[0] != "a;"+frame+" 3\n" || recs[1] != "b 4\n" || recs[2] != "c;"+frame+" 5 @1.500000\n" {
+		t.Errorf("long lines not read back intact (%d records)", len(recs))
+	}
+}
+
+func TestReaderErrors(t *testing.T) {
+	input := "a 1\n\nbad line\n# a comment 12x\nb 2\n"
+	_, _, _, err := readAll(t, strings.NewReader(input), false)
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != 2 || pe.File != "test" || !errors.Is(err, ErrBlank) {
+		t.Fatalf("strict reader error = %v, want a *ParseError for test:2 blank", err)
+	}
+	recs, _, skips, err := readAll(t, strings.NewReader(input), true)
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("lenient: err %v, %d records", err, len(recs))
+	}
+	if skips.Count != 3 || skips.First.Line != 2 {
+		t.Errorf("lenient skips = %v, want 3 from line 2", skips)
+	}
+	if msg := skips.String(); !strings.Contains(msg, "skipped 3 malformed lines") || !strings.Contains(msg, "test:2") {
+		t.Errorf("skips message %q does not give the count and the place", msg)
+	}
+}
+
+func gz(t *testing.T, data string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := pgzip.NewWriter(&b)
+	zw.Write([]byte(data))
+	zw.Close()
+	return b.Bytes()
+}
+
+func TestFilesGzipAndOrder(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// Gzip is found by its magic bytes: the names lie on purpose.
+	a := write("a.txt", gz(t, "a 1\n"))
+	b := write("b.gz", []byte("b 2\nbad\n"))
+	c := write("c", gz(t, timedSample))
+	fs := NewFiles([]string{a, b, c}, true)
+	var got []string
+	var p Profile
+	for fs.Next() {
+		got = append(got, fs.Name()+":"+string(fs.Record().Stack))
+		p.Add(fs.Record())
+	}
+	if err := fs.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 7 || got[0] != a+":a" || got[1] != b+":b" || !strings.HasPrefix(got[2], c+":") {
+		t.Errorf("records out of order or missing: %q", got)
+	}
+	if s := fs.Skips(); s.Count != 1 || s.First.File != b || s.First.Line != 2 {
+		t.Errorf("skips = %v, want one at %s:2", s, b)
+	}
+	if p.Total() != 3+5*52631578 || p.Len() != 5 {
+		t.Errorf("total %v over %d stacks", p.Total(), p.Len())
+	}
+}
+
+func TestFilesTruncatedGzip(t *testing.T) {
+	data := gz(t, strings.Repeat("a;b;c 1\n", 10000))
+	p := filepath.Join(t.TempDir(), "cut.folded.gz")
+	os.WriteFile(p, data[:len(data)/2], 0o644)
+	fs := NewFiles([]string{p}, true)
+	for fs.Next() {
+	}
+	err := fs.Err()
+	if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "truncated") {
+		t.Errorf("error = %v, want one naming %s and saying it is truncated", err, p)
+	}
+}
+
+func TestFilesMissing(t *testing.T) {
+	fs := NewFiles([]string{"/nonexistent/x.folded"}, true)
+	if fs.Next() {
+		t.Fatal("Next on a missing file returned true")
+	}
+	if err := fs.Err(); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("error = %v, want not-exist", err)
+	}
+}
+
+func TestProfileSortedOutput(t *testing.T) {
+	var p Profile
+	for _, l := range []string{"b 1", "a;b 2", "a 3", "b 4", "a;b 1.5", "x 1 2", "a b 1 @5"} {
+		var rec Record
+		if err := ParseLine([]byte(l), &rec); err != nil {
+			t.Fatal(err)
+		}
+		p.Add(&rec)
+	}
+	var out bytes.Buffer
+	p.WriteTo(&out)
+	want := "a 3\na b 1\na;b 3.5\nb 5\nx 1 2\n"
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+	if !p.HasDiff() || p.TotalBefore() != 1 || p.Total() != 14.5 {
+		t.Errorf("HasDiff %v, TotalBefore %v, Total %v", p.HasDiff(), p.TotalBefore(), p.Total())
+	}
+}

@@ -1,0 +1,182 @@
+package folded
+
+import (
+	"errors"
+	"math"
+	"testing"
+)
+
+func TestParseLine(t *testing.T) {
+	tests := []struct {
+		line   string
+		want   Record
+		err    error
+		stack  string
+		format string // how AppendRecord writes it back ("" = line itself)
+	}{
+		// Classic lines, flamegraph.pl's B.2 rules.
+		{line: "a;b;c 12", want: Record{Count: 12, Kind: Classic}, stack: "a;b;c"},
+		{line: "a;b 12.5", want: Record{Count: 12.5, Kind: Classic}, stack: "a;b"},
+		{line: "a;b 12.", want: Record{Count: 12, Kind: Classic}, stack: "a;b", format: "a;b 12\n"},
+		{line: "a\t7", want: Record{Count: 7, Kind: Classic}, stack: "a", format: "a 7\n"},
+		{line: "d  3", want: Record{Count: 3, Kind: Classic}, stack: "d "},            // extra blank stays in the stack
+		{line: " 5", want: Record{Count: 5, Kind: Classic}, stack: ""},               // empty stack: root only
+		{line: "a b;c d 4", want: Record{Count: 4, Kind: Classic}, stack: "a b;c d"}, // frames with blanks
+		{line: "a;b 1\r", want: Record{Count: 1, Kind: Classic}, stack: "a;b", format: "a;b 1\n"},
+		// Differential lines.
+		{line: "a;b 10 20", want: Record{Before: 10, Count: 20, Kind: Diff}, stack: "a;b"},
+		{line: "a;b 0 2.5", want: Record{Before: 0, Count: 2.5, Kind: Diff}, stack: "a;b"},
+		// Timed lines.
+		{line: "swapper;do_idle 52631578 @696.885404", want: Record{Count: 52631578, Time: 696885404000, Kind: Timed}, stack: "swapper;do_idle"},
+		{line: "a 1 @1.000000001", want: Record{Count: 1, Time: 1000000001, Kind: Timed}, stack: "a"},
+		{line: "a 1 @12", want: Record{Count: 1, Time: 12e9, Kind: Timed}, stack: "a", format: "a 1 @12.000000\n"},
+		{line: "a;@1.5 2 @3.5", want: Record{Count: 2, Time: 3.5e9, Kind: Timed}, stack: "a;@1.5", format: "a;@1.5 2 @3.500000\n"}, // '@' inside a frame is a frame
+		{line: "@7 3", want: Record{Count: 3, Kind: Classic}, stack: "@7"},                     // a frame named "@7" is classic
+		// Errors.
+		{line: "", err: ErrBlank},
+		{line: "\r", err: ErrBlank},
+		{line: "nocount", err: ErrNoCount},
+		{line: "a -1", err: ErrNoCount},
+		{line: "a .5", err: ErrNoCount},
+		{line: "a 1e3", err: ErrNoCount},
+		{line: "a +1", err: ErrNoCount},
+		{line: "12", err: ErrNoCount},
+		{line: "a 1 @x", err: ErrTime},
+		{line: "a 1 @", err: ErrTime},
+		{line: "a x @1.0", err: ErrNoCount},
+		{line: "@1.0", err: ErrNoCount},
+	}
+	for _, tt := range tests {
+		var rec Record
+		err := ParseLine([]byte(tt.line), &rec)
+		if !errors.Is(err, tt.err) {
+			t.Errorf("ParseLine(%q) error = %v, want %v", tt.line, err, tt.err)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		if string(rec.Stack) != tt.stack {
+			t.Errorf("ParseLine(%q) stack = %q, want %q", tt.line, rec.Stack, tt.stack)
+		}
+		if rec.Count != tt.want.Count || rec.Before != tt.want.Before || rec.Time != tt.want.Time || rec.Kind != tt.want.Kind {
+			t.Errorf("ParseLine(%q) = %+v, want %+v", tt.line, rec, tt.want)
+		}
+		rec.Stack = []byte(tt.stack)
+		want := tt.format
+		if want == "" {
+			want = tt.line + "\n"
+		}
+		if got := string(AppendRecord(nil, &rec)); got != want {
+			t.Errorf("AppendRecord(ParseLine(%q)) = %q, want %q", tt.line, got, want)
+		}
+	}
+}
+
+func TestTimeFormat(t *testing.T) {
+	tests := []struct {
+		t    Time
+		want string
+	}{
+		{0, "0.000000"},
+		{696885404000, "696.885404"},
+		{696885404123, "696.885404123"},
+		{1795312864284867000, "1795312864.284867"},
+		{-1500000000, "-1.500000"},
+		{math.MinInt64, "-9223372036.854775808"},
+	}
+	for _, tt := range tests {
+		if got := tt.t.String(); got != tt.want {
+			t.Errorf("Time(%d).String() = %q, want %q", int64(tt.t), got, tt.want)
+		}
+		if tt.t == math.MinInt64 {
+			continue
+		}
+		back, err := ParseTime([]byte(tt.want))
+		if err != nil || back != tt.t {
+			t.Errorf("ParseTime(%q) = %d, %v; want %d", tt.want, back, err, tt.t)
+		}
+	}
+	for _, bad := range []string{"", "-", ".5", "1.2.3", "1x", "99999999999999999999"} {
+		if _, err := ParseTime([]byte(bad)); err == nil {
+			t.Errorf("ParseTime(%q) succeeded, want error", bad)
+		}
+	}
+}
+
+func TestCountFormat(t *testing.T) {
+	tests := []struct {
+		in   string
+		v    float64
+		back string
+	}{
+		{"0", 0, "0"},
+		{"12", 12, "12"},
+		{"12.", 12, "12"},
+		{"1.5", 1.5, "1.5"},
+		{"0.30000000000000004", 0.30000000000000004, "0.3"}, // Perl prints %.15g
+		{"9007199254740993", 9007199254740992, "9007199254740992"},
+		{"1000000000000000", 1e15, "1000000000000000"},
+		{"0.000001", 1e-6, "0.000001"},
+		{"123456789012345678901234567890", 1.2345678901234568e29, "123456789012346000000000000000"},
+	}
+	for _, tt := range tests {
+		v, ok := ParseCount([]byte(tt.in))
+		if !ok || v != tt.v {
+			t.Errorf("ParseCount(%q) = %v, %v; want %v", tt.in, v, ok, tt.v)
+		}
+		if got := FormatCount(v); got != tt.back {
+			t.Errorf("FormatCount(%v) = %q, want %q", v, got, tt.back)
+		}
+	}
+}
+
+func TestMeta(t *testing.T) {
+	var m Meta
+	m.Set(KeyHost, "web 7")
+	m.Set(KeyFirst, "696.885404")
+	m.Set(KeyLast, "702.832795")
+	m.Set(KeyCapturedOn, `Sun Nov 22 02:01:14 2026`)
+	m.Set(KeyCmdline, "perf record -e 'x\"y' -- sleep 1\n")
+	m.Set(KeyRefWall, "2026-11-22T02:01:04.284867Z")
+	m.Set(KeyRefPerf, "692.619527301")
+	line := AppendMeta(nil, &m)
+	if line[len(line)-2] != '"' {
+		t.Fatalf("metadata line must end in a quote so flamegraph.pl ignores it: %q", line)
+	}
+	var rec Record
+	if err := ParseLine(line[:len(line)-1], &rec); err == nil {
+		t.Fatalf("metadata line %q parses as a folded line", line)
+	}
+	got, err := ParseMeta(line[:len(line)-1])
+	if err != nil {
+		t.Fatalf("ParseMeta(%q): %v", line, err)
+	}
+	if string(AppendMeta(nil, &got)) != string(line) {
+		t.Errorf("round trip changed the line:\n%s%s", line, AppendMeta(nil, &got))
+	}
+	first, last, ok := got.Span()
+	if !ok || first != 696885404000 || last != 702832795000 {
+		t.Errorf("Span() = %v, %v, %v", first, last, ok)
+	}
+	wall, perf, ok := got.Reference()
+	if !ok || wall.UnixNano() != 1795312864284867000 || perf != 692619527301 {
+		t.Errorf("Reference() = %v, %v, %v", wall, perf, ok)
+	}
+	m.Set(KeyHost, "")
+	if _, ok := m.Get(KeyHost); ok {
+		t.Error("Set(key, \"\") did not remove the key")
+	}
+	for _, bad := range []string{
+		`# flamekit v1 timed host=vm`,
+		`# flamekit v1 timed host="vm`,
+		`# flamekit v1 timed ="vm"`,
+		`# flamekit v1 timed Host="vm"`,
+		`# flamekit v1 timed host="a"x="b"`,
+		`# flamekit v1 timed host='vm'`,
+	} {
+		if _, err := ParseMeta([]byte(bad)); err == nil {
+			t.Errorf("ParseMeta(%q) succeeded, want error", bad)
+		}
+	}
+}
