@@ -19,7 +19,7 @@ func TestParseLine(t *testing.T) {
 		{line: "a;b 12.5", want: Record{Count: 12.5, Kind: Classic}, stack: "a;b"},
 		{line: "a;b 12.", want: Record{Count: 12, Kind: Classic}, stack: "a;b", format: "a;b 12\n"},
 		{line: "a\t7", want: Record{Count: 7, Kind: Classic}, stack: "a", format: "a 7\n"},
-		{line: "d  3", want: Record{Count: 3, Kind: Classic}, stack: "d "},            // extra blank stays in the stack
+		{line: "d  3", want: Record{Count: 3, Kind: Classic}, stack: "d "},           // extra blank stays in the stack
 		{line: " 5", want: Record{Count: 5, Kind: Classic}, stack: ""},               // empty stack: root only
 		{line: "a b;c d 4", want: Record{Count: 4, Kind: Classic}, stack: "a b;c d"}, // frames with blanks
 		{line: "a;b 1\r", want: Record{Count: 1, Kind: Classic}, stack: "a;b", format: "a;b 1\n"},
@@ -31,7 +31,7 @@ func TestParseLine(t *testing.T) {
 		{line: "a 1 @1.000000001", want: Record{Count: 1, Time: 1000000001, Kind: Timed}, stack: "a"},
 		{line: "a 1 @12", want: Record{Count: 1, Time: 12e9, Kind: Timed}, stack: "a", format: "a 1 @12.000000\n"},
 		{line: "a;@1.5 2 @3.5", want: Record{Count: 2, Time: 3.5e9, Kind: Timed}, stack: "a;@1.5", format: "a;@1.5 2 @3.500000\n"}, // '@' inside a frame is a frame
-		{line: "@7 3", want: Record{Count: 3, Kind: Classic}, stack: "@7"},                     // a frame named "@7" is classic
+		{line: "@7 3", want: Record{Count: 3, Kind: Classic}, stack: "@7"},                                                         // a frame named "@7" is classic
 		// Errors.
 		{line: "", err: ErrBlank},
 		{line: "\r", err: ErrBlank},
