@@ -3,6 +3,7 @@ package folded
 import (
 	"fmt"
 	"io"
+	"os"
 )
 
 // Files reads the records of several inputs in order, as one stream, each
@@ -15,6 +16,8 @@ type Files struct {
 	// OnMeta, if set, is called for every metadata line, with the name of
 	// the input it came from.
 	OnMeta func(name string, m Meta)
+	// Stdin is read for the name "-"; nil means os.Stdin.
+	Stdin io.Reader
 
 	names   []string
 	lenient bool
@@ -45,7 +48,11 @@ func (f *Files) Next() bool {
 			}
 			name := f.names[f.i]
 			f.i++
-			rc, err := Open(name)
+			stdin := f.Stdin
+			if stdin == nil {
+				stdin = os.Stdin
+			}
+			rc, err := OpenStdin(name, stdin)
 			if err != nil {
 				f.err = err
 				return false

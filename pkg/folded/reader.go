@@ -230,14 +230,19 @@ func DisplayName(name string) string {
 // input is recognised by its magic bytes, whatever the name, and
 // decompressed with pgzip.
 func Open(name string) (io.ReadCloser, error) {
-	var f io.ReadCloser = os.Stdin
-	if name != "-" {
+	return OpenStdin(name, os.Stdin)
+}
+
+// OpenStdin is Open with stdin standing for standard input.
+func OpenStdin(name string, stdin io.Reader) (io.ReadCloser, error) {
+	var f io.ReadCloser
+	if name == "-" {
+		f = io.NopCloser(stdin)
+	} else {
 		var err error
 		if f, err = os.Open(name); err != nil {
 			return nil, err
 		}
-	} else {
-		f = io.NopCloser(os.Stdin)
 	}
 	rc, err := Decompress(f)
 	if err != nil {

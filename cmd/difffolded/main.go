@@ -1,0 +1,12 @@
+// Command difffolded compares two folded profiles into differential folded
+// stacks for flamegraph, like difffolded.pl. See difffolded --help.
+package main
+
+import (
+	"flamekit/internal/cli"
+	"flamekit/pkg/difffolded"
+)
+
+func main() {
+	cli.Main("difffolded", difffolded.Description, &difffolded.Command{})
+}
