@@ -1,0 +1,75 @@
+# flamekit: two commands for a fresh machine with Go:
+#   make demo   build the tools and draw flame graphs of a bundled real capture
+#   make test   gofmt, go vet, staticcheck, go test -race, and a fuzz smoke run
+
+GO          ?= go
+BIN         ?= bin
+OUT         ?= out
+FUZZTIME    ?= 8s
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+CAPTURE     ?= testdata/perf/burst.txt.gz
+SHELL       := /bin/bash
+
+.PHONY: all build install demo test fmt vet staticcheck unit fuzz shellcheck bench clean
+
+all: build
+
+build:
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+install:
+	$(GO) install ./cmd/...
+
+# The pipelines of the README on a bundled real capture: 30 s of a 2-vCPU
+# machine (perf record -a -g -F 97), mostly idle, with a 2 s burst of a
+# process called flamekit_burst about 14 s in.
+demo: build
+	@mkdir -p $(OUT)
+	@set -euo pipefail; export PATH="$(CURDIR)/$(BIN):$$PATH"; \
+	stackcollapse $(CAPTURE) > $(OUT)/burst.timed.folded; \
+	flamegraph --title "30 s, whole machine" $(OUT)/burst.timed.folded > $(OUT)/whole.svg; \
+	timeslice --at 14.8s±1 $(OUT)/burst.timed.folded | flamegraph --title "The burst: 14.8 s ± 1 s" > $(OUT)/burst.svg; \
+	timeslice --at 5s±2.5 --no-idle $(OUT)/burst.timed.folded | flamegraph --title "Quiet: 5 s ± 2.5 s, idle dropped" > $(OUT)/quiet.svg; \
+	timeslice --heatmap $(OUT)/burst.timed.folded > $(OUT)/heatmap.svg; \
+	timeslice $(OUT)/burst.timed.folded > $(OUT)/burst.folded; \
+	grep -v cpu_idle $(OUT)/burst.folded | grep -v do_idle | flamegraph --title "grep -v idle" > $(OUT)/busy.svg; \
+	stackcollapse testdata/perf/before.txt.gz > $(OUT)/before.folded; \
+	stackcollapse testdata/perf/after.txt.gz > $(OUT)/after.folded; \
+	difffolded $(OUT)/before.folded $(OUT)/after.folded | flamegraph --title "Differential: red grew, blue shrank" > $(OUT)/diff.svg
+	@echo "Wrote:"; for f in whole burst quiet heatmap busy diff; do echo "  $(OUT)/$$f.svg"; done
+
+test: fmt vet staticcheck unit fuzz shellcheck
+
+fmt:
+	@bad=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$bad" ]; then echo "gofmt needed on:"; echo "$$bad"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+staticcheck:
+	$(GO) run $(STATICCHECK) ./...
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+# A short run of every fuzz target, one at a time (go test -fuzz takes one).
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$target ($(FUZZTIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg > /tmp/flamekit-fuzz.log 2>&1 || { cat /tmp/flamekit-fuzz.log; exit 1; }; \
+	  done; \
+	done
+
+shellcheck:
+	@if command -v shellcheck >/dev/null; then \
+	  shellcheck $$(grep -l '^#!.*sh' scripts/* 2>/dev/null) && echo "shellcheck: scripts clean"; \
+	else echo "shellcheck: not installed, skipped (apt-get install shellcheck)"; fi
+
+bench:
+	scripts/bench
+
+clean:
+	rm -rf $(BIN) $(OUT)
