@@ -1,0 +1,350 @@
+package timeslice
+
+import (
+	"fmt"
+	"io"
+
+	"flamekit/pkg/folded"
+	"flamekit/pkg/idle"
+)
+
+// DefaultSlack is how far out of order samples may be within one input
+// while reading still starts just before the window and stops just after
+// it. perf script prints samples in time order; a larger backward step
+// makes the input be read whole.
+const DefaultSlack = folded.Time(1e9)
+
+// Sink receives the samples a Slicer keeps.
+type Sink interface {
+	Sample(rec *folded.Record) error
+}
+
+// SinkFunc adapts a function to a Sink.
+type SinkFunc func(rec *folded.Record) error
+
+// Sample calls f.
+func (f SinkFunc) Sample(rec *folded.Record) error { return f(rec) }
+
+// Options control what a Slicer keeps.
+type Options struct {
+	// Window selects the samples; nil keeps them all.
+	Window *Window
+	// NoIdle drops the samples of idle CPUs (see package idle).
+	NoIdle bool
+	// NeedTime refuses classic and differential lines (counted in
+	// Stats.Untimed) instead of passing them to the Sink.
+	NeedTime bool
+	// Slack is the disorder tolerated while seeking; 0 means DefaultSlack.
+	Slack folded.Time
+}
+
+// Skipped counts lines passed over, with where the first one was.
+type Skipped struct {
+	Count int64
+	First string // "file:line: reason"
+}
+
+func (s *Skipped) add(where string, why string) {
+	if s.Count == 0 {
+		s.First = where + ": " + why
+	}
+	s.Count++
+}
+
+// Stats says what a Slicer read and kept.
+type Stats struct {
+	Inputs    int   // inputs read
+	Samples   int64 // sample lines read
+	Kept      int64 // samples given to the Sink
+	Idle      int64 // samples in the window dropped as idle
+	Untimed   Skipped
+	Malformed Skipped
+	// BytesRead counts the uncompressed bytes read, including heads and
+	// probes.
+	BytesRead int64
+	// Disordered lists the inputs found out of time order, which were
+	// read whole.
+	Disordered []string
+	// Seeked lists the inputs where reading started at an offset found by
+	// binary search, and Stopped those where it stopped after the window.
+	Seeked, Stopped []string
+}
+
+// Slicer reads inputs and gives the samples in the window to a Sink.
+type Slicer struct {
+	Opts  Options
+	Sink  Sink
+	Stats Stats
+	// seen tracks the span of the samples read, per input, for messages.
+	seen map[*Input]*span
+}
+
+type span struct {
+	first, last folded.Time
+	ok          bool
+}
+
+func (s *span) add(t folded.Time) {
+	if !s.ok || t < s.first {
+		s.first = t
+	}
+	if !s.ok || t > s.last {
+		s.last = t
+	}
+	s.ok = true
+}
+
+func (s *Slicer) slack() folded.Time {
+	if s.Opts.Slack > 0 {
+		return s.Opts.Slack
+	}
+	return DefaultSlack
+}
+
+// order watches the times of one read for disorder and decides when the
+// rest of the input cannot hold samples of the window.
+type order struct {
+	max        folded.Time
+	seen       bool
+	disordered bool
+}
+
+// Read reads one probed input and closes it.
+func (s *Slicer) Read(in *Input) (err error) {
+	defer func() {
+		if cerr := in.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("%s: %w", in.Display, cerr)
+		}
+	}()
+	s.Stats.Inputs++
+	s.Stats.BytesRead += in.headRead
+	if s.seen == nil {
+		s.seen = make(map[*Input]*span)
+	}
+	if s.seen[in] == nil {
+		s.seen[in] = &span{}
+	}
+	switch in.mode {
+	case modeStream:
+		var o order
+		if in.pending != nil {
+			// The first sample line, consumed by Probe.
+			line := in.pending
+			in.pending = nil
+			if _, err := s.line(in, in.lr, line, &o, false); err != nil {
+				return err
+			}
+		}
+		return s.scan(in, in.lr, &o, true)
+	case modeReopen:
+		rc, err := folded.Open(in.Name)
+		if err != nil {
+			return err
+		}
+		in.closer = rc
+		lr := newLineReader(rc, 256<<10, 0)
+		var o order
+		return s.scan(in, lr, &o, true)
+	case modeSeek:
+		return s.readSeek(in)
+	}
+	return nil
+}
+
+// scan reads lines until the end of the input or, when allowed and the
+// input is in order, until the window is over.
+func (s *Slicer) scan(in *Input, lr *lineReader, o *order, canStop bool) error {
+	defer func() { s.Stats.BytesRead += lr.read }()
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", lr.where(in.Display), gzipTruncated(err))
+		}
+		stop, err := s.line(in, lr, line, o, canStop)
+		if err != nil {
+			return err
+		}
+		if stop {
+			s.Stats.Stopped = append(s.Stats.Stopped, in.Display)
+			return nil
+		}
+	}
+}
+
+// line handles one line; it reports whether reading can stop.
+func (s *Slicer) line(in *Input, lr *lineReader, line []byte, o *order, canStop bool) (bool, error) {
+	if folded.IsMeta(line) || isComment(line) {
+		return false, nil
+	}
+	var rec folded.Record
+	if err := folded.ParseLine(line, &rec); err != nil {
+		if err == folded.ErrBlank {
+			return false, nil
+		}
+		s.Stats.Malformed.add(lr.where(in.Display), fmt.Sprintf("%v: %s", err, quote(line)))
+		return false, nil
+	}
+	if rec.Kind != folded.Timed {
+		if s.Opts.NeedTime {
+			s.Stats.Untimed.add(lr.where(in.Display), "untimed "+rec.Kind.String()+" line "+quote(line))
+			return false, nil
+		}
+		return false, s.keep(&rec)
+	}
+	s.Stats.Samples++
+	s.seen[in].add(rec.Time)
+	t := rec.Time
+	if o.seen && t < o.max-s.slack() {
+		o.disordered = true
+	}
+	if !o.seen || t > o.max {
+		o.max = t
+	}
+	o.seen = true
+	w := s.Opts.Window
+	if w == nil || w.Contains(t) {
+		return false, s.keep(&rec)
+	}
+	return canStop && w.HasTo && !o.disordered && t >= w.To+s.slack(), nil
+}
+
+func (s *Slicer) keep(rec *folded.Record) error {
+	if s.Opts.NoIdle && idle.Is(rec.Stack) {
+		s.Stats.Idle++
+		return nil
+	}
+	if rec.Kind == folded.Timed {
+		s.Stats.Kept++
+	}
+	return s.Sink.Sample(rec)
+}
+
+func quote(line []byte) string {
+	const max = 80
+	if len(line) > max {
+		return fmt.Sprintf("%q...", line[:max])
+	}
+	return fmt.Sprintf("%q", line)
+}
+
+// readSeek reads an uncompressed file: from the top, or, when the window
+// starts well after the first sample, from an offset found by binary
+// search, stopping after the window. Disorder seen on the way makes it
+// read the rest, and then the part it had skipped.
+func (s *Slicer) readSeek(in *Input) error {
+	w := s.Opts.Window
+	var start int64
+	canStop := w != nil && w.HasTo
+	if w != nil && w.HasFrom && in.HasFirstSeen && in.FirstKind == folded.Timed && in.FirstSeen < w.From-s.slack() {
+		off, ok, err := s.search(in, w.From-s.slack())
+		if err != nil {
+			return err
+		}
+		if ok {
+			start = off
+		} else {
+			s.Stats.Disordered = append(s.Stats.Disordered, in.Display)
+			canStop = false
+		}
+	}
+	if start <= in.headEnd {
+		start = 0 // the head is small: read it, and keep line numbers
+	}
+	if start > 0 {
+		s.Stats.Seeked = append(s.Stats.Seeked, in.Display)
+	}
+	lr := newLineReader(io.NewSectionReader(in.ra, start, in.size-start), 256<<10, start)
+	var o order
+	if err := s.scan(in, lr, &o, canStop); err != nil {
+		return err
+	}
+	if o.disordered && canStop {
+		s.Stats.Disordered = append(s.Stats.Disordered, in.Display)
+	}
+	if o.disordered && start > 0 {
+		// Out of order: what came before the starting point may hold
+		// samples of the window too.
+		lr := newLineReader(io.NewSectionReader(in.ra, 0, start), 256<<10, 0)
+		var o order
+		return s.scan(in, lr, &o, false)
+	}
+	return nil
+}
+
+type probe struct {
+	off int64
+	t   folded.Time
+}
+
+// search finds the offset of a sample line earlier than target, as late
+// as a binary search on byte offsets finds it (within 256 KiB). ok is
+// false when the probes show the file is out of order.
+func (s *Slicer) search(in *Input, target folded.Time) (off int64, ok bool, err error) {
+	const near = 256 << 10
+	probes := []probe{{in.headEnd, in.FirstSeen}}
+	lo, hi := in.headEnd, in.size
+	for hi-lo > near {
+		mid := lo + (hi-lo)/2
+		p, found, err := s.probeAt(in, mid, hi)
+		if err != nil {
+			return 0, false, err
+		}
+		if !found {
+			hi = mid
+			continue
+		}
+		for _, q := range probes {
+			if q.off < p.off && q.t > p.t+s.slack() || q.off > p.off && q.t < p.t-s.slack() {
+				return 0, false, nil
+			}
+		}
+		probes = append(probes, p)
+		if p.t < target {
+			lo = p.off
+		} else {
+			hi = p.off
+		}
+	}
+	return lo, true, nil
+}
+
+// probeAt returns the first timed line that starts after offset at (the
+// line containing at is skipped) and before hi.
+func (s *Slicer) probeAt(in *Input, at, hi int64) (probe, bool, error) {
+	lr := newLineReader(io.NewSectionReader(in.ra, at, in.size-at), 16<<10, at)
+	defer func() { s.Stats.BytesRead += lr.read }()
+	if _, err := lr.next(); err != nil { // the partial line
+		if err == io.EOF {
+			return probe{}, false, nil
+		}
+		return probe{}, false, fmt.Errorf("%s: %w", in.Display, err)
+	}
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			return probe{}, false, nil
+		}
+		if err != nil {
+			return probe{}, false, fmt.Errorf("%s: %w", in.Display, err)
+		}
+		if lr.lineOff >= hi {
+			return probe{}, false, nil
+		}
+		var rec folded.Record
+		if folded.IsMeta(line) || isComment(line) || folded.ParseLine(line, &rec) != nil || rec.Kind != folded.Timed {
+			continue
+		}
+		return probe{lr.lineOff, rec.Time}, true, nil
+	}
+}
+
+// Seen returns the span of the samples read from in.
+func (s *Slicer) Seen(in *Input) (first, last folded.Time, ok bool) {
+	if sp := s.seen[in]; sp != nil && sp.ok {
+		return sp.first, sp.last, true
+	}
+	return 0, 0, false
+}
