@@ -1,0 +1,371 @@
+package perfscript
+
+import "bytes"
+
+// This file reads single lines of perf script text. The functions mirror the
+// regular expressions of stackcollapse-perf.pl without using regexps: each
+// comment gives the pattern and the reasoning that makes the hand-written
+// scan equivalent to Perl's leftmost, backtracking match.
+
+// isSpace reports whether c is whitespace as Perl's \s sees it in ASCII.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// isWord reports whether c matches Perl's \w on bytes (ASCII only).
+func isWord(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+func isLowerHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
+
+func isHex(c byte) bool { return isLowerHex(c) || c >= 'A' && c <= 'F' }
+
+// header is what a sample header line (the "event line") holds.
+type header struct {
+	comm     []byte    // process or thread name
+	pid, tid []byte    // ids as printed; pid "?" when perf printed one id
+	period   []byte    // period digits, empty when absent
+	event    []byte    // event name without its final ':'; nil when unknown
+	time     []byte    // seconds, without the ':' (nil when no time column)
+	hasEvent bool      // the line ends with "event:" as Perl's event pattern wants
+	frame    frameLine // a frame printed on the event line itself (no -g)
+	hasFrame bool      // frame is set
+	sideBand bool      // a PERF_RECORD_* side-band record, not a sample
+	// anchoredEvent is the event field after the time (also for
+	// tracepoints, whose payload hides it from Perl's pattern).
+	anchoredEvent []byte
+}
+
+// perlHeader matches /^(\S.+?)\s+(\d+)\/*(\d+)*\s+/: comm is the shortest
+// prefix of at least two characters, starting with a non-space, that is
+// followed by whitespace, digits, optional slashes, optional digits and
+// whitespace. All positions inside one whitespace run give the same
+// continuation, so each run is tried once, at its first allowed position.
+func perlHeader(line []byte) (comm, d1, d2 []byte, ok bool) {
+	n := len(line)
+	if n == 0 || isSpace(line[0]) {
+		return nil, nil, nil, false
+	}
+	for r := 1; r < n; r++ {
+		if !isSpace(line[r]) {
+			continue
+		}
+		e := r
+		for e < n && isSpace(line[e]) {
+			e++
+		}
+		c := max(r, 2)
+		if c < e {
+			i := e
+			for i < n && isDigit(line[i]) {
+				i++
+			}
+			if i > e {
+				a := line[e:i]
+				for i < n && line[i] == '/' {
+					i++
+				}
+				j := i
+				for j < n && isDigit(line[j]) {
+					j++
+				}
+				if j < n && isSpace(line[j]) {
+					return line[:c], a, line[i:j], true
+				}
+			}
+		}
+		r = e - 1
+	}
+	return nil, nil, nil, false
+}
+
+// perlEvent matches /:\s*(\d+)*\s+(\S+):\s*$/: the line ends with an event
+// token "name:" (plus optional blanks), preceded by whitespace, optional
+// period digits and a ':' (the one after the time). The pattern is anchored
+// at the end, so the match is found from the right.
+func perlEvent(line []byte) (period, event []byte, ok bool) {
+	end := len(line)
+	for end > 0 && isSpace(line[end-1]) {
+		end--
+	}
+	if end < 2 || line[end-1] != ':' {
+		return nil, nil, false
+	}
+	j := end - 1
+	for j > 0 && !isSpace(line[j-1]) {
+		j--
+	}
+	if j == end-1 || j == 0 {
+		return nil, nil, false
+	}
+	event = line[j : end-1]
+	k := j
+	for k > 0 && isSpace(line[k-1]) {
+		k--
+	}
+	if k == 0 {
+		return nil, nil, false
+	}
+	switch c := line[k-1]; {
+	case c == ':':
+		return nil, event, true
+	case isDigit(c):
+		ds := k - 1
+		for ds > 0 && isDigit(line[ds-1]) {
+			ds--
+		}
+		w := ds
+		for w > 0 && isSpace(line[w-1]) {
+			w--
+		}
+		if w > 0 && line[w-1] == ':' {
+			return line[ds:k], event, true
+		}
+	}
+	return nil, nil, false
+}
+
+// token is one whitespace-separated field of a line.
+type token struct{ start, end int }
+
+// splitTokens appends the whitespace-separated fields of line to dst.
+func splitTokens(dst []token, line []byte) []token {
+	n := len(line)
+	for i := 0; i < n; {
+		for i < n && isSpace(line[i]) {
+			i++
+		}
+		if i == n {
+			break
+		}
+		s := i
+		for i < n && !isSpace(line[i]) {
+			i++
+		}
+		dst = append(dst, token{s, i})
+	}
+	return dst
+}
+
+// isTimeToken reports whether t is perf's time field: digits '.' digits ':'.
+func isTimeToken(t []byte) bool {
+	n := len(t)
+	if n < 4 || t[n-1] != ':' {
+		return false
+	}
+	dot := bytes.IndexByte(t, '.')
+	if dot <= 0 || dot >= n-2 {
+		return false
+	}
+	for i, c := range t[:n-1] {
+		if i != dot && !isDigit(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func allDigits(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if !isDigit(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// isCPUToken matches "[001]".
+func isCPUToken(t []byte) bool {
+	return len(t) >= 3 && t[0] == '[' && t[len(t)-1] == ']' && allDigits(t[1:len(t)-1])
+}
+
+// isTODDate matches "2026-11-22" and isTODTime "02:01:04.392643" (perf
+// script -F +tod).
+func isTODDate(t []byte) bool {
+	return len(t) == 10 && t[4] == '-' && t[7] == '-' && allDigits(t[:4]) && allDigits(t[5:7]) && allDigits(t[8:])
+}
+
+func isTODTime(t []byte) bool {
+	return len(t) >= 8 && t[2] == ':' && t[5] == ':' && allDigits(t[:2]) && allDigits(t[3:5]) && allDigits(t[6:8]) &&
+		(len(t) == 8 || t[8] == '.' && allDigits(t[9:]))
+}
+
+// splitID splits "pid/tid" or "tid"; ok is false for anything else.
+func splitID(t []byte) (a, b []byte, ok bool) {
+	i := bytes.IndexByte(t, '/')
+	if i < 0 {
+		return t, nil, allDigits(t)
+	}
+	a, b = t[:i], t[i+1:]
+	return a, b, allDigits(a) && allDigits(b)
+}
+
+// anchoredHeader reads a header by its time field, the first field of the
+// form SECONDS.FRACTION: that is preceded by an id field (tid or pid/tid),
+// an optional [cpu] field and an optional date and time of day. Everything
+// before the id field is the comm, whatever blanks or digits it holds.
+// It reports ok false when the line has no such time field.
+func anchoredHeader(line []byte, toks []token) (h header, rest int, ok bool) {
+	for k, t := range toks {
+		if !isTimeToken(line[t.start:t.end]) {
+			continue
+		}
+		i := k - 1
+		if i >= 2 && isTODTime(line[toks[i].start:toks[i].end]) && isTODDate(line[toks[i-1].start:toks[i-1].end]) {
+			i -= 2
+		}
+		if i >= 1 && isCPUToken(line[toks[i].start:toks[i].end]) {
+			i--
+		}
+		if i < 1 {
+			continue
+		}
+		a, b, idOK := splitID(line[toks[i].start:toks[i].end])
+		if !idOK {
+			continue
+		}
+		h.comm = line[toks[0].start:toks[i-1].end]
+		h.pid, h.tid = a, b
+		h.time = line[t.start : t.end-1]
+		return h, k + 1, true
+	}
+	return h, 0, false
+}
+
+// perfIDs applies Perl's rule: without a second id, or with a second id of
+// "0" (false in Perl), the only id is the tid and the pid is "?".
+func perfIDs(a, b []byte) (pid, tid []byte) {
+	if len(b) == 0 || len(b) == 1 && b[0] == '0' {
+		return question, a
+	}
+	return a, b
+}
+
+var question = []byte("?")
+
+// frameLine is what a frame line of a call graph holds.
+type frameLine struct {
+	pc, rawfunc, module []byte
+}
+
+// parseFrame matches /^\s*(\w+)\s*(.+) \((.*)\)/. rawfunc ends at the last
+// " (" that has a ')' after it (greedy .+), module ends at the last ')'.
+// The rare fallbacks follow the order in which Perl backtracks when the
+// symbol text before that " (" is empty.
+func parseFrame(line []byte) (f frameLine, ok bool) {
+	n := len(line)
+	ws := 0
+	for ws < n && isSpace(line[ws]) {
+		ws++
+	}
+	we := ws
+	for we < n && isWord(line[we]) {
+		we++
+	}
+	if we == ws {
+		return f, false
+	}
+	q := bytes.LastIndexByte(line, ')')
+	if q < we+2 {
+		return f, false
+	}
+	p := bytes.LastIndex(line[:q], []byte(" ("))
+	if p < 0 {
+		return f, false
+	}
+	s := we
+	for s < n && isSpace(line[s]) {
+		s++
+	}
+	switch {
+	case p >= s+1:
+		f.pc, f.rawfunc = line[ws:we], line[s:p]
+	case p >= we+1:
+		f.pc, f.rawfunc = line[ws:we], line[p-1:p]
+	case p == we && we-ws >= 2:
+		f.pc, f.rawfunc = line[ws:we-1], line[we-1:we]
+	default:
+		return f, false
+	}
+	f.module = line[p+2 : q]
+	return f, true
+}
+
+// eventLineFrame reads the frame that perf prints on the event line itself
+// when there is no call graph: "  ffffffff821f236b sym+0xb ([kernel.kallsyms])".
+// The first field must be a hexadecimal address, which tracepoint payloads
+// ("prev_comm=...") never are.
+func eventLineFrame(rest []byte) (frameLine, bool) {
+	i := 0
+	for i < len(rest) && isSpace(rest[i]) {
+		i++
+	}
+	j := i
+	for j < len(rest) && isHex(rest[j]) {
+		j++
+	}
+	if j == i || j == len(rest) || !isSpace(rest[j]) {
+		return frameLine{}, false
+	}
+	return parseFrame(rest[i:])
+}
+
+// parseHeader classifies a line that may be a sample header. perlOK says
+// whether Perl's header pattern matched (Perl then treats the line as a
+// header); a line that only the time-anchored reading accepts is a header
+// too. Comm, pid and tid come from the time-anchored reading when the line
+// has a time field, else from Perl's pattern.
+func parseHeader(line []byte, toks []token) (h header, ok bool) {
+	indented := len(line) == 0 || isSpace(line[0])
+	comm, d1, d2, perlOK := perlHeader(line)
+	ah, rest, anchored := anchoredHeader(line, toks)
+	if !perlOK && !anchored {
+		return h, false
+	}
+	if anchored {
+		h = ah
+		// Side-band records (--show-task-events): "comm 0 [000] 0.000000:
+		// PERF_RECORD_COMM: ...".
+		if rest < len(toks) && bytes.HasPrefix(line[toks[rest].start:], []byte("PERF_RECORD_")) {
+			h.sideBand = true
+			return h, true
+		}
+		h.pid, h.tid = perfIDs(h.pid, h.tid)
+		// A frame on the event line: [period] event: ip sym (dso).
+		r := rest
+		var period []byte
+		if r < len(toks) && allDigits(line[toks[r].start:toks[r].end]) {
+			period = line[toks[r].start:toks[r].end]
+			r++
+		}
+		if r < len(toks) {
+			ev := line[toks[r].start:toks[r].end]
+			if len(ev) >= 2 && ev[len(ev)-1] == ':' {
+				h.anchoredEvent = ev[:len(ev)-1]
+			}
+			if len(ev) >= 2 && ev[len(ev)-1] == ':' && r+1 < len(toks) {
+				if f, ok := eventLineFrame(line[toks[r].end:]); ok {
+					h.period, h.event, h.hasEvent = period, ev[:len(ev)-1], true
+					h.frame, h.hasFrame = f, true
+					return h, true
+				}
+			}
+		}
+	} else {
+		h.comm = comm
+		h.pid, h.tid = perfIDs(d1, d2)
+	}
+	if indented {
+		// Only lines starting with a non-space are headers for Perl; an
+		// indented line is a header only when it carries its own frame.
+		return h, false
+	}
+	h.period, h.event, h.hasEvent = perlEvent(line)
+	return h, true
+}
