@@ -1,0 +1,599 @@
+package svg
+
+import (
+	_ "embed"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"flamekit/pkg/folded"
+)
+
+//go:embed flamegraph.js
+var script string
+
+// Script returns the embedded JavaScript of the interactive SVG.
+func Script() string { return script }
+
+// Attr is one extra SVG attribute from a --nameattr file.
+type Attr struct{ Name, Value string }
+
+// Attrs are the per-function attributes of a --nameattr file.
+type Attrs struct {
+	Title  string // replaces the tooltip
+	ID     string
+	Class  string
+	Href   string // wraps the frame in a link
+	Target string // link target, "_top" when empty
+	GExtra []Attr // more attributes of the frame element
+	AExtra []Attr // more attributes of the link
+}
+
+// Options are flamegraph.pl's drawing options. DefaultOptions returns
+// flamegraph.pl's defaults.
+type Options struct {
+	Title       string  // "" = "Flame Graph", "Icicle Graph" or "Flame Chart"
+	Subtitle    string  // second heading, none when empty
+	Width       int     // image width in pixels
+	FrameHeight int     // --height: frame height in pixels
+	MinWidth    float64 // prune frames narrower than this (pixels, or percent)
+	MinWidthPct bool    // MinWidth is a percentage of the total
+	FontType    string
+	FontSize    float64
+	FontWidth   float64 // average glyph width as a fraction of FontSize
+	CountName   string  // "samples"
+	NameType    string  // "Function:"
+	Colors      string  // palette, "hot"
+	BgColors    string  // "" = by palette
+	ColorMode   ColorMode
+	// Palette, if not nil, is the --cp consistent palette (name → colour);
+	// colours chosen for new names are added to it.
+	Palette    map[string]RGB
+	Inverted   bool
+	Flamechart bool // only changes the default title
+	Negate     bool // swap the sign of differential changes
+	Notes      string
+	Total      float64 // --total: scale to this total if larger than the real one; 0 = none
+	Factor     float64 // multiply the counts shown in tooltips
+	Encoding   string  // encoding="..." of the XML declaration, none when empty
+	NameAttr   map[string]*Attrs
+}
+
+// DefaultOptions returns the defaults of flamegraph.pl.
+func DefaultOptions() Options {
+	return Options{
+		Width: 1200, FrameHeight: 16, MinWidth: 0.1, FontType: "Verdana",
+		FontSize: 12, FontWidth: 0.59, CountName: "samples", NameType: "Function:",
+		Colors: "hot", Factor: 1,
+	}
+}
+
+const (
+	xpad     = 10
+	framepad = 1
+)
+
+// geometry is the derived layout constants of one drawing.
+type geometry struct {
+	o                   *Options
+	width, height       float64
+	ypad1, ypad2, ypad3 float64
+	timemax, wpt        float64
+	depthmax            int32
+}
+
+// appendF appends v with prec decimals, as C's printf("%.Nf") does.
+func appendF(dst []byte, v float64, prec int) []byte {
+	return strconv.AppendFloat(dst, v, 'f', prec, 64)
+}
+
+// appendNum appends v as Perl prints a number by default.
+func appendNum(dst []byte, v float64) []byte { return folded.AppendCount(dst, v) }
+
+// round1 returns v rounded as "%.1f" prints it.
+func round1(v float64) float64 {
+	var b [32]byte
+	r, _ := strconv.ParseFloat(string(appendF(b[:0], v, 1)), 64)
+	return r
+}
+
+// appendCommas appends the integer digits of s with thousands separators.
+func appendCommas(dst []byte, s []byte) []byte {
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		dst = append(dst, '-')
+		s = s[1:]
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// StripAnnotation removes one trailing _[k], _[w], _[i] or _[j] from a name.
+func StripAnnotation(name string) string {
+	if n := len(name); n >= 4 && name[n-4] == '_' && name[n-3] == '[' && name[n-1] == ']' {
+		switch name[n-2] {
+		case 'k', 'w', 'i', 'j':
+			return name[:n-4]
+		}
+	}
+	return name
+}
+
+// Title returns the title to draw: o.Title or the default for the mode.
+func (o *Options) title() string {
+	switch {
+	case o.Title != "":
+		return o.Title
+	case o.Flamechart:
+		return "Flame Chart"
+	case o.Inverted:
+		return "Icicle Graph"
+	}
+	return "Flame Graph"
+}
+
+// MinTime returns the --minwidth threshold in count units for a graph
+// whose total is timemax.
+func (o *Options) minTime(timemax, wpt float64) float64 {
+	if o.MinWidthPct {
+		return timemax * o.MinWidth / 100
+	}
+	return o.MinWidth / wpt
+}
+
+// TimeMax returns the total the graph is scaled to: the --total if it is
+// at least the real total, else the real total.
+func (o *Options) TimeMax(total float64) float64 {
+	if o.Total > total {
+		return o.Total
+	}
+	return total
+}
+
+func (g *geometry) header(dst []byte) []byte {
+	o := g.o
+	dst = append(dst, `<?xml version="1.0"`...)
+	if o.Encoding != "" {
+		dst = append(dst, ` encoding="`...)
+		dst = escAttr(dst, o.Encoding)
+		dst = append(dst, '"')
+	}
+	dst = append(dst, ` standalone="no"?>
+<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">
+<svg version="1.1" width="`...)
+	dst = appendNum(dst, g.width)
+	dst = append(dst, `" height="`...)
+	dst = appendNum(dst, g.height)
+	dst = append(dst, `" onload="init(evt)" viewBox="0 0 `...)
+	dst = appendNum(dst, g.width)
+	dst = append(dst, ' ')
+	dst = appendNum(dst, g.height)
+	dst = append(dst, `" xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">
+<!-- Flame graph stack visualization. See https://github.com/brendangregg/FlameGraph for latest version, and http://www.brendangregg.com/flamegraphs.html for examples. Drawn by flamekit. -->
+<!-- NOTES: `...)
+	dst = appendComment(dst, o.Notes)
+	return append(dst, " -->\n"...)
+}
+
+// RenderEmpty writes the small SVG flamegraph.pl draws when there is no
+// input: a message instead of a graph.
+func RenderEmpty(w io.Writer, o *Options) error {
+	g := &geometry{o: o, width: float64(o.Width), height: o.FontSize * 5}
+	dst := g.header(nil)
+	dst = append(dst, `<text x="`...)
+	dst = appendF(dst, float64(o.Width/2), 2)
+	dst = append(dst, `" y="`...)
+	dst = appendNum(dst, o.FontSize*2)
+	dst = append(dst, "\">ERROR: No valid input provided to flamegraph.</text>\n</svg>\n"...)
+	_, err := w.Write(dst)
+	return err
+}
+
+// Render writes the interactive SVG of layout l.
+func Render(w io.Writer, l *Layout, o *Options) error {
+	if len(l.Nodes) == 0 {
+		return RenderEmpty(w, o)
+	}
+	g := &geometry{o: o, width: float64(o.Width)}
+	fs := o.FontSize
+	g.ypad1 = fs * 3
+	g.ypad2 = fs*2 + 10
+	if o.Subtitle != "" {
+		g.ypad3 = fs * 2
+	}
+	g.timemax = o.TimeMax(l.Total)
+	g.wpt = (g.width - 2*xpad) / g.timemax
+	minTime := o.minTime(g.timemax, g.wpt)
+
+	// frames kept (pruning whole subtrees: children are never wider)
+	kept := make([]int32, 0, len(l.Nodes))
+	for i := range l.Nodes {
+		n := &l.Nodes[i]
+		if n.End-n.Start < minTime {
+			continue
+		}
+		kept = append(kept, int32(i))
+		g.depthmax = max(g.depthmax, n.Depth)
+	}
+	fh := float64(o.FrameHeight)
+	g.height = float64(g.depthmax+1)*fh + g.ypad1 + g.ypad2 + g.ypad3
+
+	colors := g.colors(l, kept)
+
+	if _, err := w.Write(g.head(nil)); err != nil {
+		return err
+	}
+	// frames, then labels, formatted by both cores
+	parts := runtime.GOMAXPROCS(0)
+	if parts > 8 {
+		parts = 8
+	}
+	if len(kept) < 4096 {
+		parts = 1
+	}
+	frames := make([][]byte, parts)
+	labels := make([][]byte, parts)
+	var wg sync.WaitGroup
+	for p := 0; p < parts; p++ {
+		lo, hi := len(kept)*p/parts, len(kept)*(p+1)/parts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			frames[p], labels[p] = g.frames(l, kept[lo:hi], colors[lo:hi])
+		}()
+	}
+	wg.Wait()
+	if _, err := io.WriteString(w, "<g id=\"clip\">\n<g id=\"frames\">\n"); err != nil {
+		return err
+	}
+	for _, b := range frames {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	if _, err := io.WriteString(w, "</g>\n</g>\n<g id=\"labels\">\n"); err != nil {
+		return err
+	}
+	for _, b := range labels {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(w, "</g>\n</svg>\n")
+	return err
+}
+
+// colors picks the colour of every kept frame (sequentially: --cp and
+// --random are stateful).
+func (g *geometry) colors(l *Layout, kept []int32) []RGB {
+	o := g.o
+	c := &Colorer{Palette: o.Colors, Mode: o.ColorMode, Map: o.Palette}
+	out := make([]RGB, len(kept))
+	for k, i := range kept {
+		n := &l.Nodes[i]
+		switch {
+		case n.Name == "--" && n.Depth > 0:
+			out[k] = vdgrey
+		case n.Name == "-" && n.Depth > 0:
+			out[k] = dgrey
+		case n.HasDelta:
+			d := n.Delta
+			if o.Negate {
+				d = -d
+			}
+			out[k] = DiffColor(d, l.MaxDelta)
+		default:
+			out[k] = c.Color(n.Name)
+		}
+	}
+	return out
+}
+
+func (g *geometry) head(dst []byte) []byte {
+	o := g.o
+	fs := o.FontSize
+	top, bottom, _ := Background(o.BgColors, o.Colors)
+	dst = g.header(dst)
+	dst = append(dst, "<defs>\n\t<linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\" >\n\t\t<stop stop-color=\""...)
+	dst = escAttr(dst, top)
+	dst = append(dst, "\" offset=\"5%\" />\n\t\t<stop stop-color=\""...)
+	dst = escAttr(dst, bottom)
+	dst = append(dst, "\" offset=\"95%\" />\n\t</linearGradient>\n\t<clipPath id=\"view\"><rect x=\""...)
+	dst = appendNum(dst, xpad)
+	dst = append(dst, `" y="0" width="`...)
+	dst = appendNum(dst, g.width-2*xpad)
+	dst = append(dst, `" height="`...)
+	dst = appendNum(dst, g.height)
+	dst = append(dst, "\"/></clipPath>\n</defs>\n<style type=\"text/css\">\n\ttext { font-family:"...)
+	dst = appendCSSString(dst, o.FontType)
+	dst = append(dst, "; font-size:"...)
+	dst = appendNum(dst, fs)
+	dst = append(dst, `px; fill:rgb(0,0,0); }
+	#search, #ignorecase { opacity:0.1; cursor:pointer; }
+	#search:hover, #search.show, #ignorecase:hover, #ignorecase.show { opacity:1; }
+	#subtitle { text-anchor:middle; font-color:rgb(160,160,160); }
+	#title { text-anchor:middle; font-size:`...)
+	dst = appendNum(dst, fs+5)
+	dst = append(dst, `px}
+	#unzoom { cursor:pointer; }
+	#frames > *:hover { stroke:black; stroke-width:0.5; cursor:pointer; }
+	#frames rect { vector-effect:non-scaling-stroke; }
+	#labels { pointer-events:none; }
+	.hide { display:none; }
+	.parent { opacity:0.5; }
+</style>
+<script type="text/ecmascript">
+<![CDATA[
+var fgConfig = {nametype: `...)
+	dst = appendJSString(dst, o.NameType)
+	dst = append(dst, ", fontsize: "...)
+	dst = appendNum(dst, fs)
+	dst = append(dst, ", fontwidth: "...)
+	dst = appendNum(dst, o.FontWidth)
+	dst = append(dst, ", xpad: "...)
+	dst = appendNum(dst, xpad)
+	dst = append(dst, ", inverted: "...)
+	dst = strconv.AppendBool(dst, o.Inverted)
+	dst = append(dst, ", highlight: \""...)
+	dst = Highlight.Append(dst)
+	dst = append(dst, "\"};\n"...)
+	dst = append(dst, script...)
+	dst = append(dst, "]]>\n</script>\n<rect x=\"0.0\" y=\"0\" width=\""...)
+	dst = appendF(dst, g.width, 1)
+	dst = append(dst, `" height="`...)
+	dst = appendF(dst, g.height, 1)
+	dst = append(dst, "\" fill=\"url(#background)\"  />\n"...)
+	text := func(dst []byte, id string, x, y float64, extra, content string) []byte {
+		dst = append(dst, `<text id="`...)
+		dst = append(dst, id...)
+		dst = append(dst, `" x="`...)
+		dst = appendF(dst, x, 2)
+		dst = append(dst, `" y="`...)
+		dst = appendNum(dst, y)
+		dst = append(dst, `" `...)
+		dst = append(dst, extra...)
+		dst = append(dst, '>')
+		dst = escText(dst, content)
+		return append(dst, "</text>\n"...)
+	}
+	W := g.width
+	dst = text(dst, "title", float64(int(W/2)), fs*2, "", o.title())
+	if o.Subtitle != "" {
+		dst = text(dst, "subtitle", float64(int(W/2)), fs*4, "", o.Subtitle)
+	}
+	dst = text(dst, "details", xpad, g.height-g.ypad2/2, "", " ")
+	dst = text(dst, "unzoom", xpad, fs*2, `class="hide"`, "Reset Zoom")
+	dst = text(dst, "search", W-xpad-100, fs*2, "", "Search")
+	dst = text(dst, "ignorecase", W-xpad-16, fs*2, "", "ic")
+	dst = text(dst, "matched", W-xpad-100, g.height-g.ypad2/2, "", " ")
+	return dst
+}
+
+// appendCSSString appends a font family name safe for the CSS of a
+// <style> element: only characters that cannot end the rule, the element
+// or the CDATA-less style text are kept.
+func appendCSSString(dst []byte, s string) []byte {
+	for _, r := range s {
+		switch {
+		case r == ' ' || r == ',' || r == '-' || r == '_' || r == '\'' || r == '"' || r == '.':
+			dst = append(dst, byte(r))
+		case r < 0x80 && ('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'):
+			dst = append(dst, byte(r))
+		case r >= 0x80 && r != 0xFFFD && xmlAllowed(r):
+			dst = append(dst, string(r)...)
+		}
+	}
+	return dst
+}
+
+// frames formats the frame elements and the labels of kept nodes.
+func (g *geometry) frames(l *Layout, kept []int32, colors []RGB) (out, labels []byte) {
+	o := g.o
+	fh := float64(o.FrameHeight)
+	charW := o.FontSize * o.FontWidth
+	out = make([]byte, 0, len(kept)*140)
+	var tip []byte
+	for k, i := range kept {
+		n := &l.Nodes[i]
+		end := n.End
+		if n.Depth == 0 {
+			end = g.timemax
+		}
+		x1 := xpad + n.Start*g.wpt
+		x2 := xpad + end*g.wpt
+		var y1, y2 float64
+		d := float64(n.Depth)
+		if o.Inverted {
+			y1 = g.ypad1 + d*fh
+			y2 = g.ypad1 + (d+1)*fh - framepad
+		} else {
+			y1 = g.height - g.ypad2 - (d+1)*fh + framepad
+			y2 = g.height - g.ypad2 - d*fh
+		}
+		tip = g.tooltip(tip[:0], l, n, end)
+		var attrs *Attrs
+		if o.NameAttr != nil {
+			attrs = o.NameAttr[n.Name]
+		}
+		closing := "</g>\n"
+		if attrs == nil {
+			out = append(out, "<g><title>"...)
+			out = append(out, tip...)
+		} else {
+			out, closing = openFrame(out, attrs)
+			out = append(out, "<title>"...)
+			if attrs.Title != "" {
+				out = escText(out, attrs.Title)
+			} else {
+				out = append(out, tip...)
+			}
+		}
+		out = append(out, `</title><rect x="`...)
+		out = appendF(out, x1, 1)
+		out = append(out, `" y="`...)
+		out = appendNum(out, y1)
+		out = append(out, `" width="`...)
+		out = appendF(out, round1(x2)-round1(x1), 1)
+		out = append(out, `" height="`...)
+		out = appendF(out, y2-y1, 1)
+		out = append(out, `" fill="`...)
+		out = colors[k].Append(out)
+		out = append(out, `" rx="2" ry="2"/>`...)
+		out = append(out, closing...)
+
+		// label
+		chars := int((x2 - x1) / charW)
+		if chars < 3 || n.Depth == 0 {
+			continue
+		}
+		name := StripAnnotation(n.Name)
+		labels = append(labels, `<text x="`...)
+		labels = appendF(labels, x1+3, 2)
+		labels = append(labels, `" y="`...)
+		labels = appendNum(labels, 3+(y1+y2)/2)
+		labels = append(labels, `">`...)
+		labels = escText(labels, fitLabel(name, chars))
+		labels = append(labels, "</text>\n"...)
+	}
+	return out, labels
+}
+
+// fitLabel returns the first chars characters of name, the last two
+// replaced by ".." when name is longer.
+func fitLabel(name string, chars int) string {
+	// count code points; bytes that are not UTF-8 count as one each
+	cut, n := -1, 0
+	for i := 0; i < len(name); n++ {
+		if n == chars-2 {
+			cut = i
+		}
+		if n == chars {
+			return name[:cut] + ".."
+		}
+		_, w := decodeRune(name[i:])
+		i += w
+	}
+	return name
+}
+
+func decodeRune(s string) (rune, int) {
+	if s[0] < utf8.RuneSelf {
+		return rune(s[0]), 1
+	}
+	return utf8.DecodeRuneInString(s)
+}
+
+// tooltip appends the escaped tooltip text of node n.
+func (g *geometry) tooltip(dst []byte, l *Layout, n *Node, end float64) []byte {
+	o := g.o
+	var num [32]byte
+	samples := appendF(num[:0], (end-n.Start)*o.Factor, 0)
+	if n.Depth == 0 {
+		dst = append(dst, "all ("...)
+	} else {
+		dst = appendEscaped(dst, StripAnnotation(n.Name), false, true)
+		dst = append(dst, " ("...)
+	}
+	dst = appendCommas(dst, samples)
+	dst = append(dst, ' ')
+	dst = appendEscaped(dst, o.CountName, false, true)
+	if n.Depth == 0 {
+		return append(dst, ", 100%)"...)
+	}
+	sv, _ := strconv.ParseFloat(string(samples), 64)
+	dst = append(dst, ", "...)
+	dst = appendF(dst, 100*sv/(g.timemax*o.Factor), 2)
+	dst = append(dst, '%')
+	if n.HasDelta {
+		d := n.Delta
+		if o.Negate {
+			d = -d
+		}
+		dst = append(dst, "; "...)
+		if d > 0 {
+			dst = append(dst, '+')
+		}
+		dst = appendF(dst, 100*d/(g.timemax*o.Factor), 2)
+		dst = append(dst, '%')
+	}
+	return append(dst, ')')
+}
+
+// openFrame writes the opening tag of a frame with --nameattr attributes
+// and returns the matching closing text.
+func openFrame(dst []byte, a *Attrs) ([]byte, string) {
+	attr := func(dst []byte, name, value string) []byte {
+		dst = append(dst, ' ')
+		dst = append(dst, name...)
+		dst = append(dst, `="`...)
+		dst = escAttr(dst, value)
+		return append(dst, '"')
+	}
+	closing := "</g>\n"
+	if a.Href != "" {
+		dst = append(dst, "<a"...)
+		dst = attr(dst, "xlink:href", a.Href)
+		target := a.Target
+		if target == "" {
+			target = "_top"
+		}
+		dst = attr(dst, "target", target)
+		for _, x := range a.AExtra {
+			dst = attr(dst, x.Name, x.Value)
+		}
+		closing = "</a>\n"
+	} else {
+		dst = append(dst, "<g"...)
+	}
+	if a.ID != "" {
+		dst = attr(dst, "id", a.ID)
+	}
+	if a.Class != "" {
+		dst = attr(dst, "class", a.Class)
+	}
+	for _, x := range a.GExtra {
+		dst = attr(dst, x.Name, x.Value)
+	}
+	return append(dst, '>'), closing
+}
+
+// SafeAttrName reports whether name may be written as an extra attribute:
+// a plain XML name that is not an event handler (on...), so that a
+// --nameattr file cannot make the SVG run code.
+func SafeAttrName(name string) bool {
+	if name == "" || strings.HasPrefix(strings.ToLower(name), "on") {
+		return false
+	}
+	for i, c := range []byte(name) {
+		ok := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c == ':' ||
+			i > 0 && ('0' <= c && c <= '9' || c == '-' || c == '.')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// SafeHref reports whether a link target runs no code when followed.
+func SafeHref(href string) bool {
+	h := strings.ToLower(strings.Map(func(r rune) rune {
+		if r <= ' ' {
+			return -1
+		}
+		return r
+	}, href))
+	for _, bad := range []string{"javascript:", "vbscript:", "data:"} {
+		if strings.HasPrefix(h, bad) {
+			return false
+		}
+	}
+	return true
+}
