@@ -1,0 +1,325 @@
+package perfscript
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"flamekit/internal/cli"
+	"flamekit/pkg/folded"
+)
+
+// TestDeliberateDifferences covers each difference from
+// stackcollapse-perf.pl listed in ../shared/compat/README.md.
+func TestDeliberateDifferences(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"last sample without trailing blank line is kept",
+			"prog 12 1.000000: 7 cycles:\n\t1 a (/x)\n\nprog 12 2.000000: 5 cycles:\n\t1 b (/x)\n",
+			"prog;a 7\nprog;b 5\n"},
+		{"CRLF input is read",
+			"prog 12 1.000000: 7 cycles:\r\n\t1 a (/x)\r\n\t2 main (/x)\r\n\r\nprog 12 2.0: 5 cycles:\r\n\t1 b (/x)\r\n\r\n",
+			"prog;b 5\nprog;main;a 7\n"},
+		{"single frame on the event line (no -g)",
+			"false 64414 20110.5: 34467 cycles:u:  ffffffff8103ce3b [unknown] ([unknown])\n" +
+				"         swapper     0 [000]   682.984451:   10101010 cpu-clock:pppH:  ffffffff821f236b pv_native_safe_halt+0xb ([kernel.kallsyms])\n" +
+				"   tricky 12 [3] 19268 [001]   682.984521:   10101010 cycles:u:      7ffa70765127 __strcmp_evex+0x7 (/usr/lib/libc.so.6)\n",
+			"false;[unknown] 34467\ntricky_12_[3];__strcmp_evex 10101010\n"},
+		{"Go receivers keep their names",
+			"go 1 1.0: 1 ev:\n\t1 net/http.(*Client).Do+0x10 (/x)\n\t2 main.(*Pool).run (/x)\n\n",
+			"go;main.(*Pool).run;net/http.(*Client).Do 1\n"},
+		{"anonymous namespace kept, arguments stripped",
+			"cc 1 1.0: 1 ev:\n\t1 (anonymous namespace)::hidden_mix(int) (/x)\n\t2 ns::(anonymous namespace)::f(int const&) (/x)\n\n",
+			"cc;ns::(anonymous namespace)::f;(anonymous namespace)::hidden_mix 1\n"},
+		{"std::function and lambdas keep their names",
+			"cc 1 1.0: 1 ev:\n\t1 std::function<int (int, int)>::operator()(int, int) const (/x)\n" +
+				"\t2 main::{lambda(int, int)#1}::operator()(int, int) const (/x)\n" +
+				"\t3 foo(int) [clone .isra.0] (/x)\n\n",
+			"cc;foo;main::{lambda(int, int)#1}::operator();std::function<int (int, int)>::operator() 1\n"},
+		{"comm with spaces and digits kept whole",
+			"Thread 2 pool 1234/1235 [000] 1.0: 5 cycles:\n\t1 x (/a)\n\n" +
+				"io 12 [3] 77 [001] 2.0: 6 cycles:\n\t1 y (/a)\n\n" +
+				"a 77 [000] 3.0: 3 cycles:\n\t1 z (/a)\n\n",
+			"Thread_2_pool;x 5\na;z 3\nio_12_[3];y 6\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, w := range []int{1, 3} {
+				got := collapse(t, []byte(tc.in), Options{NoTime: true}, w, 16)
+				if got.out != tc.want {
+					t.Errorf("workers %d:\ngot  %q\nwant %q\nstderr %s", w, got.out, tc.want, got.stderr)
+				}
+				if got.sum.Unrecognised != 0 {
+					t.Errorf("unrecognised lines: %s", got.stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestPerlRules pins rules of stackcollapse-perf.pl that the fixtures do
+// not all show.
+func TestPerlRules(t *testing.T) {
+	tests := []struct {
+		name string
+		opt  Options
+		in   string
+		want string
+	}{
+		{"period 0 and missing period count 1", Options{},
+			"swapper 0/0 [000] 1.0: 0 cpu-clock:\n\t1 idle (/x)\n\nswapper 0 [000] 2.0: cpu-clock:\n\t1 idle (/x)\n\n",
+			"swapper;idle 2\n"},
+		{"tid 0 means pid ?", Options{TID: true},
+			"swapper 0/0 [000] 1.0: 1 cpu-clock:\n\t1 idle (/x)\n\nbash 10/11 2.0: 2 cpu-clock:\n\t1 f (/x)\n\n",
+			"bash-10/11;f 2\nswapper-?/0;idle 1\n"},
+		{"tracepoint payload: no filtering, period 1", Options{},
+			"a 1 1.0: 5 cpu-clock:\n\t1 f (/x)\n\ntp 2 2.0: sched:sched_switch: prev_comm=x\n\t1 g ([kernel.kallsyms])\n\n",
+			"a;f 5\ntp;g 1\n"},
+		{"offset strip is lowercase only", Options{},
+			"p 1 1.0: 1 ev:\n\t1 A+0x1A (/x)\n\t2 B+0x1a (/x)\n\t3 C+0x10/0x20 (/x)\n\n",
+			"p;C+0x10/0x20;B;A+0x1A 1\n"},
+		{"frames starting with ( are dropped", Options{},
+			"p 1 1.0: 1 ev:\n\t1 a (/x)\n\t2 (deleted) (/x)\n\n",
+			"p;a 1\n"},
+		{"-> pieces, ; and quotes", Options{},
+			"p 1 1.0: 1 ev:\n\t1 a->b->c (/x)\n\t2 x;y (/x)\n\t3 R:[\"'] (/x)\n\n",
+			"p;R:[];x:y;a;b_[i];c_[i] 1\n"},
+		{"unknown symbols", Options{Addrs: true},
+			"p 1 1.0: 1 ev:\n\t7f5 [unknown] ([unknown])\n\t12829 [unknown] (/usr/bin/dash)\n\n",
+			"p;[dash <12829>];[unknown <7f5>] 1\n"},
+		{"kernel and jit annotations", Options{Kernel: true, JIT: true},
+			"java 1 1.0: 1 ev:\n\t1 Lfoo/Bar;::m (/tmp/perf-12.map)\n\t2 sys ([kernel.kallsyms])\n\t3 u (/usr/lib/x.so)\n\n",
+			"java;u;sys_[k];foo/Bar:::m_[j] 1\n"},
+		{"header while a sample is open overwrites it", Options{},
+			"a 1 1.0: 1 ev:\n\t1 x (/x)\nb 2 2.0: 3 ev:\n\t1 y (/x)\n\n",
+			"b;y;x 3\n"},
+		{"frames of a filtered sample are ignored", Options{},
+			"a 1 1.0: 1 ev:\n\t1 x (/x)\n\nb 2 2.0: 3 other:\n\t1 y (/x)\n\n",
+			"a;x 1\n"},
+		{"sample without frames counts as its comm", Options{},
+			"emptystack 12 [001] 1.0: 5 cycles:\n\n",
+			"emptystack 5\n"},
+		{"no-idle drops idle stacks", Options{NoIdle: true},
+			"swapper 0 [000] 1.0: 1 ev:\n\t1 default_idle ([kernel.kallsyms])\n\t2 do_idle ([kernel.kallsyms])\n\n" +
+				"swapper 0 [000] 2.0: 1 ev:\n\t1 handle_softirqs ([kernel.kallsyms])\n\t2 do_idle ([kernel.kallsyms])\n\n",
+			"swapper;do_idle;handle_softirqs 1\n"},
+		{"side-band records are not samples", Options{},
+			"swapper     0 [000]     0.000000: PERF_RECORD_FORK(1:1):(0:0)\nkthreadd     0 [000]     0.000000: PERF_RECORD_COMM: kthreadd:2/2\n",
+			""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := tc.opt
+			opt.NoTime = true
+			got := sequential(t, []byte(tc.in), opt)
+			if got.out != tc.want {
+				t.Errorf("got  %q\nwant %q\nstderr %s", got.out, tc.want, got.stderr)
+			}
+		})
+	}
+}
+
+// TestTimedOutput checks the metadata lines and the timed lines.
+func TestTimedOutput(t *testing.T) {
+	data := readFile(t, "testdata/samples/clock-monotonic-F-tod-header.txt")
+	got := sequential(t, data, Options{})
+	lines := strings.Split(strings.TrimSuffix(got.out, "\n"), "\n")
+	if !folded.IsMeta([]byte(lines[0])) || !folded.IsMeta([]byte(lines[len(lines)-1])) {
+		t.Fatalf("want metadata lines first and last:\n%s\n%s", lines[0], lines[len(lines)-1])
+	}
+	m, err := folded.ParseMeta([]byte(lines[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"host": "vm", "os-release": "6.18.44-fc-v595", "perf-version": "6.1.187",
+		"captured-on": "Sun Nov 22 02:01:05 2026", "event": "cpu-clock",
+		"first": "692.727303", "last": "693.870184", "clockid": "monotonic",
+		"ref-wall": "2026-11-22T02:01:04.284867Z", "ref-perf": "692.619527301",
+		"cmdline": "/usr/bin/perf record -q -a -g -F 49 -k CLOCK_MONOTONIC -e cpu-clock -e printk:console -o mono.data -- ./work.sh",
+	}
+	for k, v := range want {
+		if g, _ := m.Get(k); g != v {
+			t.Errorf("meta %s = %q, want %q", k, g, v)
+		}
+	}
+	wall, perf, ok := m.Reference()
+	if !ok || wall.Unix() != 1795312864 || perf.String() != "692.619527301" {
+		t.Errorf("Reference() = %v %v %v", wall, perf, ok)
+	}
+	end, _ := folded.ParseMeta([]byte(lines[len(lines)-1]))
+	var rec folded.Record
+	n := 0
+	var prev folded.Time
+	for _, l := range lines[1 : len(lines)-1] {
+		if err := folded.ParseLine([]byte(l), &rec); err != nil || rec.Kind != folded.Timed {
+			t.Fatalf("not a timed line: %q (%v)", l, err)
+		}
+		if rec.Time < prev {
+			t.Errorf("time goes back at %q", l)
+		}
+		prev = rec.Time
+		n++
+	}
+	if s, _ := end.Get("samples"); s != strconv.Itoa(n) {
+		t.Errorf("closing samples=%q, %d timed lines", s, n)
+	}
+	if f, _ := end.Get("first"); f != "692.727303" {
+		t.Errorf("closing first=%q", f)
+	}
+	// Untimed input gives classic output.
+	untimed := "prog 12 ev:\n\t1 a (/x)\n\n"
+	if got := sequential(t, []byte(untimed), Options{}); got.out != "prog;a 1\n" || got.sum.Timed {
+		t.Errorf("untimed input: %q", got.out)
+	}
+	// Without --header: a metadata line with what is known.
+	in := "p 1 1.5: 5 ev:\n\t1 a (/x)\n\n"
+	got = sequential(t, []byte(in), Options{})
+	wantOut := "# flamekit v1 timed event=\"ev\"\np;a 5 @1.500000\n# flamekit v1 timed event=\"ev\" first=\"1.500000\" last=\"1.500000\" samples=\"1\"\n"
+	if got.out != wantOut {
+		t.Errorf("got %q\nwant %q", got.out, wantOut)
+	}
+	// Side-band records at 0.000000 never count as first.
+	side := readFile(t, "testdata/samples/syswide-show-task-events-time-zero.txt")
+	if got := sequential(t, side, Options{}); strings.Contains(got.out, "first=\"0.") {
+		t.Errorf("side-band time counted: %s", got.out)
+	}
+}
+
+// TestParallelEqualsSequential: the output must not depend on how the
+// input is cut or how many workers parse it.
+func TestParallelEqualsSequential(t *testing.T) {
+	inputs, _ := filepath.Glob("../../testdata/perf/*.txt.gz")
+	samples, _ := filepath.Glob("testdata/samples/*.txt")
+	compat, _ := filepath.Glob("testdata/compat/*.txt")
+	inputs = append(append(inputs, samples...), compat...)
+	for _, path := range inputs {
+		data := readFile(t, path)
+		for _, opt := range []Options{{}, {NoTime: true}, {NoTime: true, TID: true, Kernel: true}, {NoIdle: true}} {
+			seq := sequential(t, data, opt)
+			for _, cfg := range [][2]int{{2, 1}, {2, 700}, {4, 4096}, {3, 64 << 10}} {
+				par := collapse(t, data, opt, cfg[0], cfg[1])
+				if par.out != seq.out || par.stderr != seq.stderr || par.sum != seq.sum {
+					t.Fatalf("%s %+v workers %d chunk %d: differs from sequential:\n%s\nstderr %q vs %q",
+						path, opt, cfg[0], cfg[1], firstDiff(seq.out, par.out), seq.stderr, par.stderr)
+				}
+			}
+		}
+	}
+}
+
+// TestWeightConserved: the total of the output equals the sum of the
+// periods of the samples read, counted independently here.
+func TestWeightConserved(t *testing.T) {
+	header := regexp.MustCompile(`^\S.*?\s+\d+(?:/\d+)?\s+(?:\[\d+\]\s+)?\d+\.\d+:\s+(\d+)\s+(\S+):\s*$`)
+	for _, name := range []string{"kernel", "syswide", "java", "mixed-events", "clock-mono"} {
+		path := filepath.Join("../../testdata/perf", name+".txt.gz")
+		if _, err := os.Stat(path); err != nil {
+			t.Skip("no captures")
+		}
+		data := readFile(t, path)
+		var want float64
+		event := ""
+		for _, l := range strings.Split(string(data), "\n") {
+			if m := header.FindStringSubmatch(l); m != nil {
+				if event == "" {
+					event = m[2]
+				}
+				if m[2] == event {
+					p, _ := strconv.ParseFloat(m[1], 64)
+					want += p
+				}
+			}
+		}
+		for _, opt := range []Options{{}, {NoTime: true}} {
+			got := collapse(t, data, opt, 2, 8192)
+			if tot := total(t, got.out); tot != want || float64(got.sum.Weight) != want {
+				t.Errorf("%s %+v: output total %v, summary %d, periods read %v", name, opt, tot, got.sum.Weight, want)
+			}
+		}
+	}
+}
+
+// TestBadInput: garbage never panics, is counted, and the exit status
+// says whether the input could be read.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := "p 1 1.0: 5 ev:\n\t1 a (/x)\n\n"
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(strings.Repeat(good, 5000)))
+	zw.Close()
+	huge := "p 1 1.0: 5 ev:\n\t1 " + strings.Repeat("s", 1<<20) + " (/x)\n\n"
+	bin := make([]byte, 4096)
+	for i := range bin {
+		bin[i] = byte(i * 7)
+	}
+	tests := []struct {
+		name, file  string
+		code        int
+		out, stderr string
+	}{
+		{"empty file", write("empty", nil), 0, "", ""},
+		{"garbage lines", write("garbage", []byte("hello\nworld\n"+good)), 0, "p;a 5\n", "skipped 2 unrecognised lines"},
+		{"binary", write("bin", bin), 0, "", "unrecognised"},
+		{"NUL bytes", write("nul", []byte("p\x00q 1 1.0: 5 ev:\n\t1 a\x00b (/x)\n\n")), 0, "p\x00q;a\x00b 5\n", ""},
+		{"1 MiB symbol", write("huge", []byte(huge)), 0, "p;" + strings.Repeat("s", 1<<20) + " 5\n", ""},
+		{"truncated gzip", write("trunc.gz", gz.Bytes()[:gz.Len()/2]), 1, "", "truncated"},
+		{"missing file", filepath.Join(dir, "nonexistent"), 1, "", "no such file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := cli.Run("stackcollapse", Description, &Command{}, []string{"--no-time", tc.file}, strings.NewReader(""), &out, &errb)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d (stderr %s)", code, tc.code, errb.String())
+			}
+			if tc.out != "" && out.String() != tc.out {
+				t.Errorf("output %q, want %q", trunc(out.String()), trunc(tc.out))
+			}
+			if !strings.Contains(errb.String(), tc.stderr) {
+				t.Errorf("stderr %q, want %q", errb.String(), tc.stderr)
+			}
+			if tc.code != 0 && !strings.Contains(errb.String(), tc.file) {
+				t.Errorf("stderr %q does not name the input", errb.String())
+			}
+		})
+	}
+	t.Run("truncated gzip keeps what was read", func(t *testing.T) {
+		var out, errb bytes.Buffer
+		cli.Run("stackcollapse", Description, &Command{}, []string{"--no-time", filepath.Join(dir, "trunc.gz")}, nil, &out, &errb)
+		if out.Len() == 0 {
+			t.Errorf("no output for the readable part")
+		}
+	})
+}
+
+// TestCommandLine checks Perl's option spellings and stdin.
+func TestCommandLine(t *testing.T) {
+	in := readFile(t, "testdata/compat/perf-script-pid-tid-period.txt")
+	want := string(readFile(t, "testdata/compat/expected/perf-script-pid-tid-period.collapsed-tid.txt"))
+	for _, args := range [][]string{{"--no-time", "--tid"}, {"-no-time", "-tid"}, {"--no-time", "--TID", "-"}} {
+		var out, errb bytes.Buffer
+		code := cli.Run("stackcollapse", Description, &Command{}, args, bytes.NewReader(in), &out, &errb)
+		if code != 0 || out.String() != want {
+			t.Errorf("%v: exit %d, stderr %s\n%s", args, code, errb.String(), firstDiff(want, out.String()))
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := cli.Run("stackcollapse", Description, &Command{}, []string{"--help"}, nil, &out, &errb); code != 0 || !strings.Contains(out.String(), "--event-filter") {
+		t.Errorf("--help: exit %d\n%s", code, out.String())
+	}
+}
