@@ -3,6 +3,7 @@ package timeslice
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -122,7 +123,13 @@ func (c *Command) Run(env *cli.Env) error {
 		}
 	}()
 	for _, name := range names {
-		in, err := Probe(name)
+		var in *Input
+		var err error
+		if name == "-" {
+			in, err = ProbeStream(name, io.NopCloser(env.Stdin))
+		} else {
+			in, err = Probe(name)
+		}
 		if err != nil {
 			return err
 		}

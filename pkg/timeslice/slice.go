@@ -3,6 +3,7 @@ package timeslice
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"flamekit/pkg/folded"
 	"flamekit/pkg/idle"
@@ -230,24 +231,36 @@ func quote(line []byte) string {
 	return fmt.Sprintf("%q", line)
 }
 
-// readSeek reads an uncompressed file: from the top, or, when the window
-// starts well after the first sample, from an offset found by binary
-// search, stopping after the window. Disorder seen on the way makes it
-// read the rest, and then the part it had skipped.
+// readSeek reads an uncompressed file. With a window, it first checks
+// the file is in time order at its head, its tail and a few points between
+// (a file made by cat later.folded earlier.folded is not); then, when the
+// window starts well after the first sample, it finds where to start by a
+// binary search on byte offsets, and it stops reading once past the
+// window. Disorder seen on the way makes it read the rest, and then the
+// part it had skipped; a file found out of order is read whole.
 func (s *Slicer) readSeek(in *Input) error {
 	w := s.Opts.Window
 	var start int64
 	canStop := w != nil && w.HasTo
-	if w != nil && w.HasFrom && in.HasFirstSeen && in.FirstKind == folded.Timed && in.FirstSeen < w.From-s.slack() {
-		off, ok, err := s.search(in, w.From-s.slack())
+	if w != nil && (w.HasFrom || w.HasTo) && !in.Empty {
+		probes, ok, err := s.survey(in)
 		if err != nil {
 			return err
 		}
-		if ok {
-			start = off
-		} else {
+		if !ok {
 			s.Stats.Disordered = append(s.Stats.Disordered, in.Display)
 			canStop = false
+		} else if w.HasFrom && in.HasFirstSeen && in.FirstSeen < w.From-s.slack() {
+			off, ok, err := s.search(in, w.From-s.slack(), probes)
+			if err != nil {
+				return err
+			}
+			if ok {
+				start = off
+			} else {
+				s.Stats.Disordered = append(s.Stats.Disordered, in.Display)
+				canStop = false
+			}
 		}
 	}
 	if start <= in.headEnd {
@@ -261,7 +274,7 @@ func (s *Slicer) readSeek(in *Input) error {
 	if err := s.scan(in, lr, &o, canStop); err != nil {
 		return err
 	}
-	if o.disordered && canStop {
+	if o.disordered && canStop && !slices.Contains(s.Stats.Disordered, in.Display) {
 		s.Stats.Disordered = append(s.Stats.Disordered, in.Display)
 	}
 	if o.disordered && start > 0 {
@@ -279,13 +292,59 @@ type probe struct {
 	t   folded.Time
 }
 
+// surveyPoints is the number of evenly spaced probes that check the order
+// of an uncompressed file before it is searched.
+const surveyPoints = 16
+
+// survey probes the head, the tail and surveyPoints points between; ok is
+// false when their times are out of order (beyond the slack).
+func (s *Slicer) survey(in *Input) ([]probe, bool, error) {
+	if !in.HasLastSeen {
+		if err := in.readTail(); err != nil {
+			return nil, false, err
+		}
+		s.Stats.BytesRead += in.headRead
+		in.headRead = 0
+	}
+	var probes []probe
+	if in.HasFirstSeen {
+		probes = append(probes, probe{in.headEnd, in.FirstSeen})
+	}
+	span := in.size - in.headEnd
+	for i := int64(1); i <= surveyPoints && span > 0; i++ {
+		p, found, err := s.probeAt(in, in.headEnd+span*i/(surveyPoints+1), in.size)
+		if err != nil {
+			return nil, false, err
+		}
+		if found && p.off > probes[len(probes)-1].off {
+			probes = append(probes, p)
+		}
+	}
+	if in.HasLastSeen {
+		probes = append(probes, probe{in.size, in.LastSeen})
+	}
+	for i := 1; i < len(probes); i++ {
+		if probes[i].t < probes[i-1].t-s.slack() {
+			return probes, false, nil
+		}
+	}
+	return probes, true, nil
+}
+
 // search finds the offset of a sample line earlier than target, as late
-// as a binary search on byte offsets finds it (within 256 KiB). ok is
-// false when the probes show the file is out of order.
-func (s *Slicer) search(in *Input, target folded.Time) (off int64, ok bool, err error) {
+// as a binary search on byte offsets finds it (within 256 KiB), starting
+// from the survey's probes (in offset order). ok is false when the probes
+// show the file is out of order.
+func (s *Slicer) search(in *Input, target folded.Time, probes []probe) (off int64, ok bool, err error) {
 	const near = 256 << 10
-	probes := []probe{{in.headEnd, in.FirstSeen}}
 	lo, hi := in.headEnd, in.size
+	for _, p := range probes {
+		if p.t < target {
+			lo = max(lo, p.off)
+		} else if p.off > lo {
+			hi = min(hi, p.off)
+		}
+	}
 	for hi-lo > near {
 		mid := lo + (hi-lo)/2
 		p, found, err := s.probeAt(in, mid, hi)

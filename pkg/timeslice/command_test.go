@@ -1,0 +1,582 @@
+package timeslice
+
+import (
+	"bytes"
+	"compress/gzip"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"flamekit/internal/cli"
+	"flamekit/pkg/folded"
+	"flamekit/pkg/heatmap"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// The real capture: 30 s system-wide, perf record -a -g -F 97, with a 2 s
+// busy process named flamekit_burst starting at @427.204232 (its dmesg
+// marker, testdata/perf/burst.dmesg.txt), collapsed to timed folded.
+const (
+	burstFile  = "testdata/burst.folded.gz"
+	burstStart = "427.204232"
+	burstComm  = "flamekit_burst"
+)
+
+func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = cli.Run("timeslice", Description, &Command{}, args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it):\ngot:\n%s\nwant:\n%s", name, clip(got), clip(string(want)))
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 3000 {
+		return s[:3000] + "..."
+	}
+	return s
+}
+
+// profile parses classic folded output into stack -> count.
+func profile(t *testing.T, out string) map[string]float64 {
+	t.Helper()
+	m := map[string]float64{}
+	rd := folded.NewReader(strings.NewReader(out), "output")
+	for rd.Next() {
+		r := rd.Record()
+		if r.Kind != folded.Classic {
+			t.Fatalf("output line of kind %v", r.Kind)
+		}
+		m[string(r.Stack)] += r.Count
+	}
+	if err := rd.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func total(m map[string]float64) float64 {
+	var n float64
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func share(m map[string]float64, comm string) float64 {
+	var n float64
+	for k, v := range m {
+		if strings.HasPrefix(k, comm+";") || k == comm {
+			n += v
+		}
+	}
+	return n / total(m)
+}
+
+func TestBurstSliceAroundAndElsewhere(t *testing.T) {
+	// The burst dominates the slice around it, idle excluded.
+	code, out, stderr := run(t, "", "--from", "@"+burstStart, "--to", "@429.2", "--no-idle", burstFile)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	around := profile(t, out)
+	if s := share(around, burstComm); s < 0.8 {
+		t.Errorf("%s is %.0f%% of the slice around it, want at least 80%%", burstComm, 100*s)
+	}
+	golden(t, "burst-around.folded", out)
+	golden(t, "burst-around.stderr", stderr)
+
+	// And is absent from a slice elsewhere.
+	code, out, stderr = run(t, "", "--at", "5s±2.5", burstFile)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	elsewhere := profile(t, out)
+	if total(elsewhere) == 0 {
+		t.Fatal("empty slice at 5 s")
+	}
+	if s := share(elsewhere, burstComm); s != 0 {
+		t.Errorf("%s is in the slice at 5s±2.5 (%.1f%%)", burstComm, 100*s)
+	}
+	golden(t, "burst-5s.folded", out)
+}
+
+func TestConsecutiveSlicesSumToWhole(t *testing.T) {
+	code, out, _ := run(t, "", burstFile)
+	if code != 0 {
+		t.Fatal("conversion failed")
+	}
+	whole := profile(t, out)
+	golden(t, "burst-whole.folded", out)
+	sum := map[string]float64{}
+	// Slices of 0.7 s, so that boundaries fall between and on samples; the
+	// last ends after the capture.
+	for from := time.Duration(0); from < 30*time.Second; from += 700 * time.Millisecond {
+		to := from + 700*time.Millisecond
+		args := []string{"-q", "--from", "@" + (sec("413.417927") + folded.Time(from)).String(),
+			"--to", "@" + (sec("413.417927") + folded.Time(to)).String(), burstFile}
+		code, out, stderr := run(t, "", args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		for k, v := range profile(t, out) {
+			sum[k] += v
+		}
+	}
+	if len(sum) != len(whole) || total(sum) != total(whole) {
+		t.Fatalf("slices sum to %v samples in %d stacks, the whole has %v in %d", total(sum), len(sum), total(whole), len(whole))
+	}
+	for k, v := range whole {
+		if sum[k] != v {
+			t.Errorf("stack %q: slices sum to %v, whole %v", k, sum[k], v)
+		}
+	}
+	// A window ending exactly on a sample excludes it; the next one
+	// starting there includes it.
+	_, a, _ := run(t, "", "-q", "--from", "@413.417927", "--to", "@413.428210", burstFile)
+	_, b, _ := run(t, "", "-q", "--from", "@413.428210", "--to", "@413.438531", burstFile)
+	if total(profile(t, a)) != 1 || total(profile(t, b)) < 1 {
+		t.Errorf("half-open windows: %q then %q", a, b)
+	}
+}
+
+func TestWindowForms(t *testing.T) {
+	// The same window, written five ways, gives the same slice.
+	saved := time.Local
+	time.Local = time.UTC // "captured on" is read in the local zone
+	defer func() { time.Local = saved }()
+	forms := [][]string{
+		{"--from", "@427.417927", "--to", "@429.417927"},
+		{"--at", "@428.417927±1"},
+		{"--at", "15s±1"},
+		{"--at", "15s+-1000ms"},
+		{"--from", "14s", "--to", "16s"},
+	}
+	var first string
+	for i, f := range forms {
+		code, out, stderr := run(t, "", append(f, burstFile)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", f, code, stderr)
+		}
+		if i == 0 {
+			first = out
+		} else if out != first {
+			t.Errorf("%v gives another slice than %v", f, forms[0])
+		}
+		for _, want := range []string{"@427.417927 to @429.417927", "14 s to 16 s after the first sample (@413.417927)", "2026-11-22T02:24:38.010213Z"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%v: stderr lacks %q:\n%s", f, want, stderr)
+			}
+		}
+	}
+	// Wall clock, estimated from "captured on" (02:24:54 UTC = the last
+	// sample @443.407714): a warning says so and how.
+	code, out, stderr := run(t, "", "--at", "2026-11-22T02:24:39.010213Z±1", burstFile)
+	if code != 0 || out != first {
+		t.Errorf("wall-clock window: exit %d, same slice %v: %s", code, out == first, stderr)
+	}
+	for _, want := range []string{"warning: wall-clock time is estimated", "captured on", "TZ", "perf record -k"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("wall-clock window: stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+func TestStdinAndGzip(t *testing.T) {
+	raw := gunzip(t, burstFile)
+	_, fromFile, _ := run(t, "", "-q", "--at", "15s±1", burstFile)
+	code, fromStdin, stderr := run(t, string(raw), "-q", "--at", "15s±1")
+	if code != 0 || fromStdin != fromFile {
+		t.Errorf("stdin slice differs from file slice (exit %d): %s", code, stderr)
+	}
+	plain := filepath.Join(t.TempDir(), "burst.folded")
+	if err := os.WriteFile(plain, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, fromPlain, _ := run(t, "", "-q", "--at", "15s±1", plain); fromPlain != fromFile {
+		t.Error("uncompressed file slice differs from gzipped file slice")
+	}
+	// No window: timed -> classic, the same as summing every line.
+	_, conv, _ := run(t, string(raw))
+	var p folded.Profile
+	rd := folded.NewReader(bytes.NewReader(raw), "burst")
+	for rd.Next() {
+		p.Add(rd.Record())
+	}
+	var want bytes.Buffer
+	p.WriteTo(&want)
+	if conv != want.String() {
+		t.Error("conversion without a window differs from folded.Profile")
+	}
+}
+
+func gunzip(t *testing.T, name string) []byte {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestNoIdle(t *testing.T) {
+	code, out, stderr := run(t, "", "--no-idle", "--at", "5s±2.5", burstFile)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	for k := range profile(t, out) {
+		if strings.HasPrefix(k, "swapper;") && strings.Contains(k, "pv_native_safe_halt") && !strings.Contains(k, "interrupt") {
+			t.Errorf("idle stack kept: %s", k)
+		}
+	}
+	if !strings.Contains(stderr, "idle samples dropped") {
+		t.Errorf("stderr does not count the idle samples: %s", stderr)
+	}
+	// Interrupt work on an idle CPU is kept (unlike FlameScope).
+	_, out, _ = run(t, "", "--no-idle", "testdata/small.folded")
+	p := profile(t, out)
+	if p["swapper;do_idle;asm_common_interrupt;handle_softirqs;net_rx_action"] != 1 {
+		t.Errorf("softirq work on an idle CPU was dropped:\n%s", out)
+	}
+	if p["swapper;do_idle;default_idle;native_safe_halt"] != 0 {
+		t.Errorf("idle samples kept:\n%s", out)
+	}
+}
+
+func TestKeepTimeChains(t *testing.T) {
+	code, timed, stderr := run(t, "", "-q", "--from", "10s", "--to", "20s", "--keep-time", burstFile)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(timed, "\n"), "\n")
+	if !strings.HasPrefix(lines[0], folded.MetaPrefix) || !strings.HasPrefix(lines[len(lines)-1], folded.MetaPrefix) {
+		t.Fatalf("--keep-time output does not start and end with metadata:\n%s\n...\n%s", lines[0], lines[len(lines)-1])
+	}
+	m, err := folded.ParseMeta([]byte(lines[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"first": "413.417927", "host": "vm", "slice-from": "423.417927", "slice-to": "433.417927"} {
+		if v, _ := m.Get(k); v != want {
+			t.Errorf("slice metadata %s=%q, want %q (%s)", k, v, want, lines[0])
+		}
+	}
+	// Relative times keep their meaning: 15s±1 of the slice is 15s±1 of
+	// the capture.
+	_, chained, _ := run(t, timed, "-q", "--at", "15s±1")
+	_, direct, _ := run(t, "", "-q", "--at", "15s±1", burstFile)
+	if chained != direct {
+		t.Error("a slice of a --keep-time slice differs from the same slice of the capture")
+	}
+}
+
+func TestUntimedInput(t *testing.T) {
+	code, _, stderr := run(t, "", "--at", "1s±1", "testdata/classic.folded")
+	if code != 1 || !strings.Contains(stderr, "run stackcollapse without --no-time") || !strings.Contains(stderr, "testdata/classic.folded:1") {
+		t.Errorf("classic input with a window: exit %d, %s", code, stderr)
+	}
+	// Mixed: the classic and malformed lines are counted as skipped.
+	code, out, stderr := run(t, "", "--from", "@10", "--to", "@11", "testdata/mixed.folded")
+	if code != 0 || out != "app;main;io 1\napp;main;work 1\n" {
+		t.Errorf("mixed input: exit %d, output %q", code, out)
+	}
+	for _, want := range []string{"skipped 1 untimed (classic) lines", "mixed.folded:2", "skipped 1 malformed lines", "mixed.folded:4"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("mixed input: stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	// Without a window, classic lines are summed with the rest.
+	_, out, _ = run(t, "", "testdata/classic.folded")
+	if out != "app;main;io 2\napp;main;work 3\n" {
+		t.Errorf("classic input without a window: %q", out)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--at", "70s±"},
+		{"--at", "70s"},
+		{"--at", "70s±1", "--from", "1s"},
+		{"--from", "5s", "--to", "4s"},
+		{"--rows", "0"},
+		{"--heatmap=png"},
+		{"--heatmap", "--keep-time"},
+		{"-", "-"},
+	} {
+		code, out, stderr := run(t, "", args...)
+		if code != 2 || out != "" {
+			t.Errorf("%q: exit %d, output %q; want exit 2 and no output", args, code, out)
+		}
+		if strings.HasPrefix(args[0], "--at") || strings.HasPrefix(args[0], "--from") {
+			if !strings.Contains(stderr, "accepted forms") || !strings.Contains(stderr, "--at @43521.274±2.5") {
+				t.Errorf("%q: the accepted forms are not shown:\n%s", args, stderr)
+			}
+		}
+	}
+	code, _, stderr := run(t, "", "--at", "70s±1", "testdata/nonexistent.folded")
+	if code != 1 || !strings.Contains(stderr, "nonexistent.folded") {
+		t.Errorf("missing file: exit %d: %s", code, stderr)
+	}
+	code, out, _ := run(t, "", "--help")
+	if code != 0 || !strings.Contains(out, "--at @43521.274±2.5") || !strings.Contains(out, "half-open") {
+		t.Errorf("--help lacks the window forms")
+	}
+}
+
+// split writes the capture as n files of consecutive time ranges, each
+// with its own metadata head, alternately gzipped and plain.
+func split(t *testing.T, n int) []string {
+	t.Helper()
+	raw := gunzip(t, burstFile)
+	var recs [][]byte
+	var times []folded.Time
+	for line := range bytes.Lines(raw) {
+		var r folded.Record
+		if folded.ParseLine(bytes.TrimSuffix(line, []byte("\n")), &r) == nil {
+			recs = append(recs, line)
+			times = append(times, r.Time)
+		}
+	}
+	dir := t.TempDir()
+	var names []string
+	per := (len(recs) + n - 1) / n
+	for i := 0; i < n; i++ {
+		lo, hi := i*per, min((i+1)*per, len(recs))
+		var b bytes.Buffer
+		fmt.Fprintf(&b, "%s host=\"vm\" first=\"%v\" last=\"%v\"\n", folded.MetaPrefix, times[lo], times[hi-1])
+		for _, l := range recs[lo:hi] {
+			b.Write(l)
+		}
+		name := filepath.Join(dir, fmt.Sprintf("part%d.folded", i))
+		data := b.Bytes()
+		if i%2 == 0 {
+			name += ".gz"
+			var z bytes.Buffer
+			zw := gzip.NewWriter(&z)
+			zw.Write(data)
+			zw.Close()
+			data = z.Bytes()
+		}
+		if err := os.WriteFile(name, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+func TestManyInputs(t *testing.T) {
+	parts := split(t, 3) // about 413-423, 423-433, 433-443
+	_, whole, _ := run(t, "", "-q", "--from", "@420", "--to", "@426", burstFile)
+	// Given in any order, the files are used in time order; the window
+	// spans the first two, the third is skipped after its head.
+	shuffled := []string{parts[2], parts[0], parts[1]}
+	code, out, stderr := run(t, "", append([]string{"--from", "@420", "--to", "@426"}, shuffled...)...)
+	if code != 0 || out != whole {
+		t.Errorf("window across two files: exit %d, same as one file: %v\n%s", code, out == whole, stderr)
+	}
+	if !strings.Contains(stderr, "from 2 of 3 inputs: "+filepath.Base(parts[0])) && !strings.Contains(stderr, "from 2 of 3 inputs: "+parts[0]+", "+parts[1]) {
+		t.Errorf("stderr does not say two of three inputs were used, in time order:\n%s", stderr)
+	}
+	// Relative times count from the earliest first sample of all inputs.
+	_, rel, _ := run(t, "", "-q", "--at", "15s±1", parts[2], parts[1], parts[0])
+	_, relWhole, _ := run(t, "", "-q", "--at", "15s±1", burstFile)
+	if rel != relWhole {
+		t.Error("relative window over many inputs differs from the whole capture")
+	}
+	// A window outside every input names the spans it found.
+	code, out, stderr = run(t, "", append([]string{"--at", "@500±1"}, parts...)...)
+	if code != 1 || out != "" || !strings.Contains(stderr, "outside every input") || strings.Count(stderr, "part") != 3 {
+		t.Errorf("window outside the inputs: exit %d:\n%s", code, stderr)
+	}
+	for _, p := range parts {
+		if !strings.Contains(stderr, p+" @") {
+			t.Errorf("the error does not name the span of %s:\n%s", p, stderr)
+		}
+	}
+}
+
+func TestDisorderedInputs(t *testing.T) {
+	raw := gunzip(t, burstFile)
+	lines := strings.SplitAfter(string(raw), "\n")
+	sorted := slices.Clone(lines)
+	slices.Sort(sorted) // sort(1): metadata first, then by stack
+	dir := t.TempDir()
+	// Earlier and later halves swapped: cat later.folded earlier.folded.
+	half := len(lines) / 2
+	swapped := strings.Join(lines[half:], "") + strings.Join(lines[:half], "")
+	for name, data := range map[string]string{"sorted.folded": strings.Join(sorted, ""), "swapped.folded": swapped} {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(data), 0o644)
+		// Absolute windows: the swapped file's first line is not the
+		// capture's first sample, so relative times would differ.
+		for _, win := range [][]string{{"--at", "@428.4±1"}, {"--from", "@420.5", "--to", "@421.3"}, {"--from", "@440"}, {"--to", "@414"}} {
+			_, want, _ := run(t, "", append([]string{"-q"}, append(win, burstFile)...)...)
+			code, got, stderr := run(t, "", append([]string{"-q"}, append(win, path)...)...)
+			if code != 0 || got != want {
+				t.Errorf("%s %v: exit %d, same slice as the ordered capture: %v\n%s", name, win, code, got == want, stderr)
+			}
+		}
+	}
+	// Small steps back (under the 1 s slack) are perf's own disorder.
+	code, out, stderr := run(t, "app;a 1 @10.0\napp;b 1 @10.9\napp;c 1 @10.2\napp;d 1 @13.0\n", "--from", "@10.1", "--to", "@10.5")
+	if code != 0 || out != "app;c 1\n" {
+		t.Errorf("small disorder: exit %d, %q, %s", code, out, stderr)
+	}
+}
+
+func TestHeatmapShowsBurst(t *testing.T) {
+	code, out, stderr := run(t, "", "--heatmap=text", "--no-idle", burstFile)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	golden(t, "burst-heatmap.txt", out)
+	// The two busiest seconds are those of the burst: 14 and 15 s after
+	// @413 (it starts at @427.204 and lasts 2 s).
+	type col struct {
+		sec int
+		n   int
+	}
+	var cols []col
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(strings.ReplaceAll(l, "|", " | "))
+		if len(f) < 3 || !strings.HasPrefix(f[len(f)-1], "@") {
+			continue
+		}
+		s, err1 := strconv.Atoi(f[0])
+		n, err2 := strconv.Atoi(f[len(f)-2])
+		if err1 == nil && err2 == nil {
+			cols = append(cols, col{s, n})
+		}
+	}
+	if len(cols) != 31 {
+		t.Fatalf("%d columns, want 31 (413 to 443)", len(cols))
+	}
+	slices.SortFunc(cols, func(a, b col) int { return b.n - a.n })
+	if cols[0].sec != 15 || cols[1].sec != 14 || cols[1].n < 2*cols[2].n {
+		t.Errorf("busiest seconds %v, want 15 and 14 far ahead", cols[:4])
+	}
+}
+
+func TestHeatmapCommandReproducesSlice(t *testing.T) {
+	// Build the map as the command does, take the range a user would
+	// click (from the cell of the dmesg marker to 2 s later), and run the
+	// command the map hands back.
+	code, svg, stderr := run(t, "", "--heatmap", "--no-idle", burstFile)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	golden(t, "burst-heatmap.svg", svg)
+	hm := heatmap.New(50)
+	hm.SetOrigin(sec("413.417927"))
+	raw := gunzip(t, burstFile)
+	rd := folded.NewReader(bytes.NewReader(raw), "burst")
+	var stacks []folded.Record
+	for rd.Next() {
+		r := *rd.Record()
+		r.Stack = bytes.Clone(r.Stack)
+		stacks = append(stacks, r)
+	}
+	for _, r := range stacks {
+		if !isIdle(r.Stack) {
+			hm.Add(r.Time)
+		}
+	}
+	g := hm.Grid()
+	c1, r1 := hm.Cell(sec(burstStart))
+	c2, r2 := hm.Cell(sec(burstStart) + sec("2"))
+	var inRange int64
+	for c := c1; c <= c2; c++ {
+		for r := 0; r < g.Rows; r++ {
+			if (c > c1 || r >= r1) && (c < c2 || r <= r2) {
+				inRange += g.Counts[c-g.Base][r]
+			}
+		}
+	}
+	args := " --no-idle " + burstFile
+	if !strings.Contains(svg, `data-args="`+args+`"`) {
+		t.Fatalf("the SVG does not carry the arguments %q", args)
+	}
+	cmd := g.RangeCommand(int(c1-g.Base), r1, int(c2-g.Base), r2, args)
+	if cmd != "timeslice --from @427.200000 --to @429.220000"+args {
+		t.Errorf("command %q", cmd)
+	}
+	f := strings.Fields(cmd)
+	code, out, stderr := run(t, "", f[1:]...)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if got := total(profile(t, out)); got != float64(inRange) {
+		t.Errorf("%s gives %v samples, the selected cells hold %d", cmd, got, inRange)
+	}
+	if share(profile(t, out), burstComm) < 0.9 {
+		t.Errorf("the burst is not the slice of its cells")
+	}
+}
+
+func isIdle(stack []byte) bool {
+	var s Slicer
+	s.Opts.NoIdle = true
+	s.Sink = SinkFunc(func(*folded.Record) error { return nil })
+	s.keep(&folded.Record{Stack: stack, Kind: folded.Timed})
+	return s.Stats.Idle == 1
+}
+
+func TestHeatmapEscapesInput(t *testing.T) {
+	code, svg, stderr := run(t, "", "--heatmap", "testdata/small.folded")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if strings.Contains(svg, `test<&>`) || !strings.Contains(svg, `test&lt;&amp;&gt;&quot;host`) {
+		t.Errorf("host name not escaped in the SVG")
+	}
+	golden(t, "small-heatmap.svg", svg)
+	// An input name that would break out of an attribute or a script.
+	dir := t.TempDir()
+	evil := filepath.Join(dir, `a"><script>alert(1)</script>]]>'.folded`)
+	data, _ := os.ReadFile("testdata/small.folded")
+	if err := os.WriteFile(evil, data, 0o644); err != nil {
+		t.Skip("file system refuses the name:", err)
+	}
+	_, svg, _ = run(t, "", "--heatmap", evil)
+	if strings.Contains(svg, "<script>alert") || strings.Count(svg, "]]>") != 1 {
+		t.Errorf("input name not escaped")
+	}
+}
