@@ -66,10 +66,11 @@ function init(evt) {
 	searchbtn.addEventListener("click", searchPrompt);
 	icbtn.addEventListener("click", toggleIgnorecase);
 	window.addEventListener("keydown", function (e) {
-		if (e.keyCode === 114 || (e.ctrlKey && e.keyCode === 70)) {
+		var k = (e.key || "").toLowerCase();
+		if (e.keyCode === 114 || k === "f3" || (e.ctrlKey && (e.keyCode === 70 || k === "f"))) {
 			e.preventDefault();
 			searchPrompt();
-		} else if (e.ctrlKey && e.keyCode === 73) {
+		} else if (e.ctrlKey && (e.keyCode === 73 || k === "i")) {
 			e.preventDefault();
 			toggleIgnorecase();
 		}

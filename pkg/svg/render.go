@@ -514,8 +514,8 @@ func (g *geometry) tooltip(dst []byte, l *Layout, n *Node, end float64) []byte {
 	dst = append(dst, '%')
 	if n.HasDelta {
 		d := n.Delta
-		if o.Negate {
-			d = -d
+		if o.Negate && d != 0 {
+			d = -d // (never -0, which would print as -0.00)
 		}
 		dst = append(dst, "; "...)
 		if d > 0 {

@@ -1,0 +1,306 @@
+//go:build browser
+
+package svg
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// chromium returns the path of a local Chromium, or skips the test.
+func chromium(t testing.TB) string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("skipping browser test: no chromium in PATH (Debian: apt-get install chromium)")
+	return ""
+}
+
+// browser starts a headless Chromium (no network, fresh profile) and
+// returns a context for chromedp.Run. Dialogs (prompt, alert) are
+// recorded in *dialogs and answered with *answer.
+type browser struct {
+	mu      *sync.Mutex
+	ctx     context.Context
+	dialogs []string
+	answer  string
+}
+
+func newBrowser(t testing.TB) *browser {
+	exe := chromium(t)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1300, 900),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	b := &browser{ctx: ctx}
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	var mu sync.Mutex
+	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
+	go func() {
+		for ev, err := range dialogs {
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			b.dialogs = append(b.dialogs, string(ev.Type)+": "+ev.Message)
+			answer := b.answer
+			mu.Unlock()
+			chromedp.Call(ctx, page.HandleJavaScriptDialog,
+				page.HandleJavaScriptDialogParams{Accept: true, PromptText: answer})
+		}
+	}()
+	b.mu = &mu
+	return b
+}
+
+func (b *browser) setAnswer(s string) {
+	b.mu.Lock()
+	b.answer = s
+	b.mu.Unlock()
+}
+
+func (b *browser) dialogCount() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.dialogs)
+}
+
+func (b *browser) run(t testing.TB, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(b.ctx, actions...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func eval[T any](t testing.TB, b *browser, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("%v\nin: %s", err, js)
+	}
+	return v
+}
+
+func (b *browser) eval(t testing.TB, js string, out any) {
+	t.Helper()
+	v := eval[json.RawMessage](t, b, js)
+	if err := json.Unmarshal(v, out); err != nil {
+		t.Fatalf("%v: %s", err, v)
+	}
+}
+
+// writeSVG renders lines of folded text into a file and returns its URL.
+func writeSVG(t testing.TB, folded string, o Options) string {
+	t.Helper()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.folded")
+	if err := os.WriteFile(in, []byte(folded), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.svg")
+	if err := os.WriteFile(out, draw(t, in, o, Rewrite{}, false), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "file://" + out
+}
+
+const clickable = `a;b 1
+a;c 2
+d 1
+`
+
+// frameJS finds the frame whose tooltip starts with name+" (".
+func frameJS(name string) string {
+	return fmt.Sprintf(`Array.from(document.getElementById("frames").children).find(g => g.firstElementChild.textContent.startsWith(%q))`, name+" (")
+}
+
+func TestBrowserInteractions(t *testing.T) {
+	b := newBrowser(t)
+	u := writeSVG(t, clickable, DefaultOptions())
+	b.run(t, chromedp.Navigate(u))
+
+	// hover
+	var details string
+	b.eval(t, frameJS("c")+`.querySelector("rect").dispatchEvent(new MouseEvent("mouseover", {bubbles: true})); document.getElementById("details").textContent`, &details)
+	if details != "Function: c (2 samples, 50.00%)" {
+		t.Errorf("hover details = %q", details)
+	}
+
+	// click to zoom on "a" (a real mouse click in the middle of its rect)
+	var box []float64
+	b.eval(t, `(() => { const r = `+frameJS("a")+`.querySelector("rect").getBoundingClientRect(); return [r.x + r.width/2, r.y + r.height/2]; })()`, &box)
+	b.run(t, chromedp.MouseClickXY(box[0], box[1]))
+	var state struct {
+		Unzoom   bool
+		Search   string
+		CLeft    float64
+		CWidth   float64
+		AtD      string
+		Labels   []string
+		Parent   bool
+		ViewBoxW float64
+	}
+	stateJS := `(() => {
+		const rc = ` + frameJS("c") + `.querySelector("rect").getBoundingClientRect();
+		const el = document.elementFromPoint(1000, ` + frameJS("a") + `.querySelector("rect").getBoundingClientRect().y + 5);
+		const g = el && el.closest("#frames > *");
+		return {
+			unzoom: !document.getElementById("unzoom").classList.contains("hide"),
+			search: location.search,
+			cLeft: rc.left, cWidth: rc.width,
+			atD: g ? g.firstElementChild.textContent : "",
+			labels: Array.from(document.querySelectorAll("text")).filter(t => t.getBoundingClientRect().width > 0 && !t.id).map(t => t.textContent),
+			parent: ` + frameJS("all") + `.classList.contains("parent"),
+		};
+	})()`
+	b.eval(t, stateJS, &state)
+	if !state.Unzoom || !strings.Contains(state.Search, "x=10") || !strings.Contains(state.Search, "y=53") {
+		t.Errorf("after zoom: unzoom shown %v, URL query %q", state.Unzoom, state.Search)
+	}
+	// a (885 px wide) now spans 1180 px: c was 305..895, now 10+295*4/3..1190
+	if d := state.CLeft - (10 + 295*1180.0/885); d > 1 || d < -1 {
+		t.Errorf("after zoom: c starts at %v px", state.CLeft)
+	}
+	if d := state.CWidth - 590*1180.0/885; d > 1 || d < -1 {
+		t.Errorf("after zoom: c is %v px wide", state.CWidth)
+	}
+	if strings.HasPrefix(state.AtD, "d ") {
+		t.Errorf("after zoom: d (outside the zoomed frame) is still visible")
+	}
+	if !state.Parent {
+		t.Errorf("after zoom: root not marked as parent")
+	}
+	if strings.Join(state.Labels, ",") != "all,a,b,c" {
+		t.Errorf("after zoom: labels %q, want all,a,b,c", state.Labels)
+	}
+
+	// reset zoom
+	b.run(t, chromedp.Click(chromedp.CSS("#unzoom")))
+	b.eval(t, stateJS, &state)
+	if state.Unzoom || strings.Contains(state.Search, "x=") || !strings.HasPrefix(state.AtD, "d ") {
+		t.Errorf("after reset: unzoom shown %v, URL %q, frame at d's place %q", state.Unzoom, state.Search, state.AtD)
+	}
+	if strings.Join(state.Labels, ",") != "a,b,c,d" {
+		t.Errorf("after reset: labels %q", state.Labels)
+	}
+
+	// search with the button (prompt answered "^C"), then Ctrl-I
+	b.setAnswer("^C")
+	b.run(t, chromedp.Click(chromedp.CSS("#search")))
+	var res struct {
+		Fill, Matched, Search, Button string
+	}
+	resJS := `({fill: ` + frameJS("c") + `.querySelector("rect").getAttribute("fill"),
+		matched: document.getElementById("matched").textContent,
+		search: location.search, button: document.getElementById("search").textContent})`
+	b.eval(t, resJS, &res)
+	if res.Fill == Highlight.String() || res.Matched != "Matched: 0.0%" {
+		t.Errorf("case-sensitive ^C: %+v", res)
+	}
+	b.run(t, chromedp.KeyEvent("i", chromedp.KeyModifiers(chromedp.ModifierCtrl))) // Ctrl-I
+	b.eval(t, resJS, &res)
+	if res.Fill != Highlight.String() || res.Matched != "Matched: 50.0%" || !strings.Contains(res.Search, "s=%5EC") || res.Button != "Reset Search" {
+		t.Errorf("after Ctrl-I: %+v", res)
+	}
+	// zoomed into a, c is 2 of a's 3 samples
+	b.eval(t, `clickZoom(`+frameJS("a")+`.fgi); document.getElementById("matched").textContent`, &res.Matched)
+	if res.Matched != "Matched: 66.7%" {
+		t.Errorf("matched within zoom: %q", res.Matched)
+	}
+	// Ctrl-F while searching resets the search
+	b.run(t, chromedp.KeyEvent("f", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+	b.eval(t, resJS, &res)
+	if res.Fill == Highlight.String() || strings.Contains(res.Search, "s=") || res.Button != "Search" {
+		t.Errorf("after reset search: %+v", res)
+	}
+	// F3 opens the prompt again
+	n := b.dialogCount()
+	b.setAnswer("b")
+	b.run(t, chromedp.KeyEvent(kb.F3))
+	if b.dialogCount() != n+1 {
+		t.Errorf("F3 opened no prompt (dialogs %q)", b.dialogs)
+	}
+
+	// URL state: zoom and search restored on load
+	b.run(t, chromedp.Navigate(u+"?x=10.0&y=53&s="+url.QueryEscape("^d$")))
+	b.eval(t, `(() => { const d = `+frameJS("d")+`.querySelector("rect"); return {fill: d.getAttribute("fill"), matched: document.getElementById("matched").textContent, search: location.search, button: document.getElementById("search").textContent}; })()`, &res)
+	if res.Fill != Highlight.String() || res.Matched != "Matched: 0.0%" {
+		// d matches, but it is outside the zoomed frame a
+		t.Errorf("URL state: %+v", res)
+	}
+	b.eval(t, stateJS, &state)
+	if !state.Unzoom {
+		t.Errorf("URL state: not zoomed")
+	}
+}
+
+// hostile is folded input whose frame names try to break out of every
+// context of the SVG.
+const hostile = "main;<script>window.pwned=1</script> 5\n" +
+	"main;]]><script>window.pwned=2</script> 3\n" +
+	"main;\"><script>window.pwned=3</script>;x' onload='window.pwned=4 2\n" +
+	"main;</script><script>window.pwned=5</script>;&amp;&lt; 4\n" +
+	"main;ctl\x01\x02\x1b\x7f;bad\xff\xfeutf8 3\n" +
+	"main;--><!--;a\u2028b 1\n" +
+	"main;javascript:alert(1) 2\n"
+
+func TestBrowserHostileNames(t *testing.T) {
+	b := newBrowser(t)
+	o := DefaultOptions()
+	o.Title = `</script><script>window.pwned=6</script>`
+	o.NameType = `"; window.pwned=7; "</script>]]>`
+	o.CountName = `<b onmouseover="window.pwned=8">`
+	o.Notes = `--><script>window.pwned=9</script><!--`
+	u := writeSVG(t, hostile, o)
+	b.run(t, chromedp.Navigate(u))
+	var got struct {
+		Pwned   any
+		Frames  int
+		Scripts int
+		Details string
+	}
+	b.eval(t, `(() => {
+		const fr = document.getElementById("frames").children;
+		for (const g of fr) g.querySelector("rect").dispatchEvent(new MouseEvent("mouseover", {bubbles: true}));
+		search(".");
+		clickZoom(1);
+		return {pwned: window.pwned === undefined ? null : window.pwned, frames: fr.length,
+			scripts: document.getElementsByTagName("script").length,
+			details: document.getElementById("details").textContent};
+	})()`, &got)
+	if got.Pwned != nil || got.Scripts != 1 || b.dialogCount() != 0 {
+		t.Errorf("hostile names ran code: pwned=%v scripts=%d dialogs=%q", got.Pwned, got.Scripts, b.dialogs)
+	}
+	if got.Frames < 10 {
+		t.Errorf("only %d frames drawn", got.Frames)
+	}
+}
