@@ -85,6 +85,15 @@ function init(evt) {
 			clearSelection();
 		}
 	});
+	// heat.svg#range=C1:R1-C2:R2 opens with that range selected (columns
+	// and rows count from 0, rows from the start of the second).
+	var m = /^#range=(\d+):(\d+)-(\d+):(\d+)$/.exec(location.hash);
+	if (m !== null) {
+		var a = { c: Number(m[1]), r: Number(m[2]) }, b = { c: Number(m[3]), r: Number(m[4]) };
+		if (a.c < hm.cols && b.c < hm.cols && a.r < hm.rows && b.r < hm.rows) {
+			select(a, b);
+		}
+	}
 }
 
 function count(c, r) {
@@ -93,7 +102,7 @@ function count(c, r) {
 
 // cellAt returns the cell under the mouse, or null.
 function cellAt(evt) {
-	var svg = document.documentElement;
+	var svg = hm.g.ownerSVGElement;
 	var pt = svg.createSVGPoint();
 	pt.x = evt.clientX;
 	pt.y = evt.clientY;
@@ -168,7 +177,17 @@ function click(evt) {
 		hm.copied.textContent = " ";
 		return;
 	}
-	var a = hm.start, b = cell;
+	var sel = select(hm.start, cell);
+	if (navigator.clipboard && navigator.clipboard.writeText) {
+		navigator.clipboard.writeText(sel.text).then(function () {
+			hm.copied.textContent = sel.total + " samples in the range. Command copied to the clipboard.";
+		}, function () {});
+	}
+}
+
+// select selects the cells from a to b (either order) and shows the
+// timeslice command for them.
+function select(a, b) {
 	if (b.c * hm.rows + b.r < a.c * hm.rows + a.r) {
 		var x = a;
 		a = b;
@@ -188,9 +207,5 @@ function click(evt) {
 	var text = rangeCommand(hm.base, hm.rows, a.c, a.r, b.c, b.r, hm.args);
 	hm.cmd.textContent = text;
 	hm.copied.textContent = total + " samples in the range. Select the command above to copy it.";
-	if (navigator.clipboard && navigator.clipboard.writeText) {
-		navigator.clipboard.writeText(text).then(function () {
-			hm.copied.textContent = total + " samples in the range. Command copied to the clipboard.";
-		}, function () {});
-	}
+	return { text: text, total: total };
 }

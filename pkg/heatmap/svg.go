@@ -47,9 +47,9 @@ type layout struct {
 	x0, y0, cw, ch, width, height int
 }
 
-func (g *Grid) layout() layout {
+func (g *Grid) layout(notes int) layout {
 	cols := max(len(g.Counts), 1)
-	l := layout{x0: 80, y0: 78}
+	l := layout{x0: 80, y0: 42 + notes*14 + 8}
 	l.cw = min(max(1000/cols, 3), 24)
 	l.ch = min(max(500/g.Rows, 2), 16)
 	l.width = max(l.x0+cols*l.cw+30, 760)
@@ -60,7 +60,8 @@ func (g *Grid) layout() layout {
 // WriteSVG writes the grid as a self-contained interactive SVG.
 func (g *Grid) WriteSVG(w io.Writer, info Info) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	l := g.layout()
+	notes := append(g.legend(info), info.Notes...)
+	l := g.layout(len(notes))
 	cols := len(g.Counts)
 	fmt.Fprintf(bw, `<?xml version="1.0" standalone="no"?>
 <!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">
@@ -81,7 +82,6 @@ text { font-family: Verdana, sans-serif; font-size: 12px; fill: rgb(0,0,0); }
 <rect x="0" y="0" width="100%%" height="100%%" fill="rgb(255,255,255)"/>
 `, l.width, l.height, l.width, l.height, script)
 	fmt.Fprintf(bw, "<text id=\"title\" x=\"%d\" y=\"24\">%s</text>\n", l.x0, esc(info.Title))
-	notes := append([]string{g.legend(info)}, info.Notes...)
 	for i, n := range notes {
 		fmt.Fprintf(bw, "<text class=\"note\" x=\"%d\" y=\"%d\">%s</text>\n", l.x0, 42+i*14, esc(n))
 	}
@@ -115,7 +115,7 @@ text { font-family: Verdana, sans-serif; font-size: 12px; fill: rgb(0,0,0); }
 	return bw.Flush()
 }
 
-func (g *Grid) legend(info Info) string {
+func (g *Grid) legend(info Info) []string {
 	what := "idle included"
 	if info.NoIdle {
 		what = "idle excluded (--no-idle)"
@@ -124,8 +124,10 @@ func (g *Grid) legend(info Info) string {
 	if info.HasOrigin {
 		origin = fmt.Sprintf(" (first sample @%v)", info.Origin)
 	}
-	return fmt.Sprintf("columns: seconds from @%d%s; rows: %s ms, 0 at the bottom; cell: samples (lines, not periods), max %d; %d samples; %s",
-		g.Base, origin, strconv.FormatFloat(1000/float64(g.Rows), 'f', -1, 64), g.Max, g.Total, what)
+	return []string{
+		fmt.Sprintf("columns: seconds from @%d%s; rows: %s ms each, 0 ms at the bottom", g.Base, origin, strconv.FormatFloat(1000/float64(g.Rows), 'f', -1, 64)),
+		fmt.Sprintf("cell: number of samples (lines, not periods), fullest %d; %d samples; %s", g.Max, g.Total, what),
+	}
 }
 
 // axes writes the second labels under the grid and millisecond labels on

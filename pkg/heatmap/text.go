@@ -38,7 +38,9 @@ func (g *Grid) WriteText(w io.Writer, info Info) error {
 	if info.Title != "" {
 		fmt.Fprintf(bw, "%s\n", oneLine(info.Title))
 	}
-	fmt.Fprintf(bw, "%s\n", g.legend(info))
+	for _, l := range g.legend(info) {
+		fmt.Fprintf(bw, "%s\n", l)
+	}
 	for _, n := range info.Notes {
 		fmt.Fprintf(bw, "%s\n", oneLine(n))
 	}

@@ -76,6 +76,7 @@ type Slicer struct {
 	Opts  Options
 	Sink  Sink
 	Stats Stats
+	rec   folded.Record // reused for every line
 	// seen tracks the span of the samples read, per input, for messages.
 	seen map[*Input]*span
 }
@@ -180,8 +181,8 @@ func (s *Slicer) line(in *Input, lr *lineReader, line []byte, o *order, canStop 
 	if folded.IsMeta(line) || isComment(line) {
 		return false, nil
 	}
-	var rec folded.Record
-	if err := folded.ParseLine(line, &rec); err != nil {
+	rec := &s.rec
+	if err := folded.ParseLine(line, rec); err != nil {
 		if err == folded.ErrBlank {
 			return false, nil
 		}
@@ -193,7 +194,7 @@ func (s *Slicer) line(in *Input, lr *lineReader, line []byte, o *order, canStop 
 			s.Stats.Untimed.add(lr.where(in.Display), "untimed "+rec.Kind.String()+" line "+quote(line))
 			return false, nil
 		}
-		return false, s.keep(&rec)
+		return false, s.keep(rec)
 	}
 	s.Stats.Samples++
 	s.seen[in].add(rec.Time)
@@ -207,7 +208,7 @@ func (s *Slicer) line(in *Input, lr *lineReader, line []byte, o *order, canStop 
 	o.seen = true
 	w := s.Opts.Window
 	if w == nil || w.Contains(t) {
-		return false, s.keep(&rec)
+		return false, s.keep(rec)
 	}
 	return canStop && w.HasTo && !o.disordered && t >= w.To+s.slack(), nil
 }
