@@ -66,9 +66,7 @@ type Input struct {
 	// and that sample.
 	lr      *lineReader
 	closer  io.Closer
-	pending []byte
-	// lastLine is the first sample line while the head is read.
-	lastLine []byte
+	pending []pendingLine
 	// headRead counts the bytes read to probe the input (not counting
 	// decompression).
 	headRead int64
@@ -187,11 +185,13 @@ func (in *Input) probeStream(r io.ReadCloser) error {
 	if err := in.readHead(in.lr); err != nil {
 		return err
 	}
-	if !in.Empty {
-		in.pending = bytes.Clone(in.lastLine)
-	}
-	in.lastLine = nil
 	return nil
+}
+
+// pendingLine is a line of a stream read by Probe, to be read again.
+type pendingLine struct {
+	text []byte
+	n    int // line number
 }
 
 func (in *Input) probeGzip(f *os.File) error {
@@ -202,9 +202,7 @@ func (in *Input) probeGzip(f *os.File) error {
 	}
 	defer zr.Close()
 	lr := newLineReader(zr, 32<<10, 0)
-	err = in.readHead(lr)
-	in.lastLine = nil
-	return err
+	return in.readHead(lr)
 }
 
 func (in *Input) probeSeek(r io.ReaderAt, size int64) error {
@@ -214,8 +212,6 @@ func (in *Input) probeSeek(r io.ReaderAt, size int64) error {
 		return err
 	}
 	in.headRead = lr.read
-	in.headEnd = lr.lineOff
-	in.lastLine = nil
 	if in.Empty {
 		in.headEnd = size
 		return nil
@@ -228,13 +224,20 @@ func (in *Input) probeSeek(r io.ReaderAt, size int64) error {
 	return nil
 }
 
-// readHead reads up to and including the first sample line (timed,
-// classic or differential), collecting metadata lines.
+// headLookahead is how many untimed sample lines may start an input
+// before it is taken for classic folded stacks.
+const headLookahead = 1000
+
+// readHead reads up to and including the first timed sample line,
+// collecting metadata lines; it gives up after headLookahead untimed
+// (classic or differential) lines. Lines of a stream are kept in pending
+// to be read again.
 func (in *Input) readHead(lr *lineReader) error {
+	untimed := 0
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
-			in.Empty = true
+			in.Empty = in.FirstKind == 0
 			in.mergeMetas()
 			return nil
 		}
@@ -248,18 +251,28 @@ func (in *Input) readHead(lr *lineReader) error {
 			}
 			continue
 		}
+		if in.mode == modeStream {
+			in.pending = append(in.pending, pendingLine{bytes.Clone(line), lr.line})
+		}
 		var rec folded.Record
 		if isComment(line) || folded.ParseLine(line, &rec) != nil {
 			continue // comments, blank and malformed lines: counted when read
 		}
-		in.FirstKind = rec.Kind
-		in.FirstWhere = lr.where(in.Display)
-		if rec.Kind == folded.Timed {
-			in.FirstSeen, in.HasFirstSeen = rec.Time, true
+		if in.FirstKind == 0 {
+			in.FirstKind = rec.Kind
+			in.FirstWhere = lr.where(in.Display)
+			in.headEnd = lr.lineOff
 		}
-		in.lastLine = line
-		in.mergeMetas()
-		return nil
+		if rec.Kind == folded.Timed {
+			in.FirstKind = folded.Timed
+			in.FirstSeen, in.HasFirstSeen = rec.Time, true
+			in.mergeMetas()
+			return nil
+		}
+		if untimed++; untimed >= headLookahead {
+			in.mergeMetas()
+			return nil
+		}
 	}
 }
 

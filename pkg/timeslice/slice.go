@@ -129,14 +129,15 @@ func (s *Slicer) Read(in *Input) (err error) {
 	switch in.mode {
 	case modeStream:
 		var o order
-		if in.pending != nil {
-			// The first sample line, consumed by Probe.
-			line := in.pending
-			in.pending = nil
-			if _, err := s.line(in, in.lr, line, &o, false); err != nil {
+		// The lines consumed by Probe.
+		for _, p := range in.pending {
+			at := *in.lr
+			at.line = p.n
+			if _, err := s.line(in, &at, p.text, &o, false); err != nil {
 				return err
 			}
 		}
+		in.pending = nil
 		return s.scan(in, in.lr, &o, true)
 	case modeReopen:
 		rc, err := folded.Open(in.Name)
