@@ -140,7 +140,7 @@ d 1
 
 // frameJS finds the frame whose tooltip starts with name+" (".
 func frameJS(name string) string {
-	return fmt.Sprintf(`Array.from(document.getElementById("frames").children).find(g => g.firstElementChild.textContent.startsWith(%q))`, name+" (")
+	return fmt.Sprintf(`Array.from(document.querySelectorAll("#frames > g > *")).find(g => g.firstElementChild.textContent.startsWith(%q))`, name+" (")
 }
 
 func TestBrowserInteractions(t *testing.T) {
@@ -172,7 +172,7 @@ func TestBrowserInteractions(t *testing.T) {
 	stateJS := `(() => {
 		const rc = ` + frameJS("c") + `.querySelector("rect").getBoundingClientRect();
 		const el = document.elementFromPoint(1000, ` + frameJS("a") + `.querySelector("rect").getBoundingClientRect().y + 5);
-		const g = el && el.closest("#frames > *");
+		const g = el && el.closest("#frames > g > *");
 		return {
 			unzoom: !document.getElementById("unzoom").classList.contains("hide"),
 			search: location.search,
@@ -289,7 +289,7 @@ func TestBrowserHostileNames(t *testing.T) {
 		Details string
 	}
 	b.eval(t, `(() => {
-		const fr = document.getElementById("frames").children;
+		const fr = document.querySelectorAll("#frames > g > *");
 		for (const g of fr) g.querySelector("rect").dispatchEvent(new MouseEvent("mouseover", {bubbles: true}));
 		search(".");
 		clickZoom(1);
@@ -302,5 +302,66 @@ func TestBrowserHostileNames(t *testing.T) {
 	}
 	if got.Frames < 10 {
 		t.Errorf("only %d frames drawn", got.Frames)
+	}
+}
+
+// TestBrowserSpeed draws about 100,000 frames from real stacks and logs how
+// long Chromium takes to load the SVG and to zoom, reset, search and hover.
+// It asserts nothing about time (speed figures are for humans), only that
+// each interaction did its job. FLAMEKIT_COMPARE_SVG=file.svg also times a
+// flamegraph.pl SVG of the same input (its functions zoom, unzoom, search).
+func TestBrowserSpeed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping the 100,000-frame browser timing in -short mode")
+	}
+	b := newBrowser(t)
+	dir := t.TempDir()
+	path, stacks := writeBig(t, dir, 22500)
+	o := DefaultOptions()
+	o.MinWidth = 0
+	out := draw(t, path, o, Rewrite{}, false)
+	svgPath := filepath.Join(dir, "big.svg")
+	if err := os.WriteFile(svgPath, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("input: %d distinct stacks; SVG: %d bytes", stacks, len(out))
+	timeSVG(t, b, "flamekit", "file://"+svgPath, false)
+	if p := os.Getenv("FLAMEKIT_COMPARE_SVG"); p != "" {
+		timeSVG(t, b, "compare", "file://"+p, true)
+	}
+}
+
+// afterPaint measures a JavaScript statement up to the next painted frame.
+const afterPaint = `new Promise(done => { const t0 = performance.now(); %s; requestAnimationFrame(() => setTimeout(() => done(performance.now() - t0), 0)); })`
+
+func timeSVG(t *testing.T, b *browser, label, u string, perl bool) {
+	start := time.Now()
+	b.run(t, chromedp.Navigate(u))
+	ms := eval[float64](t, b, fmt.Sprintf(afterPaint, ""))
+	load := time.Since(start)
+	frames := eval[int](t, b, `document.querySelectorAll("#frames > g > *").length`)
+	// zoom target: the widest frame at depth 3 (a process's third frame)
+	pick := `(() => { const gs = document.querySelectorAll("#frames > g > *"); const ys = new Map();
+		let best = null, bw = -1, maxY = 0;
+		for (const g of gs) { const r = g.querySelector("rect"); maxY = Math.max(maxY, +r.getAttribute("y")); }
+		for (const g of gs) { const r = g.querySelector("rect"); if (+r.getAttribute("y") === maxY - 48 && +r.getAttribute("width") > bw) { bw = +r.getAttribute("width"); best = g; } }
+		window.__zoomTarget = best; return bw; })()`
+	width := eval[float64](t, b, pick)
+	zoomJS, unzoomJS, searchJS := "clickZoom(window.__zoomTarget.fgi)", "unzoom()", `search("sort|Matrix|memcpy")`
+	if perl {
+		zoomJS, unzoomJS, searchJS = "zoom(window.__zoomTarget)", "unzoom(true)", `search("sort|Matrix|memcpy")`
+	}
+	zoom := eval[float64](t, b, fmt.Sprintf(afterPaint, zoomJS))
+	again := eval[float64](t, b, fmt.Sprintf(afterPaint, zoomJS))
+	reset := eval[float64](t, b, fmt.Sprintf(afterPaint, unzoomJS))
+	search := eval[float64](t, b, fmt.Sprintf(afterPaint, searchJS))
+	hover := eval[float64](t, b, fmt.Sprintf(afterPaint, `window.__zoomTarget.querySelector("rect").dispatchEvent(new MouseEvent("mouseover", {bubbles: true}))`))
+	t.Logf("%s: %d frames; load %v (then %.0f ms to paint); zoom into a %.1f px frame %.0f ms (again %.0f ms); reset %.0f ms; search %.0f ms; hover %.0f ms",
+		label, frames, load.Round(time.Millisecond), ms, width, zoom, again, reset, search, hover)
+	if !perl {
+		matched := eval[string](t, b, `document.getElementById("matched").textContent`)
+		if !strings.HasPrefix(matched, "Matched: ") {
+			t.Errorf("search on the big SVG: matched text %q", matched)
+		}
 	}
 }

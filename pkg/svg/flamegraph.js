@@ -16,7 +16,11 @@
 var fg = {
 	ready: false,
 	n: 0,
-	els: null, // frame elements (g or a), in document order
+	els: null, // frame elements (g or a), in document order (pre-order)
+	chunks: null, // the groups of #frames, each holding a run of frames
+	chunkStart: null, // index of the first frame of each chunk
+	chunkHidden: null, // Uint8Array: chunk hidden while zoomed
+	frameHidden: null, // Uint8Array: frame hidden while zoomed
 	x: null, w: null, y: null, // original rect geometry
 	rh: 0, // rect height
 	names: null, // frame names, built on first search
@@ -93,9 +97,17 @@ function init(evt) {
 // load reads the frames' geometry once.
 function load() {
 	if (fg.ready) return;
-	var els = framesEl.children, n = els.length;
+	var els = [];
+	fg.chunks = [];
+	fg.chunkStart = [];
+	for (var c = framesEl.firstElementChild; c; c = c.nextElementSibling) {
+		fg.chunks.push(c);
+		fg.chunkStart.push(els.length);
+		for (var e = c.firstElementChild; e; e = e.nextElementSibling) els.push(e);
+	}
+	var n = els.length;
 	fg.n = n;
-	fg.els = new Array(n);
+	fg.els = els;
 	fg.x = new Float64Array(n);
 	fg.w = new Float64Array(n);
 	fg.y = new Float64Array(n);
@@ -103,7 +115,6 @@ function load() {
 	var best = -1;
 	for (var i = 0; i < n; i++) {
 		var el = els[i];
-		fg.els[i] = el;
 		el.fgi = i;
 		var r = rectOf(el);
 		fg.x[i] = +r.getAttribute("x");
@@ -125,7 +136,7 @@ function rectOf(el) {
 
 // frameOf returns the index of the frame an event target belongs to, or -1.
 function frameOf(t) {
-	while (t && t.parentNode !== framesEl) {
+	while (t && t.parentNode && t.parentNode.parentNode !== framesEl) {
 		if (t === svg) return -1;
 		t = t.parentNode;
 	}
@@ -199,7 +210,10 @@ function zoom(i) {
 			fg.isParent[j] = 1;
 		}
 	}
-	if (fg.parents.length === 0) return; // the root: nothing to zoom
+	if (fg.parents.length === 0) { // the root: nothing to zoom
+		hideOutside(-1);
+		return;
+	}
 	fg.zoomed = i;
 	unzoombtn.classList.remove("hide");
 	for (var k = 0; k < fg.parents.length; k++) {
@@ -209,6 +223,7 @@ function zoom(i) {
 		r.setAttribute("x", xmin);
 		r.setAttribute("width", wz);
 	}
+	hideOutside(i);
 	var dx = fgConfig.xpad - xmin * ratio;
 	framesEl.setAttribute("transform", "matrix(" + ratio + ",0,0,1," + dx + ",0)");
 	clipEl.setAttribute("clip-path", "url(#view)");
@@ -254,6 +269,47 @@ function drawLabels(widthOf, xOf) {
 	zlabelsEl.appendChild(frag);
 }
 
+// hideOutside hides every frame that is neither an ancestor of frame i
+// (or -1: shows everything) nor in its subtree (a run of frames in
+// pre-order), a whole chunk at a time where it can, so that the browser
+// restyles and paints only what is shown. Only frames and chunks whose
+// state changes are touched, so zooming from one frame to another costs
+// what differs between the two views.
+function hideOutside(i) {
+	var end = i + 1;
+	if (i >= 0) {
+		var yi = fg.y[i];
+		while (end < fg.n && !isUp(end, yi) && fg.y[end] !== yi) end++;
+	}
+	if (!fg.chunkHidden) {
+		fg.chunkHidden = new Uint8Array(fg.chunks.length);
+		fg.frameHidden = new Uint8Array(fg.n);
+	}
+	var isParent = fg.isParent, nc = fg.chunks.length;
+	for (var c = 0; c < nc; c++) {
+		var cs = fg.chunkStart[c], ce = c + 1 < nc ? fg.chunkStart[c + 1] : fg.n;
+		var hideChunk = 0;
+		if (i >= 0 && !(cs < end && ce > i)) {
+			hideChunk = 1;
+			for (var k = 0; k < fg.parents.length; k++) {
+				if (fg.parents[k] >= cs && fg.parents[k] < ce) { hideChunk = 0; break; }
+			}
+		}
+		if (fg.chunkHidden[c] !== hideChunk) {
+			fg.chunks[c].style.display = hideChunk ? "none" : "";
+			fg.chunkHidden[c] = hideChunk;
+		}
+		for (var j = cs; j < ce; j++) {
+			// frames of a hidden chunk keep their state: it does not matter
+			var h = hideChunk ? fg.frameHidden[j] : (i >= 0 && (j < i || j >= end) && !isParent[j]) ? 1 : 0;
+			if (fg.frameHidden[j] !== h) {
+				fg.els[j].style.display = h ? "none" : "";
+				fg.frameHidden[j] = h;
+			}
+		}
+	}
+}
+
 // clearZoom puts back the frames drawn full width.
 function clearZoom() {
 	for (var k = 0; k < fg.parents.length; k++) {
@@ -270,6 +326,7 @@ function clearZoom() {
 function unzoom() {
 	if (!fg.ready) return;
 	clearZoom();
+	hideOutside(-1);
 	unzoombtn.classList.add("hide");
 	framesEl.removeAttribute("transform");
 	clipEl.removeAttribute("clip-path");

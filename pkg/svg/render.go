@@ -247,7 +247,7 @@ func Render(w io.Writer, l *Layout, o *Options) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			frames[p], labels[p] = g.frames(l, kept[lo:hi], colors[lo:hi])
+			frames[p], labels[p] = g.frames(l, kept[lo:hi], colors[lo:hi], lo)
 		}()
 	}
 	wg.Wait()
@@ -259,7 +259,11 @@ func Render(w io.Writer, l *Layout, o *Options) error {
 			return err
 		}
 	}
-	if _, err := io.WriteString(w, "</g>\n</g>\n<g id=\"labels\">\n"); err != nil {
+	closing := "</g>\n</g>\n</g>\n<g id=\"labels\">\n"
+	if len(kept) == 0 {
+		closing = closing[len("</g>\n"):]
+	}
+	if _, err := io.WriteString(w, closing); err != nil {
 		return err
 	}
 	for _, b := range labels {
@@ -324,7 +328,7 @@ func (g *geometry) head(dst []byte) []byte {
 	dst = appendNum(dst, fs+5)
 	dst = append(dst, `px}
 	#unzoom { cursor:pointer; }
-	#frames > *:hover { stroke:black; stroke-width:0.5; cursor:pointer; }
+	#frames > g > *:hover { stroke:black; stroke-width:0.5; cursor:pointer; }
 	#frames rect { vector-effect:non-scaling-stroke; }
 	#labels { pointer-events:none; }
 	.hide { display:none; }
@@ -394,14 +398,26 @@ func appendCSSString(dst []byte, s string) []byte {
 	return dst
 }
 
-// frames formats the frame elements and the labels of kept nodes.
-func (g *geometry) frames(l *Layout, kept []int32, colors []RGB) (out, labels []byte) {
+// chunk is the number of frames grouped in one <g> of #frames: the script
+// hides whole groups when zooming, so that Chromium paints and restyles
+// only what is shown.
+const chunk = 256
+
+// frames formats the frame elements and the labels of kept nodes; first
+// is the position of kept[0] among all kept frames.
+func (g *geometry) frames(l *Layout, kept []int32, colors []RGB, first int) (out, labels []byte) {
 	o := g.o
 	fh := float64(o.FrameHeight)
 	charW := o.FontSize * o.FontWidth
 	out = make([]byte, 0, len(kept)*140)
 	var tip []byte
 	for k, i := range kept {
+		if gk := first + k; gk%chunk == 0 {
+			if gk > 0 {
+				out = append(out, "</g>\n"...)
+			}
+			out = append(out, "<g>\n"...)
+		}
 		n := &l.Nodes[i]
 		end := n.End
 		if n.Depth == 0 {
