@@ -454,10 +454,10 @@ func sliceMeta(used []*Input, w *Window, c *Clock) folded.Meta {
 	m.Set(folded.KeySource, strings.Join(names, " "))
 	if w != nil {
 		if w.HasFrom {
-			m.Set("slice-from", w.From.String())
+			m.Set(KeySliceFrom, w.From.String())
 		}
 		if w.HasTo {
-			m.Set("slice-to", w.To.String())
+			m.Set(KeySliceTo, w.To.String())
 		}
 	}
 	return m

@@ -320,6 +320,20 @@ func TestKeepTimeChains(t *testing.T) {
 	if chained != direct {
 		t.Error("a slice of a --keep-time slice differs from the same slice of the capture")
 	}
+	// Slices as files: each one's span is its window, so a window in one
+	// of them skips the others.
+	dir := t.TempDir()
+	var parts []string
+	for i, w := range [][2]string{{"0s", "10s"}, {"10s", "20s"}, {"20s", "31s"}} {
+		_, out, _ := run(t, "", "-q", "--keep-time", "--from", w[0], "--to", w[1], burstFile)
+		name := filepath.Join(dir, fmt.Sprintf("slice%d.folded", i))
+		os.WriteFile(name, []byte(out), 0o644)
+		parts = append(parts, name)
+	}
+	code, fromSlices, stderr := run(t, "", append([]string{"--at", "15s±1"}, parts...)...)
+	if code != 0 || fromSlices != direct || !strings.Contains(stderr, "from 1 of 3 inputs: "+parts[1]) {
+		t.Errorf("window over three slices: exit %d, same as direct %v:\n%s", code, fromSlices == direct, stderr)
+	}
 }
 
 func TestUntimedInput(t *testing.T) {

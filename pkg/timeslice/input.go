@@ -13,6 +13,14 @@ import (
 	"flamekit/pkg/folded"
 )
 
+// Metadata keys of a --keep-time slice: its window on perf's clock, from
+// (included) and to (excluded). Its first and last stay the capture's, so
+// that relative times keep their meaning.
+const (
+	KeySliceFrom = "slice-from"
+	KeySliceTo   = "slice-to"
+)
+
 // mode says how an input is read once it is selected.
 type mode uint8
 
@@ -91,12 +99,22 @@ func (in *Input) Origin() (folded.Time, bool) {
 }
 
 // Span returns the best known span of the input and whether it is
-// declared by metadata (only declared spans are used to skip inputs).
+// declared by metadata (only declared spans are used to skip inputs). The
+// span of a --keep-time slice is narrowed to the slice.
 func (in *Input) Span() (first, last folded.Time, declared, ok bool) {
 	if in.HasSpan {
 		first, last = in.First, in.Last
 		if in.HasFirstSeen && in.FirstKind == folded.Timed && in.FirstSeen < first {
 			first = in.FirstSeen
+		}
+		if f, ok := in.Merged.Time(KeySliceFrom); ok && f > first {
+			first = f
+		}
+		if t, ok := in.Merged.Time(KeySliceTo); ok && t-1 < last {
+			last = t - 1
+		}
+		if last < first {
+			last = first
 		}
 		return first, last, true, true
 	}
