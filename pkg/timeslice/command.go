@@ -202,7 +202,10 @@ func (c *Command) Run(env *cli.Env) error {
 	switch {
 	case c.Heatmap != "":
 		hm := heatmap.New(c.Rows)
-		if clock.HasOrigin {
+		switch {
+		case win != nil && win.HasFrom && (!clock.HasOrigin || win.From > clock.Origin):
+			hm.SetOrigin(win.From) // columns from the window's start
+		case clock.HasOrigin:
 			hm.SetOrigin(clock.Origin)
 		}
 		s.Sink = SinkFunc(func(rec *folded.Record) error { hm.Add(rec.Time); return nil })

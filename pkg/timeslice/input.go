@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 
 	"flamekit/pkg/folded"
 )
@@ -400,17 +399,4 @@ func (in *Input) String() string {
 		how = ", from its first and last lines"
 	}
 	return fmt.Sprintf("%s @%v to @%v (%s s%s)", in.Display, first, last, formatSeconds(last-first), how)
-}
-
-// samplesDeclared returns the samples count of the metadata, or -1.
-func (in *Input) samplesDeclared() int64 {
-	v, ok := in.Merged.Get(folded.KeySamples)
-	if !ok {
-		return -1
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return -1
-	}
-	return n
 }
