@@ -59,6 +59,7 @@ type job struct {
 	filter      []byte
 	filterKnown bool
 	defaulted   bool
+	outBuf      *[]byte      // pooled buffer for res.out
 	start       *folded.Meta // written before this chunk's lines
 	event       string       // event for the file's closing metadata line
 	res         chunkResult
@@ -73,7 +74,10 @@ type fileState struct {
 	started    bool   // the opening metadata line was attached to a job
 }
 
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, DefaultChunkSize+64<<10); return &b }}
+var (
+	bufPool = sync.Pool{New: func() any { b := make([]byte, 0, DefaultChunkSize+64<<10); return &b }}
+	outPool = sync.Pool{New: func() any { b := make([]byte, 0, DefaultChunkSize); return &b }}
+)
 
 // Run reads the inputs in order, as one stream, and writes the folded
 // output to w. Inputs that cannot be read are reported in the returned
@@ -148,6 +152,10 @@ func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
 			}
 			j := &job{data: data, buf: bp, file: fi, last: last, timed: timedKnown && timed,
 				filter: filter, filterKnown: filterKnown, defaulted: defaulted, done: make(chan struct{})}
+			if j.timed {
+				j.outBuf = outPool.Get().(*[]byte)
+				j.res.out = (*j.outBuf)[:0]
+			}
 			event := fs.firstEvent
 			if filterKnown {
 				event = string(filter)
@@ -295,15 +303,16 @@ func readChunks(r io.Reader, size int, emit func(data []byte, bp *[]byte, last b
 // findSplit returns the end of the last safe boundary in b (just after a
 // blank line, or after a line that is a whole sample), or -1.
 func findSplit(b []byte) int {
-	best := -1
-	if i := bytes.LastIndex(b, []byte("\n\n")); i >= 0 {
-		best = i + 2
-	}
-	if i := bytes.LastIndex(b, []byte("\n\r\n")); i >= 0 && i+3 > best {
-		best = i + 3
-	}
-	if best > 0 {
-		return best
+	// The last blank line ("\n" or "\r\n" after a newline).
+	for pos := len(b); ; {
+		i := bytes.LastIndexByte(b[:pos], '\n')
+		if i < 1 {
+			break
+		}
+		if b[i-1] == '\n' || i >= 2 && b[i-1] == '\r' && b[i-2] == '\n' {
+			return i + 1
+		}
+		pos = i
 	}
 	// No blank line: samples without a call graph are one line each.
 	end := bytes.LastIndexByte(b, '\n')
@@ -402,6 +411,10 @@ func (wr *writer) job(j *job) {
 		m.Set(folded.KeySource, wr.inputs[j.file].Source)
 		wr.buf = folded.AppendMeta(wr.buf[:0], m)
 		wr.write(wr.buf)
+	}
+	if j.outBuf != nil {
+		*j.outBuf = r.out[:0]
+		outPool.Put(j.outBuf)
 	}
 	j.data, j.res.out = nil, nil
 	bufPool.Put(j.buf)

@@ -275,9 +275,16 @@ func parseFrame(line []byte) (f frameLine, ok bool) {
 	if q < we+2 {
 		return f, false
 	}
-	p := bytes.LastIndex(line[:q], []byte(" ("))
-	if p < 0 {
-		return f, false
+	p := q
+	for {
+		p = bytes.LastIndexByte(line[:p], '(')
+		if p < 1 {
+			return f, false
+		}
+		if line[p-1] == ' ' {
+			p--
+			break
+		}
 	}
 	s := we
 	for s < n && isSpace(line[s]) {

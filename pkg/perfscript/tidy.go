@@ -25,33 +25,6 @@ func skipFrame(raw []byte) bool {
 	return len(raw) > 0 && raw[0] == '(' && !bytes.HasPrefix(raw, anonNS)
 }
 
-// splitArrows calls fn for each piece of raw split at "->", dropping
-// trailing empty pieces as Perl's split does.
-func splitArrows(raw []byte, fn func(i int, piece []byte)) {
-	if bytes.Index(raw, []byte("->")) < 0 {
-		if len(raw) > 0 {
-			fn(0, raw)
-		}
-		return
-	}
-	var pieces [][]byte
-	for {
-		i := bytes.Index(raw, []byte("->"))
-		if i < 0 {
-			pieces = append(pieces, raw)
-			break
-		}
-		pieces = append(pieces, raw[:i])
-		raw = raw[i+2:]
-	}
-	for len(pieces) > 0 && len(pieces[len(pieces)-1]) == 0 {
-		pieces = pieces[:len(pieces)-1]
-	}
-	for i, p := range pieces {
-		fn(i, p)
-	}
-}
-
 // goMethodShape matches /\.\(.*\)\./: Go names such as
 // net/http.(*Client).Do, whose parentheses are part of the name.
 func goMethodShape(b []byte) bool {
@@ -141,10 +114,17 @@ func argsCut(b []byte) int {
 // tidyGeneric applies Perl's generic tidy to the frame at b (in place) and
 // returns its new length: ';' -> ':', argument list removed, quotes deleted.
 func tidyGeneric(b []byte) int {
+	var special bool
 	for i, c := range b {
-		if c == ';' {
+		switch c {
+		case ';':
 			b[i] = ':'
+		case '(', '"', '\'':
+			special = true
 		}
+	}
+	if !special {
+		return len(b)
 	}
 	b = b[:argsCut(b)]
 	if bytes.IndexByte(b, '"') < 0 && bytes.IndexByte(b, '\'') < 0 {

@@ -1,0 +1,31 @@
+package perfscript
+
+import (
+	"testing"
+)
+
+// FuzzParse feeds arbitrary text to the parser: no panic, the output is
+// valid folded text whose total is the weight read, and the parallel path
+// gives the sequential path's output.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("p 1 1.0: 5 ev:\n\t1 a (/x)\n\n"))
+	f.Add([]byte("Thread 2 pool 1234/1235 [000] 1.0: 5 cycles:\r\n\t1 x->y (/a)\r\n"))
+	f.Add([]byte("  swapper 0 [000] 682.984451: 10 cpu-clock:pppH:  ffff pv_native_safe_halt+0xb ([kernel.kallsyms])\n"))
+	f.Add([]byte("# hostname : vm\n# reference time: 2026-11-22 02:01:04.284867 = 1795312864.284867 (TOD) = 692.619527301 (monotonic)\ntp 2 2.0: sched:sched_switch: prev_comm=x\n\t1 g ([kernel.kallsyms])\n"))
+	f.Add([]byte("cc 1 1.0: 1 ev:\n\t1 (anonymous namespace)::f(std::function<int (int)>) const (/x)\n\t7f5 [unknown] ([unknown])\n\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, opt := range []Options{{}, {NoTime: true, TID: true, Addrs: true, Kernel: true, JIT: true}} {
+			seq := sequential(t, data, opt)
+			if seq.err != nil {
+				t.Fatal(seq.err)
+			}
+			if tot := total(t, seq.out); tot != float64(seq.sum.Weight) {
+				t.Fatalf("output total %v, weight read %d", tot, seq.sum.Weight)
+			}
+			par := collapse(t, data, opt, 3, 7)
+			if par.out != seq.out || par.sum != seq.sum {
+				t.Fatalf("parallel differs:\n%s", firstDiff(seq.out, par.out))
+			}
+		}
+	})
+}
