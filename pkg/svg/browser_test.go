@@ -263,16 +263,6 @@ func TestBrowserInteractions(t *testing.T) {
 	}
 }
 
-// hostile is folded input whose frame names try to break out of every
-// context of the SVG.
-const hostile = "main;<script>window.pwned=1</script> 5\n" +
-	"main;]]><script>window.pwned=2</script> 3\n" +
-	"main;\"><script>window.pwned=3</script>;x' onload='window.pwned=4 2\n" +
-	"main;</script><script>window.pwned=5</script>;&amp;&lt; 4\n" +
-	"main;ctl\x01\x02\x1b\x7f;bad\xff\xfeutf8 3\n" +
-	"main;--><!--;a\u2028b 1\n" +
-	"main;javascript:alert(1) 2\n"
-
 func TestBrowserHostileNames(t *testing.T) {
 	b := newBrowser(t)
 	o := DefaultOptions()

@@ -134,13 +134,8 @@ func (b *Builder) Layout() *Layout {
 // children after), and siblings are ordered by name+";".
 func CompareStacks(a, b string) int {
 	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			if a[i] < b[i] {
-				return -1
-			}
-			return 1
-		}
+	if c := strings.Compare(a[:n], b[:n]); c != 0 {
+		return c
 	}
 	switch {
 	case len(a) == len(b):

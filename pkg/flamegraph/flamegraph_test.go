@@ -1,0 +1,119 @@
+package flamegraph
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"flamekit/internal/cli"
+)
+
+func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = cli.Run("flamegraph", Description, &Cmd{}, args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func write(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCommand(t *testing.T) {
+	compat := "../svg/testdata/compat/"
+	tests := []struct {
+		name       string
+		args       []string
+		code       int
+		stderr     []string // substrings, in order
+		stdoutHas  string
+		stdoutNone string
+	}{
+		{"tiny", []string{compat + "tiny.folded"}, 0,
+			[]string{"Stack count is low (4). Did something go wrong?"}, `<title>a (3 samples, 75.00%)</title>`, ""},
+		{"parse ignored lines", []string{compat + "parse.folded"}, 0,
+			[]string{"Stack count is low (14.5)", "Ignored 3 lines with invalid format (first: " + compat + "parse.folded:8: "},
+			`<title>g (2 samples, 13.79%)</title>`, ""},
+		{"empty", []string{write(t, "empty.folded", "# flamekit v1 timed host=\"x\"\n")}, 2,
+			[]string{"ERROR: No stack counts found"}, "ERROR: No valid input provided", "<g id=\"frames\">"},
+		{"total ignored", []string{"--total", "3", compat + "tiny.folded"}, 0,
+			[]string{"Specified --total 3 is less than actual total 4, so ignored"}, `<title>all (4 samples, 100%)</title>`, ""},
+		{"total", []string{"-total=100", "--countname=bytes", compat + "tiny.folded"}, 0,
+			nil, `<title>all (100 bytes, 100%)</title>`, ""},
+		{"factor", []string{"--factor=2.5", "--countname=bytes", compat + "tiny.folded"}, 0,
+			nil, `<title>a (8 bytes, 80.00%)</title>`, ""},
+		{"minwidth percent", []string{"--minwidth=30%", compat + "tiny.folded"}, 0,
+			nil, `<title>a (3 samples`, `<title>d (`},
+		{"inverted title", []string{"--inverted", compat + "tiny.folded"}, 0, nil, ">Icicle Graph</text>", ""},
+		{"bad minwidth", []string{"--minwidth=x", compat + "tiny.folded"}, 2, []string{"invalid for minwidth"}, "", ""},
+		{"bad bgcolor", []string{"--bgcolors=pink", compat + "tiny.folded"}, 2, []string{"Unrecognized bgcolor"}, "", ""},
+		{"missing file", []string{"/nonexistent/x.folded"}, 1, []string{"/nonexistent/x.folded"}, "", ""},
+		{"timed flamechart", []string{"--flamechart", write(t, "timed.folded", "a;b 1 @3.0\na;c 1 @1.0\na;b 1 @2.0\n")}, 0,
+			nil, `<title>c (1 samples, 33.33%)</title><rect x="10.0"`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := run(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tt.code, errs)
+			}
+			rest := errs
+			for _, s := range tt.stderr {
+				i := strings.Index(rest, s)
+				if i < 0 {
+					t.Errorf("stderr lacks %q:\n%s", s, errs)
+					break
+				}
+				rest = rest[i+len(s):]
+			}
+			if tt.stdoutHas != "" && !strings.Contains(out, tt.stdoutHas) {
+				t.Errorf("stdout lacks %q", tt.stdoutHas)
+			}
+			if tt.stdoutNone != "" && strings.Contains(out, tt.stdoutNone) {
+				t.Errorf("stdout has %q", tt.stdoutNone)
+			}
+		})
+	}
+}
+
+func TestPaletteMap(t *testing.T) {
+	dir := t.TempDir()
+	wd, _ := os.Getwd()
+	in, _ := filepath.Abs("../svg/testdata/compat/tiny.folded")
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	os.WriteFile(PaletteFile, []byte("a->rgb(1,2,3)\n"), 0o644)
+	code, out, _ := run(t, "--cp", in)
+	if code != 0 || !strings.Contains(out, `fill="rgb(1,2,3)"`) {
+		t.Fatalf("exit %d; palette colour not used", code)
+	}
+	b, _ := os.ReadFile(PaletteFile)
+	if !strings.HasPrefix(string(b), "->rgb(213,39,9)\na->rgb(1,2,3)\nb->") {
+		t.Errorf("palette.map:\n%s", b)
+	}
+}
+
+func TestNameAttrSafe(t *testing.T) {
+	na := write(t, "attrs.txt", "a\thref=javascript:alert(1)\tg_extra=onclick=\"alert(1)\" data-x=\"1\"\ttitle=<b>\n"+
+		"c\thref=https://example.com/c\tclass=hot\n")
+	code, out, errs := run(t, "--nameattr", na, "../svg/testdata/compat/tiny.folded")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.Contains(out, "javascript:") || strings.Contains(out, "onclick") || !strings.Contains(out, `data-x="1"`) ||
+		!strings.Contains(out, `<title>&lt;b&gt;</title>`) || !strings.Contains(out, `<a xlink:href="https://example.com/c" target="_top" class="hot">`) {
+		t.Errorf("nameattr output wrong:\n%s", out)
+	}
+	if !strings.Contains(errs, "dropped href") || !strings.Contains(errs, "dropped attribute") {
+		t.Errorf("no warnings: %s", errs)
+	}
+}
