@@ -109,6 +109,9 @@ func TestPerlRules(t *testing.T) {
 			"swapper 0 [000] 1.0: 1 ev:\n\t1 default_idle ([kernel.kallsyms])\n\t2 do_idle ([kernel.kallsyms])\n\n" +
 				"swapper 0 [000] 2.0: 1 ev:\n\t1 handle_softirqs ([kernel.kallsyms])\n\t2 do_idle ([kernel.kallsyms])\n\n",
 			"swapper;do_idle;handle_softirqs 1\n"},
+		{"srcline lines are consumed and appended", Options{Srcline: true},
+			"p 1 1.0: 1 ev:\n\t1 a (/x)\n  inl.c:4\n\t2 [unknown] ([unknown])\n\t3 b ([kernel.kallsyms])\n  [kernel.kallsyms][ffff]\n\n",
+			"p;b;[unknown];a:inl.c:4 1\n"},
 		{"side-band records are not samples", Options{},
 			"swapper     0 [000]     0.000000: PERF_RECORD_FORK(1:1):(0:0)\nkthreadd     0 [000]     0.000000: PERF_RECORD_COMM: kthreadd:2/2\n",
 			""},

@@ -1,0 +1,72 @@
+package perfscript
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestInline builds a small C program whose outer() has mid() and leaf()
+// inlined, and checks that --inline expands an address inside leaf into
+// outer;mid;leaf (and --context adds file:line), as stackcollapse-perf.pl
+// does through addr2line.
+func TestInline(t *testing.T) {
+	for _, tool := range []string{"addr2line", "nm", "cc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("--inline test needs %s (binutils, a C compiler): %v", tool, err)
+		}
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "inl.c")
+	bin := filepath.Join(dir, "inl")
+	code := `static inline __attribute__((always_inline)) int leaf(int x) { return x * x * 3 + 1; }
+static inline __attribute__((always_inline)) int mid(int x) { return leaf(x + 7) + 2; }
+__attribute__((noinline)) int outer(int x) { return mid(x) * 5; }
+int main(int c, char **v) { (void)v; return outer(c); }
+`
+	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("cc", "-O1", "-g", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Skipf("cc failed: %v\n%s", err, out)
+	}
+	nm, err := exec.Command("nm", bin).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^([0-9a-f]+) T outer$`).FindSubmatch(nm)
+	if m == nil {
+		t.Skip("no outer symbol")
+	}
+	base, _ := strconv.ParseUint(string(m[1]), 16, 64)
+	// Find an address of outer that addr2line places in leaf.
+	var pc uint64
+	for off := uint64(0); off < 64 && pc == 0; off++ {
+		out, _ := exec.Command("addr2line", "-i", "-f", "-s", "-e", bin, fmt.Sprintf("%x", base+off)).Output()
+		if strings.HasPrefix(string(out), "leaf\n") {
+			pc = base + off
+		}
+	}
+	if pc == 0 {
+		t.Skip("the compiler did not leave an address inside leaf")
+	}
+	in := fmt.Sprintf("prog 1 1.0: 1 ev:\n\t%x outer+0x%x (%s)\n\t1 [unknown] ([unknown])\n\n", pc, pc-base, bin)
+	got := sequential(t, []byte(in), Options{NoTime: true, Inline: true})
+	if want := "prog;[unknown];outer;mid;leaf 1\n"; got.out != want {
+		t.Errorf("--inline: got %q, want %q (stderr %s)", got.out, want, got.stderr)
+	}
+	got = sequential(t, []byte(in), Options{NoTime: true, Inline: true, Context: true})
+	if !regexp.MustCompile(`^prog;\[unknown\];outer:inl\.c:\d+;mid:inl\.c:\d+;leaf:inl\.c:\d+ 1\n$`).MatchString(got.out) {
+		t.Errorf("--inline --context: got %q", got.out)
+	}
+	// Kernel and perf-map modules are never expanded.
+	k := "prog 1 1.0: 1 ev:\n\tffffffff81 do_sys+0x1 ([kernel.kallsyms])\n\n"
+	if got := sequential(t, []byte(k), Options{NoTime: true, Inline: true}); got.out != "prog;do_sys 1\n" {
+		t.Errorf("kernel frame: %q", got.out)
+	}
+}
