@@ -25,7 +25,9 @@
 //
 // Metadata lines start with "# flamekit " and end with a quote, so
 // flamegraph.pl, which ignores lines that do not end in a number, skips them.
-// Any other line starting with '#' is a comment and is ignored by the reader.
+// Any other line is read as flamegraph.pl reads it, so "#x;y 5" is a stack
+// whose root frame is "#x", and a comment such as "# made by me" is a
+// malformed line (skipped and counted by a lenient Reader).
 // A trailing CR (CRLF files) is removed before a line is parsed.
 //
 // Timed lines carry one sample each; [Aggregate] sums them into classic
