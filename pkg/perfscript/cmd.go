@@ -18,7 +18,8 @@ periods). When the samples have timestamps, the output keeps them: one
 timed line "stack weight @seconds" per sample, in input order, after a
 "# flamekit v1 timed ..." line with the capture's facts, so that timeslice
 can cut a time window; --no-time prints the classic sorted, summed lines
-instead (byte-identical to stackcollapse-perf.pl).
+instead, as stackcollapse-perf.pl prints them (but for a few documented
+fixes, listed in the README).
 
 Examples:
   perf record -F 99 -a -g -- sleep 30 && perf script --header > out.perf
