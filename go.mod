@@ -4,7 +4,12 @@ go 1.25
 
 require (
 	github.com/alecthomas/kong v1.17.0
+	github.com/chromedp/cdproto v0.159.2
+	github.com/chromedp/chromedp v0.23.0
 	github.com/klauspost/pgzip v1.3.0
 )
 
-require github.com/klauspost/compress v1.20.3 // indirect
+require (
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	github.com/klauspost/compress v1.20.3 // indirect
+)

@@ -1,5 +1,3 @@
-//go:build browser
-
 package svg
 
 import (
