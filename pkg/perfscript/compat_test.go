@@ -90,6 +90,7 @@ var perlDeliberate = map[string]struct {
 	"java":          {2, `"AccessInternal::PostRuntimeDispatch<..., (AccessInternal::BarrierType)0, 598116ul>::oop_access_barrier" keeps the part after the '(' inside <>`},
 	"node":          {6, `"...::Start()::{lambda(void*)#1}::_FUN" keeps its lambda`},
 	"syswide":       {8, `the C++ program's anonymous-namespace and lambda frames, as in cpp-templates`},
+	"burst":         {2, `an exiting task printed as comm ":-1" with pid -1 stays ":-1" (Perl: ":-1____-1_[001]___435.603815:")`},
 	"nocallgraph":   {-1, `single-line samples (no -g): Perl drops them all, its output is empty`},
 }
 

@@ -196,14 +196,24 @@ func isTODTime(t []byte) bool {
 		(len(t) == 8 || t[8] == '.' && allDigits(t[9:]))
 }
 
-// splitID splits "pid/tid" or "tid"; ok is false for anything else.
+// splitID splits "pid/tid" or "tid"; ok is false for anything else. perf
+// prints -1 for an id it does not know (seen on an exiting task: comm ":-1",
+// pid -1), so an id may carry a minus sign.
 func splitID(t []byte) (a, b []byte, ok bool) {
 	i := bytes.IndexByte(t, '/')
 	if i < 0 {
-		return t, nil, allDigits(t)
+		return t, nil, isID(t)
 	}
 	a, b = t[:i], t[i+1:]
-	return a, b, allDigits(a) && allDigits(b)
+	return a, b, isID(a) && isID(b)
+}
+
+// isID reports whether t is an optional '-' followed by decimal digits.
+func isID(t []byte) bool {
+	if len(t) > 1 && t[0] == '-' {
+		t = t[1:]
+	}
+	return allDigits(t)
 }
 
 // anchoredHeader reads a header by its time field, the first field of the
