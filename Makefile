@@ -31,7 +31,7 @@ demo: build
 	flamegraph --title "30 s, whole machine" $(OUT)/burst.timed.folded > $(OUT)/whole.svg; \
 	timeslice --at 14.8s±1 $(OUT)/burst.timed.folded | flamegraph --title "The burst: 14.8 s ± 1 s" > $(OUT)/burst.svg; \
 	timeslice --at 5s±2.5 --no-idle $(OUT)/burst.timed.folded | flamegraph --title "Quiet: 5 s ± 2.5 s, idle dropped" > $(OUT)/quiet.svg; \
-	timeslice --heatmap $(OUT)/burst.timed.folded > $(OUT)/heatmap.svg; \
+	timeslice --heatmap --no-idle $(OUT)/burst.timed.folded > $(OUT)/heatmap.svg; \
 	timeslice $(OUT)/burst.timed.folded > $(OUT)/burst.folded; \
 	grep -v cpu_idle $(OUT)/burst.folded | grep -v do_idle | flamegraph --title "grep -v idle" > $(OUT)/busy.svg; \
 	stackcollapse testdata/perf/before.txt.gz > $(OUT)/before.folded; \

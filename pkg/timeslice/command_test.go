@@ -609,3 +609,26 @@ func TestHeatmapEscapesInput(t *testing.T) {
 		t.Errorf("input name not escaped")
 	}
 }
+
+// TestDrainsStdin checks that a window read from a pipe leaves the pipe
+// empty: reading stops once past the window, but what the writer still
+// sends is read and dropped, so that it does not die of SIGPIPE and a
+// pipeline run with pipefail succeeds.
+func TestDrainsStdin(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&b, "app;work%d 1 @%d.%06d\n", i%7, 100+i/100, (i%100)*10000)
+	}
+	in := strings.NewReader(b.String())
+	var out, errb bytes.Buffer
+	code := cli.Run("timeslice", Description, &Command{}, []string{"--from", "@101", "--to", "@102"}, in, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if in.Len() != 0 {
+		t.Errorf("%d bytes of standard input left unread: the writer of the pipe would get SIGPIPE", in.Len())
+	}
+	if !strings.Contains(errb.String(), "100 samples") {
+		t.Errorf("stderr %q, want 100 samples in the window", errb.String())
+	}
+}

@@ -172,6 +172,12 @@ func (s *Slicer) scan(in *Input, lr *lineReader, o *order, canStop bool) error {
 		}
 		if stop {
 			s.Stats.Stopped = append(s.Stats.Stopped, in.Display)
+			if in.Name == "-" {
+				// Standard input is a pipe: drain it unparsed, or the
+				// writer (stackcollapse) dies of SIGPIPE and a pipeline
+				// run with pipefail fails although nothing went wrong.
+				io.Copy(io.Discard, lr.br)
+			}
 			return nil
 		}
 	}
