@@ -144,7 +144,7 @@ func (c *Cmd) Run(env *cli.Env) error {
 		}
 	}
 	rw := svg.Rewrite{Reverse: c.Reverse, Chain: c.Colors == "chain"}
-	in, err := Read(c.Files, c.Flamechart, rw)
+	in, err := Read(c.Files, c.Flamechart, rw, o)
 	if err != nil {
 		return err
 	}
@@ -197,20 +197,26 @@ type Input struct {
 // merged frame by frame (timed lines lose their time). With flamechart,
 // lines keep the input order and each is merged with the line before it,
 // as flamegraph.pl does; but when every line is timed, the samples are
-// ordered by time first (stable), so the x axis is time order.
-func Read(names []string, flamechart bool, rw svg.Rewrite) (*Input, error) {
+// ordered by time first (stable), so the x axis is time order. With o
+// not nil, frames that o's --minwidth would drop are dropped during the
+// layout already.
+func Read(names []string, flamechart bool, rw svg.Rewrite, o *svg.Options) (*Input, error) {
 	fs := folded.NewFiles(names, true)
 	in := &Input{}
 	if !flamechart {
-		var p folded.Profile
+		set := newStackSet()
 		for fs.Next() {
-			p.Add(fs.Record())
+			set.add(fs.Record())
 		}
 		if err := fs.Err(); err != nil {
 			return nil, err
 		}
 		in.Skips = fs.Skips()
-		in.Layout = svg.LayoutProfile(&p, rw)
+		var minCount float64
+		if o != nil {
+			minCount = o.MinCount(set.total)
+		}
+		in.Layout = svg.LayoutEntries(set.entries, rw, minCount, set.inOrder)
 		return in, nil
 	}
 
@@ -256,6 +262,13 @@ func Read(names []string, flamechart bool, rw svg.Rewrite) (*Input, error) {
 		in.Timed = true
 	}
 	b := svg.NewBuilder()
+	if o != nil {
+		var total float64
+		for _, ln := range lines {
+			total += ln.count
+		}
+		b.Prune(o.MinCount(total))
+	}
 	for _, ln := range lines {
 		b.Add(stacks[ln.stack], ln.count, ln.before, ln.kind == folded.Diff)
 	}

@@ -30,7 +30,7 @@ func BenchmarkFlamegraph60k(b *testing.B) {
 			p.Add(rd.Record())
 		}
 		f.Close()
-		l := LayoutProfile(&p, Rewrite{})
+		l := LayoutProfilePruned(&p, Rewrite{}, o.MinCount(p.Total()))
 		cw := &countingWriter{}
 		if err := Render(cw, l, &o); err != nil {
 			b.Fatal(err)

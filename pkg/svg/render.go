@@ -149,6 +149,19 @@ func (o *Options) minTime(timemax, wpt float64) float64 {
 	return o.MinWidth / wpt
 }
 
+// MinCount returns the width, in count units, under which Render drops a
+// frame of a graph whose counts sum to total (--minwidth), made a little
+// smaller so that it can prune a layout before its total is summed in
+// another order: frames narrower than it will not be drawn.
+func (o *Options) MinCount(total float64) float64 {
+	timemax := o.TimeMax(total)
+	if timemax <= 0 {
+		return 0
+	}
+	wpt := (float64(o.Width) - 2*xpad) / timemax
+	return o.minTime(timemax, wpt) * (1 - 1e-9)
+}
+
 // TimeMax returns the total the graph is scaled to: the --total if it is
 // at least the real total, else the real total.
 func (o *Options) TimeMax(total float64) float64 {

@@ -1,0 +1,93 @@
+package flamegraph
+
+import (
+	"bytes"
+	"compress/gzip"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"flamekit/pkg/folded"
+	"flamekit/pkg/svg"
+)
+
+// realFolded returns the lines of the Perl-collapsed real captures, or
+// skips the test when they are absent.
+func realFolded(t *testing.T) []string {
+	t.Helper()
+	files, _ := filepath.Glob("../../testdata/perf/perl/*.collapsed-pid.txt.gz")
+	if len(files) == 0 {
+		t.Skip("skipping: no real captures in testdata/perf/perl")
+	}
+	var lines []string
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if _, err := buf.ReadFrom(zr); err != nil {
+			t.Fatal(err)
+		}
+		for l := range strings.Lines(buf.String()) {
+			lines = append(lines, strings.TrimSuffix(l, "\n"))
+		}
+	}
+	return lines
+}
+
+// TestReadOrders checks that the fast paths of Read (no hashing for
+// sorted input, pruning while laying out) draw exactly what the plain
+// path draws (folded.Profile, full layout, pruning at render time), for
+// sorted, shuffled and duplicated input, with and without --reverse.
+func TestReadOrders(t *testing.T) {
+	lines := realFolded(t)
+	slices.Sort(lines)
+	shuffled := slices.Clone(lines)
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	inputs := map[string][]string{
+		"sorted":   lines,
+		"shuffled": shuffled,
+		"twice":    append(slices.Clone(lines), lines...),
+	}
+	dir := t.TempDir()
+	for name, in := range inputs {
+		for _, rw := range []svg.Rewrite{{}, {Reverse: true}} {
+			path := filepath.Join(dir, name+".folded")
+			if err := os.WriteFile(path, []byte(strings.Join(in, "\n")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			o := svg.DefaultOptions()
+			got, err := Read([]string{path}, false, rw, &o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var p folded.Profile
+			rd := folded.NewReader(strings.NewReader(strings.Join(in, "\n")), path)
+			for rd.Next() {
+				p.Add(rd.Record())
+			}
+			want := svg.LayoutProfile(&p, rw)
+			if len(got.Layout.Nodes) >= len(want.Nodes) {
+				t.Errorf("%s: pruned layout has %d frames, full one %d", name, len(got.Layout.Nodes), len(want.Nodes))
+			}
+			var a, b bytes.Buffer
+			if err := svg.Render(&a, got.Layout, &o); err != nil {
+				t.Fatal(err)
+			}
+			if err := svg.Render(&b, want, &o); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(a.Bytes(), b.Bytes()) {
+				t.Errorf("%s (reverse %v): fast read draws a different SVG (%d bytes, want %d)", name, rw.Reverse, a.Len(), b.Len())
+			}
+		}
+	}
+}
