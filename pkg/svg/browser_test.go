@@ -136,9 +136,16 @@ a;c 2
 d 1
 `
 
-// frameJS finds the frame whose tooltip starts with name+" (".
+// frameJS finds the drawn (visible) frame whose tooltip starts with
+// name+" (".
 func frameJS(name string) string {
-	return fmt.Sprintf(`Array.from(document.querySelectorAll("#frames > g > *")).find(g => g.firstElementChild.textContent.startsWith(%q))`, name+" (")
+	return fmt.Sprintf(`Array.from(document.querySelectorAll("#frames > g > *")).find(g => g.getBoundingClientRect().width > 0 && g.firstElementChild.textContent.startsWith(%q))`, name+" (")
+}
+
+// writtenFrameJS finds the frame element written by Render (visible or
+// not) whose tooltip starts with name+" (".
+func writtenFrameJS(name string) string {
+	return fmt.Sprintf(`Array.from(document.querySelectorAll("#frames > g:not(#zoomed) > *")).find(g => g.firstElementChild.textContent.startsWith(%q))`, name+" (")
 }
 
 func TestBrowserInteractions(t *testing.T) {
@@ -250,15 +257,83 @@ func TestBrowserInteractions(t *testing.T) {
 
 	// URL state: zoom and search restored on load
 	b.run(t, chromedp.Navigate(u+"?x=10.0&y=53&s="+url.QueryEscape("^d$")))
-	b.eval(t, `(() => { const d = `+frameJS("d")+`.querySelector("rect"); return {fill: d.getAttribute("fill"), matched: document.getElementById("matched").textContent, search: location.search, button: document.getElementById("search").textContent}; })()`, &res)
-	if res.Fill != Highlight.String() || res.Matched != "Matched: 0.0%" {
-		// d matches, but it is outside the zoomed frame a
-		t.Errorf("URL state: %+v", res)
+	var drawnD bool
+	b.eval(t, `!!`+frameJS("d"), &drawnD)
+	b.eval(t, `({matched: document.getElementById("matched").textContent, search: location.search, button: document.getElementById("search").textContent})`, &res)
+	if drawnD || res.Matched != "Matched: 0.0%" || res.Button != "Reset Search" {
+		// d matches, but it is outside the zoomed frame a: not drawn
+		t.Errorf("URL state: d drawn %v, %+v", drawnD, res)
 	}
 	b.eval(t, stateJS, &state)
 	if !state.Unzoom {
 		t.Errorf("URL state: not zoomed")
 	}
+	// reset zoom: d is drawn again, highlighted
+	b.run(t, chromedp.Click(chromedp.CSS("#unzoom")))
+	b.eval(t, frameJS("d")+`.querySelector("rect").getAttribute("fill")`, &res.Fill)
+	if res.Fill != Highlight.String() {
+		t.Errorf("after reset with a search: d's fill %q", res.Fill)
+	}
+}
+
+// TestBrowserBigGraph: a graph with more frames than Options.MaxStatic
+// writes only the frames at least 1 px wide; zooming draws the narrower
+// ones from the frame data, with the tooltips Render writes, and search
+// finds the frames that are not written.
+func TestBrowserBigGraph(t *testing.T) {
+	const in = "a;b 3000\na;c;x 5\na;c;y 6000\nd 3000\n"
+	o := DefaultOptions()
+	o.MinWidth = 0
+	full := string(draw(t, writeFolded(t, in), o, Rewrite{}, false))
+	o.MaxStatic = 1
+	b := newBrowser(t)
+	b.run(t, chromedp.Navigate(writeSVG(t, in, o)))
+
+	var written int
+	b.eval(t, `document.querySelectorAll("#frames > g > *").length`, &written)
+	if written != 6 { // all a b c y d, not x (0.49 px)
+		t.Errorf("%d frames written, want 6", written)
+	}
+	// zoom into c: x is 0.98 px wide, drawn, with the tooltip Render writes
+	b.eval(t, `clickZoom(`+frameJS("c")+`.fgi); location.search`, new(string))
+	var tip string
+	b.eval(t, frameJS("x")+`.firstElementChild.textContent`, &tip)
+	if want := "x (5 samples, 0.04%)"; tip != want || !strings.Contains(full, "<title>"+want+"</title>") {
+		t.Errorf("zoomed x: tooltip %q, want %q (as Render writes it)", tip, want)
+	}
+	var w float64
+	b.eval(t, frameJS("x")+`.querySelector("rect").getBoundingClientRect().width`, &w)
+	if w < 0.9 || w > 1.1 {
+		t.Errorf("zoomed x is %v px wide, want 0.98", w)
+	}
+	// search finds x, drawn or not
+	b.eval(t, `search("^x$"); document.getElementById("matched").textContent`, &tip)
+	var fill string
+	b.eval(t, frameJS("x")+`.querySelector("rect").getAttribute("fill")`, &fill)
+	if tip != "Matched: 0.1%" || fill != Highlight.String() {
+		t.Errorf("search in zoom: %q, x's fill %q", tip, fill)
+	}
+	b.eval(t, `unzoom(); document.getElementById("matched").textContent`, &tip)
+	var drawn bool
+	b.eval(t, `!!`+frameJS("x"), &drawn)
+	if tip != "Matched: 0.0%" || drawn {
+		t.Errorf("after reset: %q, x drawn %v", tip, drawn)
+	}
+	// the URL state zooms into a frame that is not written
+	b.eval(t, `clickZoom(`+frameJS("c")+`.fgi); clickZoom(`+frameJS("x")+`.fgi); location.search`, &tip)
+	b.run(t, chromedp.Navigate(writeSVG(t, in, o)+tip))
+	b.eval(t, `(() => { const l = Array.from(document.querySelectorAll("text")).filter(t => t.getBoundingClientRect().width > 0 && !t.id).map(t => t.textContent); return l.join(","); })()`, &tip)
+	if tip != "all,a,c,x" {
+		t.Errorf("URL state into x: labels %q, want all,a,c,x", tip)
+	}
+}
+
+func writeFolded(t testing.TB, text string) string {
+	p := filepath.Join(t.TempDir(), "in.folded")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func TestBrowserHostileNames(t *testing.T) {
@@ -344,8 +419,10 @@ func timeSVG(t *testing.T, b *browser, label, u string, perl bool) {
 	reset := eval[float64](t, b, fmt.Sprintf(afterPaint, unzoomJS))
 	search := eval[float64](t, b, fmt.Sprintf(afterPaint, searchJS))
 	hover := eval[float64](t, b, fmt.Sprintf(afterPaint, `window.__zoomTarget.querySelector("rect").dispatchEvent(new MouseEvent("mouseover", {bubbles: true}))`))
-	t.Logf("%s: %d frames; load %v (then %.0f ms to paint); zoom into a %.1f px frame %.0f ms (again %.0f ms); reset %.0f ms; search %.0f ms; hover %.0f ms",
-		label, frames, load.Round(time.Millisecond), ms, width, zoom, again, reset, search, hover)
+	icJS := `window.dispatchEvent(new KeyboardEvent("keydown", {key: "i", keyCode: 73, ctrlKey: true}))`
+	ic := eval[float64](t, b, fmt.Sprintf(afterPaint, icJS))
+	t.Logf("%s: %d frames written; load %v (then %.0f ms to paint); zoom into a %.1f px frame %.0f ms (again %.0f ms); reset %.0f ms; search %.0f ms; hover %.0f ms; Ctrl-I %.0f ms",
+		label, frames, load.Round(time.Millisecond), ms, width, zoom, again, reset, search, hover, ic)
 	if !perl {
 		matched := eval[string](t, b, `document.getElementById("matched").textContent`)
 		if !strings.HasPrefix(matched, "Matched: ") {

@@ -98,7 +98,14 @@ func appendComment(dst []byte, s string) []byte {
 // appendJSString appends s as a JavaScript string literal that is safe
 // inside a CDATA section of an SVG <script>: '<', '>' and '&' are written
 // as \u escapes, so neither "]]>" nor "</script>" can appear.
-func appendJSString(dst []byte, s string) []byte {
+func appendJSString(dst []byte, s string) []byte { return appendJS(dst, s, false) }
+
+// appendJSName is appendJSString for a frame name the script writes into
+// the document: the characters XML forbids become U+FFFD, as in the
+// elements written by Render, so that both show the same name.
+func appendJSName(dst []byte, s string) []byte { return appendJS(dst, s, true) }
+
+func appendJS(dst []byte, s string, xml bool) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
@@ -107,6 +114,8 @@ func appendJSString(dst []byte, s string) []byte {
 			switch {
 			case c == '"' || c == '\\':
 				dst = append(dst, '\\', c)
+			case xml && (c == 0x7F || !xmlAllowed(rune(c))):
+				dst = append(dst, `\ufffd`...)
 			case c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7F:
 				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
 			default:

@@ -2,45 +2,48 @@
 // flamekit interactive flame graph. Written for flamekit; behaves like
 // flamegraph.pl's script (hover details, click to zoom, Reset Zoom, regexp
 // search with Ctrl-F/F3, Ctrl-I for case, ?x=&y=&s= in the URL) but stays
-// fast on 100,000 frames:
-//  - frame geometry is read once into typed arrays;
-//  - zoom is one transform on the frames group plus a clip, instead of
-//    rewriting every rectangle; only the ancestors of the zoomed frame
-//    (drawn full width) and the labels that fit are touched;
+// fast on graphs of any size:
+//  - every frame is in fgConfig.frames (written by the generator), read
+//    once into typed arrays; the SVG elements are the picture at the
+//    initial view (for a big graph only the frames at least 1 px wide);
+//  - a zoomed view is drawn from the data: the written frames are hidden
+//    with one class, and the zoomed frame's ancestors and the frames of
+//    its subtree at least 0.5 px wide are created; reset removes them;
+//  - search matches each distinct name once, then the frames by name, and
+//    Matched % is summed from the data, so it covers every frame;
 //  - labels are fitted with the font-width rule the generator uses, never
-//    measured (no getSubStringLength);
-//  - search matches frame names kept in an array.
-// fgConfig (nametype, fontsize, fontwidth, xpad, inverted, highlight) is
-// written by the generator just before this script.
+//    measured.
+// fgConfig is written by the generator just before this script: nametype,
+// fontsize, fontwidth, xpad, inverted, highlight, width, height, fh
+// (frame height), ypad1, ypad2, timemax, unit, factor, countname, names,
+// colors, deltas (frame, change pairs) and frames (depth, name, gap,
+// width, colour*2+written: five integers per frame, in pre-order).
+
+var SVGNS = "http://www.w3.org/2000/svg";
 
 var fg = {
 	ready: false,
 	n: 0,
-	els: null, // frame elements (g or a), in document order (pre-order)
-	chunks: null, // the groups of #frames, each holding a run of frames
-	chunkStart: null, // index of the first frame of each chunk
-	chunkHidden: null, // Uint8Array: chunk hidden while zoomed
-	frameHidden: null, // Uint8Array: frame hidden while zoomed
-	x: null, w: null, y: null, // original rect geometry
-	rh: 0, // rect height
-	names: null, // frame names, built on first search
-	fills: null, // original fills of highlighted frames
-	lit: [], // highlighted frame indices
-	parents: [], // frames drawn full width while zoomed
-	isParent: null, // Uint8Array: 1 for the frames in parents
+	depth: null, name: null, color: null, written: null, // per frame
+	start: null, width: null, // in count units
+	parent: null, end: null, // parent frame; end of the subtree (pre-order)
+	delta: null, // Map frame -> change, for differential graphs
+	els: null, // written elements, by frame (undefined if not written)
+	dyn: null, // the group of the zoomed view's elements
+	dynEls: [], // frames drawn in the zoomed view
 	zoomed: -1, // zoomed frame, -1 = none
-	root: -1, // widest frame
+	nameMatch: null, // Uint8Array by name index, for the current search
+	lit: [], // highlighted written frames
 	term: null, // current search term
 	searching: false,
 	ignorecase: false
 };
 
-var svg, framesEl, clipEl, labelsEl, zlabelsEl, zstyle, details, searchbtn, icbtn, unzoombtn, matchedtxt;
+var svg, framesEl, labelsEl, zlabelsEl, details, searchbtn, icbtn, unzoombtn, matchedtxt;
 
 function init(evt) {
 	svg = document.documentElement;
 	framesEl = document.getElementById("frames");
-	clipEl = document.getElementById("clip");
 	labelsEl = document.getElementById("labels");
 	details = document.getElementById("details").firstChild;
 	searchbtn = document.getElementById("search");
@@ -50,21 +53,20 @@ function init(evt) {
 	if (!framesEl) return;
 
 	framesEl.addEventListener("mouseover", function (e) {
-		var i = frameOf(e.target);
-		if (i >= 0) details.nodeValue = fgConfig.nametype + " " + tooltip(i);
+		var el = elementOf(e.target);
+		if (el) details.nodeValue = fgConfig.nametype + " " + el.firstElementChild.textContent;
 	});
 	framesEl.addEventListener("mouseout", function (e) {
-		if (frameOf(e.target) >= 0) details.nodeValue = " ";
+		if (elementOf(e.target)) details.nodeValue = " ";
 	});
 	framesEl.addEventListener("click", function (e) {
-		var i = frameOf(e.target);
-		if (i < 0) return;
-		var el = fg.els[i];
+		var el = elementOf(e.target);
+		if (!el) return;
 		if (el.tagName.toLowerCase() === "a") {
 			if (!e.ctrlKey) return; // follow the link
 			e.preventDefault();
 		}
-		clickZoom(i);
+		clickZoom(el.fgi);
 	});
 	unzoombtn.addEventListener("click", function () { unzoom(); setParams({ x: null, y: null }); });
 	searchbtn.addEventListener("click", searchPrompt);
@@ -80,12 +82,12 @@ function init(evt) {
 		}
 	});
 
+	load();
 	var p = getParams();
 	if (p.x !== undefined && p.y !== undefined) {
-		load();
 		var px = +p.x, py = +p.y;
 		for (var i = 0; i < fg.n; i++) {
-			if (Math.abs(fg.x[i] - px) < 1e-6 && fg.y[i] === py) {
+			if (Math.abs(rx(i) - px) < 1e-6 && ry(i) === py) {
 				zoom(i);
 				break;
 			}
@@ -94,67 +96,82 @@ function init(evt) {
 	if (p.s) search(p.s);
 }
 
-// load reads the frames' geometry once.
+// load reads the frame data once and finds the written elements.
 function load() {
 	if (fg.ready) return;
-	var els = [];
-	fg.chunks = [];
-	fg.chunkStart = [];
-	for (var c = framesEl.firstElementChild; c; c = c.nextElementSibling) {
-		fg.chunks.push(c);
-		fg.chunkStart.push(els.length);
-		for (var e = c.firstElementChild; e; e = e.nextElementSibling) els.push(e);
-	}
-	var n = els.length;
+	var c = fgConfig, d = c.frames, n = d.length / 5;
 	fg.n = n;
-	fg.els = els;
-	fg.x = new Float64Array(n);
-	fg.w = new Float64Array(n);
-	fg.y = new Float64Array(n);
-	fg.isParent = new Uint8Array(n);
-	var best = -1;
-	for (var i = 0; i < n; i++) {
-		var el = els[i];
-		el.fgi = i;
-		var r = rectOf(el);
-		fg.x[i] = +r.getAttribute("x");
-		fg.w[i] = +r.getAttribute("width");
-		fg.y[i] = +r.getAttribute("y");
-		if (best < 0 || fg.w[i] > fg.w[best]) best = i;
-		if (i === 0) fg.rh = +r.getAttribute("height");
+	fg.depth = new Int32Array(n);
+	fg.name = new Int32Array(n);
+	fg.color = new Int32Array(n);
+	fg.written = new Uint8Array(n);
+	fg.start = new Float64Array(n);
+	fg.width = new Float64Array(n);
+	fg.parent = new Int32Array(n);
+	fg.end = new Int32Array(n);
+	var next = [0], open = [];
+	for (var i = 0, k = 0; i < n; i++, k += 5) {
+		var dp = d[k], s = next[dp] + d[k + 2], w = d[k + 3];
+		fg.depth[i] = dp;
+		fg.name[i] = d[k + 1];
+		fg.start[i] = s;
+		fg.width[i] = w;
+		fg.color[i] = d[k + 4] >> 1;
+		fg.written[i] = d[k + 4] & 1;
+		next[dp] = s + w;
+		next[dp + 1] = s;
+		while (open.length > dp) fg.end[open.pop()] = i;
+		fg.parent[i] = dp > 0 ? open[dp - 1] : -1;
+		open.push(i);
 	}
-	fg.root = best;
+	while (open.length) fg.end[open.pop()] = n;
+	fg.delta = new Map();
+	for (var j = 0; j < c.deltas.length; j += 2) fg.delta.set(c.deltas[j], c.deltas[j + 1]);
+	// the written elements are the written frames, in the same order
+	fg.els = new Array(n);
+	var f = 0;
+	for (var g = framesEl.firstElementChild; g; g = g.nextElementSibling) {
+		for (var e = g.firstElementChild; e; e = e.nextElementSibling) {
+			while (f < n && !fg.written[f]) f++;
+			if (f >= n) break;
+			fg.els[f] = e;
+			e.fgi = f++;
+		}
+	}
 	fg.ready = true;
 }
 
-function rectOf(el) {
-	for (var c = el.firstElementChild; c; c = c.nextElementSibling) {
-		if (c.tagName === "rect") return c;
-	}
-	return null;
-}
-
-// frameOf returns the index of the frame an event target belongs to, or -1.
-function frameOf(t) {
+// elementOf returns the frame element an event target belongs to.
+function elementOf(t) {
 	while (t && t.parentNode && t.parentNode.parentNode !== framesEl) {
-		if (t === svg) return -1;
+		if (t === svg) return null;
 		t = t.parentNode;
 	}
-	if (!t) return -1;
+	if (!t || !t.parentNode) return null;
 	load();
-	return t.fgi === undefined ? -1 : t.fgi;
+	return t.fgi === undefined ? null : t;
 }
 
+// Geometry of frame i in the initial view.
+function wpt() { return (fgConfig.width - 2 * fgConfig.xpad) / fgConfig.timemax; }
+function countWidth(i) { return fg.depth[i] === 0 ? fgConfig.timemax : fg.width[i] * fgConfig.unit; }
+function rx(i) { return Math.round((fgConfig.xpad + fg.start[i] * fgConfig.unit * wpt()) * 10) / 10; }
+function ry(i) {
+	var c = fgConfig, d = fg.depth[i];
+	return c.inverted ? c.ypad1 + d * c.fh : c.height - c.ypad2 - (d + 1) * c.fh + 1;
+}
+
+// tooltip returns what the generator writes in a frame's <title>.
 function tooltip(i) {
-	var t = fg.els[i].firstElementChild;
-	return t && t.tagName === "title" ? t.textContent : "";
-}
-
-// nameOf returns the frame's name: its tooltip without the last
-// parenthesised "(N samples, P%)" group.
-function nameOf(i) {
-	var t = tooltip(i), k = t.lastIndexOf(" (");
-	return k >= 0 ? t.substring(0, k) : t;
+	var c = fgConfig;
+	var samples = (countWidth(i) * c.factor).toFixed(0);
+	var txt = samples.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+	if (fg.depth[i] === 0) return "all (" + txt + " " + c.countname + ", 100%)";
+	var out = c.names[fg.name[i]] + " (" + txt + " " + c.countname + ", " +
+		(100 * +samples / (c.timemax * c.factor)).toFixed(2) + "%";
+	var d = fg.delta.get(i);
+	if (d !== undefined) out += "; " + (d > 0 ? "+" : "") + (100 * d / (c.timemax * c.factor)).toFixed(2) + "%";
+	return out + ")";
 }
 
 // URL state: ?x=&y= (zoomed frame) and s= (search term).
@@ -179,160 +196,100 @@ function setParams(changes) {
 	} catch (e) { /* e.g. a sandboxed viewer: keep going without URL state */ }
 }
 
-// isUp reports whether frame j is nearer the root than a frame at y.
-function isUp(j, y) {
-	return fgConfig.inverted ? fg.y[j] < y : fg.y[j] > y;
-}
-
 function clickZoom(i) {
-	zoom(i);
-	if (fg.parents.length === 0) {
+	load();
+	if (fg.depth[i] === 0) {
 		unzoom();
 		setParams({ x: null, y: null });
-	} else {
-		setParams({ x: String(fg.x[i]), y: String(fg.y[i]) });
-	}
-}
-
-function fullWidth() {
-	return svg.width.baseVal.value - 2 * fgConfig.xpad;
-}
-
-function zoom(i) {
-	load();
-	clearZoom();
-	var xmin = fg.x[i], wz = fg.w[i], xmax = xmin + wz, ymin = fg.y[i];
-	var full = fullWidth(), ratio = full / wz;
-	var n = fg.n, x = fg.x, w = fg.w;
-	for (var j = 0; j < n; j++) {
-		if (isUp(j, ymin) && x[j] <= xmin && x[j] + w[j] + 0.0001 >= xmax) {
-			fg.parents.push(j);
-			fg.isParent[j] = 1;
-		}
-	}
-	if (fg.parents.length === 0) { // the root: nothing to zoom
-		hideOutside(-1);
 		return;
 	}
-	fg.zoomed = i;
-	unzoombtn.classList.remove("hide");
-	for (var k = 0; k < fg.parents.length; k++) {
-		var p = fg.parents[k], el = fg.els[p], r = rectOf(el);
-		el.classList.add("parent");
-		// in the zoomed coordinates, [xmin, xmax] is the full width
-		r.setAttribute("x", xmin);
-		r.setAttribute("width", wz);
-	}
-	hideOutside(i);
-	var dx = fgConfig.xpad - xmin * ratio;
-	framesEl.setAttribute("transform", "matrix(" + ratio + ",0,0,1," + dx + ",0)");
-	clipEl.setAttribute("clip-path", "url(#view)");
-	if (!zstyle) {
-		zstyle = document.createElementNS("http://www.w3.org/2000/svg", "style");
-		svg.appendChild(zstyle);
-	}
-	zstyle.textContent = "#frames rect { rx:" + (2 / ratio) + "px; }";
-	drawLabels(function (j) {
-		if (isUp(j, ymin)) return fg.isParent[j] ? full : -1;
-		if (x[j] < xmin - 0.0001 || x[j] + w[j] > xmax + 0.0001) return -1;
-		return w[j] * ratio;
-	}, function (j) {
-		return isUp(j, ymin) ? fgConfig.xpad : (x[j] - xmin) * ratio + fgConfig.xpad;
-	});
-	search();
+	zoom(i);
+	setParams({ x: String(rx(i)), y: String(ry(i)) });
 }
 
-// drawLabels replaces the labels with ones for the frames whose drawn
-// width (widthOf, -1 = not shown) fits at least three characters.
-function drawLabels(widthOf, xOf) {
-	labelsEl.style.display = "none";
-	if (!zlabelsEl) {
-		zlabelsEl = document.createElementNS("http://www.w3.org/2000/svg", "g");
+// zoom draws frame i full width: its ancestors above it (dimmed, full
+// width) and the frames of its subtree wide enough to see.
+function zoom(i) {
+	load();
+	if (fg.depth[i] === 0) { unzoom(); return; }
+	clearDyn();
+	fg.zoomed = i;
+	var c = fgConfig, full = c.width - 2 * c.xpad, xpad = c.xpad;
+	var unit = c.unit, s0 = fg.start[i], scale = full / fg.width[i];
+	var cw = c.fontsize * c.fontwidth, minw = 3 * cw;
+	var frag = document.createDocumentFragment(), lfrag = document.createDocumentFragment();
+	var drawn = [];
+	var anc = [];
+	for (var a = fg.parent[i]; a >= 0; a = fg.parent[a]) anc.push(a);
+	for (var k = anc.length - 1; k >= 0; k--) drawn.push(anc[k], xpad, full, 1);
+	for (var j = i, e = fg.end[i]; j < e;) {
+		var w = fg.width[j] * scale;
+		if (w < 0.5) { j = fg.end[j]; continue; }
+		drawn.push(j, xpad + (fg.start[j] - s0) * scale, w, 0);
+		j++;
+	}
+	void unit;
+	for (var m = 0; m < drawn.length; m += 4) {
+		var f = drawn[m], x = drawn[m + 1], wd = drawn[m + 2], y = ry(f);
+		var g = document.createElementNS(SVGNS, "g");
+		if (drawn[m + 3]) g.setAttribute("class", "parent");
+		var t = document.createElementNS(SVGNS, "title");
+		t.textContent = tooltip(f);
+		var r = document.createElementNS(SVGNS, "rect");
+		r.setAttribute("x", x.toFixed(1));
+		r.setAttribute("y", y);
+		r.setAttribute("width", wd.toFixed(1));
+		r.setAttribute("height", (c.fh - 1).toFixed(1));
+		r.setAttribute("fill", fg.nameMatch && fg.depth[f] > 0 && fg.nameMatch[fg.name[f]] ? c.highlight : c.colors[fg.color[f]]);
+		r.setAttribute("rx", "2");
+		r.setAttribute("ry", "2");
+		g.appendChild(t);
+		g.appendChild(r);
+		g.fgi = f;
+		frag.appendChild(g);
+		fg.dynEls.push(g);
+		if (wd >= minw) {
+			var chars = Math.floor(wd / cw);
+			var name = fg.depth[f] === 0 ? "all" : c.names[fg.name[f]];
+			if (name.length > chars) name = name.substring(0, chars - 2) + "..";
+			var lt = document.createElementNS(SVGNS, "text");
+			lt.setAttribute("x", (x + 3).toFixed(2));
+			lt.setAttribute("y", y + (c.fh - 1) / 2 + 3);
+			lt.textContent = name;
+			lfrag.appendChild(lt);
+		}
+	}
+	if (!fg.dyn) {
+		fg.dyn = document.createElementNS(SVGNS, "g");
+		fg.dyn.setAttribute("id", "zoomed");
+		framesEl.appendChild(fg.dyn);
+		zlabelsEl = document.createElementNS(SVGNS, "g");
 		zlabelsEl.setAttribute("style", "pointer-events:none");
 		labelsEl.parentNode.insertBefore(zlabelsEl, labelsEl.nextSibling);
 	}
-	var frag = document.createDocumentFragment();
-	var cw = fgConfig.fontsize * fgConfig.fontwidth, minw = 3 * cw;
-	for (var j = 0; j < fg.n; j++) {
-		var sw = widthOf(j);
-		if (sw < minw) continue;
-		var chars = Math.floor(sw / cw);
-		var name = nameOf(j);
-		if (name.length > chars) name = name.substring(0, chars - 2) + "..";
-		var t = document.createElementNS("http://www.w3.org/2000/svg", "text");
-		t.setAttribute("x", (xOf(j) + 3).toFixed(2));
-		t.setAttribute("y", fg.y[j] + fg.rh / 2 + 3);
-		t.textContent = name;
-		frag.appendChild(t);
-	}
-	zlabelsEl.textContent = "";
-	zlabelsEl.appendChild(frag);
+	fg.dyn.appendChild(frag);
+	zlabelsEl.appendChild(lfrag);
+	framesEl.setAttribute("class", "zoomed");
+	labelsEl.style.display = "none";
+	unzoombtn.classList.remove("hide");
+	search();
 }
 
-// hideOutside hides every frame that is neither an ancestor of frame i
-// (or -1: shows everything) nor in its subtree (a run of frames in
-// pre-order), a whole chunk at a time where it can, so that the browser
-// restyles and paints only what is shown. Only frames and chunks whose
-// state changes are touched, so zooming from one frame to another costs
-// what differs between the two views.
-function hideOutside(i) {
-	var end = i + 1;
-	if (i >= 0) {
-		var yi = fg.y[i];
-		while (end < fg.n && !isUp(end, yi) && fg.y[end] !== yi) end++;
+function clearDyn() {
+	if (fg.dyn) {
+		fg.dyn.textContent = "";
+		zlabelsEl.textContent = "";
 	}
-	if (!fg.chunkHidden) {
-		fg.chunkHidden = new Uint8Array(fg.chunks.length);
-		fg.frameHidden = new Uint8Array(fg.n);
-	}
-	var isParent = fg.isParent, nc = fg.chunks.length;
-	for (var c = 0; c < nc; c++) {
-		var cs = fg.chunkStart[c], ce = c + 1 < nc ? fg.chunkStart[c + 1] : fg.n;
-		var hideChunk = 0;
-		if (i >= 0 && !(cs < end && ce > i)) {
-			hideChunk = 1;
-			for (var k = 0; k < fg.parents.length; k++) {
-				if (fg.parents[k] >= cs && fg.parents[k] < ce) { hideChunk = 0; break; }
-			}
-		}
-		if (fg.chunkHidden[c] !== hideChunk) {
-			fg.chunks[c].style.display = hideChunk ? "none" : "";
-			fg.chunkHidden[c] = hideChunk;
-		}
-		for (var j = cs; j < ce; j++) {
-			// frames of a hidden chunk keep their state: it does not matter
-			var h = hideChunk ? fg.frameHidden[j] : (i >= 0 && (j < i || j >= end) && !isParent[j]) ? 1 : 0;
-			if (fg.frameHidden[j] !== h) {
-				fg.els[j].style.display = h ? "none" : "";
-				fg.frameHidden[j] = h;
-			}
-		}
-	}
-}
-
-// clearZoom puts back the frames drawn full width.
-function clearZoom() {
-	for (var k = 0; k < fg.parents.length; k++) {
-		var p = fg.parents[k], el = fg.els[p], r = rectOf(el);
-		el.classList.remove("parent");
-		fg.isParent[p] = 0;
-		r.setAttribute("x", fg.x[p].toFixed(1));
-		r.setAttribute("width", fg.w[p].toFixed(1));
-	}
-	fg.parents = [];
-	fg.zoomed = -1;
+	fg.dynEls = [];
 }
 
 function unzoom() {
 	if (!fg.ready) return;
-	clearZoom();
-	hideOutside(-1);
-	unzoombtn.classList.add("hide");
-	framesEl.removeAttribute("transform");
-	clipEl.removeAttribute("clip-path");
-	if (zstyle) zstyle.textContent = "";
-	if (zlabelsEl) zlabelsEl.textContent = "";
+	clearDyn();
+	fg.zoomed = -1;
+	framesEl.removeAttribute("class");
 	labelsEl.style.display = "";
+	unzoombtn.classList.add("hide");
 	search();
 }
 
@@ -350,7 +307,8 @@ function searchPrompt() {
 }
 
 function resetSearch() {
-	unhighlight();
+	fg.nameMatch = null;
+	paint();
 	fg.searching = false;
 	fg.term = null;
 	searchbtn.classList.remove("show");
@@ -359,19 +317,37 @@ function resetSearch() {
 	matchedtxt.firstChild.nodeValue = " ";
 }
 
-function unhighlight() {
-	for (var k = 0; k < fg.lit.length; k++) {
-		var j = fg.lit[k];
-		rectOf(fg.els[j]).setAttribute("fill", fg.fills[j]);
-	}
-	fg.lit = [];
-}
-
 function toggleIgnorecase() {
 	fg.ignorecase = !fg.ignorecase;
 	if (fg.ignorecase) icbtn.classList.add("show");
 	else icbtn.classList.remove("show");
 	search();
+}
+
+// paint highlights the drawn frames whose name matches (all of them when
+// not zoomed: the written ones; zoomed: the ones of the zoomed view) and
+// puts back the colour of the others that were highlighted.
+function paint() {
+	var c = fgConfig, m = fg.nameMatch, k;
+	for (k = 0; k < fg.lit.length; k++) {
+		var j = fg.lit[k];
+		fg.els[j].lastElementChild.setAttribute("fill", c.colors[fg.color[j]]);
+	}
+	fg.lit = [];
+	if (fg.zoomed >= 0) {
+		for (k = 0; k < fg.dynEls.length; k++) {
+			var el = fg.dynEls[k], f = el.fgi;
+			el.lastElementChild.setAttribute("fill", m && fg.depth[f] > 0 && m[fg.name[f]] ? c.highlight : c.colors[fg.color[f]]);
+		}
+		return;
+	}
+	if (!m) return;
+	for (var i = 1; i < fg.n; i++) {
+		if (m[fg.name[i]] && fg.written[i]) {
+			fg.els[i].lastElementChild.setAttribute("fill", c.highlight);
+			fg.lit.push(i);
+		}
+	}
 }
 
 function search(term) {
@@ -386,56 +362,37 @@ function search(term) {
 		matchedtxt.firstChild.nodeValue = "Bad regexp";
 		return;
 	}
-	if (!fg.names) {
-		fg.names = new Array(fg.n);
-		fg.fills = new Array(fg.n);
-		for (var i = 0; i < fg.n; i++) fg.names[i] = i === fg.root ? "" : nameOf(i);
-	}
-	unhighlight();
-	var hits = [];
-	for (var j = 0; j < fg.n; j++) {
-		if (j !== fg.root && re.test(fg.names[j])) hits.push(j);
-	}
-	for (var k = 0; k < hits.length; k++) {
-		var h = hits[k], r = rectOf(fg.els[h]);
-		if (fg.fills[h] === undefined) fg.fills[h] = r.getAttribute("fill");
-		r.setAttribute("fill", fgConfig.highlight);
-	}
-	fg.lit = hits;
+	var names = fgConfig.names, m = new Uint8Array(names.length);
+	for (var k = 0; k < names.length; k++) m[k] = re.test(names[k]) ? 1 : 0;
+	fg.nameMatch = m;
+	paint();
 	fg.searching = true;
 	setParams({ s: fg.term });
 	searchbtn.classList.add("show");
 	searchbtn.firstChild.nodeValue = "Reset Search";
 	matchedtxt.classList.remove("hide");
-	var pct = matchedShare(hits);
+	var pct = matchedShare();
 	matchedtxt.firstChild.nodeValue = "Matched: " + (pct === 100 ? "100" : pct.toFixed(1)) + "%";
 }
 
 // matchedShare is the percentage of the zoomed frame (or of the whole
-// graph) covered by matching frames, each sample counted once.
-function matchedShare(hits) {
-	var z = fg.zoomed >= 0 ? fg.zoomed : fg.root;
-	var xmin = fg.x[z], xmax = xmin + fg.w[z], ymin = fg.y[z];
-	var widths = new Map();
-	for (var k = 0; k < hits.length; k++) {
-		var j = hits[k];
-		if (isUp(j, ymin)) {
-			if (fg.isParent[j]) return 100; // an ancestor matched
-			continue;
-		}
-		if (fg.x[j] < xmin - 0.0001 || fg.x[j] + fg.w[j] > xmax + 0.0001) continue;
-		var prev = widths.get(fg.x[j]);
-		if (prev === undefined || fg.w[j] > prev) widths.set(fg.x[j], fg.w[j]);
+// graph) covered by matching frames, each sample counted once: the
+// outermost matching frames of its subtree are summed. A matching
+// ancestor covers it all.
+function matchedShare() {
+	var m = fg.nameMatch, z = fg.zoomed >= 0 ? fg.zoomed : 0;
+	if (fg.n === 0) return 0;
+	for (var a = fg.parent[z]; a > 0; a = fg.parent[a]) {
+		if (m[fg.name[a]]) return 100;
 	}
-	var xs = Array.from(widths.keys()).sort(function (a, b) { return a - b; });
-	var sum = 0, lastX = -Infinity, lastW = 0;
-	for (var m = 0; m < xs.length; m++) {
-		var xv = xs[m], wv = widths.get(xv);
-		if (xv >= lastX + lastW - 0.0001) {
-			sum += wv;
-			lastX = xv;
-			lastW = wv;
+	var sum = 0;
+	for (var j = z, e = fg.end[z]; j < e;) {
+		if (fg.depth[j] > 0 && m[fg.name[j]]) {
+			sum += fg.width[j] * fgConfig.unit;
+			j = fg.end[j];
+		} else {
+			j++;
 		}
 	}
-	return Math.min(100, 100 * sum / fg.w[z]);
+	return Math.min(100, 100 * sum / countWidth(z));
 }

@@ -60,7 +60,17 @@ type Options struct {
 	Factor     float64 // multiply the counts shown in tooltips
 	Encoding   string  // encoding="..." of the XML declaration, none when empty
 	NameAttr   map[string]*Attrs
+	// MaxStatic is the number of frames above which only the frames at
+	// least 1 pixel wide are written as SVG elements (the picture without
+	// script); the script draws the narrower ones of a zoomed frame from
+	// the frame data it always carries. 0 means DefaultMaxStatic. Graphs
+	// with --nameattr attributes are always fully written.
+	MaxStatic int
 }
+
+// DefaultMaxStatic is the default Options.MaxStatic: up to 10,000 frames,
+// every frame is an element, as flamegraph.pl writes it.
+const DefaultMaxStatic = 10000
 
 // DefaultOptions returns the defaults of flamegraph.pl.
 func DefaultOptions() Options {
@@ -241,29 +251,60 @@ func Render(w io.Writer, l *Layout, o *Options) error {
 
 	colors := g.colors(l, kept)
 
-	if _, err := w.Write(g.head(nil)); err != nil {
-		return err
+	// frames written as elements: all of them, or for a big graph those
+	// at least 1 px wide (a subtree-closed set: children are narrower)
+	maxStatic := o.MaxStatic
+	if maxStatic <= 0 {
+		maxStatic = DefaultMaxStatic
 	}
-	// frames, then labels, formatted by both cores
+	isStatic := make([]bool, len(kept))
+	static, staticColors := kept, colors
+	if len(kept) > maxStatic && o.NameAttr == nil {
+		static = make([]int32, 0, 8192)
+		staticColors = make([]RGB, 0, 8192)
+		for k, i := range kept {
+			n := &l.Nodes[i]
+			end := n.End
+			if n.Depth == 0 {
+				end = g.timemax
+			}
+			if (end-n.Start)*g.wpt >= 1 {
+				isStatic[k] = true
+				static = append(static, i)
+				staticColors = append(staticColors, colors[k])
+			}
+		}
+	} else {
+		for k := range isStatic {
+			isStatic[k] = true
+		}
+	}
+
+	// frames, then labels, formatted by both cores, while this one writes
+	// the frame data of the script
 	parts := runtime.GOMAXPROCS(0)
 	if parts > 8 {
 		parts = 8
 	}
-	if len(kept) < 4096 {
+	if len(static) < 4096 {
 		parts = 1
 	}
 	frames := make([][]byte, parts)
 	labels := make([][]byte, parts)
 	var wg sync.WaitGroup
 	for p := 0; p < parts; p++ {
-		lo, hi := len(kept)*p/parts, len(kept)*(p+1)/parts
+		lo, hi := len(static)*p/parts, len(static)*(p+1)/parts
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			frames[p], labels[p] = g.frames(l, kept[lo:hi], colors[lo:hi], lo)
+			frames[p], labels[p] = g.frames(l, static[lo:hi], staticColors[lo:hi], lo)
 		}()
 	}
+	head := g.head(nil, g.frameData(l, kept, colors, isStatic))
 	wg.Wait()
+	if _, err := w.Write(head); err != nil {
+		return err
+	}
 	if _, err := io.WriteString(w, "<g id=\"clip\">\n<g id=\"frames\">\n"); err != nil {
 		return err
 	}
@@ -273,7 +314,7 @@ func Render(w io.Writer, l *Layout, o *Options) error {
 		}
 	}
 	closing := "</g>\n</g>\n</g>\n<g id=\"labels\">\n"
-	if len(kept) == 0 {
+	if len(static) == 0 {
 		closing = closing[len("</g>\n"):]
 	}
 	if _, err := io.WriteString(w, closing); err != nil {
@@ -314,7 +355,7 @@ func (g *geometry) colors(l *Layout, kept []int32) []RGB {
 	return out
 }
 
-func (g *geometry) head(dst []byte) []byte {
+func (g *geometry) head(dst, data []byte) []byte {
 	o := g.o
 	fs := o.FontSize
 	top, bottom, _ := Background(o.BgColors, o.Colors)
@@ -342,7 +383,7 @@ func (g *geometry) head(dst []byte) []byte {
 	dst = append(dst, `px}
 	#unzoom { cursor:pointer; }
 	#frames > g > *:hover { stroke:black; stroke-width:0.5; cursor:pointer; }
-	#frames rect { vector-effect:non-scaling-stroke; }
+	#frames.zoomed > g:not(#zoomed) { display:none; }
 	#labels { pointer-events:none; }
 	.hide { display:none; }
 	.parent { opacity:0.5; }
@@ -361,7 +402,9 @@ var fgConfig = {nametype: `...)
 	dst = strconv.AppendBool(dst, o.Inverted)
 	dst = append(dst, ", highlight: \""...)
 	dst = Highlight.Append(dst)
-	dst = append(dst, "\"};\n"...)
+	dst = append(dst, "\""...)
+	dst = append(dst, data...)
+	dst = append(dst, "};\n"...)
 	dst = append(dst, script...)
 	dst = append(dst, "]]>\n</script>\n<rect x=\"0.0\" y=\"0\" width=\""...)
 	dst = appendF(dst, g.width, 1)

@@ -81,6 +81,12 @@ func TestHostileNamesWellFormed(t *testing.T) {
 	if strings.Contains(script, "]]>") {
 		t.Errorf("flamegraph.js contains ]]>")
 	}
+	// the names are in the frame data too, escaped for the script
+	for _, want := range []string{`"\u003cscript\u003ewindow.pwned=1\u003c/script\u003e"`, `"]]\u003e\u003cscript\u003e`, `"ctl\ufffd\ufffd\ufffd\ufffd"`, `"bad\ufffd\ufffdutf8"`, `"a\u2028b"`} {
+		if !bytes.Contains(doc[start:end], []byte(want)) {
+			t.Errorf("frame data lacks the name %s", want)
+		}
+	}
 	out := filepath.Join(dir, "hostile.svg")
 	if err := os.WriteFile(out, doc, 0o644); err != nil {
 		t.Fatal(err)
