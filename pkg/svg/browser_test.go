@@ -402,9 +402,13 @@ func timeSVG(t *testing.T, b *browser, label, u string, perl bool) {
 	b.run(t, chromedp.Navigate(u))
 	ms := eval[float64](t, b, fmt.Sprintf(afterPaint, ""))
 	load := time.Since(start)
-	frames := eval[int](t, b, `document.querySelectorAll("#frames > g > *").length`)
+	sel := "#frames > g > *" // flamekit: frames in groups of 256
+	if perl {
+		sel = "#frames > g"
+	}
+	frames := eval[int](t, b, `document.querySelectorAll("`+sel+`").length`)
 	// zoom target: the widest frame at depth 3 (a process's third frame)
-	pick := `(() => { const gs = document.querySelectorAll("#frames > g > *"); const ys = new Map();
+	pick := `(() => { const gs = document.querySelectorAll("` + sel + `");
 		let best = null, bw = -1, maxY = 0;
 		for (const g of gs) { const r = g.querySelector("rect"); maxY = Math.max(maxY, +r.getAttribute("y")); }
 		for (const g of gs) { const r = g.querySelector("rect"); if (+r.getAttribute("y") === maxY - 48 && +r.getAttribute("width") > bw) { bw = +r.getAttribute("width"); best = g; } }
@@ -412,7 +416,7 @@ func timeSVG(t *testing.T, b *browser, label, u string, perl bool) {
 	width := eval[float64](t, b, pick)
 	zoomJS, unzoomJS, searchJS := "clickZoom(window.__zoomTarget.fgi)", "unzoom()", `search("sort|Matrix|memcpy")`
 	if perl {
-		zoomJS, unzoomJS, searchJS = "zoom(window.__zoomTarget)", "unzoom(true)", `search("sort|Matrix|memcpy")`
+		zoomJS, unzoomJS, searchJS = "zoom(window.__zoomTarget)", "unzoom()", `search("sort|Matrix|memcpy")`
 	}
 	zoom := eval[float64](t, b, fmt.Sprintf(afterPaint, zoomJS))
 	again := eval[float64](t, b, fmt.Sprintf(afterPaint, zoomJS))
@@ -421,8 +425,10 @@ func timeSVG(t *testing.T, b *browser, label, u string, perl bool) {
 	hover := eval[float64](t, b, fmt.Sprintf(afterPaint, `window.__zoomTarget.querySelector("rect").dispatchEvent(new MouseEvent("mouseover", {bubbles: true}))`))
 	icJS := `window.dispatchEvent(new KeyboardEvent("keydown", {key: "i", keyCode: 73, ctrlKey: true}))`
 	ic := eval[float64](t, b, fmt.Sprintf(afterPaint, icJS))
-	t.Logf("%s: %d frames written; load %v (then %.0f ms to paint); zoom into a %.1f px frame %.0f ms (again %.0f ms); reset %.0f ms; search %.0f ms; hover %.0f ms; Ctrl-I %.0f ms",
-		label, frames, load.Round(time.Millisecond), ms, width, zoom, again, reset, search, hover, ic)
+	total := eval[int](t, b, `typeof fg === "object" && fg.n ? fg.n : document.querySelectorAll("`+sel+`").length`)
+	dyn := eval[int](t, b, `typeof fg === "object" && fg.dynEls ? (clickZoom(window.__zoomTarget.fgi), fg.dynEls.length) : 0`)
+	t.Logf("%s: %d frames, %d written, %d drawn zoomed; load %v (then %.0f ms to paint); zoom into a %.1f px frame %.0f ms (again %.0f ms); reset %.0f ms; search %.0f ms; hover %.0f ms; Ctrl-I %.0f ms",
+		label, total, frames, dyn, load.Round(time.Millisecond), ms, width, zoom, again, reset, search, hover, ic)
 	if !perl {
 		matched := eval[string](t, b, `document.getElementById("matched").textContent`)
 		if !strings.HasPrefix(matched, "Matched: ") {
