@@ -204,10 +204,7 @@ func Read(names []string, flamechart bool, rw svg.Rewrite, o *svg.Options) (*Inp
 	fs := folded.NewFiles(names, true)
 	in := &Input{}
 	if !flamechart {
-		set := newStackSet()
-		for fs.Next() {
-			set.add(fs.Record())
-		}
+		set := readStacks(fs, inputSize(names))
 		if err := fs.Err(); err != nil {
 			return nil, err
 		}
@@ -274,6 +271,21 @@ func Read(names []string, flamechart bool, rw svg.Rewrite, o *svg.Options) (*Inp
 	}
 	in.Layout = b.Layout()
 	return in, nil
+}
+
+// inputSize returns the size of the named regular files (0 if there is
+// standard input among them). Gzipped files count their compressed size:
+// it is only a hint.
+func inputSize(names []string) int64 {
+	var n int64
+	for _, name := range names {
+		st, err := os.Stat(name)
+		if name == "-" || err != nil || !st.Mode().IsRegular() {
+			return 0
+		}
+		n += st.Size()
+	}
+	return n
 }
 
 // ReadPalette reads a --cp palette file ("name->rgb(r,g,b)" lines). A
