@@ -142,12 +142,6 @@ func frameJS(name string) string {
 	return fmt.Sprintf(`Array.from(document.querySelectorAll("#frames > g > *")).find(g => g.getBoundingClientRect().width > 0 && g.firstElementChild.textContent.startsWith(%q))`, name+" (")
 }
 
-// writtenFrameJS finds the frame element written by Render (visible or
-// not) whose tooltip starts with name+" (".
-func writtenFrameJS(name string) string {
-	return fmt.Sprintf(`Array.from(document.querySelectorAll("#frames > g:not(#zoomed) > *")).find(g => g.firstElementChild.textContent.startsWith(%q))`, name+" (")
-}
-
 func TestBrowserInteractions(t *testing.T) {
 	b := newBrowser(t)
 	u := writeSVG(t, clickable, DefaultOptions())

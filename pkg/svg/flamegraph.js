@@ -25,7 +25,7 @@ var fg = {
 	ready: false,
 	n: 0,
 	depth: null, name: null, color: null, written: null, // per frame
-	start: null, width: null, // in count units
+	start: null, width: null, // in units of fgConfig.unit counts
 	parent: null, end: null, // parent frame; end of the subtree (pre-order)
 	delta: null, // Map frame -> change, for differential graphs
 	els: null, // written elements, by frame (undefined if not written)
@@ -212,10 +212,11 @@ function clickZoom(i) {
 function zoom(i) {
 	load();
 	if (fg.depth[i] === 0) { unzoom(); return; }
+	if (!(fg.width[i] > 0)) return; // nothing to show
 	clearDyn();
 	fg.zoomed = i;
 	var c = fgConfig, full = c.width - 2 * c.xpad, xpad = c.xpad;
-	var unit = c.unit, s0 = fg.start[i], scale = full / fg.width[i];
+	var s0 = fg.start[i], scale = full / fg.width[i];
 	var cw = c.fontsize * c.fontwidth, minw = 3 * cw;
 	var frag = document.createDocumentFragment(), lfrag = document.createDocumentFragment();
 	var drawn = [];
@@ -228,7 +229,6 @@ function zoom(i) {
 		drawn.push(j, xpad + (fg.start[j] - s0) * scale, w, 0);
 		j++;
 	}
-	void unit;
 	for (var m = 0; m < drawn.length; m += 4) {
 		var f = drawn[m], x = drawn[m + 1], wd = drawn[m + 2], y = ry(f);
 		var g = document.createElementNS(SVGNS, "g");
