@@ -139,8 +139,15 @@ d 1
 // frameJS finds the drawn (visible) frame whose tooltip starts with
 // name+" (".
 func frameJS(name string) string {
-	return fmt.Sprintf(`Array.from(document.querySelectorAll("#frames > g > *")).find(g => g.getBoundingClientRect().width > 0 && g.firstElementChild.textContent.startsWith(%q))`, name+" (")
+	return fmt.Sprintf(`Array.from(document.querySelectorAll("#frames > g > *")).find(g => g.getBoundingClientRect().width > 0 && `+tipJS+`(g).startsWith(%q))`, name+" (")
 }
+
+// tipJS is a function of a frame element that returns its tooltip: its
+// <title> (frames written by Render, or hovered), or what the script
+// writes there on the first hover.
+const tipJS = `(g => g.firstElementChild.tagName === "title" ? g.firstElementChild.textContent : tooltip(g.fgi))`
+
+
 
 func TestBrowserInteractions(t *testing.T) {
 	b := newBrowser(t)
@@ -176,7 +183,7 @@ func TestBrowserInteractions(t *testing.T) {
 			unzoom: !document.getElementById("unzoom").classList.contains("hide"),
 			search: location.search,
 			cLeft: rc.left, cWidth: rc.width,
-			atD: g ? g.firstElementChild.textContent : "",
+			atD: g ? `+tipJS+`(g) : "",
 			labels: Array.from(document.querySelectorAll("text")).filter(t => t.getBoundingClientRect().width > 0 && !t.id).map(t => t.textContent),
 			parent: ` + frameJS("all") + `.classList.contains("parent"),
 		};
@@ -291,7 +298,9 @@ func TestBrowserBigGraph(t *testing.T) {
 	// zoom into c: x is 0.98 px wide, drawn, with the tooltip Render writes
 	b.eval(t, `clickZoom(`+frameJS("c")+`.fgi); location.search`, new(string))
 	var tip string
-	b.eval(t, frameJS("x")+`.firstElementChild.textContent`, &tip)
+	b.eval(t, `(() => { const x = `+frameJS("x")+`; x.querySelector("rect").dispatchEvent(new MouseEvent("mouseover", {bubbles: true}));
+		return document.getElementById("details").textContent + "|" + x.querySelector("title").textContent; })()`, &tip)
+	tip = strings.TrimPrefix(tip, "Function: x (5 samples, 0.04%)|")
 	if want := "x (5 samples, 0.04%)"; tip != want || !strings.Contains(full, "<title>"+want+"</title>") {
 		t.Errorf("zoomed x: tooltip %q, want %q (as Render writes it)", tip, want)
 	}

@@ -54,7 +54,14 @@ function init(evt) {
 
 	framesEl.addEventListener("mouseover", function (e) {
 		var el = elementOf(e.target);
-		if (el) details.nodeValue = fgConfig.nametype + " " + el.firstElementChild.textContent;
+		if (!el) return;
+		var t = el.firstElementChild;
+		if (t.tagName !== "title") { // a frame of a zoomed view
+			t = document.createElementNS(SVGNS, "title");
+			t.textContent = tooltip(el.fgi);
+			el.insertBefore(t, el.firstChild);
+		}
+		details.nodeValue = fgConfig.nametype + " " + t.textContent;
 	});
 	framesEl.addEventListener("mouseout", function (e) {
 		if (elementOf(e.target)) details.nodeValue = " ";
@@ -233,17 +240,13 @@ function zoom(i) {
 		var f = drawn[m], x = drawn[m + 1], wd = drawn[m + 2], y = ry(f);
 		var g = document.createElementNS(SVGNS, "g");
 		if (drawn[m + 3]) g.setAttribute("class", "parent");
-		var t = document.createElementNS(SVGNS, "title");
-		t.textContent = tooltip(f);
+		// (its <title> is added on the first mouseover; height, rx and ry
+		// come from the style sheet)
 		var r = document.createElementNS(SVGNS, "rect");
 		r.setAttribute("x", x.toFixed(1));
 		r.setAttribute("y", y);
 		r.setAttribute("width", wd.toFixed(1));
-		r.setAttribute("height", (c.fh - 1).toFixed(1));
 		r.setAttribute("fill", fg.nameMatch && fg.depth[f] > 0 && fg.nameMatch[fg.name[f]] ? c.highlight : c.colors[fg.color[f]]);
-		r.setAttribute("rx", "2");
-		r.setAttribute("ry", "2");
-		g.appendChild(t);
 		g.appendChild(r);
 		g.fgi = f;
 		frag.appendChild(g);
@@ -262,6 +265,9 @@ function zoom(i) {
 	if (!fg.dyn) {
 		fg.dyn = document.createElementNS(SVGNS, "g");
 		fg.dyn.setAttribute("id", "zoomed");
+		var st = document.createElementNS(SVGNS, "style");
+		st.textContent = "#zoomed rect { height:" + (c.fh - 1) + "px; rx:2px; ry:2px; }";
+		svg.appendChild(st);
 		framesEl.appendChild(fg.dyn);
 		zlabelsEl = document.createElementNS(SVGNS, "g");
 		zlabelsEl.setAttribute("style", "pointer-events:none");
