@@ -62,6 +62,7 @@ func testMain(m *testing.M) int {
 	os.Setenv("FLAMEKIT_E2E_TESTDATA", filepath.Join(root, "testdata"))
 	os.Setenv("FLAMEKIT_E2E_DIR", filepath.Join(root, "e2e"))
 	os.Setenv("LC_ALL", "C")
+	os.Setenv("TZ", "UTC") // perf's "captured on" is local time: documented wall-clock windows assume UTC
 	os.Unsetenv("FLAMEKIT_FAKE_PERF_SCRIPT")
 	os.Unsetenv("FLAMEKIT_FAKE_DMESG")
 	return m.Run()
@@ -245,9 +246,25 @@ func capture(name string) string {
 	return filepath.Join(root, "testdata", "perf", name+".txt.gz")
 }
 
+// bundled is capture, for where a variable is named capture.
+var bundled = capture
+
 // travel is a file of the bundled two-minute time-travel recording.
 func travel(name string) string {
 	return filepath.Join(root, "e2e", "testdata", "travel", name)
+}
+
+// travelWindow is the time-travel capture: one 120 s window recorded by
+// perf-timetravel (perf script --header text, gzipped), with a 2 s burst of
+// flamekit_burst about 70 s in; travel("dmesg.txt") holds its kernel log
+// lines. See testdata/travel/record.sh.
+func travelWindow(t testing.TB) string {
+	t.Helper()
+	m, _ := filepath.Glob(travel("perf-*-120s.txt.gz"))
+	if len(m) != 1 {
+		t.Fatalf("want one perf-*-120s.txt.gz in e2e/testdata/travel, found %v", m)
+	}
+	return m[0]
 }
 
 // fakePerf is the environment that makes "perf script" print capture.

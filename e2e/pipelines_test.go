@@ -53,7 +53,7 @@ func TestPipelineFlamegraph(t *testing.T) {
 // 70 s in.
 func TestPipelineTimeslice(t *testing.T) {
 	need(t, "stackcollapse", "timeslice", "flamegraph")
-	env := fakePerf(travel("perf-vm-20261122-023838-120s.txt.gz"))
+	env := fakePerf(travelWindow(t))
 	tests := []struct {
 		name   string
 		window string
@@ -94,7 +94,7 @@ func TestPipelineDmesgTime(t *testing.T) {
 		name, capture, dmesg, marker string
 	}{
 		{"burst", capture("burst"), filepath.Join(root, "testdata", "perf", "burst.dmesg.txt"), "FLAMEKIT burst starts"},
-		{"travel", travel("perf-vm-20261122-023838-120s.txt.gz"), travel("dmesg.txt"), "flamekit_burst: 2 s spin"},
+		{"travel", travelWindow(t), travel("dmesg.txt"), "flamekit_burst: 2 s spin"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -34,6 +34,10 @@ type block struct {
 }
 
 var fenceRE = regexp.MustCompile("^```+\\s*([A-Za-z0-9_-]*)")
+// needsPerfRE finds perf record, perf-timetravel and sudo where a command
+// starts (not, say, in a grep pattern).
+var needsPerfRE = regexp.MustCompile(`(?m)(^|[;&|(]|\bsudo)\s*(perf\s+record\b|(\S*/)?perf-timetravel\b|sudo\b)`)
+
 var skipRE = regexp.MustCompile(`^<!--\s*e2e:\s*skip\b\s*(.*?)\s*-->\s*$`)
 
 // shBlocks returns the ```sh blocks of a markdown document.
@@ -93,7 +97,7 @@ func shBlocks(t *testing.T, path string) []block {
 	for i := range blocks {
 		b := &blocks[i]
 		switch {
-		case regexp.MustCompile(`\bperf\s+record\b|\bperf-timetravel\b|\bsudo\b`).MatchString(b.text):
+		case needsPerfRE.MatchString(b.text):
 			b.needs = "perf"
 		case regexp.MustCompile(`\bgo\s+(install|get)\b|\bgit\s+clone\b|\bcurl\b|\bwget\b`).MatchString(b.text):
 			if b.skip == "" {
@@ -134,7 +138,7 @@ func docs() []string {
 //	burst.data, before.data, after.data   other real captures (testdata/perf)
 //	out.folded, before.folded, after.folded   their stackcollapse output
 //	tt/                   a perf-timetravel directory: the same window as
-//	                      perf-vm-20261122-023838-120s.data and .folded.gz
+//	                      perf-HOST-DATE-120s.data and .folded.gz
 func docDir(t *testing.T) string {
 	t.Helper()
 	need(t, "stackcollapse")
@@ -144,12 +148,13 @@ func docDir(t *testing.T) string {
 	if err := os.Mkdir(tt, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	window := "perf-vm-20261122-023838-120s"
-	link(t, travel(window+".txt.gz"), filepath.Join(dir, "perf.data"))
-	link(t, travel(window+".txt.gz"), filepath.Join(tt, window+".data"))
-	link(t, capture("burst"), filepath.Join(dir, "burst.data"))
-	link(t, capture("before"), filepath.Join(dir, "before.data"))
-	link(t, capture("after"), filepath.Join(dir, "after.data"))
+	capture := travelWindow(t)
+	window := strings.TrimSuffix(filepath.Base(capture), ".txt.gz")
+	link(t, capture, filepath.Join(dir, "perf.data"))
+	link(t, capture, filepath.Join(tt, window+".data"))
+	link(t, bundled("burst"), filepath.Join(dir, "burst.data"))
+	link(t, bundled("before"), filepath.Join(dir, "before.data"))
+	link(t, bundled("after"), filepath.Join(dir, "after.data"))
 	ok(t, dir, `perf script --header -i tt/`+window+`.data | stackcollapse | gzip > tt/`+window+`.folded.gz
 		perf script -i perf.data | stackcollapse > out.folded
 		perf script -i before.data | stackcollapse > before.folded
@@ -221,7 +226,8 @@ func TestShBlocks(t *testing.T) {
 	text := "# Title\n\n```sh\nperf script | stackcollapse | flamegraph > out.svg\n```\n\n" +
 		"```text\nnot a command\n```\n\n<!-- e2e: skip needs a GPU -->\n```sh\nnvidia-smi\n```\n\n" +
 		"````sh\n```\nsudo perf record -a -g -- sleep 5\n````\n\n```sh\ngo install flamekit/cmd/...@latest\n```\n" +
-		"```sh\nmake demo\nmake test\n```\n"
+		"```sh\nmake demo\nmake test\n```\n" +
+		"```sh\ndmesg | grep -e perf-timetravel\nx && scripts/perf-timetravel -w 1\n```\n"
 	if err := os.WriteFile(doc, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -232,6 +238,7 @@ func TestShBlocks(t *testing.T) {
 		{doc: "doc.md", line: 16, text: "```\nsudo perf record -a -g -- sleep 5\n", needs: "perf"},
 		{doc: "doc.md", line: 21, text: "go install flamekit/cmd/...@latest\n", skip: "installs from the network"},
 		{doc: "doc.md", line: 24, text: "make demo\nmake test\n", skip: "runs make test, which runs these tests (put make demo in a block of its own to have it run)"},
+		{doc: "doc.md", line: 28, text: "dmesg | grep -e perf-timetravel\nx && scripts/perf-timetravel -w 1\n", needs: "perf"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d blocks, want %d: %+v", len(got), len(want), got)

@@ -33,7 +33,7 @@ func TestFlamegraphsMk(t *testing.T) {
 	// (the perf stand-in prints the text it points to), and a classic
 	// .folded.gz, which gets no slices.
 	ok(t, dir, "perf script | stackcollapse | gzip > caps/burst.folded.gz", fakePerf(capture("burst")))
-	link(t, travel("perf-vm-20261122-023838-120s.txt.gz"), filepath.Join(caps, "travel.data"))
+	link(t, travelWindow(t), filepath.Join(caps, "travel.data"))
 	ok(t, dir, "perf script | stackcollapse --no-time | gzip > caps/before.folded.gz", fakePerf(capture("before")))
 
 	cmd := "make -f " + script("flamegraphs.mk") + " -j2 DIR=caps SLICE=10s HEATMAP=1"
