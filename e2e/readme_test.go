@@ -34,6 +34,7 @@ type block struct {
 }
 
 var fenceRE = regexp.MustCompile("^```+\\s*([A-Za-z0-9_-]*)")
+
 // needsPerfRE finds perf record, perf-timetravel and sudo where a command
 // starts (not, say, in a grep pattern).
 var needsPerfRE = regexp.MustCompile(`(?m)(^|[;&|(]|\bsudo)\s*(perf\s+record\b|(\S*/)?perf-timetravel\b|sudo\b)`)

@@ -54,7 +54,7 @@ func TestFlamegraphsMk(t *testing.T) {
 		slices int // the captures span 30 s and 120 s
 		burst  []string
 	}{
-		{"burst", 3, []string{"0010"}},         // burst 13.8 s to 15.8 s in
+		{"burst", 3, []string{"0010"}},           // burst 13.8 s to 15.8 s in
 		{"travel", 12, []string{"0060", "0070"}}, // burst 69.7 s to 71.7 s in
 	}
 	for _, tt := range tests {

@@ -31,7 +31,7 @@ func inputs(t *testing.T) string {
 func TestStdinVersusFiles(t *testing.T) {
 	dir := inputs(t)
 	tests := []struct {
-		tool string
+		tool  string
 		forms []string
 	}{
 		{"stackcollapse", []string{
