@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -226,6 +227,36 @@ func TestPerfTimetravelStandIn(t *testing.T) {
 		}
 	})
 
+	t.Run("free space falls during a window", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("not root: needs a small tmpfs to fill")
+		}
+		dir := t.TempDir()
+		if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=50m", "tmpfs", dir).CombinedOutput(); err != nil {
+			t.Skipf("cannot mount a tmpfs: %v %s", err, out)
+		}
+		defer exec.Command("umount", dir).Run()
+		tt := filepath.Join(dir, "tt")
+		cmd := exec.Command(rec, "-o", tt, "-w", "60", "-f", "30M", "--no-marker")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, filepath.Join(tt, ".perf-*.partial"))
+		if err := os.WriteFile(filepath.Join(dir, "fill"), make([]byte, 25<<20), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := cmd.Wait() // the recorder checks free space every 5 s
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 3 || !strings.Contains(stderr.String(), "below --min-free") {
+			t.Errorf("want exit status 3 and a message about --min-free; got %v:\n%s", err, stderr.String())
+		}
+		if data, _ := windows(t, tt); len(data) != 1 {
+			t.Errorf("want the window that was under way, ended early; got %v", data)
+		}
+	})
+
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run("stopped by "+sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
@@ -236,13 +267,7 @@ func TestPerfTimetravelStandIn(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			// Wait (up to a minute) for perf to have started the first window.
-			for i := 0; i < 600; i++ {
-				if p, _ := filepath.Glob(filepath.Join(tt, ".perf-*.partial")); len(p) > 0 {
-					break
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
+			waitFor(t, filepath.Join(tt, ".perf-*.partial"))
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
@@ -255,6 +280,19 @@ func TestPerfTimetravelStandIn(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitFor waits (up to a minute) for a file matching pattern, here for
+// perf to have started a window.
+func waitFor(t *testing.T, pattern string) {
+	t.Helper()
+	for i := 0; i < 600; i++ {
+		if p, _ := filepath.Glob(pattern); len(p) > 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no %s after a minute", pattern)
 }
 
 // TestPerfTimetravelRealPerf records two 2 s windows with the real perf,
