@@ -147,8 +147,6 @@ func frameJS(name string) string {
 // writes there on the first hover.
 const tipJS = `(g => g.firstElementChild.tagName === "title" ? g.firstElementChild.textContent : tooltip(g.fgi))`
 
-
-
 func TestBrowserInteractions(t *testing.T) {
 	b := newBrowser(t)
 	u := writeSVG(t, clickable, DefaultOptions())
@@ -183,7 +181,7 @@ func TestBrowserInteractions(t *testing.T) {
 			unzoom: !document.getElementById("unzoom").classList.contains("hide"),
 			search: location.search,
 			cLeft: rc.left, cWidth: rc.width,
-			atD: g ? `+tipJS+`(g) : "",
+			atD: g ? ` + tipJS + `(g) : "",
 			labels: Array.from(document.querySelectorAll("text")).filter(t => t.getBoundingClientRect().width > 0 && !t.id).map(t => t.textContent),
 			parent: ` + frameJS("all") + `.classList.contains("parent"),
 		};
@@ -428,6 +426,12 @@ func timeSVG(t *testing.T, b *browser, label, u string, perl bool) {
 	hover := eval[float64](t, b, fmt.Sprintf(afterPaint, `window.__zoomTarget.querySelector("rect").dispatchEvent(new MouseEvent("mouseover", {bubbles: true}))`))
 	icJS := `window.dispatchEvent(new KeyboardEvent("keydown", {key: "i", keyCode: 73, ctrlKey: true}))`
 	ic := eval[float64](t, b, fmt.Sprintf(afterPaint, icJS))
+	// worst case: the widest frame under the root, most of the graph
+	wide := strings.Replace(strings.Replace(pick, "maxY - 48", "maxY - 16", 1), "__zoomTarget", "__wideTarget", 1)
+	wideW := eval[float64](t, b, wide)
+	wideZoom := eval[float64](t, b, fmt.Sprintf(afterPaint, strings.ReplaceAll(zoomJS, "__zoomTarget", "__wideTarget")))
+	eval[float64](t, b, fmt.Sprintf(afterPaint, unzoomJS))
+	t.Logf("%s: zoom into the widest frame under the root (%.1f px): %.0f ms", label, wideW, wideZoom)
 	total := eval[int](t, b, `typeof fg === "object" && fg.n ? fg.n : document.querySelectorAll("`+sel+`").length`)
 	dyn := eval[int](t, b, `typeof fg === "object" && fg.dynEls ? (clickZoom(window.__zoomTarget.fgi), fg.dynEls.length) : 0`)
 	t.Logf("%s: %d frames, %d written, %d drawn zoomed; load %v (then %.0f ms to paint); zoom into a %.1f px frame %.0f ms (again %.0f ms); reset %.0f ms; search %.0f ms; hover %.0f ms; Ctrl-I %.0f ms",
