@@ -65,7 +65,7 @@ fuzz:
 
 shellcheck:
 	@if command -v shellcheck >/dev/null; then \
-	  shellcheck $$(grep -l '^#!.*sh' scripts/* 2>/dev/null) && echo "shellcheck: scripts clean"; \
+	  shellcheck $$(grep -l '^#!.*sh' scripts/* e2e/testdata/bin/* e2e/testdata/travel/*.sh 2>/dev/null) && echo "shellcheck: scripts clean"; \
 	else echo "shellcheck: not installed, skipped (apt-get install shellcheck)"; fi
 
 bench:
