@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"slices"
@@ -291,16 +292,26 @@ func inputSize(names []string) int64 {
 // ReadPalette reads a --cp palette file ("name->rgb(r,g,b)" lines). A
 // missing file is an empty palette.
 func ReadPalette(path string) (map[string]svg.RGB, error) {
-	m := map[string]svg.RGB{}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return m, nil
+		return map[string]svg.RGB{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	m, err := ParsePalette(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// ParsePalette parses palette lines "name->rgb(r,g,b)"; lines of another
+// form are ignored, as flamegraph.pl ignores them.
+func ParsePalette(r io.Reader) (map[string]svg.RGB, error) {
+	m := map[string]svg.RGB{}
+	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
 		name, col, ok := strings.Cut(sc.Text(), "->")
@@ -311,10 +322,7 @@ func ReadPalette(path string) (map[string]svg.RGB, error) {
 			m[name] = c
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, nil
+	return m, sc.Err()
 }
 
 // WritePalette writes a --cp palette file, sorted by name.
@@ -345,20 +353,26 @@ func ReadNameAttr(path string, env *cli.Env) (map[string]*svg.Attrs, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return ParseNameAttr(f, path, func(msg string) { env.Warnf("%s", msg) })
+}
+
+// ParseNameAttr parses --nameattr lines read from r; name is the file name
+// for messages, and warn receives what was dropped.
+func ParseNameAttr(r io.Reader, name string, warn func(string)) (map[string]*svg.Attrs, error) {
 	m := map[string]*svg.Attrs{}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<24)
 	for ln := 1; sc.Scan(); ln++ {
 		line := strings.TrimSuffix(sc.Text(), "\r")
-		name, rest, ok := strings.Cut(line, "\t")
+		fn, rest, ok := strings.Cut(line, "\t")
 		if !ok {
 			return nil, &cli.ExitError{Code: cli.ExitFailure,
-				Err: fmt.Errorf("%s:%d: invalid format: want name<TAB>key=value[<TAB>key=value...]", path, ln)}
+				Err: fmt.Errorf("%s:%d: invalid format: want name<TAB>key=value[<TAB>key=value...]", name, ln)}
 		}
-		a := m[name]
+		a := m[fn]
 		if a == nil {
 			a = &svg.Attrs{}
-			m[name] = a
+			m[fn] = a
 		}
 		for _, kv := range strings.Split(rest, "\t") {
 			k, v, _ := strings.Cut(kv, "=")
@@ -371,14 +385,14 @@ func ReadNameAttr(path string, env *cli.Env) (map[string]*svg.Attrs, error) {
 				a.Class = v
 			case "href":
 				if !svg.SafeHref(v) {
-					env.Warnf("%s:%d: dropped href %q: links that run code are not written", path, ln, v)
+					warn(fmt.Sprintf("%s:%d: dropped href %q: links that run code are not written", name, ln, v))
 					continue
 				}
 				a.Href = v
 			case "target":
 				a.Target = v
 			case "g_extra", "a_extra":
-				attrs := parseExtra(v, func(msg string) { env.Warnf("%s:%d: %s", path, ln, msg) })
+				attrs := parseExtra(v, func(msg string) { warn(fmt.Sprintf("%s:%d: %s", name, ln, msg)) })
 				if k == "g_extra" {
 					a.GExtra = append(a.GExtra, attrs...)
 				} else {
@@ -388,7 +402,7 @@ func ReadNameAttr(path string, env *cli.Env) (map[string]*svg.Attrs, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return m, nil
 }
