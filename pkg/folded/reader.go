@@ -27,8 +27,9 @@ func (e *ParseError) Error() string {
 
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// snippet quotes the start of a line for an error message.
-func snippet(line []byte) string {
+// QuoteLine quotes the start of a line (at most 80 bytes, cut at a
+// character boundary, "..." after a cut) for an error message.
+func QuoteLine(line []byte) string {
 	const max = 80
 	cut := len(line) > max
 	if cut {
@@ -206,7 +207,7 @@ func (r *Reader) Next() bool {
 
 // fail handles a malformed line; it reports whether reading must stop.
 func (r *Reader) fail(line []byte, err error) bool {
-	pe := &ParseError{File: r.name, Line: r.line, Text: snippet(line), Err: err}
+	pe := &ParseError{File: r.name, Line: r.line, Text: QuoteLine(line), Err: err}
 	if r.Lenient {
 		r.skips.Add(pe)
 		return false

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"flamekit/pkg/folded"
 )
@@ -92,21 +91,4 @@ func (c *captureInfo) startMeta(event, source string) *folded.Meta {
 	m.Set(folded.KeyRefPerf, c.refPerf)
 	m.Set(folded.KeySource, source)
 	return m
-}
-
-// snippet quotes the start of a line for a message.
-func snippet(line []byte) string {
-	const max = 80
-	cut := len(line) > max
-	if cut {
-		line = line[:max]
-		for len(line) > 0 && !utf8.Valid(line) {
-			line = line[:len(line)-1]
-		}
-	}
-	s := strconv.Quote(string(line))
-	if cut {
-		s += "..."
-	}
-	return s
 }

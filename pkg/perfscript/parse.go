@@ -169,7 +169,7 @@ func (p *parser) unrecognised(line []byte) {
 	r := p.res
 	r.unrec++
 	if len(r.bad) < maxBadLines {
-		r.bad = append(r.bad, badLine{p.lineNo, snippet(line)})
+		r.bad = append(r.bad, badLine{p.lineNo, folded.QuoteLine(line)})
 	}
 }
 
