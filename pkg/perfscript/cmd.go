@@ -1,6 +1,7 @@
 package perfscript
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 
@@ -71,11 +72,17 @@ func (c *Command) Run(env *cli.Env) error {
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", folded.StdinName, err)
 				}
-				return rc, nil
+				return refusePerfData(folded.StdinName, rc)
 			}
 		} else {
 			in.Source = name
-			in.Open = func() (io.ReadCloser, error) { return folded.Open(name) }
+			in.Open = func() (io.ReadCloser, error) {
+				rc, err := folded.Open(name)
+				if err != nil {
+					return nil, err
+				}
+				return refusePerfData(name, rc)
+			}
 		}
 		inputs[i] = in
 	}
@@ -85,6 +92,29 @@ func (c *Command) Run(env *cli.Env) error {
 		Warnf:   env.Warnf,
 		Notef:   func(format string, args ...any) { fmt.Fprintf(env.Stderr, format, args...) },
 	}
-	_, err := col.Run(env.Stdout, inputs)
+	sum, err := col.Run(env.Stdout, inputs)
+	if err == nil && sum.Samples == 0 && sum.Unrecognised > 0 {
+		return fmt.Errorf("no samples found, and the input has lines that are not perf script text (counted above): is it the output of 'perf script'?")
+	}
 	return err
+}
+
+// refusePerfData fails an input that is a perf.data file (the binary file
+// perf record writes) rather than the text perf script prints from it:
+// the most common slip, which would otherwise give a screenful of
+// unrecognised lines.
+func refusePerfData(name string, rc io.ReadCloser) (io.ReadCloser, error) {
+	br := bufio.NewReader(rc)
+	if magic, _ := br.Peek(8); string(magic) == "PERFILE2" || string(magic) == "PERFFILE" {
+		rc.Close()
+		file := name
+		if name == folded.StdinName {
+			file = "perf.data"
+		}
+		return nil, fmt.Errorf("%s is a perf.data file, not perf script text: run perf script --header -i %s | stackcollapse", name, file)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{br, rc}, nil
 }
