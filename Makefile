@@ -9,6 +9,8 @@ FUZZTIME    ?= 8s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CAPTURE     ?= testdata/perf/burst.txt.gz
 SHELL       := /bin/bash
+VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS     := -X flamekit/internal/cli.version=$(VERSION)
 
 .PHONY: all build install demo test fmt vet staticcheck unit fuzz shellcheck bench clean
 
@@ -16,10 +18,10 @@ all: build
 
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
 
 install:
-	$(GO) install ./cmd/...
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/...
 
 # The pipelines of the README on a bundled real capture: 30 s of a 2-vCPU
 # machine (perf record -a -g -F 97), mostly idle, with a 2 s burst of a
