@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"flamekit/internal/xmlesc"
 	"flamekit/pkg/folded"
 )
 
@@ -81,13 +81,13 @@ text { font-family: Verdana, sans-serif; font-size: 12px; fill: rgb(0,0,0); }
 %s]]></script>
 <rect x="0" y="0" width="100%%" height="100%%" fill="rgb(255,255,255)"/>
 `, l.width, l.height, l.width, l.height, script)
-	fmt.Fprintf(bw, "<text id=\"title\" x=\"%d\" y=\"24\">%s</text>\n", l.x0, esc(info.Title))
+	fmt.Fprintf(bw, "<text id=\"title\" x=\"%d\" y=\"24\">%s</text>\n", l.x0, xmlesc.String(info.Title))
 	for i, n := range notes {
-		fmt.Fprintf(bw, "<text class=\"note\" x=\"%d\" y=\"%d\">%s</text>\n", l.x0, 42+i*14, esc(n))
+		fmt.Fprintf(bw, "<text class=\"note\" x=\"%d\" y=\"%d\">%s</text>\n", l.x0, 42+i*14, xmlesc.String(n))
 	}
 	// The grid: a background that takes the clicks, then the cells.
 	fmt.Fprintf(bw, `<g id="grid" data-base="%d" data-rows="%d" data-cols="%d" data-x0="%d" data-y0="%d" data-cw="%d" data-ch="%d" data-args="%s"`,
-		g.Base, g.Rows, cols, l.x0, l.y0, l.cw, l.ch, esc(info.Args))
+		g.Base, g.Rows, cols, l.x0, l.y0, l.cw, l.ch, xmlesc.String(info.Args))
 	if info.Wall != nil {
 		ms := float64(info.Wall(folded.Time(g.Base*second)).UnixNano()) / 1e6
 		fmt.Fprintf(bw, ` data-wall-ms="%s" data-wall-est="%t"`, strconv.FormatFloat(ms, 'f', 3, 64), info.WallEstimated)
@@ -155,36 +155,6 @@ func (g *Grid) axes(w *bufio.Writer, l layout) {
 		y := l.y0 + (g.Rows-r)*l.ch
 		fmt.Fprintf(w, "<text class=\"axis\" x=\"%d\" y=\"%d\" text-anchor=\"end\">%d ms</text>\n", l.x0-4, y, msv)
 	}
-}
-
-// esc escapes s for XML text and attribute values; bytes that are not
-// valid UTF-8 and characters XML does not allow become U+FFFD.
-func esc(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		i += n
-		switch {
-		case r == '&':
-			b.WriteString("&amp;")
-		case r == '<':
-			b.WriteString("&lt;")
-		case r == '>':
-			b.WriteString("&gt;")
-		case r == '"':
-			b.WriteString("&quot;")
-		case r == '\'':
-			b.WriteString("&#39;")
-		case r == utf8.RuneError && n <= 1, r < 0x20 && r != '\t' && r != '\n' && r != '\r',
-			r >= 0xFFFE && r <= 0xFFFF, r >= 0xD800 && r <= 0xDFFF:
-			b.WriteRune(utf8.RuneError)
-		case r == '\t' || r == '\n' || r == '\r':
-			fmt.Fprintf(&b, "&#%d;", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // ShellQuote quotes s for a POSIX shell when it needs it.

@@ -2,75 +2,14 @@ package svg
 
 import (
 	"unicode/utf8"
+
+	"flamekit/internal/xmlesc"
 )
 
-// Escaping. Everything that comes from input or flags goes through one of
-// these before it reaches the SVG: frame names, titles, tooltips, notes,
-// nameattr values. Bytes that are not valid UTF-8 and characters XML 1.0
-// forbids (C0 controls but tab, newline and carriage return; U+FFFE, U+FFFF)
-// become U+FFFD, so the document is always well-formed.
-
-const replacement = "\uFFFD"
-
-// xmlAllowed reports whether r may appear in an XML 1.0 document.
-func xmlAllowed(r rune) bool {
-	switch {
-	case r == '\t' || r == '\n' || r == '\r':
-		return true
-	case r < 0x20:
-		return false
-	case r == 0xFFFE || r == 0xFFFF:
-		return false
-	}
-	return true
-}
-
-// appendEscaped appends s to dst escaped for XML character data (attr
-// false) or a double-quoted attribute value (attr true). In text, '"' is
-// escaped too, as flamegraph.pl does in tooltips, when quot is set.
-func appendEscaped(dst []byte, s string, attr, quot bool) []byte {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '&':
-				dst = append(dst, "&amp;"...)
-			case c == '<':
-				dst = append(dst, "&lt;"...)
-			case c == '>':
-				dst = append(dst, "&gt;"...)
-			case c == '"' && (attr || quot):
-				dst = append(dst, "&quot;"...)
-			case attr && c == '\t':
-				dst = append(dst, "&#9;"...)
-			case attr && c == '\n':
-				dst = append(dst, "&#10;"...)
-			case c == '\r':
-				dst = append(dst, "&#13;"...)
-			case !xmlAllowed(rune(c)) || c == 0x7F:
-				dst = append(dst, replacement...)
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && n == 1) || !xmlAllowed(r) {
-			dst = append(dst, replacement...)
-		} else {
-			dst = append(dst, s[i:i+n]...)
-		}
-		i += n
-	}
-	return dst
-}
-
-// escText returns s escaped for character data.
-func escText(dst []byte, s string) []byte { return appendEscaped(dst, s, false, false) }
-
-// escAttr returns s escaped for a double-quoted attribute value.
-func escAttr(dst []byte, s string) []byte { return appendEscaped(dst, s, true, true) }
+// Escaping. Everything that comes from input or flags goes through
+// internal/xmlesc (text and attributes) or one of the functions here
+// (comments, script strings) before it reaches the SVG: frame names,
+// titles, tooltips, notes, nameattr values.
 
 // appendComment appends s made safe for the inside of an XML comment:
 // nothing is entity-escaped there (entities are not interpreted), but
@@ -80,8 +19,8 @@ func appendComment(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case (r == utf8.RuneError && n == 1) || !xmlAllowed(r):
-			dst = append(dst, replacement...)
+		case (r == utf8.RuneError && n == 1) || !xmlesc.Allowed(r):
+			dst = append(dst, xmlesc.Replacement...)
 		case r == '-':
 			dst = append(dst, '-')
 			if i+1 == len(s) || s[i+1] == '-' {
@@ -114,7 +53,7 @@ func appendJS(dst []byte, s string, xml bool) []byte {
 			switch {
 			case c == '"' || c == '\\':
 				dst = append(dst, '\\', c)
-			case xml && (c == 0x7F || !xmlAllowed(rune(c))):
+			case xml && (c == 0x7F || !xmlesc.Allowed(rune(c))):
 				dst = append(dst, `\ufffd`...)
 			case c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7F:
 				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"flamekit/internal/xmlesc"
 	"flamekit/pkg/folded"
 )
 
@@ -186,7 +187,7 @@ func (g *geometry) header(dst []byte) []byte {
 	dst = append(dst, `<?xml version="1.0"`...)
 	if o.Encoding != "" {
 		dst = append(dst, ` encoding="`...)
-		dst = escAttr(dst, o.Encoding)
+		dst = xmlesc.AppendAttr(dst, o.Encoding)
 		dst = append(dst, '"')
 	}
 	dst = append(dst, ` standalone="no"?>
@@ -361,9 +362,9 @@ func (g *geometry) head(dst, data []byte) []byte {
 	top, bottom, _ := Background(o.BgColors, o.Colors)
 	dst = g.header(dst)
 	dst = append(dst, "<defs>\n\t<linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\" >\n\t\t<stop stop-color=\""...)
-	dst = escAttr(dst, top)
+	dst = xmlesc.AppendAttr(dst, top)
 	dst = append(dst, "\" offset=\"5%\" />\n\t\t<stop stop-color=\""...)
-	dst = escAttr(dst, bottom)
+	dst = xmlesc.AppendAttr(dst, bottom)
 	dst = append(dst, "\" offset=\"95%\" />\n\t</linearGradient>\n\t<clipPath id=\"view\"><rect x=\""...)
 	dst = appendNum(dst, xpad)
 	dst = append(dst, `" y="0" width="`...)
@@ -421,7 +422,7 @@ var fgConfig = {nametype: `...)
 		dst = append(dst, `" `...)
 		dst = append(dst, extra...)
 		dst = append(dst, '>')
-		dst = escText(dst, content)
+		dst = xmlesc.AppendText(dst, content)
 		return append(dst, "</text>\n"...)
 	}
 	W := g.width
@@ -447,7 +448,7 @@ func appendCSSString(dst []byte, s string) []byte {
 			dst = append(dst, byte(r))
 		case r < 0x80 && ('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'):
 			dst = append(dst, byte(r))
-		case r >= 0x80 && r != 0xFFFD && xmlAllowed(r):
+		case r >= 0x80 && r != 0xFFFD && xmlesc.Allowed(r):
 			dst = append(dst, string(r)...)
 		}
 	}
@@ -503,7 +504,7 @@ func (g *geometry) frames(l *Layout, kept []int32, colors []RGB, first int) (out
 			out, closing = openFrame(out, attrs)
 			out = append(out, "<title>"...)
 			if attrs.Title != "" {
-				out = escText(out, attrs.Title)
+				out = xmlesc.AppendText(out, attrs.Title)
 			} else {
 				out = append(out, tip...)
 			}
@@ -532,7 +533,7 @@ func (g *geometry) frames(l *Layout, kept []int32, colors []RGB, first int) (out
 		labels = append(labels, `" y="`...)
 		labels = appendNum(labels, 3+(y1+y2)/2)
 		labels = append(labels, `">`...)
-		labels = escText(labels, fitLabel(name, chars))
+		labels = xmlesc.AppendText(labels, fitLabel(name, chars))
 		labels = append(labels, "</text>\n"...)
 	}
 	return out, labels
@@ -571,12 +572,12 @@ func (g *geometry) tooltip(dst []byte, l *Layout, n *Node, end float64) []byte {
 	if n.Depth == 0 {
 		dst = append(dst, "all ("...)
 	} else {
-		dst = appendEscaped(dst, StripAnnotation(n.Name), false, true)
+		dst = xmlesc.AppendTextQuoted(dst, StripAnnotation(n.Name))
 		dst = append(dst, " ("...)
 	}
 	dst = appendCommas(dst, samples)
 	dst = append(dst, ' ')
-	dst = appendEscaped(dst, o.CountName, false, true)
+	dst = xmlesc.AppendTextQuoted(dst, o.CountName)
 	if n.Depth == 0 {
 		return append(dst, ", 100%)"...)
 	}
@@ -606,7 +607,7 @@ func openFrame(dst []byte, a *Attrs) ([]byte, string) {
 		dst = append(dst, ' ')
 		dst = append(dst, name...)
 		dst = append(dst, `="`...)
-		dst = escAttr(dst, value)
+		dst = xmlesc.AppendAttr(dst, value)
 		return append(dst, '"')
 	}
 	closing := "</g>\n"
