@@ -193,12 +193,12 @@ func (s *Slicer) line(in *Input, lr *lineReader, line []byte, o *order, canStop 
 		if err == folded.ErrBlank {
 			return false, nil
 		}
-		s.Stats.Malformed.add(lr.where(in.Display), fmt.Sprintf("%v: %s", err, quote(line)))
+		s.Stats.Malformed.add(lr.where(in.Display), fmt.Sprintf("%v: %s", err, folded.QuoteLine(line)))
 		return false, nil
 	}
 	if rec.Kind != folded.Timed {
 		if s.Opts.NeedTime {
-			s.Stats.Untimed.add(lr.where(in.Display), "untimed "+rec.Kind.String()+" line "+quote(line))
+			s.Stats.Untimed.add(lr.where(in.Display), "untimed "+rec.Kind.String()+" line "+folded.QuoteLine(line))
 			return false, nil
 		}
 		return false, s.keep(rec)
@@ -229,14 +229,6 @@ func (s *Slicer) keep(rec *folded.Record) error {
 		s.Stats.Kept++
 	}
 	return s.Sink.Sample(rec)
-}
-
-func quote(line []byte) string {
-	const max = 80
-	if len(line) > max {
-		return fmt.Sprintf("%q...", line[:max])
-	}
-	return fmt.Sprintf("%q", line)
 }
 
 // readSeek reads an uncompressed file. With a window, it first checks
