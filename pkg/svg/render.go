@@ -306,7 +306,7 @@ func Render(w io.Writer, l *Layout, o *Options) error {
 	if _, err := w.Write(head); err != nil {
 		return err
 	}
-	if _, err := io.WriteString(w, "<g id=\"clip\">\n<g id=\"frames\">\n"); err != nil {
+	if _, err := io.WriteString(w, "<g id=\"frames\">\n"); err != nil {
 		return err
 	}
 	for _, b := range frames {
@@ -314,8 +314,9 @@ func Render(w io.Writer, l *Layout, o *Options) error {
 			return err
 		}
 	}
-	closing := "</g>\n</g>\n</g>\n<g id=\"labels\">\n"
-	if len(static) == 0 {
+	// the last chunk of frames, #frames
+	closing := "</g>\n</g>\n<g id=\"labels\">\n"
+	if len(static) == 0 { // no chunk opened
 		closing = closing[len("</g>\n"):]
 	}
 	if _, err := io.WriteString(w, closing); err != nil {
@@ -365,13 +366,7 @@ func (g *geometry) head(dst, data []byte) []byte {
 	dst = xmlesc.AppendAttr(dst, top)
 	dst = append(dst, "\" offset=\"5%\" />\n\t\t<stop stop-color=\""...)
 	dst = xmlesc.AppendAttr(dst, bottom)
-	dst = append(dst, "\" offset=\"95%\" />\n\t</linearGradient>\n\t<clipPath id=\"view\"><rect x=\""...)
-	dst = appendNum(dst, xpad)
-	dst = append(dst, `" y="0" width="`...)
-	dst = appendNum(dst, g.width-2*xpad)
-	dst = append(dst, `" height="`...)
-	dst = appendNum(dst, g.height)
-	dst = append(dst, "\"/></clipPath>\n</defs>\n<style type=\"text/css\">\n\ttext { font-family:"...)
+	dst = append(dst, "\" offset=\"95%\" />\n\t</linearGradient>\n</defs>\n<style type=\"text/css\">\n\ttext { font-family:"...)
 	dst = appendCSSString(dst, o.FontType)
 	dst = append(dst, "; font-size:"...)
 	dst = appendNum(dst, fs)
