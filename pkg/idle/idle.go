@@ -70,3 +70,29 @@ func containsAny(frame []byte, subs []string) bool {
 	}
 	return false
 }
+
+// Filter is Is with a memory: samples repeat their stacks, so it keeps the
+// verdict for each distinct idle-task stack it has seen, and a map lookup
+// replaces the search of the idle-loop names on every later sample. Stacks
+// of other processes are answered at once and not kept, so its memory grows
+// with the distinct stacks of the idle task only. The zero value is ready
+// to use; a Filter is not safe for concurrent use.
+type Filter struct {
+	seen map[string]bool
+}
+
+// Is reports whether stack is an idle CPU's sample, as the function Is.
+func (f *Filter) Is(stack []byte) bool {
+	if !bytes.HasPrefix(stack, []byte(Process)) {
+		return false
+	}
+	if v, ok := f.seen[string(stack)]; ok {
+		return v
+	}
+	v := Is(stack)
+	if f.seen == nil {
+		f.seen = make(map[string]bool)
+	}
+	f.seen[string(stack)] = v
+	return v
+}

@@ -69,3 +69,28 @@ func TestRealCapture(t *testing.T) {
 		t.Error("no softirq work on idle CPUs kept; the capture has some")
 	}
 }
+
+// TestFilter checks that the memo gives the same verdicts as Is, the first
+// time and the second.
+func TestFilter(t *testing.T) {
+	var f Filter
+	fs := folded.NewFiles([]string{"../../testdata/perf/perl/burst.collapsed-none.txt.gz", "../../testdata/perf/perl/syswide.collapsed-all.txt.gz"}, false)
+	n := 0
+	for fs.Next() {
+		st := fs.Record().Stack
+		for range 2 {
+			if got, want := f.Is(st), Is(st); got != want {
+				t.Fatalf("Filter.Is(%q) = %v, Is = %v", st, got, want)
+			}
+		}
+		n++
+	}
+	if fs.Err() != nil || n == 0 {
+		t.Fatalf("read %d stacks: %v", n, fs.Err())
+	}
+	for st := range f.seen {
+		if !strings.HasPrefix(st, Process) {
+			t.Errorf("kept a stack of another process: %q", st)
+		}
+	}
+}
