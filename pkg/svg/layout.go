@@ -17,7 +17,6 @@ type Node struct {
 	// end at this frame (its self change), when HasDelta is set.
 	Delta    float64
 	Depth    int32 // 0 for the root ("all")
-	Parent   int32 // index of the parent in Layout.Nodes, -1 for the root
 	HasDelta bool  // opened by a differential line (flamegraph.pl's "delta defined")
 }
 
@@ -28,8 +27,6 @@ type Layout struct {
 	Nodes    []Node
 	Total    float64 // sum of the counts (the "after" counts of diff lines)
 	MaxDelta float64 // the largest |after − before| of a line, at least 1
-	Diff     bool    // at least one differential line was added
-	Lines    int     // lines (or distinct stacks) added
 }
 
 // Builder lays out stacks one line at a time in the manner of
@@ -86,9 +83,7 @@ func commonPrefix(a, b string) int {
 func (b *Builder) Add(stack string, count, before float64, diff bool) {
 	stack = TrimStack(stack)
 	l := &b.l
-	l.Lines++
 	if diff {
-		l.Diff = true
 		d := count - before
 		if d < 0 {
 			d = -d
@@ -98,7 +93,7 @@ func (b *Builder) Add(stack string, count, before float64, diff bool) {
 		}
 	}
 	if len(b.open) == 0 {
-		l.Nodes = append(l.Nodes, Node{Start: b.time, Parent: -1, HasDelta: diff})
+		l.Nodes = append(l.Nodes, Node{Start: b.time, HasDelta: diff})
 		b.open = append(b.open, 0)
 	}
 	// the frames shared with the previous line: those that end inside the
@@ -123,7 +118,7 @@ func (b *Builder) Add(stack string, count, before float64, diff bool) {
 			end = start + i
 		}
 		l.Nodes = append(l.Nodes, Node{Name: stack[start:end], Start: b.time,
-			Depth: int32(len(b.open)), Parent: b.open[len(b.open)-1], HasDelta: diff})
+			Depth: int32(len(b.open)), HasDelta: diff})
 		b.open = append(b.open, int32(len(l.Nodes)-1))
 		b.ends = append(b.ends, end)
 		start = end + 1
