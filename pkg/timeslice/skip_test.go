@@ -34,3 +34,27 @@ func TestSkippedQuotesWholeCharacters(t *testing.T) {
 		t.Errorf("first malformed line:\n got %s\nwant %s", st.Malformed.First, want)
 	}
 }
+
+func TestSkippedUntimedFirst(t *testing.T) {
+	st := readString(t, "main 1 @1.0\nmain;a 2\nmain;b 3\nmain 1 @2.0\n", Options{NeedTime: true})
+	if want := `in:2: untimed classic line "main;a 2"`; st.Untimed.Count != 2 || st.Untimed.First != want {
+		t.Errorf("untimed %+v, want 2 lines, first %s", st.Untimed, want)
+	}
+}
+
+// Timed input with classic lines in the middle (say, two captures
+// concatenated, one made with --no-time): every classic line is skipped.
+func BenchmarkSkipUntimed(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("app;main;work 1 @1.000000\n")
+	for i := 0; i < 100000; i++ {
+		sb.WriteString("app;main;work;compute_something_long 1\n")
+	}
+	sb.WriteString("app;main;work 1 @2.000000\n")
+	text := sb.String()
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		readString(b, text, Options{NeedTime: true})
+	}
+}

@@ -45,11 +45,13 @@ type Skipped struct {
 	First string // "file:line: reason"
 }
 
-func (s *Skipped) add(where string, why string) {
-	if s.Count == 0 {
-		s.First = where + ": " + why
-	}
+// add counts one more skipped line and reports whether it is the first,
+// which the caller then describes in First. Only the first is kept, so
+// the others are not formatted: a classic input given where times are
+// needed skips every line.
+func (s *Skipped) add() bool {
 	s.Count++
+	return s.Count == 1
 }
 
 // Stats says what a Slicer read and kept.
@@ -193,12 +195,16 @@ func (s *Slicer) line(in *Input, lr *lineReader, line []byte, o *order, canStop 
 		if err == folded.ErrBlank {
 			return false, nil
 		}
-		s.Stats.Malformed.add(lr.where(in.Display), fmt.Sprintf("%v: %s", err, folded.QuoteLine(line)))
+		if s.Stats.Malformed.add() {
+			s.Stats.Malformed.First = fmt.Sprintf("%s: %v: %s", lr.where(in.Display), err, folded.QuoteLine(line))
+		}
 		return false, nil
 	}
 	if rec.Kind != folded.Timed {
 		if s.Opts.NeedTime {
-			s.Stats.Untimed.add(lr.where(in.Display), "untimed "+rec.Kind.String()+" line "+folded.QuoteLine(line))
+			if s.Stats.Untimed.add() {
+				s.Stats.Untimed.First = fmt.Sprintf("%s: untimed %v line %s", lr.where(in.Display), rec.Kind, folded.QuoteLine(line))
+			}
 			return false, nil
 		}
 		return false, s.keep(rec)
