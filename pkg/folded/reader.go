@@ -111,6 +111,9 @@ type Reader struct {
 
 // NewReader returns a Reader reading from r; name is used in errors.
 func NewReader(r io.Reader, name string) *Reader {
+	if rc, ok := r.(readCloser); ok {
+		r = rc.Reader // Decompress's own buffer, when it is one
+	}
 	br, ok := r.(*bufio.Reader)
 	if !ok || br.Size() < 64<<10 {
 		br = bufio.NewReaderSize(r, 256<<10)
