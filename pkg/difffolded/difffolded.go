@@ -4,7 +4,6 @@
 package difffolded
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -169,11 +168,11 @@ func (c *Command) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
+	var line []byte
 	for _, l := range lines {
-		buf.Reset()
 		rec := folded.Record{Stack: []byte(l.Stack), Before: l.Before, Count: l.After, Kind: folded.Diff}
-		if _, err := env.Stdout.Write(folded.AppendRecord(buf.Bytes(), &rec)); err != nil {
+		line = folded.AppendRecord(line[:0], &rec)
+		if _, err := env.Stdout.Write(line); err != nil {
 			return err
 		}
 	}
