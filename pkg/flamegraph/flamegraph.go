@@ -233,10 +233,10 @@ func Read(names []string, flamechart bool, rw svg.Rewrite, o *svg.Options) (*Inp
 		rec := fs.Record()
 		id, ok := index[string(rec.Stack)]
 		if !ok {
-			s := rw.Apply(string(rec.Stack))
+			key := string(rec.Stack) // one copy: also the stack when rw changes nothing
 			id = int32(len(stacks))
-			stacks = append(stacks, s)
-			index[string(rec.Stack)] = id
+			stacks = append(stacks, rw.Apply(key))
+			index[key] = id
 		}
 		lines = append(lines, line{id, rec.Count, rec.Before, rec.Time, rec.Kind})
 		if rec.Kind != folded.Timed {

@@ -16,7 +16,7 @@ import (
 
 // realFolded returns the lines of the Perl-collapsed real captures, or
 // skips the test when they are absent.
-func realFolded(t *testing.T) []string {
+func realFolded(t testing.TB) []string {
 	t.Helper()
 	files, _ := filepath.Glob("../../testdata/perf/perl/*.collapsed-pid.txt.gz")
 	if len(files) == 0 {
@@ -89,5 +89,33 @@ func TestReadOrders(t *testing.T) {
 				t.Errorf("%s (reverse %v): fast read draws a different SVG (%d bytes, want %d)", name, rw.Reverse, a.Len(), b.Len())
 			}
 		}
+	}
+}
+
+// BenchmarkRead reads the real captures' folded lines (sorted, as
+// stackcollapse writes them) with Read, merged and as a flame chart.
+func BenchmarkRead(b *testing.B) {
+	lines := realFolded(b)
+	slices.Sort(lines)
+	path := filepath.Join(b.TempDir(), "in.folded")
+	data := []byte(strings.Join(lines, "\n") + "\n")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, flamechart := range []bool{false, true} {
+		name := "merged"
+		if flamechart {
+			name = "flamechart"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			o := svg.DefaultOptions()
+			for b.Loop() {
+				if _, err := Read([]string{path}, flamechart, svg.Rewrite{}, &o); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
