@@ -327,3 +327,29 @@ func TestCommandLine(t *testing.T) {
 		t.Errorf("--help: exit %d\n%s", code, out.String())
 	}
 }
+
+// TestCommandInputs checks how the command names its inputs: a file is the
+// timed stream's source and named in messages; standard input has no source
+// and is named <stdin>, and a perf.data there is told to be read with -i.
+func TestCommandInputs(t *testing.T) {
+	text := []byte("p 1 1.000000: 1 ev:\n\t1 a (/x)\n\n")
+	file := filepath.Join(t.TempDir(), "in.perf")
+	if err := os.WriteFile(file, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := cli.Run("stackcollapse", Description, &Command{}, []string{file}, nil, &out, &errb); code != 0 ||
+		!strings.Contains(out.String(), `source="`+file+`"`) {
+		t.Errorf("file: exit %d, stderr %s\n%s", code, errb.String(), out.String())
+	}
+	out.Reset()
+	if code := cli.Run("stackcollapse", Description, &Command{}, []string{"-"}, bytes.NewReader(text), &out, &errb); code != 0 ||
+		strings.Contains(out.String(), "source=") || !strings.Contains(out.String(), "p;a 1 @1.000000\n") {
+		t.Errorf("stdin: exit %d, stderr %s\n%s", code, errb.String(), out.String())
+	}
+	errb.Reset()
+	if code := cli.Run("stackcollapse", Description, &Command{}, nil, bytes.NewReader([]byte("PERFILE2\x00\x00")), &out, &errb); code != 1 ||
+		!strings.Contains(errb.String(), "<stdin> is a perf.data file") || !strings.Contains(errb.String(), "-i perf.data") {
+		t.Errorf("perf.data on stdin: exit %d, stderr %s", code, errb.String())
+	}
+}

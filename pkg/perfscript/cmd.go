@@ -65,26 +65,17 @@ func (c *Command) Run(env *cli.Env) error {
 	}
 	inputs := make([]Input, len(names))
 	for i, name := range names {
-		in := Input{Name: folded.DisplayName(name)}
+		display := folded.DisplayName(name)
+		inputs[i] = Input{Name: display, Source: name, Open: func() (io.ReadCloser, error) {
+			rc, err := folded.OpenStdin(name, env.Stdin)
+			if err != nil {
+				return nil, err
+			}
+			return refusePerfData(display, rc)
+		}}
 		if name == "-" {
-			in.Open = func() (io.ReadCloser, error) {
-				rc, err := folded.Decompress(io.NopCloser(env.Stdin))
-				if err != nil {
-					return nil, fmt.Errorf("%s: %w", folded.StdinName, err)
-				}
-				return refusePerfData(folded.StdinName, rc)
-			}
-		} else {
-			in.Source = name
-			in.Open = func() (io.ReadCloser, error) {
-				rc, err := folded.Open(name)
-				if err != nil {
-					return nil, err
-				}
-				return refusePerfData(name, rc)
-			}
+			inputs[i].Source = "" // no source metadata for stdin
 		}
-		inputs[i] = in
 	}
 	col := &Collapser{
 		Options: opt,
