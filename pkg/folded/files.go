@@ -26,7 +26,6 @@ type Files struct {
 	closer  io.Closer
 	err     error
 	skips   Skips
-	records int64
 }
 
 // NewFiles returns a Files over names ("-" is standard input); lenient is
@@ -65,7 +64,6 @@ func (f *Files) Next() bool {
 			}
 		}
 		if f.cur.Next() {
-			f.records++
 			return true
 		}
 		f.err = f.cur.Err()
@@ -99,9 +97,6 @@ func (f *Files) Line() int {
 
 // Err returns the first error met.
 func (f *Files) Err() error { return f.err }
-
-// Records returns the number of records read so far.
-func (f *Files) Records() int64 { return f.records }
 
 // Skips returns the skipped lines of all inputs finished so far.
 func (f *Files) Skips() Skips {

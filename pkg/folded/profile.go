@@ -50,11 +50,6 @@ func (p *Profile) Add(rec *Record) {
 	}
 }
 
-// AddCount adds count to stack; a shorthand for Add of a classic record.
-func (p *Profile) AddCount(stack []byte, count float64) {
-	p.Add(&Record{Stack: stack, Count: count, Kind: Classic})
-}
-
 // Len returns the number of distinct stacks.
 func (p *Profile) Len() int { return len(p.entries) }
 
@@ -133,12 +128,6 @@ func (w *Writer) Write(rec *Record) error {
 func (w *Writer) WriteMeta(m *Meta) error {
 	w.buf = AppendMeta(w.buf[:0], m)
 	_, err := w.bw.Write(w.buf)
-	return err
-}
-
-// WriteRaw writes already formatted lines.
-func (w *Writer) WriteRaw(b []byte) error {
-	_, err := w.bw.Write(b)
 	return err
 }
 

@@ -140,9 +140,9 @@ func (r *Reader) Record() *Record { return &r.rec }
 // Err returns the first error other than io.EOF met by Next.
 func (r *Reader) Err() error { return r.err }
 
-// ReadLine returns the next raw line without its newline. The slice is
+// readLine returns the next raw line without its newline. The slice is
 // valid until the next call. It returns io.EOF after the last line.
-func (r *Reader) ReadLine() ([]byte, error) {
+func (r *Reader) readLine() ([]byte, error) {
 	line, err := r.br.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {
 		r.long = append(r.long[:0], line...)
@@ -176,7 +176,7 @@ func (r *Reader) Next() bool {
 		return false
 	}
 	for {
-		line, err := r.ReadLine()
+		line, err := r.readLine()
 		if err != nil {
 			if err != io.EOF {
 				r.err = err

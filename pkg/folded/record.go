@@ -48,9 +48,6 @@ type Record struct {
 // nanoseconds.
 type Time int64
 
-// Seconds returns t in seconds.
-func (t Time) Seconds() float64 { return float64(t) / 1e9 }
-
 // String formats t as perf does: seconds with six decimals, or nine when
 // the time has sub-microsecond digits (perf script --ns).
 func (t Time) String() string { return string(t.Append(nil)) }
