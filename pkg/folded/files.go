@@ -13,9 +13,6 @@ import (
 //	for fs.Next() { rec := fs.Record(); ... }
 //	err := fs.Err()
 type Files struct {
-	// OnMeta, if set, is called for every metadata line, with the name of
-	// the input it came from.
-	OnMeta func(name string, m Meta)
 	// Stdin is read for the name "-"; nil means os.Stdin.
 	Stdin io.Reader
 
@@ -59,9 +56,6 @@ func (f *Files) Next() bool {
 			f.closer = rc
 			f.cur = NewReader(rc, DisplayName(name))
 			f.cur.Lenient = f.lenient
-			if f.OnMeta != nil {
-				f.cur.OnMeta = func(m Meta) { f.OnMeta(name, m) }
-			}
 		}
 		if f.cur.Next() {
 			return true

@@ -96,8 +96,6 @@ type Reader struct {
 	// Lenient makes the Reader skip malformed and blank lines, counting
 	// them in Skips, instead of stopping with a *ParseError.
 	Lenient bool
-	// OnMeta, if set, is called for every metadata line as it is read.
-	OnMeta func(Meta)
 
 	name  string
 	br    *bufio.Reader
@@ -188,9 +186,6 @@ func (r *Reader) Next() bool {
 			if err == nil {
 				m.Line = r.line
 				r.meta = append(r.meta, m)
-				if r.OnMeta != nil {
-					r.OnMeta(m)
-				}
 				continue
 			}
 			if r.fail(line, err) {
