@@ -77,6 +77,8 @@ type Input struct {
 	// headRead counts the bytes read to probe the input (not counting
 	// decompression).
 	headRead int64
+	// seen is the span of the samples a Slicer read (Slicer.Seen).
+	seen span
 }
 
 // Origin returns the input's first sample: the declared first, else the

@@ -79,10 +79,9 @@ type Slicer struct {
 	Sink  Sink
 	Stats Stats
 	rec   folded.Record // reused for every line
-	// seen tracks the span of the samples read, per input, for messages.
-	seen map[*Input]*span
 }
 
+// span is the span of the samples read from an input, for messages.
 type span struct {
 	first, last folded.Time
 	ok          bool
@@ -122,12 +121,6 @@ func (s *Slicer) Read(in *Input) (err error) {
 	}()
 	s.Stats.Inputs++
 	s.Stats.BytesRead += in.headRead
-	if s.seen == nil {
-		s.seen = make(map[*Input]*span)
-	}
-	if s.seen[in] == nil {
-		s.seen[in] = &span{}
-	}
 	switch in.mode {
 	case modeStream:
 		var o order
@@ -210,7 +203,7 @@ func (s *Slicer) line(in *Input, lr *lineReader, line []byte, o *order, canStop 
 		return false, s.keep(rec)
 	}
 	s.Stats.Samples++
-	s.seen[in].add(rec.Time)
+	in.seen.add(rec.Time)
 	t := rec.Time
 	if o.seen && t < o.max-s.slack() {
 		o.disordered = true
@@ -408,8 +401,8 @@ func (s *Slicer) probeAt(in *Input, at, hi int64) (probe, bool, error) {
 
 // Seen returns the span of the samples read from in.
 func (s *Slicer) Seen(in *Input) (first, last folded.Time, ok bool) {
-	if sp := s.seen[in]; sp != nil && sp.ok {
-		return sp.first, sp.last, true
+	if in.seen.ok {
+		return in.seen.first, in.seen.last, true
 	}
 	return 0, 0, false
 }
