@@ -143,15 +143,18 @@ func (in *Input) Close() error {
 	return errors.Join(errs...)
 }
 
-// Probe opens the named input ("-" is standard input) and reads its head:
+// Probe opens the named input ("-" is os.Stdin) and reads its head:
 // the metadata lines before its first sample, and that sample's time. An
 // uncompressed regular file is then read at offsets only; a gzipped one
 // is closed and opened again if it is selected; a stream stays open.
+// Callers with their own standard input (the command's cli.Env) give it
+// to ProbeStream instead.
 func Probe(name string) (*Input, error) {
-	in := &Input{Name: name, Display: folded.DisplayName(name)}
 	if name == "-" {
-		return in, in.probeStream(os.Stdin)
+		// As folded.Open: the process's standard input is not closed.
+		return ProbeStream(name, io.NopCloser(os.Stdin))
 	}
+	in := &Input{Name: name, Display: folded.DisplayName(name)}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -201,10 +204,7 @@ func (in *Input) probeStream(r io.ReadCloser) error {
 	}
 	in.closer = rc
 	in.lr = newLineReader(rc, 256<<10, 0)
-	if err := in.readHead(in.lr); err != nil {
-		return err
-	}
-	return nil
+	return in.readHead(in.lr)
 }
 
 // pendingLine is a line of a stream read by Probe, to be read again.

@@ -1,6 +1,7 @@
 package timeslice
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -15,6 +16,12 @@ func readString(t testing.TB, text string, opts Options) Stats {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return readStats(t, in, opts)
+}
+
+// readStats reads a probed input with opts and returns the Slicer's stats.
+func readStats(t testing.TB, in *Input, opts Options) Stats {
+	t.Helper()
 	s := &Slicer{Opts: opts, Sink: SinkFunc(func(*folded.Record) error { return nil })}
 	if err := s.Read(in); err != nil {
 		t.Fatal(err)
@@ -56,5 +63,34 @@ func BenchmarkSkipUntimed(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		readString(b, text, Options{NeedTime: true})
+	}
+}
+
+func TestProbeStdinLeavesItOpen(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	saved := os.Stdin
+	os.Stdin = r
+	defer func() { os.Stdin = saved }()
+	go func() {
+		w.WriteString("main 1 @1.5\nmain 1 @2.5\n")
+		w.Close()
+	}()
+	in, err := Probe("-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Display != folded.StdinName || !in.HasFirstSeen || in.FirstSeen != sec("1.5") {
+		t.Errorf("probed %+v, want <stdin> first seen at 1.5", in)
+	}
+	st := readStats(t, in, Options{})
+	if st.Kept != 2 {
+		t.Errorf("kept %d samples, want 2", st.Kept)
+	}
+	if _, err := r.Stat(); err != nil {
+		t.Errorf("standard input closed by Probe(\"-\"): %v", err)
 	}
 }
