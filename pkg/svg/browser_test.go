@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -440,6 +441,46 @@ func timeSVG(t *testing.T, b *browser, label, u string, perl bool) {
 		matched := eval[string](t, b, `document.getElementById("matched").textContent`)
 		if !strings.HasPrefix(matched, "Matched: ") {
 			t.Errorf("search on the big SVG: matched text %q", matched)
+		}
+	}
+}
+
+// TestBrowserFitLabel checks that the script fits labels as Render does
+// (fitLabel: code points, not UTF-16 units), directly and in a zoomed
+// view of a frame whose name lies partly beyond the BMP.
+func TestBrowserFitLabel(t *testing.T) {
+	b := newBrowser(t)
+	long := strings.Repeat("𝔸", 100) + strings.Repeat("é", 100)
+	u := writeSVG(t, "a;"+long+" 1\n", DefaultOptions())
+	b.run(t, chromedp.Navigate(u))
+
+	// zoomed into a, its child spans 1180 px: 166 characters of 7.08 px
+	var labels []string
+	b.eval(t, `(() => { clickZoom(1);
+		return Array.from(document.querySelectorAll("text")).filter(t => t.getBoundingClientRect().width > 0 && !t.id).map(t => t.textContent); })()`, &labels)
+	want := fitLabel(long, 166) // 1180 / (12 * 0.59)
+	if !slices.Contains(labels, want) {
+		t.Errorf("zoomed labels %q lack %q", labels, want)
+	}
+
+	names := []string{"abcdefgh", "ééééé", "𝔸𝔸𝔸𝔸𝔸", "a𝔸b𝔸c𝔸d", "𝔸", "", long}
+	type tc struct {
+		Name  string
+		Chars int
+	}
+	var cases []tc
+	for _, n := range names {
+		for chars := 3; chars <= 12; chars++ {
+			cases = append(cases, tc{n, chars})
+		}
+	}
+	cases = append(cases, tc{long, 166}, tc{long, 150})
+	in, _ := json.Marshal(cases)
+	var got []string
+	b.eval(t, `(`+string(in)+`).map(c => fitLabel(c.Name, c.Chars))`, &got)
+	for i, c := range cases {
+		if want := fitLabel(c.Name, c.Chars); got[i] != want {
+			t.Errorf("fitLabel(%q, %d): script %q, Render %q", c.Name, c.Chars, got[i], want)
 		}
 	}
 }

@@ -253,8 +253,7 @@ function zoom(i) {
 		fg.dynEls.push(g);
 		if (wd >= minw) {
 			var chars = Math.floor(wd / cw);
-			var name = fg.depth[f] === 0 ? "all" : c.names[fg.name[f]];
-			if (name.length > chars) name = name.substring(0, chars - 2) + "..";
+			var name = fitLabel(fg.depth[f] === 0 ? "all" : c.names[fg.name[f]], chars);
 			var lt = document.createElementNS(SVGNS, "text");
 			lt.setAttribute("x", (x + 3).toFixed(2));
 			lt.setAttribute("y", y + (c.fh - 1) / 2 + 3);
@@ -279,6 +278,22 @@ function zoom(i) {
 	labelsEl.style.display = "none";
 	unzoombtn.classList.remove("hide");
 	search();
+}
+
+// fitLabel is the generator's fitLabel: the first chars characters of
+// name, the last two replaced by ".." when name is longer. Characters are
+// code points, not UTF-16 units, so a name beyond the BMP is cut where
+// the generator cuts it and never inside a surrogate pair.
+function fitLabel(name, chars) {
+	if (name.length <= chars) return name; // (no more code points than units)
+	var cut = 0, n = 0;
+	for (var i = 0; i < name.length; n++) {
+		if (n === chars - 2) cut = i;
+		if (n === chars) return name.substring(0, cut) + "..";
+		var u = name.charCodeAt(i);
+		i += u >= 0xD800 && u < 0xDC00 && i + 1 < name.length && (name.charCodeAt(i + 1) & 0xFC00) === 0xDC00 ? 2 : 1;
+	}
+	return name;
 }
 
 function clearDyn() {
