@@ -213,6 +213,12 @@ type pendingLine struct {
 	n    int // line number
 }
 
+// probeGzip reads the head of a gzipped file with compress/gzip, not
+// folded.Decompress's pgzip, on purpose: the head is a few lines, and
+// pgzip's reader allocates four 1 MiB blocks and decompresses up to 4 MiB
+// ahead in a goroutine, for each of what may be hundreds of inputs of
+// which most are then skipped. An input that is selected is opened again
+// with folded.Open and read whole with pgzip, where the read-ahead pays.
 func (in *Input) probeGzip(f *os.File) error {
 	in.mode = modeReopen
 	zr, err := gzip.NewReader(bufio.NewReaderSize(f, 32<<10))
