@@ -159,7 +159,9 @@ func (s *Slicer) scan(in *Input, lr *lineReader, o *order, canStop bool) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", lr.where(in.Display), gzipTruncated(err))
+			// A truncated gzip stream is already named so by
+			// folded.Decompress (modeSeek inputs are not gzipped).
+			return fmt.Errorf("%s: %w", lr.where(in.Display), err)
 		}
 		stop, err := s.line(in, lr, line, o, canStop)
 		if err != nil {
