@@ -12,21 +12,14 @@ import (
 // fullest cell.
 const Shades = " .:-=+*#%@"
 
-// Shade returns the character of a cell of n samples when the fullest has
-// max: ' ' for none, then nine steps, '@' for the maximum.
-func Shade(n, max int64) byte {
-	if n <= 0 || max <= 0 {
+// Shade returns the character of a cell of n samples when the fullest cell
+// has fullest: ' ' for none, then nine steps, '@' for the maximum.
+func Shade(n, fullest int64) byte {
+	if n <= 0 || fullest <= 0 {
 		return Shades[0]
 	}
-	i := (n*int64(len(Shades)-1) + max - 1) / max // 1..9
-	return Shades[min(max64(i, 1), int64(len(Shades)-1))]
-}
-
-func max64(a, b int64) int64 {
-	if a > b {
-		return a
-	}
-	return b
+	i := (n*int64(len(Shades)-1) + fullest - 1) / fullest // 1..9 (more if n > fullest)
+	return Shades[min(i, int64(len(Shades)-1))]
 }
 
 // WriteText writes the grid for a terminal, turned a quarter: one line per

@@ -1,6 +1,7 @@
 package timeslice
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -166,7 +167,7 @@ func (c *Command) Run(env *cli.Env) error {
 		tb, okb := b.Origin()
 		switch {
 		case oka && okb:
-			return cmpTime(ta, tb)
+			return cmp.Compare(ta, tb)
 		case oka:
 			return -1
 		case okb:
@@ -298,16 +299,6 @@ func countOf(names []string, s string) int {
 		}
 	}
 	return n
-}
-
-func cmpTime(a, b folded.Time) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // buildClock gathers the origin (the earliest first sample of all inputs)
