@@ -31,6 +31,10 @@ type Map struct {
 	origin    folded.Time
 	hasOrigin bool
 	total     int64
+	// cur is the row counts of second curSec, the one the last sample
+	// fell in: samples come in time order, so most need no map lookup.
+	cur    []int64
+	curSec int64
 }
 
 // New returns an empty map with the given number of rows per second
@@ -50,12 +54,14 @@ func (m *Map) SetOrigin(t folded.Time) { m.origin, m.hasOrigin = t, true }
 // Add counts one sample at perf time t.
 func (m *Map) Add(t folded.Time) {
 	sec, row := m.Cell(t)
-	c := m.secs[sec]
-	if c == nil {
-		c = make([]int64, m.rows)
-		m.secs[sec] = c
+	if m.cur == nil || sec != m.curSec {
+		m.cur, m.curSec = m.secs[sec], sec
+		if m.cur == nil {
+			m.cur = make([]int64, m.rows)
+			m.secs[sec] = m.cur
+		}
 	}
-	c[row]++
+	m.cur[row]++
 	m.total++
 }
 
