@@ -248,7 +248,7 @@ func prescan(data []byte, fs *fileState, opt *Options, timedKnown, timed *bool, 
 		if !*timedKnown {
 			*timedKnown, *timed = true, h.time != nil && !opt.NoTime
 		}
-		if !*filterKnown && h.hasEvent {
+		if !*filterKnown && h.event != nil {
 			*filter, *filterKnown = append([]byte(nil), h.event...), true
 		}
 		if *filterKnown {

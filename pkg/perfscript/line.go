@@ -25,12 +25,14 @@ func isHex(c byte) bool { return isLowerHex(c) || c >= 'A' && c <= 'F' }
 
 // header is what a sample header line (the "event line") holds.
 type header struct {
-	comm     []byte    // process or thread name
-	pid, tid []byte    // ids as printed; pid "?" when perf printed one id
-	period   []byte    // period digits, empty when absent
-	event    []byte    // event name without its final ':'; nil when unknown
+	comm     []byte // process or thread name
+	pid, tid []byte // ids as printed; pid "?" when perf printed one id
+	period   []byte // period digits, empty when absent
+	// event is the event name without its final ':', when the line ends
+	// with "event:" as Perl's event pattern wants; nil (never empty) when
+	// it does not.
+	event    []byte
 	time     []byte    // seconds, without the ':' (nil when no time column)
-	hasEvent bool      // the line ends with "event:" as Perl's event pattern wants
 	frame    frameLine // a frame printed on the event line itself (no -g)
 	hasFrame bool      // frame is set
 	sideBand bool      // a PERF_RECORD_* side-band record, not a sample
@@ -333,20 +335,15 @@ func eventLineFrame(rest []byte) (frameLine, bool) {
 	return parseFrame(rest[i:])
 }
 
-// parseHeader classifies a line that may be a sample header. perlOK says
-// whether Perl's header pattern matched (Perl then treats the line as a
-// header); a line that only the time-anchored reading accepts is a header
-// too. Comm, pid and tid come from the time-anchored reading when the line
-// has a time field, else from Perl's pattern.
+// parseHeader classifies a line that may be a sample header: a line that
+// Perl's header pattern matches (Perl then treats it as a header) or that
+// the time-anchored reading accepts. Comm, pid and tid come from the
+// time-anchored reading when the line has a time field, else from Perl's
+// pattern, which is then the only test.
 func parseHeader(line []byte, toks []token) (h header, ok bool) {
 	indented := len(line) == 0 || isSpace(line[0])
-	comm, d1, d2, perlOK := perlHeader(line)
-	ah, rest, anchored := anchoredHeader(line, toks)
-	if !perlOK && !anchored {
-		return h, false
-	}
+	h, rest, anchored := anchoredHeader(line, toks)
 	if anchored {
-		h = ah
 		// Side-band records (--show-task-events): "comm 0 [000] 0.000000:
 		// PERF_RECORD_COMM: ...".
 		if rest < len(toks) && bytes.HasPrefix(line[toks[rest].start:], []byte("PERF_RECORD_")) {
@@ -362,19 +359,23 @@ func parseHeader(line []byte, toks []token) (h header, ok bool) {
 			r++
 		}
 		if r < len(toks) {
-			ev := line[toks[r].start:toks[r].end]
-			if len(ev) >= 2 && ev[len(ev)-1] == ':' {
+			if ev := line[toks[r].start:toks[r].end]; len(ev) >= 2 && ev[len(ev)-1] == ':' {
 				h.anchoredEvent = ev[:len(ev)-1]
-			}
-			if len(ev) >= 2 && ev[len(ev)-1] == ':' && r+1 < len(toks) {
-				if f, ok := eventLineFrame(line[toks[r].end:]); ok {
-					h.period, h.event, h.hasEvent = period, ev[:len(ev)-1], true
-					h.frame, h.hasFrame = f, true
-					return h, true
+				if r+1 < len(toks) {
+					if f, ok := eventLineFrame(line[toks[r].end:]); ok {
+						h.period, h.event = period, h.anchoredEvent
+						h.frame, h.hasFrame = f, true
+						return h, true
+					}
 				}
 			}
 		}
 	} else {
+		// Perl's pattern is needed only when the line has no time field.
+		comm, d1, d2, perlOK := perlHeader(line)
+		if !perlOK {
+			return h, false
+		}
 		h.comm = comm
 		h.pid, h.tid = perfIDs(d1, d2)
 	}
@@ -383,6 +384,6 @@ func parseHeader(line []byte, toks []token) (h header, ok bool) {
 		// indented line is a header only when it carries its own frame.
 		return h, false
 	}
-	h.period, h.event, h.hasEvent = perlEvent(line)
+	h.period, h.event, _ = perlEvent(line)
 	return h, true
 }

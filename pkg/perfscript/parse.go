@@ -181,7 +181,7 @@ func (p *parser) header(h *header) {
 	if h.hasFrame {
 		p.endSample() // a single-line sample stands alone
 	}
-	if h.hasEvent {
+	if h.event != nil {
 		if !p.filterKnown {
 			p.filter, p.filterKnown, p.defaulted = append([]byte(nil), h.event...), true, true
 		} else if !bytes.Equal(h.event, p.filter) {
