@@ -85,6 +85,7 @@ type parser struct {
 	timed       bool // write timed lines, else aggregate
 	agg         *aggregator
 	inl         *inliner
+	idle        idle.Filter // --no-idle verdicts, per distinct stack
 
 	// the open sample
 	open   bool
@@ -250,7 +251,7 @@ func (p *parser) endSample() {
 	p.stack = s
 	p.arena = p.arena[:0]
 	p.groups = p.groups[:0]
-	if p.opt.NoIdle && idle.Is(s) {
+	if p.opt.NoIdle && p.idle.Is(s) {
 		return
 	}
 	r := p.res
