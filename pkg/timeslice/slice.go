@@ -79,6 +79,7 @@ type Slicer struct {
 	Sink  Sink
 	Stats Stats
 	rec   folded.Record // reused for every line
+	idle  idle.Filter   // --no-idle verdicts, per distinct stack
 }
 
 // span is the span of the samples read from an input, for messages.
@@ -222,7 +223,7 @@ func (s *Slicer) line(in *Input, lr *lineReader, line []byte, o *order, canStop 
 }
 
 func (s *Slicer) keep(rec *folded.Record) error {
-	if s.Opts.NoIdle && idle.Is(rec.Stack) {
+	if s.Opts.NoIdle && s.idle.Is(rec.Stack) {
 		s.Stats.Idle++
 		return nil
 	}
