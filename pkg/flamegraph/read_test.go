@@ -2,7 +2,6 @@ package flamegraph
 
 import (
 	"bytes"
-	"compress/gzip"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -23,22 +22,12 @@ func realFolded(t testing.TB) []string {
 		t.Skip("skipping: no real captures in testdata/perf/perl")
 	}
 	var lines []string
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var buf bytes.Buffer
-		if _, err := buf.ReadFrom(zr); err != nil {
-			t.Fatal(err)
-		}
-		for l := range strings.Lines(buf.String()) {
-			lines = append(lines, strings.TrimSuffix(l, "\n"))
-		}
+	fs := folded.NewFiles(files, false)
+	for fs.Next() {
+		lines = append(lines, strings.TrimSuffix(string(folded.AppendRecord(nil, fs.Record())), "\n"))
+	}
+	if err := fs.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return lines
 }

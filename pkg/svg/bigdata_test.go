@@ -1,8 +1,6 @@
 package svg
 
 import (
-	"bufio"
-	"compress/gzip"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,28 +21,14 @@ func realStacks(t testing.TB) []string {
 		t.Skip("skipping: no real captures in testdata/perf/perl")
 	}
 	seen := map[string]bool{}
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			t.Fatal(err)
+	fs := folded.NewFiles(files, true)
+	for fs.Next() {
+		if _, rest, ok := strings.Cut(string(fs.Record().Stack), ";"); ok {
+			seen[rest] = true
 		}
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		sc := bufio.NewScanner(zr)
-		sc.Buffer(nil, 1<<24)
-		var rec folded.Record
-		for sc.Scan() {
-			if folded.ParseLine(sc.Bytes(), &rec) != nil {
-				continue
-			}
-			s := string(rec.Stack)
-			if _, rest, ok := strings.Cut(s, ";"); ok {
-				seen[rest] = true
-			}
-		}
-		f.Close()
+	}
+	if err := fs.Err(); err != nil {
+		t.Fatal(err)
 	}
 	out := make([]string, 0, len(seen))
 	for s := range seen {
