@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -81,16 +82,20 @@ func (h *heatmapFormat) IsBool() bool { return true }
 
 // command is the timeslice command line.
 type command struct {
-	At       string          `help:"Window around a time: TIME±HALF (or TIME+-HALF), e.g. 70s±2.5, @43521.274±2.5, 2026-04-15T10:33:10Z±2.5." placeholder:"TIME±W"`
-	From     string          `help:"Start of the window (included): 65s, @43518.774 or a wall-clock time. Default: the start of the capture." placeholder:"TIME"`
-	To       string          `help:"End of the window (excluded): 75s, @43523.774 or a wall-clock time. Default: the end of the capture." placeholder:"TIME"`
-	NoIdle   bool            `name:"no-idle" help:"Drop the samples of idle CPUs (same list as stackcollapse --no-idle; interrupt and softirq work on an idle CPU is kept)."`
-	KeepTime bool            `name:"keep-time" help:"Write timed folded lines (one per sample, with a metadata line describing the slice) instead of summed classic stacks, so slices can be chained."`
-	Heatmap  heatmapFormat   `help:"Draw the sub-second heat map instead: --heatmap writes an interactive SVG (hover for details; click a start and an end cell for the timeslice command of that range), --heatmap=text a terminal view. Cells count samples (lines, not periods), as FlameScope." placeholder:""`
-	Rows     int             `default:"50" help:"Heat map rows per second (50 = 20 ms buckets; 1 to 1000)."`
-	Quiet    bool            `short:"q" help:"Do not print the resolved window and sample count on stderr (warnings still are)."`
-	Version  cli.VersionFlag `help:"Print the version and exit."`
-	Files    []string        `arg:"" optional:"" help:"Timed folded inputs (.gz read transparently); - or none: standard input." placeholder:"FILE"`
+	At        string          `help:"Window around a time: TIME±HALF (or TIME+-HALF), e.g. 70s±2.5, @43521.274±2.5, 2026-04-15T10:33:10Z±2.5." placeholder:"TIME±W"`
+	From      string          `help:"Start of the window (included): 65s, @43518.774 or a wall-clock time. Default: the start of the capture." placeholder:"TIME"`
+	To        string          `help:"End of the window (excluded): 75s, @43523.774 or a wall-clock time. Default: the end of the capture." placeholder:"TIME"`
+	NoIdle    bool            `name:"no-idle" help:"Drop the samples of idle CPUs (same list as stackcollapse --no-idle; interrupt and softirq work on an idle CPU is kept)."`
+	KeepTime  bool            `name:"keep-time" help:"Write timed folded lines (one per sample, with a metadata line describing the slice) instead of summed classic stacks, so slices can be chained."`
+	Heatmap   heatmapFormat   `help:"Draw the sub-second heat map instead: --heatmap writes an interactive SVG (hover for details; click a start and an end cell for the timeslice command of that range), --heatmap=text a terminal view. Cells count samples (lines, not periods), as FlameScope." placeholder:""`
+	Rows      int             `default:"50" help:"Heat map rows per second (50 = 20 ms buckets; 1 to 1000)."`
+	Bursts    bool            `help:"Print the windows whose busy rate stands out most from the rest of the capture, best first, one a line: how far it stands out (robust z-score), where it is (perf clock, after the first sample, wall clock), its top stacks and the timeslice command that cuts it. Idle samples never count. The heat map marks the same windows."`
+	Measure   string          `enum:"auto,samples,weight" default:"auto" help:"What --bursts and the heat map's marks measure: samples (busy sample lines), weight (the sum of their counts: off-CPU time, periods) or auto (weight when the counts differ from line to line, else samples)."`
+	Top       int             `default:"10" help:"--bursts: print at most N windows." placeholder:"N"`
+	Threshold float64         `default:"5" help:"--bursts: the robust z-score a second needs to count as busy." placeholder:"Z"`
+	Quiet     bool            `short:"q" help:"Do not print the resolved window and sample count on stderr (warnings still are)."`
+	Version   cli.VersionFlag `help:"Print the version and exit."`
+	Files     []string        `arg:"" optional:"" help:"Timed folded inputs (.gz read transparently); - or none: standard input." placeholder:"FILE"`
 }
 
 // Run runs timeslice: it reads the inputs' heads, places the window on
@@ -107,6 +112,12 @@ func (c *command) Run(env *cli.Env) error {
 	if c.Heatmap != "" && c.KeepTime {
 		return cli.Usagef("--heatmap and --keep-time cannot be combined")
 	}
+	if c.Bursts && (c.Heatmap != "" || c.KeepTime) {
+		return cli.Usagef("--bursts prints windows: it cannot be combined with --heatmap (which marks them) or --keep-time")
+	}
+	if c.Top < 1 || c.Threshold <= 0 {
+		return cli.Usagef("--top wants 1 or more, --threshold more than 0")
+	}
 	names := c.Files
 	if len(names) == 0 {
 		names = []string{"-"}
@@ -119,7 +130,7 @@ func (c *command) Run(env *cli.Env) error {
 		return err
 	}
 	defer inputs.Close()
-	needTime := hasWindow || c.Heatmap != ""
+	needTime := hasWindow || c.Heatmap != "" || c.Bursts
 	if needTime {
 		if err := inputs.RequireTimed(); err != nil {
 			return err
@@ -149,8 +160,8 @@ func (c *command) Run(env *cli.Env) error {
 	if win != nil && len(used) == 0 {
 		return timeslice.Outside(win, inputs, nil)
 	}
-	s := &timeslice.Slicer{Opts: timeslice.Options{Window: win, NoIdle: c.NoIdle, NeedTime: needTime}}
-	finish, err := c.output(env, s, used, win, &clock)
+	s := &timeslice.Slicer{Opts: timeslice.Options{Window: win, NoIdle: c.NoIdle || c.Bursts, NeedTime: needTime}}
+	finish, err := c.output(env, s, inputs, used, win, &clock)
 	if err != nil {
 		return err
 	}
@@ -169,22 +180,34 @@ func (c *command) Run(env *cli.Env) error {
 	return nil
 }
 
-// output sets the Slicer's sink for the chosen output (heat map, timed
-// slice, or summed classic stacks) and returns what writes it at the end.
-func (c *command) output(env *cli.Env, s *timeslice.Slicer, used []*timeslice.Input, win *timeslice.Window, clock *timeslice.Clock) (finish func() error, err error) {
+// output sets the Slicer's sink for the chosen output (heat map, bursts,
+// timed slice, or summed classic stacks) and returns what writes it at the
+// end.
+func (c *command) output(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs, used []*timeslice.Input, win *timeslice.Window, clock *timeslice.Clock) (finish func() error, err error) {
 	switch {
-	case c.Heatmap != "":
-		hm := heatmap.New(c.Rows)
-		switch {
-		case win != nil && win.HasFrom && (!clock.HasOrigin || win.From > clock.Origin):
-			hm.SetOrigin(win.From) // columns from the window's start
-		case clock.HasOrigin:
-			hm.SetOrigin(clock.Origin)
-		}
-		s.Sink = timeslice.SinkFunc(func(rec *folded.Record) error { hm.Add(rec.Time); return nil })
+	case c.Heatmap != "" || c.Bursts:
+		// Columns and bursts count seconds from the capture's first
+		// sample, window or not: second 14 is --from 14s.
+		origin := clock.Origin
+		stdin := slices.ContainsFunc(used, func(in *timeslice.Input) bool { return in.Name == "-" })
+		b := newBusy(origin, c.Rows, c.Heatmap != "", stdin, s.Opts.NoIdle, c.measure())
+		s.Sink = b
+		s.Opts.Dropped = timeslice.SinkFunc(b.dropped)
 		return func() error {
-			g := hm.Grid()
-			info := c.heatInfo(used, win, clock)
+			res, fs, err := c.find(b, inputs, s)
+			if err != nil {
+				return err
+			}
+			srcs := sources(used, s)
+			if c.Bursts {
+				return c.printBursts(env, res, fs, clock, srcs)
+			}
+			if n := b.hm.Saturated(); n > 0 {
+				env.Warnf("warning: %d samples not counted: their heat map cells were full (2^32-1)", n)
+			}
+			g := b.hm.Grid()
+			info := c.heatInfo(used, win, clock, srcs)
+			info.Marks = marks(res, fs, clock)
 			if c.Heatmap == "text" {
 				return g.WriteText(env.Stdout, info)
 			}
@@ -234,14 +257,11 @@ func countOf(names []string, s string) int {
 	return n
 }
 
-func (c *command) heatInfo(used []*timeslice.Input, w *timeslice.Window, clock *timeslice.Clock) heatmap.Info {
-	var names, quoted []string
+func (c *command) heatInfo(used []*timeslice.Input, w *timeslice.Window, clock *timeslice.Clock, srcs []heatmap.Source) heatmap.Info {
+	var names []string
 	host := ""
 	for _, in := range used {
 		names = append(names, in.Display)
-		if in.Name != "-" {
-			quoted = append(quoted, heatmap.ShellQuote(in.Name))
-		}
 		if h, ok := in.Merged.Get(folded.KeyHost); ok && host == "" {
 			host = h
 		}
@@ -257,10 +277,7 @@ func (c *command) heatInfo(used []*timeslice.Input, w *timeslice.Window, clock *
 	if c.NoIdle {
 		args += " --no-idle"
 	}
-	if len(quoted) > 0 {
-		args += " " + strings.Join(quoted, " ")
-	}
-	info := heatmap.Info{Title: title, Args: args, NoIdle: c.NoIdle, Origin: clock.Origin, HasOrigin: clock.HasOrigin}
+	info := heatmap.Info{Title: title, Args: args, Inputs: srcs, NoIdle: c.NoIdle}
 	if w != nil {
 		info.Notes = append(info.Notes, timeslice.DescribeWindow(w, clock)[0])
 	}
@@ -284,7 +301,7 @@ func (c *command) summary(env *cli.Env, s *timeslice.Slicer, w *timeslice.Window
 	for _, d := range st.Disordered {
 		env.Warnf("%s is out of time order: read it whole", d)
 	}
-	if c.Quiet || w == nil && c.Heatmap == "" {
+	if c.Quiet || w == nil && c.Heatmap == "" && !c.Bursts {
 		return
 	}
 	idle := ""
@@ -292,7 +309,11 @@ func (c *command) summary(env *cli.Env, s *timeslice.Slicer, w *timeslice.Window
 		idle = fmt.Sprintf(" (%d idle samples dropped)", st.Idle)
 	}
 	what := "in the window"
-	if w == nil {
+	switch {
+	case c.Bursts:
+		what = "read for bursts"
+		idle = fmt.Sprintf(" (%d idle samples not counted)", st.Idle)
+	case w == nil:
 		what = "in the heat map"
 	}
 	var names []string

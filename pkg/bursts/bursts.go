@@ -15,8 +15,10 @@
 //     √(median × mean weight)), so that a mostly idle capture, whose MAD is
 //     0, does not make every stray sample a burst;
 //   - a second is hot when its robust z-score, (value − median) / scale,
-//     is at least the threshold (5 by default); hot seconds at most one
-//     quiet second apart form one burst;
+//     is at least the threshold (5 by default), and warm at half that; a
+//     burst is a run of warm seconds in a row that holds a hot one (the
+//     hysteresis of edge detectors: a long burst that dips stays one,
+//     two bursts with a quiet second between them stay two);
 //   - a burst's edges are refined to the bins whose own z-score (against
 //     the bin's larger noise, scale × √bins) is hot, then widened by one
 //     bin either side, so that it starts and ends within 100 ms of the
@@ -192,9 +194,12 @@ type Options struct {
 	// Max is the number of bursts returned at most (DefaultMax when 0;
 	// negative: all).
 	Max int
-	// Gap is the number of quiet seconds allowed inside a burst (1 when
-	// 0; negative: none).
-	Gap int
+	// Low is the robust z-score that extends a burst: a burst is a run
+	// of seconds in a row at Low or more that holds a second at Threshold
+	// or more (Threshold/2 when 0), so that a long burst whose seconds
+	// dip below the threshold stays one, and two bursts with a quiet
+	// second between them stay two.
+	Low float64
 }
 
 // Defaults of Options.
@@ -241,7 +246,7 @@ type Result struct {
 	// MAD is the median absolute deviation of the seconds.
 	MAD float64
 	// Seconds is the number of seconds of the span; Hot how many of them
-	// were hot; Threshold the z-score a hot second reached.
+	// were hot (in bursts); Threshold the z-score a hot second reached.
 	Seconds   int64
 	Hot       int
 	Threshold float64
@@ -296,34 +301,40 @@ func (s *Series) Find(o Options) Result {
 	}
 	z := func(v float64) float64 { return (v - res.Median) / res.Scale }
 
-	// Hot seconds, in time order, grouped into runs.
+	// Runs of warm seconds in a row that hold a hot one, in time order.
+	low := o.Low
+	if low <= 0 {
+		low = res.Threshold / 2
+	}
+	low = min(low, res.Threshold)
 	order := make([]int, len(s.secs))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(s.secs[a], s.secs[b]) })
-	gap := int64(o.Gap)
-	if o.Gap == 0 {
-		gap = 1
-	}
-	gap = max(gap, 0)
 	var bursts []Burst
-	var run []int // indexes into secs of the current run's hot seconds
+	var run []int // indexes into secs of the current run
+	hot := false
 	flush := func() {
-		if len(run) > 0 {
+		if hot {
 			bursts = append(bursts, s.burst(m, run, &res, z))
-			run = run[:0]
 		}
+		run, hot = run[:0], false
 	}
 	for _, i := range order {
-		if z(vals[i]) < res.Threshold {
+		zi := z(vals[i])
+		if zi < low {
+			flush()
 			continue
 		}
-		res.Hot++
-		if len(run) > 0 && s.secs[i]-s.secs[run[len(run)-1]]-1 > gap {
+		if len(run) > 0 && s.secs[i] != s.secs[run[len(run)-1]]+1 {
 			flush()
 		}
 		run = append(run, i)
+		if zi >= res.Threshold {
+			res.Hot++
+			hot = true
+		}
 	}
 	flush()
 	slices.SortStableFunc(bursts, func(a, b Burst) int {
@@ -343,7 +354,7 @@ func (s *Series) Find(o Options) Result {
 	return res
 }
 
-// burst builds the burst of a run of hot seconds: its edges refined to
+// burst builds the burst of a run of warm seconds: its edges refined to
 // the hot bins of its first and last seconds (and of the seconds around
 // them), widened by a bin, and its score.
 func (s *Series) burst(m Measure, run []int, res *Result, z func(float64) float64) Burst {

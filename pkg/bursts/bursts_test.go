@@ -136,29 +136,32 @@ func TestWeight(t *testing.T) {
 }
 
 // Hot seconds one quiet second apart are one burst; two apart, two.
-func TestGap(t *testing.T) {
+// Warm seconds extend a burst, quiet ones end it.
+func TestHysteresis(t *testing.T) {
 	s := NewSeries(origin, 0)
 	for sec := 0; sec < 100; sec++ {
 		s.Add(at(float64(sec)+0.5), 1)
 	}
-	hot := func(sec float64) {
-		for i := 0; i < 100; i++ {
-			s.Add(at(sec+float64(i)/100), 1)
+	add := func(sec float64, n int) {
+		for i := 0; i < n; i++ {
+			s.Add(at(sec+float64(i)/float64(n)), 1)
 		}
 	}
-	hot(20)
-	hot(22) // one quiet second between
-	hot(60)
-	hot(63) // two
+	add(20, 100)
+	add(21, 5) // warm: z 4 (scale 1), above half the threshold
+	add(22, 100)
+	add(60, 100)
+	add(62, 100) // a quiet second between
+	add(80, 4)   // warm but never hot: no burst
 	res := s.Find(Options{Max: -1})
 	var got []string
 	for _, b := range res.Bursts {
 		got = append(got, fmt.Sprintf("%.1f-%.1f", float64(b.From-origin)/1e9, float64(b.To-origin)/1e9))
 	}
 	if len(got) != 3 {
-		t.Errorf("bursts %v, want 19.9-23.1, 59.9-61.1 and 62.9-64.1", got)
+		t.Errorf("bursts %v, want 19.9-23.1, 59.9-61.1 and 61.9-63.1", got)
 	}
-	for _, want := range []string{"19.9-23.1", "59.9-61.1", "62.9-64.1"} {
+	for _, want := range []string{"19.9-23.1", "59.9-61.1", "61.9-63.1"} {
 		if !strings.Contains(strings.Join(got, " "), want) {
 			t.Errorf("bursts %v, want one of %s", got, want)
 		}

@@ -120,7 +120,7 @@ func (g *Grid) layout(notes int, marks []Mark) layout {
 	if l.long {
 		w = max(w, l.ov.Cols*l.ocw)
 	}
-	l.width = max(l.x0+w+30, 760)
+	l.width = max(l.x0+w+30, l.x0+plotWidth+30)
 	return l
 }
 
