@@ -65,11 +65,11 @@ func (b *busy) dropped(rec *folded.Record) error {
 	return nil
 }
 
-// found is a burst and its top stacks.
+// found is a burst and its top processes and stacks.
 type found struct {
 	bursts.Burst
-	top    []bursts.Share
-	approx bool // top stacks from the one-pass sketch, of whole seconds
+	procs, top []bursts.Share
+	approx     bool // from the one-pass sketch, of whole seconds
 }
 
 // topStacks is the number of stacks named per burst.
@@ -90,7 +90,9 @@ func (c *command) find(b *busy, inputs timeslice.Inputs, s *timeslice.Slicer) (b
 	}
 	if b.sketch != nil {
 		for i := range out {
-			out[i].top = b.sketch.Top(out[i].From, out[i].To, topStacks, res.Measure)
+			all := b.sketch.Top(out[i].From, out[i].To, -1, res.Measure)
+			out[i].procs = bursts.ByProcess(all, topStacks)
+			out[i].top = all[:min(len(all), topStacks)]
 			out[i].approx = true
 		}
 		return res, out, nil
@@ -122,7 +124,9 @@ func (c *command) find(b *busy, inputs timeslice.Inputs, s *timeslice.Slicer) (b
 			}
 		}
 		again.Close()
-		out[i].top = tally.Top(i, topStacks)
+		all := tally.Top(i, -1)
+		out[i].procs = bursts.ByProcess(all, topStacks)
+		out[i].top = all[:min(len(all), topStacks)]
 	}
 	return res, out, nil
 }
@@ -211,18 +215,25 @@ func shortStack(s string) string {
 	return s[:i] + ";…" + s[j:]
 }
 
-// stackList names the top stacks with their shares.
+// stackList names the top processes and stacks with their shares.
 func stackList(f *found) string {
-	var parts []string
-	for _, sh := range f.top {
-		parts = append(parts, fmt.Sprintf("%.0f%% %s", 100*sh.Share, shortStack(sh.Stack)))
+	list := func(shares []bursts.Share, short bool) string {
+		var parts []string
+		for _, sh := range shares {
+			name := sh.Stack
+			if short {
+				name = shortStack(name)
+			}
+			parts = append(parts, fmt.Sprintf("%.0f%% %s", 100*sh.Share, name))
+		}
+		return strings.Join(parts, ", ")
 	}
-	s := strings.Join(parts, ", ")
+	if len(f.top) == 0 {
+		return "-"
+	}
+	s := list(f.procs, false) + "; stacks " + list(f.top, true)
 	if f.approx {
 		s = "≈ " + s
-	}
-	if s == "" {
-		s = "-"
 	}
 	return s
 }

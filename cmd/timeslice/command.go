@@ -16,8 +16,8 @@ import (
 
 // description is the first part of timeslice --help.
 const description = `Cut a time window out of timed folded stacks (stackcollapse output:
-"stack count @seconds" lines), drop idle samples, or draw the sub-second
-heat map that shows where to cut. Output is classic folded stacks summed over
+"stack count @seconds" lines), drop idle samples, draw the sub-second heat
+map that shows where to cut, or find the bursts for you. Output is classic folded stacks summed over
 the window, ready for flamegraph, difffolded or flamegraph.pl.
 
 Windows are half-open, [from, to): a sample exactly at --to belongs to the
@@ -39,6 +39,22 @@ next window, so consecutive windows add up to the whole capture.
 The resolved window (perf clock, relative, wall clock when known) and the
 number of samples are printed on stderr (-q: only warnings).
 
+The heat map counts seconds from the capture's first sample, as relative
+windows do: its second 14, 200 ms is --from 14.2s. A capture longer than
+10 minutes gets an overview (a night: a column per 2 minutes, a row per
+2 s) and the sub-second map of the 5 minutes clicked on it. A selection
+gives the timeslice command of its cells, naming by absolute path the
+inputs that hold them (- for standard input).
+
+--bursts prints the windows whose busy rate (idle samples never count)
+stands out most from the capture's typical second, best first, one a line:
+its robust z-score ((rate - median second) / scale, the scale being the
+larger of 1.4826 x MAD and the counting noise sqrt(median)), its rate,
+where it is (perf clock, after the first sample, wall clock), its top
+processes and stacks, and the timeslice command that cuts it. A burst is a
+run of seconds at z >= --threshold/2 holding one at --threshold or more,
+its edges placed to 100 ms. The heat map marks the same windows.
+
 Several inputs (say, a directory of captures): only those whose span
 overlaps the window are read, in time order; the others are skipped after
 their first lines. Uncompressed files are searched by seeking, gzipped ones
@@ -50,6 +66,7 @@ Examples:
   timeslice --from 10s --to 20s --no-idle capture.folded > busy.folded
   timeslice --heatmap --no-idle capture.folded.gz > heat.svg     (open in a browser)
   timeslice --heatmap=text --no-idle capture.folded.gz | less -S
+  timeslice --bursts stacks/*.folded.gz                           (a night: what stood out?)
   stackcollapse < perf.txt | timeslice > classic.folded            (no window: timed -> classic)
   timeslice --from 60s --to 120s --keep-time big.folded | timeslice --at 70s±2.5`
 
@@ -87,7 +104,7 @@ type command struct {
 	To        string          `help:"End of the window (excluded): 75s, @43523.774 or a wall-clock time. Default: the end of the capture." placeholder:"TIME"`
 	NoIdle    bool            `name:"no-idle" help:"Drop the samples of idle CPUs (same list as stackcollapse --no-idle; interrupt and softirq work on an idle CPU is kept)."`
 	KeepTime  bool            `name:"keep-time" help:"Write timed folded lines (one per sample, with a metadata line describing the slice) instead of summed classic stacks, so slices can be chained."`
-	Heatmap   heatmapFormat   `help:"Draw the sub-second heat map instead: --heatmap writes an interactive SVG (hover for details; click a start and an end cell for the timeslice command of that range), --heatmap=text a terminal view. Cells count samples (lines, not periods), as FlameScope." placeholder:""`
+	Heatmap   heatmapFormat   `help:"Draw the sub-second heat map instead: --heatmap writes an interactive SVG (over 10 minutes, an overview and the sub-second map of the stretch clicked; hover for details; click a start and an end cell for the timeslice command of that range; bursts are marked), --heatmap=text a terminal view. Cells count samples (lines, not periods), as FlameScope." placeholder:""`
 	Rows      int             `default:"50" help:"Heat map rows per second (50 = 20 ms buckets; 1 to 1000)."`
 	Bursts    bool            `help:"Print the windows whose busy rate stands out most from the rest of the capture, best first, one a line: how far it stands out (robust z-score), where it is (perf clock, after the first sample, wall clock), its top stacks and the timeslice command that cuts it. Idle samples never count. The heat map marks the same windows."`
 	Measure   string          `enum:"auto,samples,weight" default:"auto" help:"What --bursts and the heat map's marks measure: samples (busy sample lines), weight (the sum of their counts: off-CPU time, periods) or auto (weight when the counts differ from line to line, else samples)."`

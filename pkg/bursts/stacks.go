@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"hash/maphash"
 	"slices"
+	"strings"
 
 	"flamekit/pkg/folded"
 )
@@ -57,7 +58,7 @@ func (t *Tally) Add(rec *folded.Record) {
 }
 
 // Top returns the n heaviest stacks of window i (the i-th burst), heaviest
-// first.
+// first (n < 0: all of them).
 func (t *Tally) Top(i, n int) []Share {
 	w := &t.wins[i]
 	shares := make([]Share, 0, len(w.stacks))
@@ -67,6 +68,25 @@ func (t *Tally) Top(i, n int) []Share {
 	return top(shares, n)
 }
 
+// ByProcess sums shares by their stacks' root frame (the process, as
+// stackcollapse names it) and returns the n heaviest, heaviest first.
+func ByProcess(shares []Share, n int) []Share {
+	idx := make(map[string]int)
+	var out []Share
+	for _, sh := range shares {
+		root, _, _ := strings.Cut(sh.Stack, ";")
+		i, ok := idx[root]
+		if !ok {
+			i = len(out)
+			idx[root] = i
+			out = append(out, Share{Stack: root})
+		}
+		out[i].Value += sh.Value
+		out[i].Share += sh.Share
+	}
+	return top(out, n)
+}
+
 func top(shares []Share, n int) []Share {
 	slices.SortFunc(shares, func(a, b Share) int {
 		if c := cmp.Compare(b.Value, a.Value); c != 0 {
@@ -74,7 +94,7 @@ func top(shares []Share, n int) []Share {
 		}
 		return cmp.Compare(a.Stack, b.Stack)
 	})
-	if len(shares) > n {
+	if n >= 0 && len(shares) > n {
 		shares = shares[:n]
 	}
 	return shares
@@ -196,8 +216,9 @@ func (s *Sketch) release(h uint64) {
 // Stacks returns the number of stack texts the sketch holds.
 func (s *Sketch) Stacks() int { return len(s.texts) }
 
-// Top returns the n heaviest stacks of the whole seconds that overlap
-// [from, to), by measure m (Samples or Weight), heaviest first; shares
+// Top returns the n heaviest stacks (n < 0: all it holds) of the whole
+// seconds that overlap [from, to), by measure m (Samples or Weight),
+// heaviest first; shares
 // are of those seconds' exact totals, values at most the lightest slot's
 // count too high.
 func (s *Sketch) Top(from, to folded.Time, n int, m Measure) []Share {
