@@ -29,7 +29,7 @@ type Input struct {
 	// Read is set once the input has been read whole.
 	Read bool
 
-	head   head                          // what Heads read
+	head head // what Heads read
 
 	raw    func() (io.ReadCloser, error) // opens the input's bytes (maybe gzipped)
 	stream bool                          // readable once (stdin, pipe, FIFO)
