@@ -16,25 +16,44 @@ import (
 )
 
 // busy is the sink of --heatmap and --bursts: it counts samples in the
-// heat map (when there is one) and the busy ones in the bursts' series.
-// Dropped receives the idle samples --no-idle drops.
+// heat map (when there is one) and the busy ones in the bursts' series,
+// both counting seconds from the origin it takes when the first sample
+// comes: the capture's first sample as known before reading (from the
+// heads of files, or a first reading), or that sample when it is earlier.
+// dropped receives the idle samples --no-idle drops.
 type busy struct {
-	hm     *heatmap.Map
-	series *bursts.Series
-	sketch *bursts.Sketch // standard input: it cannot be read twice
-	idle   idle.Filter
-	noIdle bool // the Slicer drops idle samples (and gives them to Dropped)
+	rows   int
+	heat   bool
+	noIdle bool // the Slicer drops idle samples (and gives them to dropped)
+	guess  folded.Time
+	known  bool // guess is set
+
+	started bool
+	origin  folded.Time
+	hm      *heatmap.Map
+	series  *bursts.Series
+	idle    idle.Filter
 }
 
-func newBusy(origin folded.Time, rows int, heat, stdin bool, noIdle bool, m bursts.Measure) *busy {
-	b := &busy{series: bursts.NewSeries(origin, 0), noIdle: noIdle}
-	if heat {
-		b.hm = heatmap.New(rows, origin)
+// newBusy returns the sink; guess is the first sample as known before
+// reading (known), from the inputs' heads or an earlier reading.
+func newBusy(rows int, heat, noIdle bool, guess folded.Time, known bool) *busy {
+	return &busy{rows: rows, heat: heat, noIdle: noIdle, guess: guess, known: known}
+}
+
+func (b *busy) start(t folded.Time) {
+	if b.started {
+		return
 	}
-	if stdin {
-		b.sketch = bursts.NewSketch(origin, 0, m)
+	b.origin = t
+	if b.known && b.guess < t {
+		b.origin = b.guess
 	}
-	return b
+	b.started = true
+	b.series = bursts.NewSeries(b.origin, 0)
+	if b.heat {
+		b.hm = heatmap.New(b.rows, b.origin)
+	}
 }
 
 // Sample takes a sample the Slicer kept.
@@ -42,6 +61,7 @@ func (b *busy) Sample(rec *folded.Record) error {
 	if rec.Kind != folded.Timed {
 		return nil
 	}
+	b.start(rec.Time)
 	if b.hm != nil {
 		b.hm.Add(rec.Time)
 	}
@@ -50,14 +70,12 @@ func (b *busy) Sample(rec *folded.Record) error {
 		return nil
 	}
 	b.series.Add(rec.Time, rec.Count)
-	if b.sketch != nil {
-		b.sketch.Add(rec)
-	}
 	return nil
 }
 
 // dropped takes an idle sample --no-idle dropped.
 func (b *busy) dropped(rec *folded.Record) error {
+	b.start(rec.Time)
 	if b.hm != nil {
 		b.hm.Cover(rec.Time)
 	}
@@ -65,68 +83,62 @@ func (b *busy) dropped(rec *folded.Record) error {
 	return nil
 }
 
+// heatmap returns the heat map (an empty one when no sample came).
+func (b *busy) heatmap() *heatmap.Map {
+	if b.hm == nil {
+		b.hm = heatmap.New(b.rows, b.guess)
+	}
+	return b.hm
+}
+
 // found is a burst and its top processes and stacks.
 type found struct {
 	bursts.Burst
 	procs, top []bursts.Share
-	approx     bool // from the one-pass sketch, of whole seconds
 }
 
 // topStacks is the number of stacks named per burst.
 const topStacks = 3
 
-// find finds the bursts and their top stacks: exactly, by reading the
-// windows of the bursts again from the files that hold them (the same
-// reading timeslice --from --to does), or from the sketch when an input
-// was standard input.
-func (c *command) find(b *busy, inputs timeslice.Inputs, s *timeslice.Slicer) (bursts.Result, []found, error) {
+// find finds the bursts and their top processes and stacks, exactly: the
+// inputs that hold a burst are read a second time (streams from the copy
+// Survey kept), every sample of a burst's window counted per stack. Memory
+// is the distinct stacks of the windows.
+func (c *command) find(b *busy, inputs timeslice.Inputs) (bursts.Result, []found, error) {
+	if !b.started {
+		return bursts.Result{}, nil, nil
+	}
 	res := b.series.Find(bursts.Options{Measure: c.measure(), Threshold: c.Threshold, Max: c.Top})
-	out := make([]found, len(res.Bursts))
-	for i, br := range res.Bursts {
-		out[i].Burst = br
-	}
 	if len(res.Bursts) == 0 {
-		return res, out, nil
-	}
-	if b.sketch != nil {
-		for i := range out {
-			all := b.sketch.Top(out[i].From, out[i].To, -1, res.Measure)
-			out[i].procs = bursts.ByProcess(all, topStacks)
-			out[i].top = all[:min(len(all), topStacks)]
-			out[i].approx = true
-		}
-		return res, out, nil
+		return res, nil, nil
 	}
 	tally := bursts.NewTally(res.Bursts, res.Measure)
-	for i, br := range res.Bursts {
-		win := &timeslice.Window{From: br.From, To: br.To, HasFrom: true, HasTo: true}
-		var names []string
-		for _, in := range inputs {
-			if first, last, ok := spanOf(in, s); !ok || first < br.To && last >= br.From {
-				names = append(names, in.Name)
-			}
+	again := &timeslice.Slicer{Opts: timeslice.Options{NoIdle: true, NeedTime: true},
+		Sink: timeslice.SinkFunc(func(rec *folded.Record) error {
+			tally.Add(rec)
+			return nil
+		})}
+	for _, in := range inputs {
+		holds := false
+		for _, br := range res.Bursts {
+			holds = holds || in.Seen.OK && in.Seen.First < br.To && in.Seen.Last >= br.From
 		}
-		again, err := timeslice.ProbeAll(names, nil)
+		if !holds {
+			continue
+		}
+		// Reading again finds the same metadata and span; only the count
+		// of samples kept is the second reading's.
+		kept := in.Kept
+		err := again.Read(in)
+		in.Kept = kept
 		if err != nil {
 			return res, nil, err
 		}
-		one := &timeslice.Slicer{Opts: timeslice.Options{Window: win, NoIdle: true, NeedTime: true},
-			Sink: timeslice.SinkFunc(func(rec *folded.Record) error {
-				if rec.Kind == folded.Timed {
-					tally.Add(rec)
-				}
-				return nil
-			})}
-		for _, in := range again.Select(win) {
-			if err := one.Read(in); err != nil {
-				again.Close()
-				return res, nil, err
-			}
-		}
-		again.Close()
+	}
+	out := make([]found, len(res.Bursts))
+	for i, br := range res.Bursts {
 		all := tally.Top(i, -1)
-		out[i].procs = bursts.ByProcess(all, topStacks)
-		out[i].top = all[:min(len(all), topStacks)]
+		out[i] = found{Burst: br, procs: bursts.ByProcess(all, topStacks), top: all[:min(len(all), topStacks)]}
 	}
 	return res, out, nil
 }
@@ -141,23 +153,15 @@ func (c *command) measure() bursts.Measure {
 	return bursts.Auto
 }
 
-// spanOf returns the span of the samples read from in, or its declared
-// span.
-func spanOf(in *timeslice.Input, s *timeslice.Slicer) (first, last folded.Time, ok bool) {
-	if s != nil {
-		if f, l, ok := s.Seen(in); ok {
-			return f, l, true
-		}
-	}
-	first, last, _, ok = in.Span()
-	return first, last, ok
-}
-
 // sources returns the inputs as the handed-back commands name them:
-// absolute paths, quoted for the shell, or "-" for standard input.
-func sources(used []*timeslice.Input, s *timeslice.Slicer) []heatmap.Source {
+// absolute paths, quoted for the shell, or "-" for standard input, with
+// the span of their samples.
+func sources(inputs timeslice.Inputs) []heatmap.Source {
 	var out []heatmap.Source
-	for _, in := range used {
+	for _, in := range inputs {
+		if in.Read && !in.Seen.OK {
+			continue // no timed sample: no window needs it
+		}
 		src := heatmap.Source{Arg: "-"}
 		if in.Name != "-" {
 			p, err := filepath.Abs(in.Name)
@@ -166,7 +170,7 @@ func sources(used []*timeslice.Input, s *timeslice.Slicer) []heatmap.Source {
 			}
 			src.Arg = heatmap.ShellQuote(p)
 		}
-		src.First, src.Last, src.HasSpan = spanOf(in, s)
+		src.First, src.Last, src.HasSpan = in.Seen.First, in.Seen.Last, in.Seen.OK
 		out = append(out, src)
 	}
 	return out
@@ -231,11 +235,7 @@ func stackList(f *found) string {
 	if len(f.top) == 0 {
 		return "-"
 	}
-	s := list(f.procs, false) + "; stacks " + list(f.top, true)
-	if f.approx {
-		s = "≈ " + s
-	}
-	return s
+	return list(f.procs, false) + "; stacks " + list(f.top, true)
 }
 
 // score says how far a burst stands out.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -55,10 +56,11 @@ processes and stacks, and the timeslice command that cuts it. A burst is a
 run of seconds at z >= --threshold/2 holding one at --threshold or more,
 its edges placed to 100 ms. The heat map marks the same windows.
 
-Several inputs (say, a directory of captures): only those whose span
-overlaps the window are read, in time order; the others are skipped after
-their first lines. Uncompressed files are searched by seeking, gzipped ones
-(pgzip) are read until just past the window.
+Every line of every input is read, so captures concatenated in any order,
+with or without their metadata lines, give the same slice as the same files
+named one by one. Relative and wall-clock windows need the whole input to
+be placed: standard input is then read twice, through a copy in $TMPDIR;
+a window on perf's clock (@...) needs one pass.
 
 Examples:
   perf script --header -i perf.data | stackcollapse | timeslice --at 70s±2.5 | flamegraph > reset.svg
@@ -106,18 +108,20 @@ type command struct {
 	KeepTime  bool            `name:"keep-time" help:"Write timed folded lines (one per sample, with a metadata line describing the slice) instead of summed classic stacks, so slices can be chained."`
 	Heatmap   heatmapFormat   `help:"Draw the sub-second heat map instead: --heatmap writes an interactive SVG (over 10 minutes, an overview and the sub-second map of the stretch clicked; hover for details; click a start and an end cell for the timeslice command of that range; bursts are marked), --heatmap=text a terminal view. Cells count samples (lines, not periods), as FlameScope." placeholder:""`
 	Rows      int             `default:"50" help:"Heat map rows per second (50 = 20 ms buckets; 1 to 1000)."`
-	Bursts    bool            `help:"Print the windows whose busy rate stands out most from the rest of the capture, best first, one a line: how far it stands out (robust z-score), where it is (perf clock, after the first sample, wall clock), its top stacks and the timeslice command that cuts it. Idle samples never count. The heat map marks the same windows."`
+	Bursts    bool            `help:"Print the windows whose busy rate stands out most from the rest of the capture, best first, one a line: how far it stands out (robust z-score), where it is (perf clock, after the first sample, wall clock), its top processes and stacks, and the timeslice command that cuts it. Idle samples never count. The heat map marks the same windows."`
 	Measure   string          `enum:"auto,samples,weight" default:"auto" help:"What --bursts and the heat map's marks measure: samples (busy sample lines), weight (the sum of their counts: off-CPU time, periods) or auto (weight when the counts differ from line to line, else samples)."`
 	Top       int             `default:"10" help:"--bursts: print at most N windows." placeholder:"N"`
 	Threshold float64         `default:"5" help:"--bursts: the robust z-score a second needs to count as busy." placeholder:"Z"`
 	Quiet     bool            `short:"q" help:"Do not print the resolved window and sample count on stderr (warnings still are)."`
 	Version   cli.VersionFlag `help:"Print the version and exit."`
 	Files     []string        `arg:"" optional:"" help:"Timed folded inputs (.gz read transparently); - or none: standard input." placeholder:"FILE"`
+
+	busy *busy // the heat map's and the bursts' sink, set by output
 }
 
-// Run runs timeslice: it reads the inputs' heads, places the window on
-// perf's clock, reads the inputs that may hold samples of it into the
-// chosen output, and reports on stderr.
+// Run runs timeslice: it places the window on perf's clock (reading the
+// inputs a first time when that needs the first sample or the wall clock),
+// reads every input into the chosen output, and reports on stderr.
 func (c *command) Run(env *cli.Env) error {
 	spec, hasWindow, err := c.window()
 	if err != nil {
@@ -142,105 +146,179 @@ func (c *command) Run(env *cli.Env) error {
 	if n := countOf(names, "-"); n > 1 {
 		return cli.Usagef("standard input (-) is given %d times", n)
 	}
-	inputs, err := timeslice.ProbeAll(names, env.Stdin)
+	inputs := timeslice.NewInputs(names, env.Stdin)
+	defer inputs.Close()
+
+	// A window on perf's clock is placed at once. One counted from the
+	// first sample, or on the wall clock, needs what only reading all the
+	// input tells: streams (and --keep-time output, which cannot be taken
+	// back) are read a first time for it; files are placed from their
+	// heads, read once, and read again in the rare case that the whole
+	// input moves the window (a later part holding earlier samples).
+	var win *timeslice.Window
+	guessed := false
+	if hasWindow {
+		if spec.NeedsClock() {
+			if inputs.HasStream() || c.KeepTime {
+				if err := inputs.Survey(""); err != nil {
+					return err
+				}
+				if err := inputs.RequireTimed(); err != nil {
+					return err
+				}
+			} else {
+				if err := inputs.Heads(); err != nil {
+					return err
+				}
+				guessed = true
+			}
+		}
+		if win, err = c.resolve(spec, inputs); err != nil && !guessed {
+			return err
+		}
+	}
+	if c.Heatmap != "" || c.Bursts {
+		// Seconds count from the first sample, which must be known before
+		// the samples are counted: streams are read a first time (and
+		// kept in a temporary file, to be read again), files guessed from
+		// their heads and read again in the rare case that the whole input
+		// starts earlier.
+		if inputs.HasStream() {
+			if err := inputs.Survey(""); err != nil {
+				return err
+			}
+		} else if err := inputs.Heads(); err != nil {
+			return err
+		}
+	}
+	s, finish, err := c.read(env, inputs, win)
 	if err != nil {
 		return err
 	}
-	defer inputs.Close()
-	needTime := hasWindow || c.Heatmap != "" || c.Bursts
-	if needTime {
+	if b := c.busy; b != nil && b.started {
+		// The whole input may start earlier than its heads said (a later
+		// part holding earlier samples): count again from there.
+		if final := inputs.Clock(); final.HasOrigin && final.Origin != b.origin {
+			if s, finish, err = c.read(env, inputs, win); err != nil {
+				return err
+			}
+		}
+	}
+	if guessed {
+		final, err := c.resolve(spec, inputs)
+		if err != nil {
+			return err
+		}
+		if win == nil || !final.Same(win) {
+			win = final
+			if s, finish, err = c.read(env, inputs, win); err != nil {
+				return err
+			}
+		}
+	}
+	if hasWindow || c.Heatmap != "" || c.Bursts {
 		if err := inputs.RequireTimed(); err != nil {
 			return err
 		}
 	}
 	clock := inputs.Clock()
-	var win *timeslice.Window
-	if hasWindow {
-		w, err := clock.Resolve(spec)
-		if err != nil {
-			if errors.Is(err, timeslice.ErrWindow) {
-				return cli.Usagef("%v", err)
+	if win != nil {
+		if win.Warning != "" {
+			env.Warnf("warning: %s", win.Warning)
+		}
+		if !c.Quiet {
+			for _, l := range timeslice.DescribeWindow(win, &clock) {
+				env.Warnf("%s", l)
 			}
-			return err
 		}
-		win = &w
-		if w.Warning != "" {
-			env.Warnf("warning: %s", w.Warning)
+		if s.Stats.Kept == 0 && s.Stats.Idle == 0 && !inputs.Overlaps(win) {
+			return inputs.Outside(win)
 		}
 	}
-	used := inputs.Select(win)
-	if win != nil && !c.Quiet {
-		for _, l := range timeslice.DescribeWindow(win, &clock) {
-			env.Warnf("%s", l)
-		}
-	}
-	if win != nil && len(used) == 0 {
-		return timeslice.Outside(win, inputs, nil)
-	}
-	s := &timeslice.Slicer{Opts: timeslice.Options{Window: win, NoIdle: c.NoIdle || c.Bursts, NeedTime: needTime}}
-	finish, err := c.output(env, s, inputs, used, win, &clock)
-	if err != nil {
+	if err := finish(&clock); err != nil {
 		return err
 	}
-	for _, in := range used {
-		if err := s.Read(in); err != nil {
-			return err
-		}
-	}
-	if win != nil && s.Stats.Kept == 0 && s.Stats.Idle == 0 && !timeslice.OverlapsAny(win, inputs, s) {
-		return timeslice.Outside(win, inputs, s)
-	}
-	if err := finish(); err != nil {
-		return err
-	}
-	c.summary(env, s, win, used, len(inputs))
+	c.summary(env, s, win, inputs)
 	return nil
 }
 
-// output sets the Slicer's sink for the chosen output (heat map, bursts,
-// timed slice, or summed classic stacks) and returns what writes it at the
-// end.
-func (c *command) output(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs, used []*timeslice.Input, win *timeslice.Window, clock *timeslice.Clock) (finish func() error, err error) {
+// resolve places the window on the clock the inputs give so far.
+func (c *command) resolve(spec timeslice.Spec, inputs timeslice.Inputs) (*timeslice.Window, error) {
+	clock := inputs.Clock()
+	w, err := clock.Resolve(spec)
+	if err != nil {
+		if errors.Is(err, timeslice.ErrWindow) {
+			return nil, cli.Usagef("%v", err)
+		}
+		if errors.Is(err, timeslice.ErrNoOrigin) {
+			if terr := inputs.RequireTimed(); terr != nil {
+				return nil, terr
+			}
+		}
+		return nil, err
+	}
+	return &w, nil
+}
+
+// read reads every input whole into the chosen output.
+func (c *command) read(env *cli.Env, inputs timeslice.Inputs, win *timeslice.Window) (*timeslice.Slicer, func(*timeslice.Clock) error, error) {
+	needTime := win != nil || c.Heatmap != "" || c.Bursts
+	s := &timeslice.Slicer{Opts: timeslice.Options{Window: win, NoIdle: c.NoIdle || c.Bursts, NeedTime: needTime}}
+	finish := c.output(env, s, inputs, win)
+	for _, in := range inputs {
+		if err := s.Read(in); err != nil {
+			return nil, nil, err
+		}
+	}
+	return s, finish, nil
+}
+
+// output sets the Slicer's sink for the chosen output (heat map, timed
+// slice, or summed classic stacks) and returns what writes it once every
+// input has been read.
+func (c *command) output(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) (finish func(*timeslice.Clock) error) {
 	switch {
 	case c.Heatmap != "" || c.Bursts:
 		// Columns and bursts count seconds from the capture's first
 		// sample, window or not: second 14 is --from 14s.
-		origin := clock.Origin
-		stdin := slices.ContainsFunc(used, func(in *timeslice.Input) bool { return in.Name == "-" })
-		b := newBusy(origin, c.Rows, c.Heatmap != "", stdin, s.Opts.NoIdle, c.measure())
+		// The first sample as known before this reading (reading resets
+		// what an input says about itself).
+		before := inputs.Clock()
+		b := newBusy(c.Rows, c.Heatmap != "", s.Opts.NoIdle, before.Origin, before.HasOrigin)
+		c.busy = b
 		s.Sink = b
 		s.Opts.Dropped = timeslice.SinkFunc(b.dropped)
-		return func() error {
-			res, fs, err := c.find(b, inputs, s)
+		return func(clock *timeslice.Clock) error {
+			res, fs, err := c.find(b, inputs)
 			if err != nil {
 				return err
 			}
-			srcs := sources(used, s)
+			srcs := sources(inputs)
 			if c.Bursts {
 				return c.printBursts(env, res, fs, clock, srcs)
 			}
-			if n := b.hm.Saturated(); n > 0 {
+			hm := b.heatmap()
+			if n := hm.Saturated(); n > 0 {
 				env.Warnf("warning: %d samples not counted: their heat map cells were full (2^32-1)", n)
 			}
-			g := b.hm.Grid()
-			info := c.heatInfo(used, win, clock, srcs)
+			g := hm.Grid()
+			info := c.heatInfo(inputs, win, clock, srcs)
 			info.Marks = marks(res, fs, clock)
 			if c.Heatmap == "text" {
 				return g.WriteText(env.Stdout, info)
 			}
 			return g.WriteSVG(env.Stdout, info)
-		}, nil
-	case c.KeepTime:
-		tw, err := timeslice.NewTimedWriter(env.Stdout, timeslice.SliceMeta(used, win, clock))
-		if err != nil {
-			return nil, err
 		}
+	case c.KeepTime:
+		tw := timeslice.NewTimedWriter(env.Stdout)
 		s.Sink = tw
-		return tw.Close, nil
+		return func(clock *timeslice.Clock) error {
+			return tw.Close(inputs.CaptureMetas(), timeslice.SliceMeta(inputs, win, clock))
+		}
 	}
 	var p folded.Profile
 	s.Sink = timeslice.SinkFunc(func(rec *folded.Record) error { p.Add(rec); return nil })
-	return func() error { _, err := p.WriteTo(env.Stdout); return err }, nil
+	return func(*timeslice.Clock) error { _, err := p.WriteTo(env.Stdout); return err }
 }
 
 func (c *command) window() (timeslice.Spec, bool, error) {
@@ -274,15 +352,13 @@ func countOf(names []string, s string) int {
 	return n
 }
 
-func (c *command) heatInfo(used []*timeslice.Input, w *timeslice.Window, clock *timeslice.Clock, srcs []heatmap.Source) heatmap.Info {
+func (c *command) heatInfo(inputs timeslice.Inputs, w *timeslice.Window, clock *timeslice.Clock, srcs []heatmap.Source) heatmap.Info {
 	var names []string
-	host := ""
-	for _, in := range used {
+	for _, in := range inputs {
 		names = append(names, in.Display)
-		if h, ok := in.Merged.Get(folded.KeyHost); ok && host == "" {
-			host = h
-		}
 	}
+	meta := inputs.Meta()
+	host, _ := meta.Get(folded.KeyHost)
 	title := "Heat map of " + strings.Join(names, ", ")
 	if len(names) > 4 {
 		title = fmt.Sprintf("Heat map of %s ... %s (%d inputs)", names[0], names[len(names)-1], len(names))
@@ -306,17 +382,15 @@ func (c *command) heatInfo(used []*timeslice.Input, w *timeslice.Window, clock *
 	return info
 }
 
-// summary prints the sample counts and what was skipped on stderr.
-func (c *command) summary(env *cli.Env, s *timeslice.Slicer, w *timeslice.Window, used []*timeslice.Input, total int) {
+// summary prints what was skipped and, unless -q, the sample counts on
+// stderr.
+func (c *command) summary(env *cli.Env, s *timeslice.Slicer, w *timeslice.Window, inputs timeslice.Inputs) {
 	st := &s.Stats
 	if st.Untimed.Count > 0 {
-		env.Warnf("skipped %d untimed (classic) lines: timeslice needs timed folded input; run stackcollapse without --no-time (first: %s)", st.Untimed.Count, st.Untimed.First)
+		env.Warnf("%s", st.Untimed.Describe("untimed"))
 	}
 	if st.Malformed.Count > 0 {
-		env.Warnf("skipped %d malformed lines (first: %s)", st.Malformed.Count, st.Malformed.First)
-	}
-	for _, d := range st.Disordered {
-		env.Warnf("%s is out of time order: read it whole", d)
+		env.Warnf("%s", st.Malformed)
 	}
 	if c.Quiet || w == nil && c.Heatmap == "" && !c.Bursts {
 		return
@@ -333,6 +407,13 @@ func (c *command) summary(env *cli.Env, s *timeslice.Slicer, w *timeslice.Window
 	case w == nil:
 		what = "in the heat map"
 	}
+	var used []*timeslice.Input
+	for _, in := range inputs {
+		if in.Kept > 0 {
+			used = append(used, in)
+		}
+	}
+	slices.SortStableFunc(used, func(a, b *timeslice.Input) int { return cmp.Compare(a.Seen.First, b.Seen.First) })
 	var names []string
 	for _, in := range used {
 		names = append(names, in.Display)
@@ -341,5 +422,5 @@ func (c *command) summary(env *cli.Env, s *timeslice.Slicer, w *timeslice.Window
 	if len(names) > 4 {
 		list = fmt.Sprintf("%s ... %s", names[0], names[len(names)-1])
 	}
-	env.Warnf("%d samples %s%s, from %d of %d inputs: %s", st.Kept, what, idle, len(used), total, list)
+	env.Warnf("%d samples %s%s, from %d of %d inputs: %s", st.Kept, what, idle, st.Used, len(inputs), list)
 }
