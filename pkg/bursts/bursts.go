@@ -27,10 +27,10 @@
 //     refined window; bursts come best first.
 //
 // What a burst is made of is named by a second look at its samples: a
-// [Tally] sums the stacks of the chosen windows exactly (a caller that
-// can read its inputs again reads just those windows), and a [Sketch]
-// keeps, in one pass and bounded memory, the heaviest stacks of every
-// second, for input that can be read only once.
+// [Tally] sums the stacks of the chosen windows exactly, so that a caller
+// keeps one pass's series in memory, never the samples themselves (the
+// timeslice command reads the inputs that hold a burst again; a stream
+// from the copy it kept of it).
 //
 // Memory is constant per second of the capture that holds a busy sample
 // (bins × 12 bytes, plus a map entry), whatever the number of samples.

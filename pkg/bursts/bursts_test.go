@@ -211,9 +211,9 @@ func TestMedianWith(t *testing.T) {
 	}
 }
 
-// The sketch names the same top stacks as the exact tally, and its memory
-// stays bounded when every sample has a stack of its own.
-func TestSketchAgreesWithTally(t *testing.T) {
+// The tally names the stacks of a burst's window, and ByProcess sums
+// them by process.
+func TestTally(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	s := NewSeries(origin, 0)
 	var recs []folded.Record
@@ -232,10 +232,8 @@ func TestSketchAgreesWithTally(t *testing.T) {
 			add(tm, "flamekit_burst;burst_spin;asm_sysvec_apic_timer_interrupt")
 		}
 	}
-	sk := NewSketch(origin, 4, Auto)
 	for i := range recs {
 		s.Add(recs[i].Time, recs[i].Count)
-		sk.Add(&recs[i])
 	}
 	res := s.Find(Options{})
 	if len(res.Bursts) == 0 || !near(res.Bursts[0].From, 300.2, 0.21) {
@@ -245,16 +243,22 @@ func TestSketchAgreesWithTally(t *testing.T) {
 	for i := range recs {
 		ta.Add(&recs[i])
 	}
-	exact := ta.Top(0, 3)
-	approx := sk.Top(res.Bursts[0].From, res.Bursts[0].To, 3, Samples)
-	if exact[0].Stack != "flamekit_burst;burst_spin" || exact[0].Share < 0.6 {
-		t.Errorf("exact top %+v", exact)
+	b := res.Bursts[0]
+	all := ta.Top(0, -1)
+	var n float64
+	for _, sh := range all {
+		n += sh.Value
 	}
-	if approx[0].Stack != exact[0].Stack || approx[1].Stack != exact[1].Stack || math.Abs(approx[0].Share-exact[0].Share) > 0.1 {
-		t.Errorf("sketch top %+v, tally %+v", approx, exact)
+	if int64(n) != b.Samples {
+		t.Errorf("the tally counts %v samples in the window, the series %d", n, b.Samples)
 	}
-	if secs := 602; sk.Stacks() > secs*4 {
-		t.Errorf("the sketch holds %d stack texts for %d seconds of 4 slots", sk.Stacks(), secs)
+	top := ta.Top(0, 2)
+	if len(top) != 2 || top[0].Stack != "flamekit_burst;burst_spin" || top[0].Share < 0.6 || top[1].Stack != "flamekit_burst;burst_spin;asm_sysvec_apic_timer_interrupt" {
+		t.Errorf("top stacks %+v", top)
+	}
+	procs := ByProcess(all, 2)
+	if procs[0].Stack != "flamekit_burst" || procs[0].Share < 0.8 || procs[1].Stack != "bash" && procs[1].Stack != "sshd" {
+		t.Errorf("top processes %+v", procs)
 	}
 }
 

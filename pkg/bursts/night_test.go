@@ -35,7 +35,6 @@ func TestNight(t *testing.T) {
 		t.Fatal(err)
 	}
 	var s *Series
-	var sk *Sketch
 	var f idle.Filter
 	fs := folded.NewFiles(n.Files, false)
 	for fs.Next() {
@@ -45,14 +44,12 @@ func TestNight(t *testing.T) {
 		}
 		if s == nil {
 			s = NewSeries(rec.Time, 0)
-			sk = NewSketch(rec.Time, 0, Auto)
 		}
 		if f.Is(rec.Stack) {
 			s.Cover(rec.Time)
 			continue
 		}
 		s.Add(rec.Time, rec.Count)
-		sk.Add(rec)
 	}
 	if err := fs.Err(); err != nil {
 		t.Fatal(err)
@@ -70,8 +67,7 @@ func TestNight(t *testing.T) {
 	if len(res.Bursts) > 1 && res.Bursts[1].Score > b.Score*0.8 {
 		t.Errorf("the second burst scores %.1f, close to the planted one's %.1f", res.Bursts[1].Score, b.Score)
 	}
-	// The top stacks: exact, from a second look at the window, and from
-	// the one-pass sketch.
+	// The top stacks, from a second look at the window.
 	ta := NewTally(res.Bursts[:1], res.Measure)
 	fs = folded.NewFiles(n.Files, false)
 	for fs.Next() {
@@ -80,10 +76,9 @@ func TestNight(t *testing.T) {
 		}
 	}
 	exact := ta.Top(0, 3)
-	approx := sk.Top(b.From, b.To, 3, res.Measure)
-	t.Logf("top stacks: exact %.3f %s; sketch %.3f %s; the sketch holds %d stacks", exact[0].Share, exact[0].Stack, approx[0].Share, approx[0].Stack, sk.Stacks())
-	if !strings.HasPrefix(exact[0].Stack, night.BurstComm+";") || !strings.HasPrefix(approx[0].Stack, night.BurstComm+";") {
-		t.Errorf("top stack %q (sketch %q), want the burst's", exact[0].Stack, approx[0].Stack)
+	t.Logf("top stack: %.3f %s", exact[0].Share, exact[0].Stack)
+	if !strings.HasPrefix(exact[0].Stack, night.BurstComm+";") {
+		t.Errorf("top stack %q, want the burst's", exact[0].Stack)
 	}
 	var burstShare float64
 	for _, sh := range ta.Top(0, 1000) {
