@@ -55,6 +55,7 @@ func (g *Grid) WriteText(w io.Writer, info Info) error {
 	// Ruler: ms marks every 200 ms.
 	ruler := []byte(strings.Repeat("-", g.Rows))
 	labels := []byte(strings.Repeat(" ", g.Rows+8))
+	free := 0 // labels start after the previous one and a blank
 	for msv := 0; msv < 1000; msv += 200 {
 		r := int(ceilDiv(int64(msv)*int64(g.Rows), 1000))
 		if r >= g.Rows {
@@ -65,7 +66,10 @@ func (g *Grid) WriteText(w io.Writer, info Info) error {
 		if msv == 0 {
 			l = "0ms"
 		}
-		copy(labels[r:], l)
+		if r >= free {
+			copy(labels[r:], l)
+			free = r + len(l) + 1
+		}
 	}
 	fmt.Fprintf(bw, "%6s  |%s|\n", "", strings.TrimRight(string(labels), " "))
 	fmt.Fprintf(bw, "%6s  +%s+\n", "second", ruler)
