@@ -292,8 +292,8 @@ func (c *command) printBursts(env *cli.Env, res bursts.Result, fs []found, clock
 	return nil
 }
 
-// marks turns the bursts into marks of the heat map, labelled shortly:
-// the map shows the rest on hover and selection.
+// marks turns the bursts into marks of the heat map, labelled shortly
+// (their top processes): the map shows the rest on hover and selection.
 func marks(res bursts.Result, fs []found, clock *timeslice.Clock) []heatmap.Mark {
 	var ms []heatmap.Mark
 	for i := range fs {
@@ -302,8 +302,12 @@ func marks(res bursts.Result, fs []found, clock *timeslice.Clock) []heatmap.Mark
 		if clock.HasOrigin {
 			where = fmt.Sprintf("seconds %s to %s", seconds(f.From-clock.Origin), seconds(f.To-clock.Origin))
 		}
+		var procs []string
+		for _, sh := range f.procs {
+			procs = append(procs, fmt.Sprintf("%.0f%% %s", 100*sh.Share, sh.Stack))
+		}
 		ms = append(ms, heatmap.Mark{From: f.From, To: f.To,
-			Label: fmt.Sprintf("%s, %s; top: %s", where, score(f, &res), stackList(f))})
+			Label: fmt.Sprintf("%s, %s; top: %s", where, score(f, &res), strings.Join(procs, ", "))})
 	}
 	return ms
 }

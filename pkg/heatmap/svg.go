@@ -306,16 +306,18 @@ func (g *Grid) writeOverview(bw *bufio.Writer, l *layout, marks []Mark) {
 	})
 	fmt.Fprintf(bw, "<g id=\"ogrid\">\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"rgb(255,255,255)\" stroke=\"rgb(220,220,220)\"/>\n", l.x0, l.ovY, w, h)
 	fmt.Fprintf(bw, "<image id=\"oimg\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" preserveAspectRatio=\"none\" xlink:href=\"%s\"/>\n", l.x0, l.ovY, w, h, dataURI(img))
+	labelled := make(map[int]bool) // columns with a mark's number above them
 	for i, m := range marks {
 		first := true
 		for _, seg := range o.segments(g.Origin, m.From, m.To) {
 			x := l.x0 + seg.c*l.ocw
 			fmt.Fprintf(bw, "<rect class=\"mark\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n",
 				x-1, l.ovY+(OverviewRows-1-seg.hi)*l.och-1, l.ocw+2, (seg.hi-seg.lo+1)*l.och+2)
-			if first {
+			if first && !labelled[seg.c] {
 				fmt.Fprintf(bw, "<text class=\"marklabel\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>\n", x+l.ocw/2, l.ovY-1, i+1)
-				first = false
+				labelled[seg.c] = true
 			}
+			first = false
 		}
 	}
 	fmt.Fprintf(bw, "<rect id=\"stretch\" x=\"0\" y=\"%d\" width=\"0\" height=\"%d\" visibility=\"hidden\"/>\n", l.ovY, h)
