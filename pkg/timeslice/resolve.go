@@ -201,7 +201,7 @@ func ParseCapturedOn(s string, loc *time.Location) (time.Time, bool) {
 func refFromMeta(m *folded.Meta, first, last folded.Time, hasSpan bool, loc *time.Location) (WallRef, bool) {
 	if w, p, ok := m.Reference(); ok {
 		return WallRef{Wall: w, Perf: p, Exact: true, First: first, Last: last,
-			How: fmt.Sprintf("clock reference %s = @%v recorded by perf record -k", w.UTC().Format(time.RFC3339Nano), p)}, true
+			How: fmt.Sprintf("clock reference %s = @%v in the metadata (perf record -k, or the recorder's kernel-log marker)", w.UTC().Format(time.RFC3339Nano), p)}, true
 	}
 	if c, ok := m.Get(folded.KeyClock); ok && (strings.Contains(strings.ToLower(c), "realtime") || strings.TrimSpace(c) == "0") {
 		return WallRef{Wall: time.Unix(0, 0), Perf: 0, Exact: true, First: first, Last: last,
