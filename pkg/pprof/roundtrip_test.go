@@ -240,21 +240,30 @@ func TestDiffRefused(t *testing.T) {
 	}
 }
 
+// fields makes metadata fields from key, value pairs.
+func fields(kv ...string) []folded.Field {
+	var fs []folded.Field
+	for i := 0; i+1 < len(kv); i += 2 {
+		fs = append(fs, folded.Field{Key: kv[i], Value: kv[i+1]})
+	}
+	return fs
+}
+
 func TestWeightFor(t *testing.T) {
 	tests := []struct {
 		fields []folded.Field
 		want   Weight
 		known  bool
 	}{
-		{[]folded.Field{{"event", "cpu-clock:pppH"}}, Weight{"cpu", "nanoseconds"}, true},
-		{[]folded.Field{{"event", "task-clock"}}, Weight{"cpu", "nanoseconds"}, true},
-		{[]folded.Field{{"event", "cycles:u"}}, Weight{"cycles", "count"}, true},
-		{[]folded.Field{{"event", "page-faults"}}, Weight{"page_faults", "count"}, true},
-		{[]folded.Field{{"event", "sched:sched_switch"}}, Weight{"sched_switch", "count"}, false},
-		{[]folded.Field{{"event", "probe_libc:malloc"}}, Weight{"malloc", "count"}, false},
-		{[]folded.Field{{"event", "offcpu-time"}}, Weight{"off_cpu", "nanoseconds"}, true},
-		{[]folded.Field{{"event", "off-cpu"}}, Weight{"off_cpu", "microseconds"}, true},
-		{[]folded.Field{{"event", "cpu-clock"}, {KeyType, "alloc_space"}, {KeyUnit, "bytes"}}, Weight{"alloc_space", "bytes"}, true},
+		{fields("event", "cpu-clock:pppH"), Weight{"cpu", "nanoseconds"}, true},
+		{fields("event", "task-clock"), Weight{"cpu", "nanoseconds"}, true},
+		{fields("event", "cycles:u"), Weight{"cycles", "count"}, true},
+		{fields("event", "page-faults"), Weight{"page_faults", "count"}, true},
+		{fields("event", "sched:sched_switch"), Weight{"sched_switch", "count"}, false},
+		{fields("event", "probe_libc:malloc"), Weight{"malloc", "count"}, false},
+		{fields("event", "offcpu-time"), Weight{"off_cpu", "nanoseconds"}, true},
+		{fields("event", "off-cpu"), Weight{"off_cpu", "microseconds"}, true},
+		{fields("event", "cpu-clock", KeyType, "alloc_space", KeyUnit, "bytes"), Weight{"alloc_space", "bytes"}, true},
 		{nil, Weight{"weight", "count"}, false},
 	}
 	for _, tc := range tests {
