@@ -75,7 +75,7 @@ func (c *Clock) Resolve(sp Spec) (Window, error) {
 		default:
 			t = c.Origin
 		}
-		r := c.refForPerf(t)
+		r := c.RefAt(t)
 		w.Ref = &r
 	}
 	return w, nil
@@ -114,7 +114,10 @@ func (c *Clock) refForWall(t time.Time) WallRef {
 	return c.pick(func(r WallRef) folded.Time { return r.ToPerf(t) })
 }
 
-func (c *Clock) refForPerf(t folded.Time) WallRef {
+// RefAt returns the wall-clock reference for perf time t: exact ones
+// first, the one whose capture holds t, else the nearest. Clock must have
+// references.
+func (c *Clock) RefAt(t folded.Time) WallRef {
 	return c.pick(func(WallRef) folded.Time { return t })
 }
 

@@ -14,6 +14,10 @@ import (
 	"flamekit/pkg/folded"
 )
 
+// burstFile is a real capture: 30 s system-wide, perf record -a -g -F 97,
+// with a 2 s burst about 14 s in, collapsed to timed folded stacks.
+const burstFile = "testdata/burst.folded.gz"
+
 func TestMain(m *testing.M) {
 	// Wall-clock times in messages and goldens are shown in the local
 	// zone, and "captured on" is read in it: pin it.

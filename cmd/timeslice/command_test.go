@@ -1,9 +1,8 @@
-package timeslice
+package main
 
 import (
 	"bytes"
 	"compress/gzip"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,17 +15,17 @@ import (
 	"time"
 
 	"flamekit/internal/cli"
+	gold "flamekit/internal/golden"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/heatmap"
+	"flamekit/pkg/idle"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // The real capture: 30 s system-wide, perf record -a -g -F 97, with a 2 s
 // busy process named flamekit_burst starting at @427.204232 (its dmesg
 // marker, testdata/perf/burst.dmesg.txt), collapsed to timed folded.
 const (
-	burstFile  = "testdata/burst.folded.gz"
+	burstFile  = "../../pkg/timeslice/testdata/burst.folded.gz"
 	burstStart = "427.204232"
 	burstComm  = "flamekit_burst"
 )
@@ -34,29 +33,15 @@ const (
 func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = cli.Run("timeslice", Description, &Command{}, args, strings.NewReader(stdin), &out, &errb)
+	code = cli.Run("timeslice", description, &command{}, args, strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
+// golden compares got with testdata/golden/name (go test -update
+// rewrites it).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\ngot:\n%s\nwant:\n%s", name, clip(got), clip(string(want)))
-	}
+	gold.Check(t, filepath.Join("testdata", "golden", name), []byte(got))
 }
 
 func clip(s string) string {
@@ -580,13 +565,7 @@ func TestHeatmapCommandReproducesSlice(t *testing.T) {
 	}
 }
 
-func isIdle(stack []byte) bool {
-	var s Slicer
-	s.Opts.NoIdle = true
-	s.Sink = SinkFunc(func(*folded.Record) error { return nil })
-	s.keep(&folded.Record{Stack: stack, Kind: folded.Timed})
-	return s.Stats.Idle == 1
-}
+func isIdle(stack []byte) bool { return idle.Is(stack) }
 
 func TestHeatmapEscapesInput(t *testing.T) {
 	code, svg, stderr := run(t, "", "--heatmap", "testdata/small.folded")
@@ -621,7 +600,7 @@ func TestDrainsStdin(t *testing.T) {
 	}
 	in := strings.NewReader(b.String())
 	var out, errb bytes.Buffer
-	code := cli.Run("timeslice", Description, &Command{}, []string{"--from", "@101", "--to", "@102"}, in, &out, &errb)
+	code := cli.Run("timeslice", description, &command{}, []string{"--from", "@101", "--to", "@102"}, in, &out, &errb)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
@@ -630,5 +609,37 @@ func TestDrainsStdin(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "100 samples") {
 		t.Errorf("stderr %q, want 100 samples in the window", errb.String())
+	}
+}
+
+func sec(s string) folded.Time {
+	t, err := folded.ParseTime([]byte(s))
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func TestTruncatedGzip(t *testing.T) {
+	data, err := os.ReadFile(burstFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := data[:len(data)*2/3]
+	name := filepath.Join(t.TempDir(), "cut.folded.gz")
+	if err := os.WriteFile(name, cut, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		stdin string
+		args  []string
+	}{
+		{"", []string{name}},
+		{string(cut), []string{"-"}},
+	} {
+		code, _, stderr := run(t, tt.stdin, tt.args...)
+		if code == 0 || !strings.Contains(stderr, "gzip data is truncated (unexpected end of file)") {
+			t.Errorf("timeslice %v: exit %d, stderr %q; want an error saying the gzip data is truncated", tt.args, code, stderr)
+		}
 	}
 }
