@@ -67,6 +67,7 @@ func (s Summary) String() string {
 // bucket is one open bucket: its samples, aggregated per stack.
 type bucket struct {
 	idx     int64
+	ref     folded.WallRef // the clock of the bucket's first sample
 	b       *pprof.Builder
 	samples int64
 	total   float64
@@ -79,7 +80,7 @@ type Pusher struct {
 	ctx    context.Context
 	client *Client
 	name   string
-	ref    folded.WallRef
+	refAt  func(folded.Time) folded.WallRef
 	opts   PushOptions
 	metas  []folded.Meta
 	open   map[int64]*bucket
@@ -91,16 +92,23 @@ type Pusher struct {
 }
 
 // NewPusher returns a Pusher sending to c under name (see AppName), with
-// perf's clock mapped to the wall clock by ref.
-func NewPusher(ctx context.Context, c *Client, name string, ref folded.WallRef, opts PushOptions) *Pusher {
+// perf's clock mapped to the wall clock by refAt: the reference for a
+// perf-clock time (several captures may each have their own; see
+// timeslice.Clock.RefAt, or Fixed for one). Call AddMeta before Add.
+func NewPusher(ctx context.Context, c *Client, name string, refAt func(folded.Time) folded.WallRef, opts PushOptions) *Pusher {
 	if opts.Bucket <= 0 {
 		opts.Bucket = DefaultBucket
 	}
 	if opts.Slack <= 0 {
 		opts.Slack = DefaultSlack
 	}
-	return &Pusher{ctx: ctx, client: c, name: name, ref: ref, opts: opts,
+	return &Pusher{ctx: ctx, client: c, name: name, refAt: refAt, opts: opts,
 		open: make(map[int64]*bucket), pushed: make(map[int64]bool)}
+}
+
+// Fixed returns a refAt for NewPusher that maps every time with ref.
+func Fixed(ref folded.WallRef) func(folded.Time) folded.WallRef {
+	return func(folded.Time) folded.WallRef { return ref }
 }
 
 // AddMeta adds a metadata line of the capture: it goes into every pushed
@@ -121,10 +129,11 @@ func (p *Pusher) Add(rec *folded.Record) error {
 		p.err = ErrUntimed
 		return p.err
 	}
-	idx := p.index(rec.Time)
+	ref := p.refAt(rec.Time)
+	idx := p.index(ref.ToWall(rec.Time))
 	bk := p.open[idx]
 	if bk == nil {
-		bk = &bucket{idx: idx, b: p.builder(idx)}
+		bk = &bucket{idx: idx, ref: ref, b: p.builder(idx, ref)}
 		p.open[idx] = bk
 	}
 	if err := bk.b.Add(rec); err != nil {
@@ -140,7 +149,7 @@ func (p *Pusher) Add(rec *folded.Record) error {
 		p.max, p.seen = rec.Time, true
 		// Push the buckets that ended more than Slack before the latest
 		// sample.
-		limit := p.ref.ToWall(p.max).Add(-p.opts.Slack)
+		limit := ref.ToWall(p.max).Add(-p.opts.Slack)
 		var done []int64
 		for i := range p.open {
 			if !p.end(i).After(limit) {
@@ -180,9 +189,9 @@ func (p *Pusher) Summary() Summary { return p.sum }
 
 func (p *Pusher) bucketNs() int64 { return int64(p.opts.Bucket) }
 
-// index returns the bucket of a perf-clock time.
-func (p *Pusher) index(t folded.Time) int64 {
-	w := p.ref.ToWall(t).UnixNano()
+// index returns the bucket of a wall-clock time.
+func (p *Pusher) index(t time.Time) int64 {
+	w := t.UnixNano()
 	n := p.bucketNs()
 	i := w / n
 	if w%n < 0 {
@@ -194,8 +203,7 @@ func (p *Pusher) index(t folded.Time) int64 {
 func (p *Pusher) start(i int64) time.Time { return time.Unix(0, i*p.bucketNs()) }
 func (p *Pusher) end(i int64) time.Time   { return time.Unix(0, (i+1)*p.bucketNs()) }
 
-func (p *Pusher) builder(i int64) *pprof.Builder {
-	ref := p.ref
+func (p *Pusher) builder(i int64, ref folded.WallRef) *pprof.Builder {
 	b := pprof.NewBuilder(pprof.Options{
 		Weight:    p.opts.Weight,
 		Ref:       &ref,

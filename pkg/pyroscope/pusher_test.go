@@ -332,7 +332,7 @@ func TestPusherBuckets(t *testing.T) {
 			srv := newServer(t, rec)
 			var s sleeps
 			c := client(t, srv.URL, Auth{TenantID: "t1"}, &s)
-			p := NewPusher(context.Background(), c, "burst{host=vm}", ref, PushOptions{Bucket: bucket})
+			p := NewPusher(context.Background(), c, "burst{host=vm}", Fixed(ref), PushOptions{Bucket: bucket})
 			for _, x := range metas {
 				p.AddMeta(x)
 			}
@@ -396,7 +396,7 @@ func TestPusherRefused(t *testing.T) {
 	var s sleeps
 	c := client(t, srv.URL, Auth{}, &s)
 	ref := folded.WallRef{Wall: time.Unix(1795314277, 0), Perf: recs[0].Time, Exact: true}
-	p := NewPusher(context.Background(), c, "burst{}", ref, PushOptions{})
+	p := NewPusher(context.Background(), c, "burst{}", Fixed(ref), PushOptions{})
 	for _, x := range metas {
 		p.AddMeta(x)
 	}
@@ -426,7 +426,7 @@ func TestPusherLate(t *testing.T) {
 	var s sleeps
 	c := client(t, srv.URL, Auth{}, &s)
 	ref := folded.WallRef{Wall: time.Unix(1000, 0), Perf: 0, Exact: true}
-	p := NewPusher(context.Background(), c, "x{}", ref, PushOptions{})
+	p := NewPusher(context.Background(), c, "x{}", Fixed(ref), PushOptions{})
 	add := func(stack string, at float64) {
 		t.Helper()
 		r := folded.Record{Stack: []byte(stack), Count: 1, Time: folded.Time(at * 1e9), Kind: folded.Timed}
