@@ -10,6 +10,7 @@ import (
 	"flamekit/internal/cli"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/heatmap"
+	"flamekit/pkg/pyroscope"
 	"flamekit/pkg/timeslice"
 )
 
@@ -50,7 +51,9 @@ Examples:
   timeslice --heatmap --no-idle capture.folded.gz > heat.svg     (open in a browser)
   timeslice --heatmap=text --no-idle capture.folded.gz | less -S
   stackcollapse < perf.txt | timeslice > classic.folded            (no window: timed -> classic)
-  timeslice --from 60s --to 120s --keep-time big.folded | timeslice --at 70s±2.5`
+  timeslice --from 60s --to 120s --keep-time big.folded | timeslice --at 70s±2.5
+  timeslice --at 70s±2.5 --format pprof capture.folded.gz > spike.pb.gz   (go tool pprof spike.pb.gz)
+  timeslice --push http://pyroscope:4040 --service web --label host=web01 capture.folded.gz`
 
 // heatmapFormat is the value of --heatmap: "svg" (the default when the
 // flag has no value) or "text".
@@ -91,6 +94,9 @@ type command struct {
 	Quiet    bool            `short:"q" help:"Do not print the resolved window and sample count on stderr (warnings still are)."`
 	Version  cli.VersionFlag `help:"Print the version and exit."`
 	Files    []string        `arg:"" optional:"" help:"Timed folded inputs (.gz read transparently); - or none: standard input." placeholder:"FILE"`
+
+	fleetFlags `embed:""`
+	pusher     *pyroscope.Pusher
 }
 
 // Run runs timeslice: it reads the inputs' heads, places the window on
@@ -107,6 +113,9 @@ func (c *command) Run(env *cli.Env) error {
 	if c.Heatmap != "" && c.KeepTime {
 		return cli.Usagef("--heatmap and --keep-time cannot be combined")
 	}
+	if err := c.checkFleet(); err != nil {
+		return err
+	}
 	names := c.Files
 	if len(names) == 0 {
 		names = []string{"-"}
@@ -119,7 +128,7 @@ func (c *command) Run(env *cli.Env) error {
 		return err
 	}
 	defer inputs.Close()
-	needTime := hasWindow || c.Heatmap != ""
+	needTime := hasWindow || c.Heatmap != "" || c.Push != ""
 	if needTime {
 		if err := inputs.RequireTimed(); err != nil {
 			return err
@@ -156,6 +165,7 @@ func (c *command) Run(env *cli.Env) error {
 	}
 	for _, in := range used {
 		if err := s.Read(in); err != nil {
+			c.pushFailed(env)
 			return err
 		}
 	}
@@ -190,6 +200,10 @@ func (c *command) output(env *cli.Env, s *timeslice.Slicer, used []*timeslice.In
 			}
 			return g.WriteSVG(env.Stdout, info)
 		}, nil
+	case c.Push != "":
+		return c.pushOutput(env, s, used, clock)
+	case c.Format == "pprof":
+		return c.pprofOutput(env, s, used, win, clock)
 	case c.KeepTime:
 		tw, err := timeslice.NewTimedWriter(env.Stdout, timeslice.SliceMeta(used, win, clock))
 		if err != nil {

@@ -410,3 +410,26 @@ func ToFolded(w io.Writer, p *profile.Profile, opts ReadOptions) (Summary, error
 	}
 	return sum, fw.Flush()
 }
+
+// Sniff reports whether data (the start of an input, gunzipped) looks like
+// a profile.proto: field 1 (sample_type), a short length, and a
+// ValueType that starts with its field 1 (type) — as Go, pprof,
+// perf_data_converter and this package write them. No text (perf script,
+// folded, bpftrace) starts so.
+func Sniff(data []byte) bool {
+	if len(data) < 3 || data[0] != 0x0a {
+		return false
+	}
+	// Length varint of the ValueType: small.
+	n, i := 0, 1
+	for ; i < len(data) && i < 4; i++ {
+		n |= int(data[i]&0x7f) << (7 * (i - 1))
+		if data[i] < 0x80 {
+			break
+		}
+	}
+	if i >= len(data)-1 || n == 0 || n > 64 {
+		return false
+	}
+	return data[i+1] == 0x08
+}

@@ -2,6 +2,7 @@ package pprof
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -168,4 +169,47 @@ func TestReadErrors(t *testing.T) {
 			t.Errorf("%s: err %v, want one naming in.pb and saying %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+func TestSniff(t *testing.T) {
+	cpu, err := Read(mustOpen(t, "testdata/go/cpu.pprof"), "cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw bytes.Buffer
+	if err := cpu.WriteUncompressed(&raw); err != nil {
+		t.Fatal(err)
+	}
+	ours := NewBuilder(Options{})
+	ours.Add(&folded.Record{Stack: []byte("a"), Count: 1, Kind: folded.Classic})
+	p, _ := ours.Profile()
+	var raw2 bytes.Buffer
+	p.WriteUncompressed(&raw2)
+	tests := []struct {
+		name string
+		data []byte
+		want bool
+	}{
+		{"go cpu", raw.Bytes(), true},
+		{"ours", raw2.Bytes(), true},
+		{"perf script", []byte("\nswapper     0 [000] 413.417927: cpu-clock:\n"), false},
+		{"folded", []byte("# flamekit v1 timed\nmain;a 1 @1.0\n"), false},
+		{"bpftrace", []byte("Attaching 1 probe...\n\n@[\n"), false},
+		{"blank lines", []byte("\n\n\n\n"), false},
+		{"short", []byte{0x0a}, false},
+	}
+	for _, tc := range tests {
+		if got := Sniff(tc.data); got != tc.want {
+			t.Errorf("%s: %v", tc.name, got)
+		}
+	}
+}
+
+func mustOpen(t *testing.T, path string) *bytes.Reader {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.NewReader(b)
 }
