@@ -2,6 +2,8 @@ package pprof
 
 import (
 	"bytes"
+	"compress/gzip"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -190,8 +192,11 @@ func TestSniff(t *testing.T) {
 		data []byte
 		want bool
 	}{
-		{"go cpu", raw.Bytes(), true},
+		{"go cpu", raw.Bytes()[:SniffSize], true},
+		{"go cpu as written", goRaw(t), true},
+		{"short text with a control byte", []byte("H\x01x"), false},
 		{"ours", raw2.Bytes(), true},
+		{"empty", nil, false},
 		{"perf script", []byte("\nswapper     0 [000] 413.417927: cpu-clock:\n"), false},
 		{"folded", []byte("# flamekit v1 timed\nmain;a 1 @1.0\n"), false},
 		{"bpftrace", []byte("Attaching 1 probe...\n\n@[\n"), false},
@@ -212,4 +217,16 @@ func mustOpen(t *testing.T, path string) *bytes.Reader {
 		t.Fatal(err)
 	}
 	return bytes.NewReader(b)
+}
+
+// goRaw is the start of the real Go CPU profile as the runtime wrote it
+// (time_nanos first), gunzipped.
+func goRaw(t *testing.T) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(mustOpen(t, "testdata/go/cpu.pprof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(zr)
+	return b[:SniffSize]
 }
