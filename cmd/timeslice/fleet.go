@@ -75,24 +75,22 @@ func refOf(win *timeslice.Window, clock *timeslice.Clock) (folded.WallRef, bool)
 }
 
 // pprofOutput makes the Slicer's sink a pprof Builder; finish writes the
-// gzipped profile.
-func (c *command) pprofOutput(env *cli.Env, s *timeslice.Slicer, used []*timeslice.Input, win *timeslice.Window, clock *timeslice.Clock) (func() error, error) {
+// gzipped profile once the clock is known.
+func (c *command) pprofOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) func(*timeslice.Clock) error {
 	w, _ := parseWeight(c.SampleType)
 	opts := pprof.Options{Weight: w}
-	if ref, ok := refOf(win, clock); ok {
-		opts.Ref = &ref
-	}
 	if win != nil {
 		opts.From, opts.HasFrom, opts.To, opts.HasTo = win.From, win.HasFrom, win.To, win.HasTo
 	}
 	b := pprof.NewBuilder(opts)
-	for _, in := range used {
-		for _, m := range in.Metas {
+	s.Sink = timeslice.SinkFunc(b.Add)
+	return func(clock *timeslice.Clock) error {
+		if ref, ok := refOf(win, clock); ok {
+			b.SetRef(&ref)
+		}
+		for _, m := range inputs.CaptureMetas() {
 			b.AddMeta(m)
 		}
-	}
-	s.Sink = timeslice.SinkFunc(b.Add)
-	return func() error {
 		p, err := b.Profile()
 		if err != nil {
 			return err
@@ -107,12 +105,14 @@ func (c *command) pprofOutput(env *cli.Env, s *timeslice.Slicer, used []*timesli
 			env.Warnf("pprof sample type %s guessed from the event; --sample-type TYPE/UNIT says what the counts measure", st.Weight)
 		}
 		return p.Write(env.Stdout)
-	}, nil
+	}
 }
 
-// pushOutput makes the Slicer's sink a Pyroscope Pusher; finish pushes the
+// pushOutput makes the Slicer's sink a Pyroscope Pusher (the inputs have
+// been surveyed: their clock and metadata are final); finish pushes the
 // last buckets and prints the summary.
-func (c *command) pushOutput(env *cli.Env, s *timeslice.Slicer, used []*timeslice.Input, clock *timeslice.Clock) (func() error, error) {
+func (c *command) pushOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs) (func(*timeslice.Clock) error, error) {
+	clock := inputs.Clock()
 	if len(clock.Refs) == 0 {
 		return nil, errors.New("--push needs the wall-clock time of the samples, and the input has neither a clock reference (perf record -k mono) nor perf's \"captured on\" date (perf script --header)")
 	}
@@ -144,16 +144,16 @@ func (c *command) pushOutput(env *cli.Env, s *timeslice.Slicer, used []*timeslic
 	}
 	w, _ := parseWeight(c.SampleType)
 	p := pyroscope.NewPusher(context.Background(), client, name, clock.RefAt, pyroscope.PushOptions{Bucket: c.Bucket, Weight: w})
-	for _, in := range used {
-		for _, m := range in.Metas {
-			p.AddMeta(m)
-		}
+	for _, m := range inputs.CaptureMetas() {
+		p.AddMeta(m)
 	}
 	s.Sink = timeslice.SinkFunc(p.Add)
 	c.pusher = p
-	return func() error {
+	return func(*timeslice.Clock) error {
 		sum, err := p.Close()
-		env.Warnf("%s to %s as %s", sum, client.URL(), name)
+		if err == nil {
+			env.Warnf("%s to %s as %s", sum, client.URL(), name)
+		}
 		return err
 	}, nil
 }
@@ -162,5 +162,6 @@ func (c *command) pushOutput(env *cli.Env, s *timeslice.Slicer, used []*timeslic
 func (c *command) pushFailed(env *cli.Env) {
 	if c.pusher != nil {
 		env.Warnf("%s before the error", c.pusher.Summary())
+		c.pusher = nil
 	}
 }

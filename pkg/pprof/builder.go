@@ -113,6 +113,11 @@ func (b *Builder) AddMeta(m folded.Meta) {
 	b.metas = append(b.metas, m)
 }
 
+// SetRef sets the wall-clock reference (Options.Ref) before Profile: a
+// caller that learns the clock only once every record has been read (a
+// timeslice window) gives it here.
+func (b *Builder) SetRef(ref *folded.WallRef) { b.opts.Ref = ref }
+
 // Add adds one record. Its Stack is copied as needed.
 func (b *Builder) Add(rec *folded.Record) error {
 	if b.done {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -182,10 +181,7 @@ func TestGoProfilesMatchPprofTraces(t *testing.T) {
 // stream, read through its Slicer.
 func windowTotal(t *testing.T, text []byte, from, to folded.Time) (float64, int64) {
 	t.Helper()
-	in, err := timeslice.ProbeStream("burst", io.NopCloser(bytes.NewReader(text)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := timeslice.NewStream("burst", bytes.NewReader(text))
 	var total float64
 	s := &timeslice.Slicer{
 		Opts: timeslice.Options{Window: &timeslice.Window{From: from, To: to, HasFrom: true, HasTo: true}, NeedTime: true},
