@@ -161,7 +161,11 @@ func (c *command) pushOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslice
 // pushFailed prints what was pushed before a failure.
 func (c *command) pushFailed(env *cli.Env) {
 	if c.pusher != nil {
-		env.Warnf("%s before the error", c.pusher.Summary())
+		if sum := c.pusher.Summary(); sum.Buckets > 0 {
+			env.Warnf("%s before the error", sum)
+		} else {
+			env.Warnf("nothing was pushed before the error")
+		}
 		c.pusher = nil
 	}
 }
