@@ -55,6 +55,8 @@ type command struct {
 	Jobs        int             `name:"jobs" short:"j" default:"0" help:"Parse with this many threads (default: all CPUs)."`
 	Version     cli.VersionFlag `help:"Print the version and exit."`
 	Files       []string        `arg:"" optional:"" name:"FILE" help:"perf script output files (.gz read transparently); '-' or none for standard input."`
+
+	pprofFlags `embed:""`
 }
 
 // Run runs the command.
@@ -78,12 +80,40 @@ func (c *command) Run(env *cli.Env) error {
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
+	var stdin io.ReadCloser // standard input, opened to look at it
+	if c.Format != "perf" {
+		kinds, err := c.sniff(env, names)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for _, k := range kinds {
+			if k.pprof {
+				n++
+			}
+			if k.rc != nil {
+				stdin = k.rc
+			}
+		}
+		switch {
+		case n == len(kinds):
+			return c.runPprof(env, kinds)
+		case n > 0:
+			if stdin != nil {
+				stdin.Close()
+			}
+			return cli.Usagef("some inputs are pprof and some perf script text: fold them in separate runs")
+		}
+	}
 	inputs := make([]perfscript.Input, len(names))
 	for i, name := range names {
 		display := folded.DisplayName(name)
 		inputs[i] = perfscript.Input{Name: display, Source: name, Open: func() (io.ReadCloser, error) {
-			rc, err := folded.OpenStdin(name, env.Stdin)
-			if err != nil {
+			var rc io.ReadCloser
+			var err error
+			if name == "-" && stdin != nil {
+				rc = stdin
+			} else if rc, err = folded.OpenStdin(name, env.Stdin); err != nil {
 				return nil, err
 			}
 			return refusePerfData(display, rc)
