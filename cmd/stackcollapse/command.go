@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
 	"flamekit/internal/cli"
 	"flamekit/pkg/folded"
@@ -48,9 +50,13 @@ type command struct {
 	Srcline     bool            `help:"The input was made with perf script -F+srcline: add the source line to each frame."`
 	NoIdle      bool            `name:"no-idle" help:"Drop the samples of idle CPUs (swapper in the idle loop)."`
 	NoTime      bool            `name:"no-time" help:"Write classic folded output (sorted, summed) even when samples have timestamps."`
+	RefWall     string          `name:"ref-wall" placeholder:"TIME" help:"With --ref-perf: a wall-clock time (RFC 3339, or epoch seconds) known to have happened at perf time --ref-perf, e.g. from a marker written to /dev/kmsg; put in the metadata so that timeslice maps perf time to the wall clock exactly."`
+	RefPerf     string          `name:"ref-perf" placeholder:"SECONDS" help:"The perf-clock (dmesg) time of --ref-wall, e.g. 2404.748841."`
 	Jobs        int             `name:"jobs" short:"j" default:"0" help:"Parse with this many threads (default: all CPUs)."`
 	Version     cli.VersionFlag `help:"Print the version and exit."`
 	Files       []string        `arg:"" optional:"" name:"FILE" help:"perf script output files (.gz read transparently); '-' or none for standard input."`
+
+	pprofFlags `embed:""`
 }
 
 // Run runs the command.
@@ -60,16 +66,54 @@ func (c *command) Run(env *cli.Env) error {
 		Addrs: c.Addrs, Inline: c.Inline, Context: c.Context, Srcline: c.Srcline,
 		EventFilter: c.EventFilter, NoIdle: c.NoIdle, NoTime: c.NoTime,
 	}
+	if (c.RefWall == "") != (c.RefPerf == "") {
+		return cli.Usagef("--ref-wall and --ref-perf go together: a wall-clock time and the perf time it happened at")
+	}
+	if c.RefWall != "" {
+		wall, perf, err := parseRef(c.RefWall, c.RefPerf)
+		if err != nil {
+			return cli.Usagef("%v", err)
+		}
+		opt.RefWall, opt.RefPerf = wall, perf
+	}
 	names := c.Files
 	if len(names) == 0 {
 		names = []string{"-"}
+	}
+	var stdin io.ReadCloser // standard input, opened to look at it
+	if c.Format != "perf" {
+		kinds, err := c.sniff(env, names)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for _, k := range kinds {
+			if k.pprof {
+				n++
+			}
+			if k.rc != nil {
+				stdin = k.rc
+			}
+		}
+		switch {
+		case n == len(kinds):
+			return c.runPprof(env, kinds)
+		case n > 0:
+			if stdin != nil {
+				stdin.Close()
+			}
+			return cli.Usagef("some inputs are pprof and some perf script text: fold them in separate runs")
+		}
 	}
 	inputs := make([]perfscript.Input, len(names))
 	for i, name := range names {
 		display := folded.DisplayName(name)
 		inputs[i] = perfscript.Input{Name: display, Source: name, Open: func() (io.ReadCloser, error) {
-			rc, err := folded.OpenStdin(name, env.Stdin)
-			if err != nil {
+			var rc io.ReadCloser
+			var err error
+			if name == "-" && stdin != nil {
+				rc = stdin
+			} else if rc, err = folded.OpenStdin(name, env.Stdin); err != nil {
 				return nil, err
 			}
 			return refusePerfData(display, rc)
@@ -109,4 +153,21 @@ func refusePerfData(name string, rc io.ReadCloser) (io.ReadCloser, error) {
 		io.Reader
 		io.Closer
 	}{br, rc}, nil
+}
+
+// parseRef checks a clock reference given on the command line and returns
+// it as the metadata writes it: the wall clock in RFC 3339 UTC (from RFC
+// 3339 or epoch seconds such as date +%s.%N prints), and perf seconds.
+func parseRef(wall, perf string) (string, string, error) {
+	if _, err := folded.ParseTime([]byte(perf)); err != nil || strings.HasPrefix(perf, "-") {
+		return "", "", fmt.Errorf("--ref-perf %q: want perf-clock seconds, e.g. 2404.748841", perf)
+	}
+	if t, err := time.Parse(time.RFC3339Nano, wall); err == nil {
+		return t.UTC().Format(time.RFC3339Nano), perf, nil
+	}
+	ns, err := folded.ParseTime([]byte(wall))
+	if err != nil {
+		return "", "", fmt.Errorf("--ref-wall %q: want RFC 3339 (2026-11-22T02:56:25.385988021Z) or epoch seconds (1795316185.385988021)", wall)
+	}
+	return time.Unix(0, int64(ns)).UTC().Format(time.RFC3339Nano), perf, nil
 }

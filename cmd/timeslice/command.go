@@ -12,13 +12,15 @@ import (
 	"flamekit/internal/cli"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/heatmap"
+	"flamekit/pkg/pyroscope"
 	"flamekit/pkg/timeslice"
 )
 
 // description is the first part of timeslice --help.
 const description = `Cut a time window out of timed folded stacks (stackcollapse output:
 "stack count @seconds" lines), drop idle samples, draw the sub-second heat
-map that shows where to cut, or find the bursts for you. Output is classic folded stacks summed over
+map that shows where to cut, or find the bursts for you. Output is classic
+folded stacks summed over
 the window, ready for flamegraph, difffolded or flamegraph.pl.
 
 Windows are half-open, [from, to): a sample exactly at --to belongs to the
@@ -70,7 +72,9 @@ Examples:
   timeslice --heatmap=text --no-idle capture.folded.gz | less -S
   timeslice --bursts stacks/*.folded.gz                           (a night: what stood out?)
   stackcollapse < perf.txt | timeslice > classic.folded            (no window: timed -> classic)
-  timeslice --from 60s --to 120s --keep-time big.folded | timeslice --at 70s±2.5`
+  timeslice --from 60s --to 120s --keep-time big.folded | timeslice --at 70s±2.5
+  timeslice --at 70s±2.5 --format pprof capture.folded.gz > spike.pb.gz   (go tool pprof spike.pb.gz)
+  timeslice --push http://pyroscope:4040 --service web --label host=web01 capture.folded.gz`
 
 // heatmapFormat is the value of --heatmap: "svg" (the default when the
 // flag has no value) or "text".
@@ -116,7 +120,9 @@ type command struct {
 	Version   cli.VersionFlag `help:"Print the version and exit."`
 	Files     []string        `arg:"" optional:"" help:"Timed folded inputs (.gz read transparently); - or none: standard input." placeholder:"FILE"`
 
-	busy *busy // the heat map's and the bursts' sink, set by output
+	fleetFlags `embed:""`
+	pusher     *pyroscope.Pusher
+	busy       *busy // the heat map's and the bursts' sink, set by output
 }
 
 // Run runs timeslice: it places the window on perf's clock (reading the
@@ -133,8 +139,11 @@ func (c *command) Run(env *cli.Env) error {
 	if c.Heatmap != "" && c.KeepTime {
 		return cli.Usagef("--heatmap and --keep-time cannot be combined")
 	}
-	if c.Bursts && (c.Heatmap != "" || c.KeepTime) {
-		return cli.Usagef("--bursts prints windows: it cannot be combined with --heatmap (which marks them) or --keep-time")
+	if err := c.checkFleet(); err != nil {
+		return err
+	}
+	if c.Bursts && (c.Heatmap != "" || c.KeepTime || c.Push != "" || c.Format == "pprof") {
+		return cli.Usagef("--bursts prints windows: it cannot be combined with --heatmap (which marks them), --keep-time, --format pprof or --push")
 	}
 	if c.Top < 1 || c.Threshold <= 0 {
 		return cli.Usagef("--top wants 1 or more, --threshold more than 0")
@@ -157,9 +166,20 @@ func (c *command) Run(env *cli.Env) error {
 	// input moves the window (a later part holding earlier samples).
 	var win *timeslice.Window
 	guessed := false
+	if c.Push != "" {
+		// Pushes cannot be taken back: the clock, the capture facts and
+		// the window must be final before the first one, so read the
+		// inputs a first time.
+		if err := inputs.Survey(""); err != nil {
+			return err
+		}
+		if err := inputs.RequireTimed(); err != nil {
+			return err
+		}
+	}
 	if hasWindow {
 		if spec.NeedsClock() {
-			if inputs.HasStream() || c.KeepTime {
+			if inputs.HasStream() || c.KeepTime || c.Push != "" {
 				if err := inputs.Survey(""); err != nil {
 					return err
 				}
@@ -193,6 +213,7 @@ func (c *command) Run(env *cli.Env) error {
 	}
 	s, finish, err := c.read(env, inputs, win)
 	if err != nil {
+		c.pushFailed(env)
 		return err
 	}
 	if b := c.busy; b != nil && b.started {
@@ -236,6 +257,7 @@ func (c *command) Run(env *cli.Env) error {
 		}
 	}
 	if err := finish(&clock); err != nil {
+		c.pushFailed(env)
 		return err
 	}
 	c.summary(env, s, win, inputs)
@@ -262,9 +284,12 @@ func (c *command) resolve(spec timeslice.Spec, inputs timeslice.Inputs) (*timesl
 
 // read reads every input whole into the chosen output.
 func (c *command) read(env *cli.Env, inputs timeslice.Inputs, win *timeslice.Window) (*timeslice.Slicer, func(*timeslice.Clock) error, error) {
-	needTime := win != nil || c.Heatmap != "" || c.Bursts
+	needTime := win != nil || c.Heatmap != "" || c.Push != "" || c.Bursts
 	s := &timeslice.Slicer{Opts: timeslice.Options{Window: win, NoIdle: c.NoIdle || c.Bursts, NeedTime: needTime}}
-	finish := c.output(env, s, inputs, win)
+	finish, err := c.output(env, s, inputs, win)
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, in := range inputs {
 		if err := s.Read(in); err != nil {
 			return nil, nil, err
@@ -276,13 +301,17 @@ func (c *command) read(env *cli.Env, inputs timeslice.Inputs, win *timeslice.Win
 // output sets the Slicer's sink for the chosen output (heat map, timed
 // slice, or summed classic stacks) and returns what writes it once every
 // input has been read.
-func (c *command) output(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) (finish func(*timeslice.Clock) error) {
+func (c *command) output(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) (finish func(*timeslice.Clock) error, err error) {
 	switch {
+	case c.Push != "":
+		return c.pushOutput(env, s, inputs)
+	case c.Format == "pprof":
+		return c.pprofOutput(env, s, inputs, win), nil
 	case c.Heatmap != "" || c.Bursts:
 		// Columns and bursts count seconds from the capture's first
-		// sample, window or not: second 14 is --from 14s.
-		// The first sample as known before this reading (reading resets
-		// what an input says about itself).
+		// sample, window or not: second 14 is --from 14s. The first
+		// sample as known before this reading (reading resets what an
+		// input says about itself).
 		before := inputs.Clock()
 		b := newBusy(c.Rows, c.Heatmap != "", s.Opts.NoIdle, before.Origin, before.HasOrigin)
 		c.busy = b
@@ -308,17 +337,17 @@ func (c *command) output(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inp
 				return g.WriteText(env.Stdout, info)
 			}
 			return g.WriteSVG(env.Stdout, info)
-		}
+		}, nil
 	case c.KeepTime:
 		tw := timeslice.NewTimedWriter(env.Stdout)
 		s.Sink = tw
 		return func(clock *timeslice.Clock) error {
 			return tw.Close(inputs.CaptureMetas(), timeslice.SliceMeta(inputs, win, clock))
-		}
+		}, nil
 	}
 	var p folded.Profile
 	s.Sink = timeslice.SinkFunc(func(rec *folded.Record) error { p.Add(rec); return nil })
-	return func(*timeslice.Clock) error { _, err := p.WriteTo(env.Stdout); return err }
+	return func(*timeslice.Clock) error { _, err := p.WriteTo(env.Stdout); return err }, nil
 }
 
 func (c *command) window() (timeslice.Spec, bool, error) {
