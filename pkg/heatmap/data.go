@@ -79,14 +79,14 @@ func decodeRLE(b []byte, n int) ([]uint64, error) {
 // order, and the offset of the first token of every ChunkSeconds columns.
 func (g *Grid) cellData() (data []byte, index []int) {
 	var e rle
-	zero := make([]uint32, g.Rows)
 	for c := 0; c < g.Cols; c++ {
 		if c%ChunkSeconds == 0 {
 			index = append(index, e.offset())
 		}
 		col := g.Column(c)
 		if col == nil {
-			col = zero
+			e.zeros += uint64(g.Rows)
+			continue
 		}
 		for _, v := range col {
 			e.put(uint64(v))

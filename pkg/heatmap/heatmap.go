@@ -42,6 +42,7 @@
 package heatmap
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -176,6 +177,24 @@ func floorDiv(a, b int64) int64 {
 }
 
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// MaxSeconds is the longest span a map is drawn for: 31 days. Samples
+// further apart (captures of two boots, a stray timestamp) are an error
+// that says to cut a window, not a drawing of millions of empty columns.
+const MaxSeconds = 31 * 86400
+
+// ErrSpan is wrapped by the error of a map that spans more than
+// MaxSeconds.
+var ErrSpan = errors.New("the samples span too long a time to draw")
+
+// checkSpan returns an error when the grid spans more than MaxSeconds.
+func (g *Grid) checkSpan() error {
+	if g.Cols <= MaxSeconds {
+		return nil
+	}
+	return fmt.Errorf("%w: %d days, from @%v to @%v (captures of different boots, or a stray time?); cut a window with --from and --to",
+		ErrSpan, g.Cols/86400, g.CellStart(0, 0), g.CellStart(g.Cols-1, 0))
+}
 
 // Grid is the map laid out for drawing: column c is second First+c after
 // the origin, row r the r-th bucket of it (0 = the start of the second).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"image/png"
 	"io"
@@ -440,5 +441,21 @@ func TestScriptAgreesWithGo(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("line %d: script %q, Go %q", i, got[i], want[i])
 		}
+	}
+}
+
+// Samples of two boots (or a stray time) far apart are an error, not
+// millions of empty columns.
+func TestSpanTooLong(t *testing.T) {
+	m := New(50, sec("413.4"))
+	m.Add(sec("413.4"))
+	m.Add(sec("9000000000.5")) // a stray time, 285 years later
+	g := m.Grid()
+	var b bytes.Buffer
+	if err := g.WriteSVG(&b, Info{}); !errors.Is(err, ErrSpan) || b.Len() != 0 {
+		t.Errorf("WriteSVG: %v, %d bytes", err, b.Len())
+	}
+	if err := g.WriteText(&b, Info{}); !errors.Is(err, ErrSpan) || !strings.Contains(err.Error(), "--from") {
+		t.Errorf("WriteText: %v", err)
 	}
 }

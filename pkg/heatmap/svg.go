@@ -125,7 +125,11 @@ func (g *Grid) layout(notes int, marks []Mark) layout {
 }
 
 // WriteSVG writes the grid as a self-contained interactive SVG.
+// A grid that spans more than MaxSeconds is an error (ErrSpan).
 func (g *Grid) WriteSVG(w io.Writer, info Info) error {
+	if err := g.checkSpan(); err != nil {
+		return err
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	notes := append(g.legend(info), info.Notes...)
 	l := g.layout(len(notes), info.Marks)

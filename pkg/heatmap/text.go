@@ -27,7 +27,11 @@ func Shade(n, fullest int64) byte {
 // (0 ms on the left), shaded by count; then the count of the second, its
 // start on perf's clock and, for a second a mark covers, the mark's
 // number.
+// A grid that spans more than MaxSeconds is an error (ErrSpan).
 func (g *Grid) WriteText(w io.Writer, info Info) error {
+	if err := g.checkSpan(); err != nil {
+		return err
+	}
 	bw := bufio.NewWriter(w)
 	if info.Title != "" {
 		fmt.Fprintf(bw, "%s\n", oneLine(info.Title))
