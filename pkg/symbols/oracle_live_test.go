@@ -1,6 +1,9 @@
 package symbols
 
 import (
+	"bytes"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,6 +56,18 @@ func TestOracleLive(t *testing.T) {
 		objs = append(objs, oracleObj{path: p, base: base, size: size, addrs: addrs})
 		base += size + 1<<24
 	}
+	// The vdso of every capture in the build-id cache.
+	if ids, err := filepath.Glob(filepath.Join(r.opts.BuildIDDir, "[[]vdso]", "*", "vdso")); err == nil {
+		for _, p := range ids {
+			id := filepath.Base(filepath.Dir(p))
+			tb := r.DSOTable("[vdso]", id)
+			if tb == nil {
+				continue
+			}
+			objs = append(objs, oracleObj{path: "[vdso]", buildID: id, base: base, size: 1 << 16, addrs: probeAddrs(tb, limit)})
+			base += 1 << 24
+		}
+	}
 	if k := r.KernelSymbols(""); k != nil {
 		if data, err := os.ReadFile(k.Path); err == nil {
 			if text, ok := kallsymsFunctionAddr(data, "_text"); ok {
@@ -103,7 +118,7 @@ func TestOraclePerfMapLive(t *testing.T) {
 	for _, a := range addrs {
 		obj.addrs = append(obj.addrs, a-mapStart)
 	}
-	if err := writeOracleDataPID(data, []oracleObj{obj}, oraclePerfMapPID); err != nil {
+	if err := writeOracleDataPID(data, []oracleObj{obj}, oraclePerfMapPID, ""); err != nil {
 		t.Fatal(err)
 	}
 	syms, dsos := perfScriptLines(t, perf, data)
@@ -124,4 +139,205 @@ func TestOraclePerfMapLive(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d perf map addresses as perf resolves them", len(addrs)-bad, len(addrs))
+}
+
+// fixtureKernelID is the build-id the kallsyms fixture is filed under in
+// a temporary build-id cache.
+const fixtureKernelID = "0123456789abcdef0123456789abcdef01234567"
+
+// fixtureCache makes a build-id cache holding the kallsyms fixture.
+func fixtureCache(t *testing.T) string {
+	dir := t.TempDir()
+	kdir := filepath.Join(dir, "[kernel.kallsyms]", fixtureKernelID)
+	if err := os.MkdirAll(kdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("testdata/kallsyms/fixture.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(kdir, "kallsyms"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestOracleKallsymsLive checks the kallsyms fixture (aliases, types
+// kept and dropped, modules, the entry trampoline) against perf script,
+// with the fixture filed in a temporary build-id cache under a made-up
+// build-id and two module maps, [mod_a] and [mod_b].
+func TestOracleKallsymsLive(t *testing.T) {
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		t.Skip("perf is not installed")
+	}
+	cache := fixtureCache(t)
+	r := NewResolver(Options{BuildIDDir: cache, Kallsyms: "/nonexistent"})
+	k := r.KernelSymbols(fixtureKernelID)
+	if k == nil {
+		t.Fatalf("fixture not loaded: %v", r.Missing())
+	}
+	const text, modBase = 0xffffffff81000000, 0xffffffffa0000000
+	kern := oracleObj{kernel: true, path: "[kernel.kallsyms]", textAddr: text, textLen: modBase - text}
+	for _, a := range probeAddrs(k.Table, 0) {
+		if a >= text && a < modBase {
+			kern.addrs = append(kern.addrs, a)
+		}
+	}
+	modA := oracleObj{kernel: true, module: "[mod_a]", path: "mod_a", base: modBase, size: 0x100}
+	modB := oracleObj{kernel: true, module: "[mod_b]", path: "mod_b", base: modBase + 0x100, size: 0x100}
+	for _, m := range []*oracleObj{&modA, &modB} {
+		for a := m.base; a < m.base+m.size; a += 0x10 {
+			m.addrs = append(m.addrs, a, a+1)
+		}
+	}
+	objs := []oracleObj{kern, modA, modB}
+	data := filepath.Join(t.TempDir(), "oracle.data")
+	if err := writeOracleDataPID(data, objs, oraclePID, fixtureKernelID); err != nil {
+		t.Fatal(err)
+	}
+	syms, _ := perfScriptLines(t, perf, data, "--buildid-dir", cache)
+	i := 0
+	for _, o := range objs {
+		bad := 0
+		for _, a := range o.addrs {
+			var got string
+			if o.module != "" {
+				got = oracleText(r.Module(fixtureKernelID, o.module, a))
+			} else {
+				got = oracleText(r.Kernel(fixtureKernelID, a))
+			}
+			if i >= len(syms) {
+				t.Fatalf("perf script printed %d samples, want more", len(syms))
+			}
+			if got != syms[i] {
+				if bad++; bad <= 10 {
+					t.Errorf("%s %#x: perf says %q, resolver %q", o.path, a, syms[i], got)
+				}
+			}
+			i++
+		}
+		t.Logf("%s: %d of %d addresses as perf resolves them", o.path, len(o.addrs)-bad, len(o.addrs))
+	}
+}
+
+// fixtureFiles lays out the ELF fixtures for a test: bin/ holds the
+// fixture, its stripped copy with the debug file its .gnu_debuglink
+// names, "replaced" (the fixture with another build-id, standing for a
+// binary rebuilt since the capture); cache is a build-id cache holding
+// the fixture under its build-id. It returns the directories and the
+// fixture's build-id.
+func fixtureFiles(t *testing.T) (bin, cache, id string) {
+	t.Helper()
+	root := t.TempDir()
+	bin, cache = filepath.Join(root, "bin"), filepath.Join(root, "cache")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"fixture", "fixture.stripped", "fixture.debug"} {
+		copyFile(t, filepath.Join("testdata/elf", f), filepath.Join(bin, f))
+	}
+	ef, err := openELF(filepath.Join(bin, "fixture"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id = ef.buildID()
+	ef.Close()
+	if id == "" {
+		t.Fatal("fixture has no build-id")
+	}
+	// "replaced": the same bytes with the build-id's first byte changed.
+	data, err := os.ReadFile(filepath.Join(bin, "fixture"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := hex.DecodeString(id)
+	i := bytes.Index(data, raw)
+	if i < 0 {
+		t.Fatal("build-id bytes not found in the fixture")
+	}
+	data = bytes.Clone(data)
+	data[i] ^= 0xff
+	if err := os.WriteFile(filepath.Join(bin, "replaced"), data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// perf's cache layout: .build-id/xx/rest -> ../../PATH/ID, holding elf.
+	entry := filepath.Join(cache, "somewhere", "fixture", id)
+	if err := os.MkdirAll(entry, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, "testdata/elf/fixture", filepath.Join(entry, "elf"))
+	link := filepath.Join(cache, ".build-id", id[:2])
+	if err := os.MkdirAll(link, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..", "..", "somewhere", "fixture", id), filepath.Join(link, id[2:])); err != nil {
+		t.Fatal(err)
+	}
+	return bin, cache, id
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOracleELFFixturesLive checks the ELF fixtures against perf script:
+// the fixture itself (.symtab, PLT), its stripped copy (symbols from the
+// debug file its .gnu_debuglink names, PLT from the copy), a file
+// replaced since the capture (found in the build-id cache by the
+// recorded build-id), and a file whose build-id matches nothing (never
+// used: [unknown] everywhere).
+func TestOracleELFFixturesLive(t *testing.T) {
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		t.Skip("perf is not installed")
+	}
+	bin, cache, id := fixtureFiles(t)
+	r := NewResolver(Options{BuildIDDir: cache, DebugDir: t.TempDir()})
+	tb := r.DSOTable(filepath.Join(bin, "fixture"), id)
+	if tb == nil {
+		t.Fatalf("fixture not loaded: %v", r.Missing())
+	}
+	addrs := probeAddrs(tb, 0)
+	const other = "feedfacefeedfacefeedfacefeedfacefeedface"
+	var objs []oracleObj
+	base := uint64(0x7f0000000000)
+	for _, c := range []struct{ name, id string }{
+		{"fixture", id}, {"fixture.stripped", id}, {"replaced", id}, {"replaced", other},
+	} {
+		objs = append(objs, oracleObj{path: filepath.Join(bin, c.name), buildID: c.id, base: base, size: 1 << 20, addrs: addrs})
+		base += 1 << 24
+	}
+	data := filepath.Join(t.TempDir(), "oracle.data")
+	if err := writeOracleData(data, objs); err != nil {
+		t.Fatal(err)
+	}
+	syms, _ := perfScriptLines(t, perf, data, "--buildid-dir", cache)
+	i := 0
+	for _, o := range objs {
+		bad := 0
+		for _, a := range o.addrs {
+			got := oracleText(r.DSO(o.path, o.buildID, a))
+			if i >= len(syms) {
+				t.Fatalf("perf script printed %d samples, want more", len(syms))
+			}
+			if got != syms[i] {
+				if bad++; bad <= 10 {
+					t.Errorf("%s (build-id %s) %#x: perf says %q, resolver %q", o.path, o.buildID, a, syms[i], got)
+				}
+			}
+			i++
+		}
+		t.Logf("%s (build-id %.8s…): %d of %d addresses as perf resolves them", filepath.Base(o.path), o.buildID, len(o.addrs)-bad, len(o.addrs))
+	}
+	if m := r.Missing(); len(m) != 1 || m[0].BuildID != other || !errors.Is(m[0].Err, ErrBuildIDMismatch) {
+		t.Errorf("Missing() = %v, want the replaced file under build-id %s", m, other)
+	}
 }

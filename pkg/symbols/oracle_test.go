@@ -31,6 +31,11 @@ type oracleObj struct {
 	addrs   []uint64
 	// textAddr is the kernel's _text (the MMAP record's start and pgoff).
 	textAddr uint64
+	// textLen is the length of the kernel's map (0: to the end).
+	textLen uint64
+	// module names a kernel module's map ("[mod_a]"): path is then
+	// unused and addrs are absolute.
+	module string
 }
 
 const (
@@ -79,11 +84,12 @@ func padString(s string) []byte {
 // event, samples with ip, tid, time and period) mapping objs and
 // sampling their addresses in order.
 func writeOracleData(path string, objs []oracleObj) error {
-	return writeOracleDataPID(path, objs, oraclePID)
+	return writeOracleDataPID(path, objs, oraclePID, "")
 }
 
-// writeOracleDataPID is writeOracleData for a process of the given pid.
-func writeOracleDataPID(path string, objs []oracleObj, pid uint32) error {
+// writeOracleDataPID is writeOracleData for a process of the given pid,
+// recording kernelID as the kernel's build-id when it is not "".
+func writeOracleDataPID(path string, objs []oracleObj, pid uint32, kernelID string) error {
 	var data recWriter
 	le := binary.LittleEndian
 	{
@@ -95,11 +101,25 @@ func writeOracleDataPID(path string, objs []oracleObj, pid uint32) error {
 	}
 	for _, o := range objs {
 		var b bytes.Buffer
+		if o.kernel && o.module != "" {
+			binary.Write(&b, le, uint32(0xffffffff))
+			binary.Write(&b, le, uint32(0))
+			binary.Write(&b, le, o.base)
+			binary.Write(&b, le, o.size)
+			binary.Write(&b, le, uint64(0))
+			b.Write(padString(o.module))
+			data.record(recMMAP, miscKernel, b.Bytes())
+			continue
+		}
 		if o.kernel {
+			n := o.textLen
+			if n == 0 {
+				n = ^uint64(0) - o.textAddr
+			}
 			binary.Write(&b, le, uint32(0xffffffff))
 			binary.Write(&b, le, uint32(0))
 			binary.Write(&b, le, o.textAddr)
-			binary.Write(&b, le, ^uint64(0)-o.textAddr)
+			binary.Write(&b, le, n)
 			binary.Write(&b, le, o.textAddr)
 			b.Write(padString("[kernel.kallsyms]_text"))
 			data.record(recMMAP, miscKernel, b.Bytes())
@@ -152,6 +172,28 @@ func writeOracleDataPID(path string, objs []oracleObj, pid uint32) error {
 		}
 	}
 
+	// The build-id table (feature HEADER_BUILD_ID), for the kernel only.
+	var feat recWriter
+	if kernelID != "" {
+		id, err := hex.DecodeString(kernelID)
+		if err != nil || len(id) > 20 {
+			return fmt.Errorf("bad build-id %q", kernelID)
+		}
+		var b bytes.Buffer
+		binary.Write(&b, le, int32(-1))
+		var buf [24]byte
+		copy(buf[:], id)
+		buf[20] = byte(len(id))
+		b.Write(buf[:])
+		name := append([]byte("[kernel.kallsyms]"), 0)
+		for len(name)%64 != 0 {
+			name = append(name, 0)
+		}
+		b.Write(name)
+		const buildIDRecord, miscBuildIDSize = 67, 1 << 15
+		feat.record(buildIDRecord, miscKernel|miscBuildIDSize, b.Bytes())
+	}
+
 	var f recWriter
 	const headerSize = 104
 	attrsOff := uint64(headerSize)
@@ -166,7 +208,11 @@ func writeOracleDataPID(path string, objs []oracleObj, pid uint32) error {
 	f.u64(uint64(data.Len()))
 	f.u64(0) // event types
 	f.u64(0)
-	f.Write(make([]byte, 32)) // feature bits: none
+	features := make([]byte, 32)
+	if feat.Len() > 0 {
+		features[0] = 1 << 2 // HEADER_BUILD_ID
+	}
+	f.Write(features)
 	// perf_event_attr: software cpu-clock.
 	attr := make([]byte, attrSize)
 	le.PutUint32(attr[0:], 1) // PERF_TYPE_SOFTWARE
@@ -178,15 +224,24 @@ func writeOracleDataPID(path string, objs []oracleObj, pid uint32) error {
 	f.u64(0) // ids
 	f.u64(0)
 	f.Write(data.Bytes())
+	if feat.Len() > 0 {
+		// The feature sections' table follows the data, then the
+		// sections.
+		off := uint64(f.Len()) + 16
+		f.u64(off)
+		f.u64(uint64(feat.Len()))
+		f.Write(feat.Bytes())
+	}
 	return os.WriteFile(path, f.Bytes(), 0o600)
 }
 
 // perfScriptLines runs perf script on the oracle file and returns, per
 // sample, the "sym+0xoff" perf printed ("[unknown]" when none) and the
 // DSO.
-func perfScriptLines(t testing.TB, perf, data string) (syms, dsos []string) {
+func perfScriptLines(t testing.TB, perf, data string, global ...string) (syms, dsos []string) {
 	t.Helper()
-	cmd := exec.Command(perf, "script", "-f", "-F", "ip,sym,symoff,dso", "-i", data)
+	args := append(global, "script", "-f", "-F", "ip,sym,symoff,dso", "-i", data)
+	cmd := exec.Command(perf, args...)
 	cmd.Env = append(os.Environ(), "PAGER=cat")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -253,8 +308,9 @@ func syntheticPerfMap(seed uint64) []byte {
 }
 
 // probeAddrs returns the addresses worth checking in a table: every
-// segment boundary, the byte before it and, for each symbol, its start
-// and a byte past it.
+// segment boundary and every symbol start, with the bytes before and
+// after them. With limit > 0, about limit boundaries are taken, evenly
+// spread.
 func probeAddrs(tb *Table, limit int) []uint64 {
 	seen := map[uint64]bool{}
 	var l []uint64
@@ -264,18 +320,22 @@ func probeAddrs(tb *Table, limit int) []uint64 {
 			l = append(l, a)
 		}
 	}
-	step := 1
-	if limit > 0 && len(tb.segStart) > limit {
-		step = len(tb.segStart)/limit + 1
-	}
-	for i := 0; i < len(tb.segStart); i += step {
-		a := tb.segStart[i]
-		add(a)
-		if a > 0 {
-			add(a - 1)
+	around := func(points []uint64) {
+		step := 1
+		if limit > 0 && len(points) > limit {
+			step = len(points)/limit + 1
 		}
-		add(a + 1)
+		for i := 0; i < len(points); i += step {
+			a := points[i]
+			add(a)
+			if a > 0 {
+				add(a - 1)
+			}
+			add(a + 1)
+		}
 	}
+	around(tb.segStart)
+	around(tb.start)
 	return l
 }
 
