@@ -50,15 +50,17 @@ func demangleCxx(name string) (s string, err error) {
 			s, err = "", errDemanglePanic
 		}
 	}()
-	a, err := demangle.ToAST(name, demangle.NoParams, demangle.NoRust)
+	a, err := demangle.ToAST(name, demangle.NoParams, demangle.NoRust, maxCxxOption)
 	if err != nil {
 		return "", err
 	}
 	fixed := false
-	if c := a.Copy(libibertyStyle(&fixed), noSkip); c != nil {
-		a = c
+	if needsLibibertyStyle(a) {
+		if c := a.Copy(libibertyStyle(&fixed), noSkip); c != nil {
+			a = c
+		}
 	}
-	s = demangle.ASTToString(a)
+	s = demangle.ASTToString(a, maxCxxOption)
 	if fixed {
 		s = strings.ReplaceAll(s, ", "+trailingEmptyMark, "")
 		s = strings.ReplaceAll(s, trailingEmptyMark, "")
@@ -113,6 +115,24 @@ func libibertyList(args []demangle.AST, rewrite func(demangle.AST) demangle.AST,
 		*marked = true
 	}
 	return out, changed
+}
+
+// needsLibibertyStyle reports whether a tree has what libibertyStyle
+// rewrites (most names do not, and the rewrite copies the tree).
+func needsLibibertyStyle(a demangle.AST) bool {
+	need := false
+	a.Traverse(func(x demangle.AST) bool {
+		switch x := x.(type) {
+		case *demangle.ArgumentPack, *demangle.PackExpansion, *demangle.ExprList:
+			need = true
+		case *demangle.Unary:
+			if op, ok := x.Op.(*demangle.Operator); ok && op.Name == "&" {
+				need = true
+			}
+		}
+		return !need
+	})
+	return need
 }
 
 // libibertyStyle returns the tree rewrite of demangleCxx; *marked is set
@@ -195,6 +215,12 @@ func emptyPack(a demangle.AST) bool {
 	}
 	return false
 }
+
+// maxCxxOutput bounds a demangled C++ name (substitutions can make the
+// output grow exponentially with the input); longer names are cut.
+const maxCxxOutput = 1 << 20
+
+var maxCxxOption = demangle.MaxLength(20)
 
 type demangleError string
 

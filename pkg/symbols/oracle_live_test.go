@@ -234,7 +234,7 @@ func fixtureFiles(t *testing.T) (bin, cache, id string) {
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"fixture", "fixture.stripped", "fixture.debug"} {
+	for _, f := range []string{"fixture", "fixture.stripped", "fixture.debug", "libfixture.so"} {
 		copyFile(t, filepath.Join("testdata/elf", f), filepath.Join(bin, f))
 	}
 	ef, err := openELF(filepath.Join(bin, "fixture"))
@@ -306,13 +306,24 @@ func TestOracleELFFixturesLive(t *testing.T) {
 		t.Fatalf("fixture not loaded: %v", r.Missing())
 	}
 	addrs := probeAddrs(tb, 0)
+	if lib := r.DSOTable(filepath.Join(bin, "libfixture.so"), ""); lib != nil {
+		addrs = append(addrs, probeAddrs(lib, 0)...)
+	}
 	const other = "feedfacefeedfacefeedfacefeedfacefeedface"
 	var objs []oracleObj
 	base := uint64(0x7f0000000000)
+	// The stripped copy alone, its debug file out of reach.
+	alone := filepath.Join(t.TempDir(), "alone")
+	os.MkdirAll(alone, 0o755)
+	copyFile(t, filepath.Join(bin, "fixture.stripped"), filepath.Join(alone, "fixture.stripped"))
 	for _, c := range []struct{ name, id string }{
-		{"fixture", id}, {"fixture.stripped", id}, {"replaced", id}, {"replaced", other},
+		{"fixture", id}, {"fixture.stripped", id}, {"replaced", id}, {"replaced", other}, {alone + "/fixture.stripped", ""},
+		{"libfixture.so", ""},
 	} {
-		objs = append(objs, oracleObj{path: filepath.Join(bin, c.name), buildID: c.id, base: base, size: 1 << 20, addrs: addrs})
+		if !filepath.IsAbs(c.name) {
+			c.name = filepath.Join(bin, c.name)
+		}
+		objs = append(objs, oracleObj{path: c.name, buildID: c.id, base: base, size: 1 << 20, addrs: addrs})
 		base += 1 << 24
 	}
 	data := filepath.Join(t.TempDir(), "oracle.data")
