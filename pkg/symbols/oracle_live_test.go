@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
-	"os/exec"
 	"strings"
 	"testing"
 )

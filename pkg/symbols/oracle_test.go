@@ -2,11 +2,11 @@ package symbols
 
 import (
 	"bufio"
-	"math/rand/v2"
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"

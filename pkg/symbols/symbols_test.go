@@ -277,10 +277,10 @@ func TestPerfMapLines(t *testing.T) {
 	}{
 		{"1000 10 name with blanks\n", 0x1005, "name with blanks+0x5"},
 		{"0x2000 0x10 LazyCompile:~f\n", 0x2000, "LazyCompile:~f+0x0"},
-		{"3000 10 ab\n", 0x3000, "[unknown]"},   // too short for perf
-		{"4000 10 abcd", 0x4000, "abc+0x0"},      // no newline: perf drops the last byte
-		{"4000 10 abc", 0x4000, "[unknown]"},     // … leaving too short a name
-		{"  5000 10 lead\n", 0x5001, "lead+0x1"}, // strtoull skips blanks
+		{"3000 10 ab\n", 0x3000, "[unknown]"},         // too short for perf
+		{"4000 10 abcd", 0x4000, "abc+0x0"},           // no newline: perf drops the last byte
+		{"4000 10 abc", 0x4000, "[unknown]"},          // … leaving too short a name
+		{"  5000 10 lead\n", 0x5001, "lead+0x1"},      // strtoull skips blanks
 		{"zz 10 bad start\n", 0, " 10 bad start+0x0"}, // as perf reads it
 	}
 	for _, tc := range tests {
