@@ -88,6 +88,13 @@ func TestParityRealCaptures(t *testing.T) {
 				}
 			}
 			r := NewResolver(Options{PerfMapDir: mapDir})
+			// The frames were printed with this machine's files (and
+			// debug packages); elsewhere the same paths may hold other
+			// symbols. The capture's kernel, known here only on the
+			// machine that recorded it, tells.
+			if id, ok := c.buildIDs["[kernel.kallsyms]"]; ok && r.KernelSymbols(id) == nil {
+				t.Skipf("%s was recorded on another machine (its kernel %s is neither running nor in the build-id cache)", name, id)
+			}
 			var equal, differ, absent, unmapped int
 			shown := 0
 			for _, f := range c.frames {
