@@ -135,7 +135,11 @@ func (r *Resolver) Kernel(buildID string, addr uint64) (Symbol, bool) {
 // Module returns the symbol for the absolute address addr in a module
 // ("ext4" or "[ext4]") of the kernel with build-id buildID, from its
 // kallsyms (perf prefers the module's .ko file when it finds one; this
-// package does not read .ko files).
+// package does not read .ko files). perf script prints such a frame with
+// the module's map name as its object, "([ext4])", and resolves it only
+// when the capture has a map for that module (a kernel MMAP record named
+// after it); the offset is the same whether counted from the absolute
+// address or from the map's start.
 func (r *Resolver) Module(buildID, module string, addr uint64) (Symbol, bool) {
 	k := r.KernelSymbols(buildID)
 	if k == nil {
