@@ -4,9 +4,8 @@ package main
 
 import (
 	"flamekit/internal/cli"
-	"flamekit/pkg/difffolded"
 )
 
 func main() {
-	cli.Main("difffolded", difffolded.Description, &difffolded.Command{})
+	cli.Main("difffolded", description, &command{})
 }

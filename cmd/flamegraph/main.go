@@ -1,12 +1,11 @@
 // Command flamegraph draws an interactive flame graph (SVG) from folded
-// stacks, with flamegraph.pl's options. See pkg/flamegraph.
+// stacks, with flamegraph.pl's options. See flamegraph --help.
 package main
 
 import (
 	"flamekit/internal/cli"
-	"flamekit/pkg/flamegraph"
 )
 
 func main() {
-	cli.Main("flamegraph", flamegraph.Description, &flamegraph.Cmd{})
+	cli.Main("flamegraph", description, &command{})
 }

@@ -1,12 +1,12 @@
 // Command stackcollapse folds perf script output into folded stacks for
 // flamegraph, as stackcollapse-perf.pl does, keeping each sample's time.
+// See stackcollapse --help.
 package main
 
 import (
 	"flamekit/internal/cli"
-	"flamekit/pkg/perfscript"
 )
 
 func main() {
-	cli.Main("stackcollapse", perfscript.Description, &perfscript.Command{})
+	cli.Main("stackcollapse", description, &command{})
 }

@@ -4,9 +4,8 @@ package main
 
 import (
 	"flamekit/internal/cli"
-	"flamekit/pkg/timeslice"
 )
 
 func main() {
-	cli.Main("timeslice", timeslice.Description, &timeslice.Command{})
+	cli.Main("timeslice", description, &command{})
 }

@@ -84,6 +84,14 @@ type Command interface {
 	Run(env *Env) error
 }
 
+// Defaulter is implemented by a Command whose flag defaults come from a
+// library's defaults rather than from literals in its struct tags: the
+// values are kong variables, written ${name} in a default tag, so that a
+// default lives in one place (for example svg.DefaultOptions).
+type Defaulter interface {
+	Defaults() map[string]string
+}
+
 // VersionFlag is the --version flag of every command.
 type VersionFlag = kong.VersionFlag
 
@@ -96,11 +104,17 @@ func Main(name, description string, cmd Command) {
 // Run is Main without os.Exit, for tests; it returns the exit status.
 func Run(name, description string, cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	exited := false
+	vars := kong.Vars{"version": name + " (flamekit) " + Version()}
+	if d, ok := cmd.(Defaulter); ok {
+		for k, v := range d.Defaults() {
+			vars[k] = v
+		}
+	}
 	parser, err := kong.New(cmd,
 		kong.Name(name),
 		kong.Description(description),
 		kong.Writers(stdout, stderr),
-		kong.Vars{"version": name + " (flamekit) " + Version()},
+		vars,
 		kong.Exit(func(c int) { exited, code = true, c; panic(exitPanic{}) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: true}),
 	)

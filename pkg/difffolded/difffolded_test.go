@@ -1,63 +1,24 @@
 package difffolded
 
 import (
-	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"flamekit/internal/cli"
 	"flamekit/pkg/folded"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// run runs the difffolded command line and returns stdout, stderr and the
-// exit status.
-func run(t *testing.T, stdin string, args ...string) (string, string, int) {
+// profile reads folded text into a Profile.
+func profile(t *testing.T, text string) *folded.Profile {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := cli.Run("difffolded", Description, &Command{}, args, strings.NewReader(stdin), &out, &errb)
-	return out.String(), errb.String(), code
-}
-
-// perlOutput reads a difffolded.pl output (sorted) and drops the " 0 0"
-// line Perl writes for blank and malformed lines: flamekit reports and
-// skips them instead (a deliberate difference).
-func perlOutput(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
+	rd := folded.NewReader(strings.NewReader(text), "test")
+	var p folded.Profile
+	for rd.Next() {
+		p.Add(rd.Record())
+	}
+	if err := rd.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return strings.Replace(string(b), " 0 0\n", "", 1)
-}
-
-// TestMatchesPerl compares with difffolded.pl's output, sorted, on the
-// FlameGraph fixtures and on two real captures, with every option.
-func TestMatchesPerl(t *testing.T) {
-	for _, set := range []struct{ prefix, before, after string }{
-		{"perl-fixture", "f1.folded", "f2.folded"},
-		{"perl-capture", "capture-before.folded", "capture-after.folded"},
-	} {
-		for _, opt := range []string{"", "-n", "-s", "-ns"} {
-			t.Run(set.prefix+opt, func(t *testing.T) {
-				args := []string{filepath.Join("testdata", set.before), filepath.Join("testdata", set.after)}
-				if opt != "" {
-					args = append([]string{opt}, args...)
-				}
-				out, _, code := run(t, "", args...)
-				if code != 0 {
-					t.Fatalf("exit status %d", code)
-				}
-				if want := perlOutput(t, set.prefix+opt+".sorted.txt"); out != want {
-					t.Errorf("output differs from difffolded.pl\ngot:\n%s\nwant:\n%s", out, want)
-				}
-			})
-		}
-	}
+	return &p
 }
 
 func TestDiff(t *testing.T) {
@@ -78,85 +39,25 @@ func TestDiff(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			b, a := filepath.Join(dir, "b"), filepath.Join(dir, "a")
-			os.WriteFile(b, []byte(tt.before), 0o644)
-			os.WriteFile(a, []byte(tt.after), 0o644)
-			args := []string{b, a}
-			if tt.opt.Normalize {
-				args = append(args, "-n")
+			lines, err := Diff(profile(t, tt.before), profile(t, tt.after), tt.opt)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if tt.opt.StripHex {
-				args = append(args, "-s")
+			var got []byte
+			for _, l := range lines {
+				rec := folded.Record{Stack: []byte(l.Stack), Before: l.Before, Count: l.After, Kind: folded.Diff}
+				got = folded.AppendRecord(got, &rec)
 			}
-			out, errs, code := run(t, "", args...)
-			if code != 0 || out != tt.want {
-				t.Errorf("got %q (exit %d, stderr %q), want %q", out, code, errs, tt.want)
+			if string(got) != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
 	}
 }
 
-func TestBadInput(t *testing.T) {
-	dir := t.TempDir()
-	good := filepath.Join(dir, "good")
-	bad := filepath.Join(dir, "bad")
-	empty := filepath.Join(dir, "empty")
-	os.WriteFile(good, []byte("a 1\n"), 0o644)
-	os.WriteFile(bad, []byte("a 2\n\ngarbage\nb 1 2\n"), 0o644)
-	os.WriteFile(empty, nil, 0o644)
-
-	out, errs, code := run(t, "", good, bad)
-	if code != 0 || out != "a 1 2\nb 0 2\n" {
-		t.Errorf("got %q, exit %d", out, code)
-	}
-	for _, want := range []string{"skipped 2 malformed lines", bad + ":2", "already differential"} {
-		if !strings.Contains(errs, want) {
-			t.Errorf("stderr %q does not contain %q", errs, want)
-		}
-	}
-
-	if _, errs, code := run(t, "", "-n", empty, good); code != 1 || !strings.Contains(errs, "no samples") {
-		t.Errorf("-n with an empty first profile: exit %d, stderr %q; want 1 and a message", code, errs)
-	}
-	if _, errs, code := run(t, "", good, filepath.Join(dir, "missing")); code != 1 || !strings.Contains(errs, "missing") {
-		t.Errorf("missing file: exit %d, stderr %q; want 1 naming the file", code, errs)
-	}
-	if _, _, code := run(t, "", good); code != 2 {
-		t.Errorf("one argument: exit %d, want 2", code)
-	}
-	if _, _, code := run(t, "", "-", "-"); code != 2 {
-		t.Errorf("stdin twice: exit %d, want 2", code)
-	}
-	if out, _, code := run(t, "a 4\n", good, "-"); code != 0 || out != "a 1 4\n" {
-		t.Errorf("stdin as second profile: %q, exit %d", out, code)
-	}
-}
-
-// TestFlamegraphReadsOutput checks that the output reads back as
-// differential folded lines with the same totals.
-func TestFlamegraphReadsOutput(t *testing.T) {
-	out, _, _ := run(t, "", "testdata/capture-before.folded", "testdata/capture-after.folded")
-	rd := folded.NewReader(strings.NewReader(out), "out")
-	var p folded.Profile
-	for rd.Next() {
-		if rd.Record().Kind != folded.Diff {
-			t.Fatalf("line %d is not differential", rd.Line())
-		}
-		p.Add(rd.Record())
-	}
-	before, _, _, _ := Read("testdata/capture-before.folded", nil)
-	after, _, _, _ := Read("testdata/capture-after.folded", nil)
-	if rd.Err() != nil || p.TotalBefore() != before.Total() || p.Total() != after.Total() {
-		t.Errorf("totals %v/%v, want %v/%v (err %v)", p.TotalBefore(), p.Total(), before.Total(), after.Total(), rd.Err())
-	}
-	golden := filepath.Join("testdata", "capture.diff.golden")
-	if *update {
-		os.WriteFile(golden, []byte(out), 0o644)
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil || string(want) != out {
-		t.Errorf("output differs from %s (run go test -update to rewrite it): %v", golden, err)
+func TestDiffNormaliseEmpty(t *testing.T) {
+	if _, err := Diff(profile(t, ""), profile(t, "a 1\n"), Options{Normalize: true}); err == nil || !strings.Contains(err.Error(), "no samples") {
+		t.Errorf("normalising an empty first profile: err %v, want one saying it has no samples", err)
 	}
 }
 

@@ -54,7 +54,7 @@ func TestReadOrders(t *testing.T) {
 				t.Fatal(err)
 			}
 			o := svg.DefaultOptions()
-			got, err := Read([]string{path}, false, rw, &o)
+			got, err := Read([]string{path}, nil, false, rw, &o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +101,7 @@ func BenchmarkRead(b *testing.B) {
 			b.ReportAllocs()
 			o := svg.DefaultOptions()
 			for b.Loop() {
-				if _, err := Read([]string{path}, flamechart, svg.Rewrite{}, &o); err != nil {
+				if _, err := Read([]string{path}, nil, flamechart, svg.Rewrite{}, &o); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -267,3 +267,38 @@ func AppendRecord(dst []byte, rec *Record) []byte {
 	}
 	return append(dst, '\n')
 }
+
+// Span tracks the first and last of the times added to it: the span of the
+// samples of a stream. The zero value is an empty span.
+type Span struct {
+	First, Last Time
+	OK          bool // at least one time was added
+}
+
+// Add widens the span to include t.
+func (s *Span) Add(t Time) {
+	if !s.OK || t < s.First {
+		s.First = t
+	}
+	if !s.OK || t > s.Last {
+		s.Last = t
+	}
+	s.OK = true
+}
+
+// Merge widens s to include o.
+func (s *Span) Merge(o Span) {
+	if o.OK {
+		s.Add(o.First)
+		s.Add(o.Last)
+	}
+}
+
+// SetMeta sets the first and last keys of m to the span, when it is not
+// empty.
+func (s *Span) SetMeta(m *Meta) {
+	if s.OK {
+		m.Set(KeyFirst, s.First.String())
+		m.Set(KeyLast, s.Last.String())
+	}
+}

@@ -3,18 +3,15 @@ package perfscript
 import (
 	"bytes"
 	"compress/gzip"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	gold "flamekit/internal/golden"
 	"flamekit/pkg/folded"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // flagSets are the stackcollapse-perf.pl flag combinations of the Perl
 // fixtures and oracle outputs.
@@ -81,29 +78,7 @@ func readFile(t testing.TB, path string) []byte {
 // .gz), or rewrites it with -update.
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		var data []byte
-		if strings.HasSuffix(path, ".gz") {
-			var buf bytes.Buffer
-			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-			zw.Write([]byte(got))
-			zw.Close()
-			data = buf.Bytes()
-		} else {
-			data = []byte(got)
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want := string(readFile(t, path))
-	if got != want {
-		t.Errorf("%s: output differs from the golden file (run go test -update to accept):\n%s", path, firstDiff(want, got))
-	}
+	gold.Check(t, path, []byte(got))
 }
 
 // firstDiff shows the first differing line of two outputs.

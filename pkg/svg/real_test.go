@@ -3,7 +3,6 @@ package svg
 import (
 	"bytes"
 	"compress/gzip"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-)
 
-var updateReal = flag.Bool("update", false, "rewrite the golden files (testdata/real: needs flamegraph.pl, see FLAMEGRAPH_PL)")
+	"flamekit/internal/golden"
+)
 
 // realCases are real captures (folded by stackcollapse-perf.pl, in
 // testdata/perf/perl, or folded by a BPF tool, in testdata/bpf) drawn by
@@ -37,9 +36,9 @@ var realCases = []struct {
 
 // TestPerlRealCaptures compares our SVGs of real captures with
 // flamegraph.pl's, frame for frame and label for label, as
-// TestPerlFixtures does. With -update, the Perl SVGs are drawn again with
-// the flamegraph.pl named by $FLAMEGRAPH_PL (default
-// /work/perl-ref/flamegraph.pl).
+// TestPerlFixtures does. With -update, the Perl SVGs (the oracle, not our
+// output) are drawn again with the flamegraph.pl named by $FLAMEGRAPH_PL
+// (default /work/perl-ref/flamegraph.pl).
 func TestPerlRealCaptures(t *testing.T) {
 	for _, tc := range realCases {
 		t.Run(tc.input, func(t *testing.T) {
@@ -48,15 +47,12 @@ func TestPerlRealCaptures(t *testing.T) {
 				dir = "../../testdata/perf/perl"
 			}
 			in := filepath.Join(dir, tc.input+".txt.gz")
-			if _, err := os.Stat(in); err != nil {
-				t.Skipf("skipping: no real capture %s", in)
-			}
 			folded := filepath.Join(t.TempDir(), tc.input+".folded")
 			if err := os.WriteFile(folded, gunzip(t, mustRead(t, in)), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata/real", tc.input+"."+tc.palette+".svg.gz")
-			if *updateReal {
+			path := filepath.Join("testdata/real", tc.input+"."+tc.palette+".svg.gz")
+			if golden.Updating() {
 				perl := os.Getenv("FLAMEGRAPH_PL")
 				if perl == "" {
 					perl = "/work/perl-ref/flamegraph.pl"
@@ -65,15 +61,11 @@ func TestPerlRealCaptures(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", perl, err)
 				}
-				var buf bytes.Buffer
-				zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-				zw.Write(out)
-				zw.Close()
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+				if err := golden.Write(path, out); err != nil {
 					t.Fatal(err)
 				}
 			}
-			want := gunzip(t, mustRead(t, golden))
+			want := gunzip(t, mustRead(t, path))
 			o := DefaultOptions()
 			o.Colors = tc.palette
 			got := draw(t, folded, o, Rewrite{Chain: tc.palette == "chain"}, false)
@@ -82,7 +74,7 @@ func TestPerlRealCaptures(t *testing.T) {
 			}
 			fs := frameSet(want)
 			if len(fs) < 30 {
-				t.Fatalf("only %d frames in %s", len(fs), golden)
+				t.Fatalf("only %d frames in %s", len(fs), path)
 			}
 			// The root's total is the input's: sum the last field of
 			// every line (all these inputs are classic folded lines).

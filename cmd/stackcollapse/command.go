@@ -1,4 +1,4 @@
-package perfscript
+package main
 
 import (
 	"bufio"
@@ -7,10 +7,11 @@ import (
 
 	"flamekit/internal/cli"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/perfscript"
 )
 
-// Description is the stackcollapse --help text.
-const Description = `Fold perf script output into stacks, one line per stack, for flamegraph.
+// description is the stackcollapse --help text.
+const description = `Fold perf script output into stacks, one line per stack, for flamegraph.
 
 Reads the text of "perf script" (with or without --header) from FILEs or
 standard input ("-"), gzipped or not. Stacks are folded as
@@ -33,8 +34,8 @@ Examples:
 Exit status: 0 when the input was read (unrecognised lines are counted on
 standard error), 1 when an input could not be read, 2 for usage errors.`
 
-// Command is the stackcollapse command line (a kong grammar).
-type Command struct {
+// command is the stackcollapse command line (a kong grammar).
+type command struct {
 	PID         bool            `name:"pid" help:"Include the PID in the root frame: comm-PID (perf script must print pid, e.g. -F +pid)."`
 	TID         bool            `name:"tid" help:"Include PID and TID in the root frame: comm-PID/TID."`
 	Kernel      bool            `help:"Annotate kernel frames with _[k]."`
@@ -53,8 +54,8 @@ type Command struct {
 }
 
 // Run runs the command.
-func (c *Command) Run(env *cli.Env) error {
-	opt := Options{
+func (c *command) Run(env *cli.Env) error {
+	opt := perfscript.Options{
 		PID: c.PID, TID: c.TID, Kernel: c.Kernel || c.All, JIT: c.JIT || c.All,
 		Addrs: c.Addrs, Inline: c.Inline, Context: c.Context, Srcline: c.Srcline,
 		EventFilter: c.EventFilter, NoIdle: c.NoIdle, NoTime: c.NoTime,
@@ -63,10 +64,10 @@ func (c *Command) Run(env *cli.Env) error {
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
-	inputs := make([]Input, len(names))
+	inputs := make([]perfscript.Input, len(names))
 	for i, name := range names {
 		display := folded.DisplayName(name)
-		inputs[i] = Input{Name: display, Source: name, Open: func() (io.ReadCloser, error) {
+		inputs[i] = perfscript.Input{Name: display, Source: name, Open: func() (io.ReadCloser, error) {
 			rc, err := folded.OpenStdin(name, env.Stdin)
 			if err != nil {
 				return nil, err
@@ -77,7 +78,7 @@ func (c *Command) Run(env *cli.Env) error {
 			inputs[i].Source = "" // no source metadata for stdin
 		}
 	}
-	col := &Collapser{
+	col := &perfscript.Collapser{
 		Options: opt,
 		Workers: c.Jobs,
 		Warnf:   env.Warnf,

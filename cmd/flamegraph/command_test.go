@@ -1,19 +1,29 @@
-package flamegraph
+package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"flamekit/internal/cli"
+	"flamekit/pkg/flamegraph"
+	"flamekit/pkg/svg"
 )
 
 func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runStdin(t, "", args...)
+}
+
+// runStdin runs the command line with stdin as its standard input.
+func runStdin(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code = cli.Run("flamegraph", Description, &Cmd{}, args, strings.NewReader(""), &out, &errb)
+	code = cli.Run("flamegraph", description, &command{}, args, strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -27,7 +37,7 @@ func write(t *testing.T, name, text string) string {
 }
 
 func TestCommand(t *testing.T) {
-	compat := "../svg/testdata/compat/"
+	compat := "../../pkg/svg/testdata/compat/"
 	tests := []struct {
 		name       string
 		args       []string
@@ -86,17 +96,17 @@ func TestCommand(t *testing.T) {
 func TestPaletteMap(t *testing.T) {
 	dir := t.TempDir()
 	wd, _ := os.Getwd()
-	in, _ := filepath.Abs("../svg/testdata/compat/tiny.folded")
+	in, _ := filepath.Abs("../../pkg/svg/testdata/compat/tiny.folded")
 	if err := os.Chdir(dir); err != nil {
 		t.Fatal(err)
 	}
 	defer os.Chdir(wd)
-	os.WriteFile(PaletteFile, []byte("a->rgb(1,2,3)\n"), 0o644)
+	os.WriteFile(flamegraph.PaletteFile, []byte("a->rgb(1,2,3)\n"), 0o644)
 	code, out, _ := run(t, "--cp", in)
 	if code != 0 || !strings.Contains(out, `fill="rgb(1,2,3)"`) {
 		t.Fatalf("exit %d; palette colour not used", code)
 	}
-	b, _ := os.ReadFile(PaletteFile)
+	b, _ := os.ReadFile(flamegraph.PaletteFile)
 	if !strings.HasPrefix(string(b), "->rgb(213,39,9)\na->rgb(1,2,3)\nb->") {
 		t.Errorf("palette.map:\n%s", b)
 	}
@@ -105,7 +115,7 @@ func TestPaletteMap(t *testing.T) {
 func TestNameAttrSafe(t *testing.T) {
 	na := write(t, "attrs.txt", "a\thref=javascript:alert(1)\tg_extra=onclick=\"alert(1)\" data-x=\"1\"\ttitle=<b>\n"+
 		"c\thref=https://example.com/c\tclass=hot\n")
-	code, out, errs := run(t, "--nameattr", na, "../svg/testdata/compat/tiny.folded")
+	code, out, errs := run(t, "--nameattr", na, "../../pkg/svg/testdata/compat/tiny.folded")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -115,5 +125,33 @@ func TestNameAttrSafe(t *testing.T) {
 	}
 	if !strings.Contains(errs, "dropped href") || !strings.Contains(errs, "dropped attribute") {
 		t.Errorf("no warnings: %s", errs)
+	}
+}
+
+// TestStdin checks that the command reads the standard input it is given
+// (cli.Run's stdin), not the process's own.
+func TestStdin(t *testing.T) {
+	for _, args := range [][]string{nil, {"-"}} {
+		code, out, errs := runStdin(t, "a;b 5\n", args...)
+		if code != 0 || !strings.Contains(out, "<title>b (5 samples, 100.00%)</title>") {
+			t.Errorf("args %q: exit %d, stderr %q; the SVG does not draw the stdin stack a;b", args, code, errs)
+		}
+	}
+}
+
+// TestNoFlagsGivesDefaults checks that the flag defaults are
+// svg.DefaultOptions, the one place they are written.
+func TestNoFlagsGivesDefaults(t *testing.T) {
+	var c command
+	// A missing input: the flags are parsed, then Run fails (exit 1).
+	if code := cli.Run("flamegraph", description, &c, []string{"/nonexistent"}, strings.NewReader(""), io.Discard, io.Discard); code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	got, err := c.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := svg.DefaultOptions(); !reflect.DeepEqual(*got, want) {
+		t.Errorf("no flags gives\n%+v\nwant svg.DefaultOptions\n%+v", *got, want)
 	}
 }

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"flamekit/internal/cli"
+	"flamekit/pkg/flamegraph"
+	"flamekit/pkg/folded"
+	"flamekit/pkg/svg"
+)
+
+// description is the first paragraph of --help.
+const description = `Draw an interactive flame graph (SVG) from folded stacks, as flamegraph.pl does.
+
+Reads classic ("stack count"), differential ("stack before after") and timed
+("stack count @seconds") folded lines from the files named, or standard input
+("-"); gzipped input is read transparently. Options have flamegraph.pl's names,
+defaults and meanings (-width, --wid and --WIDTH all work).
+
+Examples:
+  perf script | stackcollapse | flamegraph > cpu.svg
+  flamegraph --title "CPU, web01" --minwidth 0.5% out.folded > cpu.svg
+  grep -v cpu_idle out.folded | flamegraph --colors java > java.svg
+  difffolded before.folded after.folded | flamegraph > diff.svg
+  flamegraph --flamechart timed.folded.gz > chart.svg   (timed input: time order)
+  flamegraph --inverted --reverse out.folded > icicle.svg
+
+In the SVG: hover for details, click to zoom, Ctrl-F or F3 to search with a
+regular expression, Ctrl-I to toggle case; zoom and search are kept in the URL.`
+
+// command is the kong grammar of the flamegraph command.
+type command struct {
+	Title      string  `name:"title" help:"Title text (default \"Flame Graph\"; \"Icicle Graph\" with --inverted, \"Flame Chart\" with --flamechart)."`
+	Subtitle   string  `name:"subtitle" help:"Second line of the title."`
+	Width      int     `name:"width" default:"${width}" help:"Width of the image in pixels."`
+	Height     int     `name:"height" default:"${height}" help:"Height of each frame in pixels."`
+	MinWidth   string  `name:"minwidth" default:"${minwidth}" help:"Omit frames narrower than this many pixels; with a trailing %, narrower than this percentage of the total."`
+	FontType   string  `name:"fonttype" default:"${fonttype}" help:"Font family."`
+	FontSize   float64 `name:"fontsize" default:"${fontsize}" help:"Font size in pixels."`
+	FontWidth  float64 `name:"fontwidth" default:"${fontwidth}" help:"Average character width, as a fraction of the font size (fits labels)."`
+	CountName  string  `name:"countname" default:"${countname}" help:"Unit of the counts, shown in tooltips."`
+	NameType   string  `name:"nametype" default:"${nametype}" help:"Word shown before the frame name on hover."`
+	Colors     string  `name:"colors" default:"${colors}" help:"Palette: hot mem io wakeup chain java js perl red green blue aqua yellow purple orange."`
+	BgColors   string  `name:"bgcolors" help:"Background: yellow blue green grey or #rrggbb (default by palette)."`
+	Hash       bool    `name:"hash" help:"Colour by a hash of the name (similar names get similar colours)."`
+	Random     bool    `name:"random" help:"Colour at random."`
+	CP         bool    `name:"cp" help:"Consistent palette: reuse and update the colours in ./palette.map."`
+	Reverse    bool    `name:"reverse" help:"Reverse the frames of every stack (merged from the leaves)."`
+	Inverted   bool    `name:"inverted" help:"Icicle graph: root at the top."`
+	Flamechart bool    `name:"flamechart" help:"Flame chart: keep the input order (timed input: time order) instead of merging by name."`
+	Negate     bool    `name:"negate" help:"Differential input: swap the colours and signs of changes."`
+	Notes      string  `name:"notes" help:"Text for a NOTES comment in the SVG."`
+	Total      string  `name:"total" help:"Scale the graph to this total instead of the sum of the counts (if larger)."`
+	Factor     float64 `name:"factor" default:"${factor}" help:"Multiply the counts shown in tooltips by this."`
+	Encoding   string  `name:"encoding" help:"Encoding named in the XML declaration."`
+	NameAttr   string  `name:"nameattr" type:"path" help:"File of per-function SVG attributes: name, TAB, key=value pairs separated by TABs."`
+
+	Files   []string        `arg:"" optional:"" name:"file" help:"Folded input files (default: standard input; \"-\" is standard input)."`
+	Version cli.VersionFlag `name:"version" help:"Print the version and exit."`
+}
+
+// Defaults gives kong flamegraph.pl's defaults, from the one place they
+// are written: svg.DefaultOptions.
+func (c *command) Defaults() map[string]string {
+	d := svg.DefaultOptions()
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	return map[string]string{
+		"width": strconv.Itoa(d.Width), "height": strconv.Itoa(d.FrameHeight),
+		"minwidth": f(d.MinWidth), "fonttype": d.FontType, "fontsize": f(d.FontSize),
+		"fontwidth": f(d.FontWidth), "countname": d.CountName, "nametype": d.NameType,
+		"colors": d.Colors, "factor": f(d.Factor),
+	}
+}
+
+var (
+	minWidthRE = regexp.MustCompile(`^[0-9.]+%?$`)
+	encodingRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]*$`)
+)
+
+// Options turns the command line into drawing options, or a usage error.
+func (c *command) Options() (*svg.Options, error) {
+	o := svg.DefaultOptions()
+	o.Title, o.Subtitle = c.Title, c.Subtitle
+	if c.Width <= 0 || c.Height <= 0 {
+		return nil, cli.Usagef("--width and --height must be positive")
+	}
+	o.Width, o.FrameHeight = c.Width, c.Height
+	if !minWidthRE.MatchString(c.MinWidth) {
+		return nil, cli.Usagef("Value '%s' is invalid for minwidth, expected a float.", c.MinWidth)
+	}
+	mw := strings.TrimSuffix(c.MinWidth, "%")
+	o.MinWidthPct = mw != c.MinWidth
+	v, err := strconv.ParseFloat(strings.TrimSuffix(mw, "."), 64)
+	if err != nil {
+		return nil, cli.Usagef("Value '%s' is invalid for minwidth, expected a float.", c.MinWidth)
+	}
+	o.MinWidth = v
+	if c.FontSize <= 0 || c.FontWidth <= 0 {
+		return nil, cli.Usagef("--fontsize and --fontwidth must be positive")
+	}
+	o.FontType, o.FontSize, o.FontWidth = c.FontType, c.FontSize, c.FontWidth
+	o.CountName, o.NameType = c.CountName, c.NameType
+	o.Colors = c.Colors
+	if _, _, ok := svg.Background(c.BgColors, c.Colors); !ok {
+		return nil, cli.Usagef("Unrecognized bgcolor option %q (want yellow, blue, green, grey or #rrggbb)", c.BgColors)
+	}
+	o.BgColors = c.BgColors
+	switch {
+	case c.Hash:
+		o.ColorMode = svg.ColorHash
+	case c.Random:
+		o.ColorMode = svg.ColorRandom
+	}
+	o.Inverted, o.Flamechart, o.Negate = c.Inverted, c.Flamechart, c.Negate
+	o.Notes = c.Notes
+	if c.Total != "" {
+		t, ok := folded.ParseCount([]byte(c.Total))
+		if !ok {
+			return nil, cli.Usagef("--total %q is not a number", c.Total)
+		}
+		o.Total = t
+	}
+	o.Factor = c.Factor
+	if c.Encoding != "" && !encodingRE.MatchString(c.Encoding) {
+		return nil, cli.Usagef("--encoding %q is not an encoding name", c.Encoding)
+	}
+	o.Encoding = c.Encoding
+	return &o, nil
+}
+
+// Run reads the input and writes the SVG.
+func (c *command) Run(env *cli.Env) error {
+	o, err := c.Options()
+	if err != nil {
+		return err
+	}
+	if c.NameAttr != "" {
+		if o.NameAttr, err = flamegraph.ReadNameAttr(c.NameAttr, func(msg string) { env.Warnf("%s", msg) }); err != nil {
+			return err
+		}
+	}
+	if c.CP {
+		if o.Palette, err = flamegraph.ReadPalette(flamegraph.PaletteFile); err != nil {
+			return err
+		}
+	}
+	rw := svg.Rewrite{Reverse: c.Reverse, Chain: c.Colors == "chain"}
+	in, err := flamegraph.Read(c.Files, env.Stdin, c.Flamechart, rw, o)
+	if err != nil {
+		return err
+	}
+	l := in.Layout
+	if l.Total == 0 {
+		fmt.Fprintln(env.Stderr, "ERROR: No stack counts found")
+		warnSkips(env, in.Skips)
+		if err := svg.RenderEmpty(env.Stdout, o); err != nil {
+			return err
+		}
+		return &cli.ExitError{Code: cli.ExitUsage}
+	}
+	if o.Total > 0 && o.Total < l.Total {
+		if o.Total/l.Total > 0.02 {
+			fmt.Fprintf(env.Stderr, "Specified --total %s is less than actual total %s, so ignored\n",
+				folded.FormatCount(o.Total), folded.FormatCount(l.Total))
+		}
+		o.Total = 0
+	}
+	if c.CountName == "samples" && l.Total < 100 {
+		fmt.Fprintf(env.Stderr, "Stack count is low (%s). Did something go wrong?\n", folded.FormatCount(l.Total))
+	}
+	warnSkips(env, in.Skips)
+	if err := svg.Render(env.Stdout, l, o); err != nil {
+		return err
+	}
+	if c.CP {
+		if err := flamegraph.WritePalette(flamegraph.PaletteFile, o.Palette); err != nil {
+			env.Warnf("could not update %s: %v", flamegraph.PaletteFile, err)
+		}
+	}
+	return nil
+}
+
+func warnSkips(env *cli.Env, s folded.Skips) {
+	if s.Count > 0 {
+		fmt.Fprintf(env.Stderr, "Ignored %d lines with invalid format (first: %v)\n", s.Count, s.First)
+	}
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"flamekit/internal/cli"
+	"flamekit/internal/golden"
+)
+
+// TestBadInput: garbage never panics, is counted, and the exit status
+// says whether the input could be read.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := "p 1 1.0: 5 ev:\n\t1 a (/x)\n\n"
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(strings.Repeat(good, 5000)))
+	zw.Close()
+	huge := "p 1 1.0: 5 ev:\n\t1 " + strings.Repeat("s", 1<<20) + " (/x)\n\n"
+	bin := make([]byte, 4096)
+	for i := range bin {
+		bin[i] = byte(i * 7)
+	}
+	tests := []struct {
+		name, file  string
+		code        int
+		out, stderr string
+	}{
+		{"empty file", write("empty", nil), 0, "", ""},
+		{"garbage lines", write("garbage", []byte("hello\nworld\n"+good)), 0, "p;a 5\n", "skipped 2 unrecognised lines"},
+		{"binary", write("bin", bin), 1, "", "is it the output of 'perf script'?"},
+		{"perf.data instead of its text", write("perf.data", append([]byte("PERFILE2"), bin...)), 1, "", "is a perf.data file, not perf script text: run perf script --header -i"},
+		{"NUL bytes", write("nul", []byte("p\x00q 1 1.0: 5 ev:\n\t1 a\x00b (/x)\n\n")), 0, "p\x00q;a\x00b 5\n", ""},
+		{"1 MiB symbol", write("huge", []byte(huge)), 0, "p;" + strings.Repeat("s", 1<<20) + " 5\n", ""},
+		{"truncated gzip", write("trunc.gz", gz.Bytes()[:gz.Len()/2]), 1, "", "truncated"},
+		{"missing file", filepath.Join(dir, "nonexistent"), 1, "", "no such file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := cli.Run("stackcollapse", description, &command{}, []string{"--no-time", tc.file}, strings.NewReader(""), &out, &errb)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d (stderr %s)", code, tc.code, errb.String())
+			}
+			if tc.out != "" && out.String() != tc.out {
+				t.Errorf("output %q, want %q", clip(out.String()), clip(tc.out))
+			}
+			if !strings.Contains(errb.String(), tc.stderr) {
+				t.Errorf("stderr %q, want %q", errb.String(), tc.stderr)
+			}
+			if tc.code != 0 && !strings.Contains(errb.String(), tc.file) {
+				t.Errorf("stderr %q does not name the input", errb.String())
+			}
+		})
+	}
+	t.Run("truncated gzip keeps what was read", func(t *testing.T) {
+		var out, errb bytes.Buffer
+		cli.Run("stackcollapse", description, &command{}, []string{"--no-time", filepath.Join(dir, "trunc.gz")}, nil, &out, &errb)
+		if out.Len() == 0 {
+			t.Errorf("no output for the readable part")
+		}
+	})
+}
+
+// TestCommandLine checks Perl's option spellings and stdin.
+func TestCommandLine(t *testing.T) {
+	in := readFile(t, "../../pkg/perfscript/testdata/compat/perf-script-pid-tid-period.txt")
+	want := string(readFile(t, "../../pkg/perfscript/testdata/compat/expected/perf-script-pid-tid-period.collapsed-tid.txt"))
+	for _, args := range [][]string{{"--no-time", "--tid"}, {"-no-time", "-tid"}, {"--no-time", "--TID", "-"}} {
+		var out, errb bytes.Buffer
+		code := cli.Run("stackcollapse", description, &command{}, args, bytes.NewReader(in), &out, &errb)
+		if code != 0 || out.String() != want {
+			t.Errorf("%v: exit %d, stderr %s\n%s", args, code, errb.String(), golden.Diff([]byte(want), out.Bytes()))
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := cli.Run("stackcollapse", description, &command{}, []string{"--help"}, nil, &out, &errb); code != 0 || !strings.Contains(out.String(), "--event-filter") {
+		t.Errorf("--help: exit %d\n%s", code, out.String())
+	}
+}
+
+// TestCommandInputs checks how the command names its inputs: a file is the
+// timed stream's source and named in messages; standard input has no source
+// and is named <stdin>, and a perf.data there is told to be read with -i.
+func TestCommandInputs(t *testing.T) {
+	text := []byte("p 1 1.000000: 1 ev:\n\t1 a (/x)\n\n")
+	file := filepath.Join(t.TempDir(), "in.perf")
+	if err := os.WriteFile(file, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := cli.Run("stackcollapse", description, &command{}, []string{file}, nil, &out, &errb); code != 0 ||
+		!strings.Contains(out.String(), `source="`+file+`"`) {
+		t.Errorf("file: exit %d, stderr %s\n%s", code, errb.String(), out.String())
+	}
+	out.Reset()
+	if code := cli.Run("stackcollapse", description, &command{}, []string{"-"}, bytes.NewReader(text), &out, &errb); code != 0 ||
+		strings.Contains(out.String(), "source=") || !strings.Contains(out.String(), "p;a 1 @1.000000\n") {
+		t.Errorf("stdin: exit %d, stderr %s\n%s", code, errb.String(), out.String())
+	}
+	errb.Reset()
+	if code := cli.Run("stackcollapse", description, &command{}, nil, bytes.NewReader([]byte("PERFILE2\x00\x00")), &out, &errb); code != 1 ||
+		!strings.Contains(errb.String(), "<stdin> is a perf.data file") || !strings.Contains(errb.String(), "-i perf.data") {
+		t.Errorf("perf.data on stdin: exit %d, stderr %s", code, errb.String())
+	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := golden.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func clip(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "..."
+	}
+	return s
+}
+
+// TestDerivedTestdata keeps the folded captures other packages test with
+// equal to what stackcollapse makes of the real captures they come from
+// (go test -update rewrites them).
+func TestDerivedTestdata(t *testing.T) {
+	for _, tc := range []struct{ from, to string }{
+		{"../../testdata/perf/burst.txt.gz", "../../pkg/timeslice/testdata/burst.folded.gz"},
+		{"../../testdata/perf/before.txt.gz", "../timeslice/testdata/before.folded.gz"},
+		{"../../testdata/perf/clock-mono.txt.gz", "../timeslice/testdata/clock-mono.folded.gz"},
+	} {
+		var out, errb bytes.Buffer
+		if code := cli.Run("stackcollapse", description, &command{}, []string{tc.from}, nil, &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.from, code, errb.String())
+		}
+		golden.Check(t, tc.to, out.Bytes())
+	}
+}

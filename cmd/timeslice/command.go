@@ -1,0 +1,362 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/alecthomas/kong"
+
+	"flamekit/internal/cli"
+	"flamekit/pkg/folded"
+	"flamekit/pkg/heatmap"
+	"flamekit/pkg/timeslice"
+)
+
+// description is the first part of timeslice --help.
+const description = `Cut a time window out of timed folded stacks (stackcollapse output:
+"stack count @seconds" lines), drop idle samples, or draw the sub-second
+heat map that shows where to cut. Output is classic folded stacks summed over
+the window, ready for flamegraph, difffolded or flamegraph.pl.
+
+Windows are half-open, [from, to): a sample exactly at --to belongs to the
+next window, so consecutive windows add up to the whole capture.
+
+  relative to the capture's first sample:
+    --at 70s±2.5        (also 70s+-2.5; units ms s m h, 1m10s; the ± part
+                         is seconds unless it has a unit; a bare number is s)
+    --from 65s --to 75s
+  absolute, on perf's clock, which is dmesg's clock:
+    --at @43521.274±2.5 --from @43518.774 --to @43523.774
+  wall clock (RFC 3339; without a zone, local time: set TZ to change):
+    --at 2026-04-15T10:33:10Z±2.5
+    Exact when the capture was recorded with perf record -k mono; otherwise
+    estimated from perf's "captured on" (the perf.data file's mtime, taken
+    as the time of the last sample, 1 s resolution, in the local zone of the
+    machine running timeslice), with a warning.
+
+The resolved window (perf clock, relative, wall clock when known) and the
+number of samples are printed on stderr (-q: only warnings).
+
+Every line of every input is read, so captures concatenated in any order,
+with or without their metadata lines, give the same slice as the same files
+named one by one. Relative and wall-clock windows need the whole input to
+be placed: standard input is then read twice, through a copy in $TMPDIR;
+a window on perf's clock (@...) needs one pass.
+
+Examples:
+  perf script --header -i perf.data | stackcollapse | timeslice --at 70s±2.5 | flamegraph > reset.svg
+  timeslice --at @43521.274±2.5 stacks/*.folded.gz | flamegraph > reset.svg
+  timeslice --from 10s --to 20s --no-idle capture.folded > busy.folded
+  timeslice --heatmap --no-idle capture.folded.gz > heat.svg     (open in a browser)
+  timeslice --heatmap=text --no-idle capture.folded.gz | less -S
+  stackcollapse < perf.txt | timeslice > classic.folded            (no window: timed -> classic)
+  timeslice --from 60s --to 120s --keep-time big.folded | timeslice --at 70s±2.5`
+
+// heatmapFormat is the value of --heatmap: "svg" (the default when the
+// flag has no value) or "text".
+type heatmapFormat string
+
+// Decode implements kong.MapperValue: --heatmap alone means svg,
+// --heatmap=text the terminal view.
+func (h *heatmapFormat) Decode(ctx *kong.DecodeContext) error {
+	if ctx.Scan.Peek().Type != kong.FlagValueToken {
+		*h = "svg"
+		return nil
+	}
+	tok := ctx.Scan.Pop()
+	v, ok := tok.Value.(string)
+	if !ok {
+		return fmt.Errorf("--heatmap: want svg or text, got %v", tok.Value)
+	}
+	switch v = strings.ToLower(v); v {
+	case "svg", "text":
+		*h = heatmapFormat(v)
+		return nil
+	}
+	return fmt.Errorf("--heatmap=%s: want --heatmap (SVG) or --heatmap=text", v)
+}
+
+// IsBool makes --heatmap a flag that takes no separate value.
+func (h *heatmapFormat) IsBool() bool { return true }
+
+// command is the timeslice command line.
+type command struct {
+	At       string          `help:"Window around a time: TIME±HALF (or TIME+-HALF), e.g. 70s±2.5, @43521.274±2.5, 2026-04-15T10:33:10Z±2.5." placeholder:"TIME±W"`
+	From     string          `help:"Start of the window (included): 65s, @43518.774 or a wall-clock time. Default: the start of the capture." placeholder:"TIME"`
+	To       string          `help:"End of the window (excluded): 75s, @43523.774 or a wall-clock time. Default: the end of the capture." placeholder:"TIME"`
+	NoIdle   bool            `name:"no-idle" help:"Drop the samples of idle CPUs (same list as stackcollapse --no-idle; interrupt and softirq work on an idle CPU is kept)."`
+	KeepTime bool            `name:"keep-time" help:"Write timed folded lines (one per sample, with a metadata line describing the slice) instead of summed classic stacks, so slices can be chained."`
+	Heatmap  heatmapFormat   `help:"Draw the sub-second heat map instead: --heatmap writes an interactive SVG (hover for details; click a start and an end cell for the timeslice command of that range), --heatmap=text a terminal view. Cells count samples (lines, not periods), as FlameScope." placeholder:""`
+	Rows     int             `default:"50" help:"Heat map rows per second (50 = 20 ms buckets; 1 to 1000)."`
+	Quiet    bool            `short:"q" help:"Do not print the resolved window and sample count on stderr (warnings still are)."`
+	Version  cli.VersionFlag `help:"Print the version and exit."`
+	Files    []string        `arg:"" optional:"" help:"Timed folded inputs (.gz read transparently); - or none: standard input." placeholder:"FILE"`
+}
+
+// Run runs timeslice: it places the window on perf's clock (reading the
+// inputs a first time when that needs the first sample or the wall clock),
+// reads every input into the chosen output, and reports on stderr.
+func (c *command) Run(env *cli.Env) error {
+	spec, hasWindow, err := c.window()
+	if err != nil {
+		return err
+	}
+	if c.Rows < 1 || c.Rows > heatmap.MaxRows {
+		return cli.Usagef("--rows %d: want 1 to %d", c.Rows, heatmap.MaxRows)
+	}
+	if c.Heatmap != "" && c.KeepTime {
+		return cli.Usagef("--heatmap and --keep-time cannot be combined")
+	}
+	names := c.Files
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	if n := countOf(names, "-"); n > 1 {
+		return cli.Usagef("standard input (-) is given %d times", n)
+	}
+	inputs := timeslice.NewInputs(names, env.Stdin)
+	defer inputs.Close()
+
+	// A window on perf's clock is placed at once. One counted from the
+	// first sample, or on the wall clock, needs what only reading all the
+	// input tells: streams (and --keep-time output, which cannot be taken
+	// back) are read a first time for it; files are placed from their
+	// heads, read once, and read again in the rare case that the whole
+	// input moves the window (a later part holding earlier samples).
+	var win *timeslice.Window
+	guessed := false
+	if hasWindow {
+		if spec.NeedsClock() {
+			if inputs.HasStream() || c.KeepTime {
+				if err := inputs.Survey(""); err != nil {
+					return err
+				}
+				if err := inputs.RequireTimed(); err != nil {
+					return err
+				}
+			} else {
+				if err := inputs.Heads(); err != nil {
+					return err
+				}
+				guessed = true
+			}
+		}
+		if win, err = c.resolve(spec, inputs); err != nil && !guessed {
+			return err
+		}
+	}
+	s, finish, err := c.read(env, inputs, win)
+	if err != nil {
+		return err
+	}
+	if guessed {
+		final, err := c.resolve(spec, inputs)
+		if err != nil {
+			return err
+		}
+		if win == nil || !final.Same(win) {
+			win = final
+			if s, finish, err = c.read(env, inputs, win); err != nil {
+				return err
+			}
+		}
+	}
+	if hasWindow || c.Heatmap != "" {
+		if err := inputs.RequireTimed(); err != nil {
+			return err
+		}
+	}
+	clock := inputs.Clock()
+	if win != nil {
+		if win.Warning != "" {
+			env.Warnf("warning: %s", win.Warning)
+		}
+		if !c.Quiet {
+			for _, l := range timeslice.DescribeWindow(win, &clock) {
+				env.Warnf("%s", l)
+			}
+		}
+		if s.Stats.Kept == 0 && s.Stats.Idle == 0 && !inputs.Overlaps(win) {
+			return inputs.Outside(win)
+		}
+	}
+	if err := finish(&clock); err != nil {
+		return err
+	}
+	c.summary(env, s, win, inputs)
+	return nil
+}
+
+// resolve places the window on the clock the inputs give so far.
+func (c *command) resolve(spec timeslice.Spec, inputs timeslice.Inputs) (*timeslice.Window, error) {
+	clock := inputs.Clock()
+	w, err := clock.Resolve(spec)
+	if err != nil {
+		if errors.Is(err, timeslice.ErrWindow) {
+			return nil, cli.Usagef("%v", err)
+		}
+		if errors.Is(err, timeslice.ErrNoOrigin) {
+			if terr := inputs.RequireTimed(); terr != nil {
+				return nil, terr
+			}
+		}
+		return nil, err
+	}
+	return &w, nil
+}
+
+// read reads every input whole into the chosen output.
+func (c *command) read(env *cli.Env, inputs timeslice.Inputs, win *timeslice.Window) (*timeslice.Slicer, func(*timeslice.Clock) error, error) {
+	needTime := win != nil || c.Heatmap != ""
+	s := &timeslice.Slicer{Opts: timeslice.Options{Window: win, NoIdle: c.NoIdle, NeedTime: needTime}}
+	finish := c.output(env, s, inputs, win)
+	for _, in := range inputs {
+		if err := s.Read(in); err != nil {
+			return nil, nil, err
+		}
+	}
+	return s, finish, nil
+}
+
+// output sets the Slicer's sink for the chosen output (heat map, timed
+// slice, or summed classic stacks) and returns what writes it once every
+// input has been read.
+func (c *command) output(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) (finish func(*timeslice.Clock) error) {
+	switch {
+	case c.Heatmap != "":
+		hm := heatmap.New(c.Rows)
+		s.Sink = timeslice.SinkFunc(func(rec *folded.Record) error { hm.Add(rec.Time); return nil })
+		return func(clock *timeslice.Clock) error {
+			switch {
+			case win != nil && win.HasFrom && (!clock.HasOrigin || win.From > clock.Origin):
+				hm.SetOrigin(win.From) // columns from the window's start
+			case clock.HasOrigin:
+				hm.SetOrigin(clock.Origin)
+			}
+			g := hm.Grid()
+			info := c.heatInfo(inputs, win, clock)
+			if c.Heatmap == "text" {
+				return g.WriteText(env.Stdout, info)
+			}
+			return g.WriteSVG(env.Stdout, info)
+		}
+	case c.KeepTime:
+		tw := timeslice.NewTimedWriter(env.Stdout)
+		s.Sink = tw
+		return func(clock *timeslice.Clock) error {
+			return tw.Close(inputs.CaptureMetas(), timeslice.SliceMeta(inputs, win, clock))
+		}
+	}
+	var p folded.Profile
+	s.Sink = timeslice.SinkFunc(func(rec *folded.Record) error { p.Add(rec); return nil })
+	return func(*timeslice.Clock) error { _, err := p.WriteTo(env.Stdout); return err }
+}
+
+func (c *command) window() (timeslice.Spec, bool, error) {
+	usage := func(err error) error { return cli.Usagef("%v\n%s", err, timeslice.Forms) }
+	switch {
+	case c.At != "" && (c.From != "" || c.To != ""):
+		return timeslice.Spec{}, false, usage(errors.New("give either --at or --from/--to, not both"))
+	case c.At != "":
+		sp, err := timeslice.ParseAt(c.At)
+		if err != nil {
+			return sp, false, usage(err)
+		}
+		return sp, true, nil
+	case c.From != "" || c.To != "":
+		sp, err := timeslice.ParseRange(c.From, c.To)
+		if err != nil {
+			return sp, false, usage(err)
+		}
+		return sp, true, nil
+	}
+	return timeslice.Spec{}, false, nil
+}
+
+func countOf(names []string, s string) int {
+	n := 0
+	for _, x := range names {
+		if x == s {
+			n++
+		}
+	}
+	return n
+}
+
+func (c *command) heatInfo(inputs timeslice.Inputs, w *timeslice.Window, clock *timeslice.Clock) heatmap.Info {
+	var names, quoted []string
+	for _, in := range inputs {
+		names = append(names, in.Display)
+		if in.Name != "-" {
+			quoted = append(quoted, heatmap.ShellQuote(in.Name))
+		}
+	}
+	meta := inputs.Meta()
+	host, _ := meta.Get(folded.KeyHost)
+	title := "Heat map of " + strings.Join(names, ", ")
+	if len(names) > 4 {
+		title = fmt.Sprintf("Heat map of %s ... %s (%d inputs)", names[0], names[len(names)-1], len(names))
+	}
+	if host != "" {
+		title += " (host " + host + ")"
+	}
+	args := ""
+	if c.NoIdle {
+		args += " --no-idle"
+	}
+	if len(quoted) > 0 {
+		args += " " + strings.Join(quoted, " ")
+	}
+	info := heatmap.Info{Title: title, Args: args, NoIdle: c.NoIdle, Origin: clock.Origin, HasOrigin: clock.HasOrigin}
+	if w != nil {
+		info.Notes = append(info.Notes, timeslice.DescribeWindow(w, clock)[0])
+	}
+	if len(clock.Refs) > 0 {
+		ref := clock.RefAt(clock.Origin)
+		info.Wall = ref.ToWall
+		info.WallEstimated = !ref.Exact
+	}
+	return info
+}
+
+// summary prints what was skipped and, unless -q, the sample counts on
+// stderr.
+func (c *command) summary(env *cli.Env, s *timeslice.Slicer, w *timeslice.Window, inputs timeslice.Inputs) {
+	st := &s.Stats
+	if st.Untimed.Count > 0 {
+		env.Warnf("%s", st.Untimed.Describe("untimed"))
+	}
+	if st.Malformed.Count > 0 {
+		env.Warnf("%s", st.Malformed)
+	}
+	if c.Quiet || w == nil && c.Heatmap == "" {
+		return
+	}
+	idle := ""
+	if c.NoIdle {
+		idle = fmt.Sprintf(" (%d idle samples dropped)", st.Idle)
+	}
+	what := "in the window"
+	if w == nil {
+		what = "in the heat map"
+	}
+	var used []*timeslice.Input
+	for _, in := range inputs {
+		if in.Kept > 0 {
+			used = append(used, in)
+		}
+	}
+	slices.SortStableFunc(used, func(a, b *timeslice.Input) int { return cmp.Compare(a.Seen.First, b.Seen.First) })
+	var names []string
+	for _, in := range used {
+		names = append(names, in.Display)
+	}
+	list := strings.Join(names, ", ")
+	if len(names) > 4 {
+		list = fmt.Sprintf("%s ... %s", names[0], names[len(names)-1])
+	}
+	env.Warnf("%d samples %s%s, from %d of %d inputs: %s", st.Kept, what, idle, st.Used, len(inputs), list)
+}
