@@ -139,7 +139,7 @@ func detect(b []byte, complete bool) Kind {
 		return Unknown
 	case bytes.HasPrefix(b, []byte("PERFILE2")), bytes.HasPrefix(b, []byte("PERFFILE")):
 		return PerfData
-	case !isText(b):
+	case !IsText(b):
 		if isProfileProto(b) {
 			return Pprof
 		}
@@ -148,26 +148,33 @@ func detect(b []byte, complete bool) Kind {
 	return detectText(b, complete)
 }
 
-// isText reports whether b is UTF-8 text without control characters
-// other than tab, newline, carriage return and form feed (a character cut
-// at the end of b is allowed).
-func isText(b []byte) bool {
+// IsText reports whether b is text: UTF-8 in which at most one byte in
+// ten is a control character other than tab, newline, carriage return and
+// form feed, or not valid UTF-8 (perf prints names as it finds them, a NUL
+// byte included; binary formats are full of such bytes: a quarter of a
+// pprof profile, more than half of a perf.data file or an ELF binary). A
+// character cut at the end of b is allowed.
+func IsText(b []byte) bool {
+	bad := 0
 	for i := 0; i < len(b); {
 		c := b[i]
 		if c < utf8.RuneSelf {
 			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' || c == 0x7f {
-				return false
+				bad++
 			}
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && size <= 1 {
-			return len(b)-i < utf8.UTFMax && !utf8.FullRune(b[i:])
+			if len(b)-i < utf8.UTFMax && !utf8.FullRune(b[i:]) {
+				break // cut at the end
+			}
+			bad++
 		}
 		i += size
 	}
-	return true
+	return bad*10 <= len(b)
 }
 
 // describe says in a few words what an unrecognised input looks like.
@@ -183,7 +190,7 @@ func describe(head []byte) string {
 		return "gzip data holding " + describe(inner)
 	case len(head) == 0:
 		return "nothing"
-	case !isText(head):
+	case !IsText(head):
 		n := min(len(head), 8)
 		return fmt.Sprintf("binary data starting % x", head[:n])
 	}

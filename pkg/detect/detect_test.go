@@ -64,9 +64,10 @@ func TestRealInputs(t *testing.T) {
 		{"../../testdata/bpf/bcc-*.txt.gz", Folded}, // bcc -f, with - and --
 		{"../../testdata/bpf/async-profiler.txt.gz", Folded},
 		{"../../pkg/timeslice/testdata/*.folded.gz", Folded}, // timed lines from stackcollapse
-		{"../../pkg/difffolded/testdata/*.folded", Folded},
-		{"testdata/cpu.pprof", Pprof},       // go test -cpuprofile (gzipped by Go)
-		{"testdata/perf.data.gz", PerfData}, // perf record -F 199 -g, gzipped here
+		{"../../cmd/difffolded/testdata/*.folded", Folded},
+		{"../../pkg/svg/testdata/compat/diff-input.folded", Folded}, // differential lines
+		{"testdata/cpu.pprof", Pprof},                               // go test -cpuprofile (gzipped by Go)
+		{"testdata/perf.data.gz", PerfData},                         // perf record -F 199 -g, gzipped here
 	}
 	for _, g := range globs {
 		paths, err := filepath.Glob(g.glob)
@@ -137,6 +138,7 @@ func TestDetect(t *testing.T) {
 		{"gzipped bpftrace, cut", string(gz([]byte("@[\n    f+1\n]: 3\n"))[:20]), false, Bpftrace},
 		{"cut last line ignored", "a;b 1\nc;d 2\nthis is not fol", false, Folded},
 		{"random binary", "\x12\x05\x00\x01\x02", true, Unknown},
+		{"NUL bytes in perf script names", "p\x00q 1 1.0: 5 ev:\n\t1 a\x00b (/x)\n\n", true, PerfScript},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
