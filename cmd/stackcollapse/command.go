@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
 	"flamekit/internal/cli"
 	"flamekit/pkg/detect"
+	"flamekit/pkg/folded"
 	"flamekit/pkg/perfscript"
 )
 
@@ -13,9 +17,10 @@ import (
 const description = `Fold perf script output into stacks, one line per stack, for flamegraph.
 
 Reads the text of "perf script" (with or without --header) from FILEs or
-standard input ("-"), gzipped or not; also bpftrace map dumps and
-already-folded stacks (bcc's -f output, async-profiler's collapsed),
-each input recognised by its content (see --format). Stacks are folded as
+standard input ("-"), gzipped or not; also pprof profiles, bpftrace map
+dumps and already-folded stacks (bcc's -f output, async-profiler's
+collapsed), each input recognised by its content (see --format). Stacks are
+folded as
 stackcollapse-perf.pl folds them (same frames, same flags, weights = perf's
 periods). When the samples have timestamps, the output keeps them: one
 timed line "stack weight @seconds" per sample, in input order, after a
@@ -51,22 +56,42 @@ type command struct {
 	Srcline     bool            `help:"The input was made with perf script -F+srcline: add the source line to each frame."`
 	NoIdle      bool            `name:"no-idle" help:"Drop the samples of idle CPUs (swapper in the idle loop)."`
 	NoTime      bool            `name:"no-time" help:"Write classic folded output (sorted, summed) even when samples have timestamps."`
+	RefWall     string          `name:"ref-wall" placeholder:"TIME" help:"With --ref-perf: a wall-clock time (RFC 3339, or epoch seconds) known to have happened at perf time --ref-perf, e.g. from a marker written to /dev/kmsg; put in the metadata so that timeslice maps perf time to the wall clock exactly."`
+	RefPerf     string          `name:"ref-perf" placeholder:"SECONDS" help:"The perf-clock (dmesg) time of --ref-wall, e.g. 2404.748841."`
 	Jobs        int             `name:"jobs" short:"j" default:"0" help:"Parse with this many threads (default: all CPUs)."`
-	Format      string          `name:"format" enum:"auto,perf,bpftrace,pprof,perf-data,folded" default:"auto" help:"Input format: auto (recognise each input by its content), perf (perf script text), bpftrace (map dump), pprof, perf-data, folded (passed through)."`
+	Format      string          `name:"format" enum:"auto,perf,bpftrace,pprof,perf-data,folded" default:"auto" help:"Input format: auto (recognise each input by its content), perf (perf script text), pprof (profile.proto, gzipped or not: Go's -cpuprofile/-memprofile, perf_data_converter, timeslice --format pprof), bpftrace (map dump), folded (passed through), perf-data (refused: run perf script)."`
 	Map         string          `name:"map" placeholder:"@NAME" help:"bpftrace input: the map to fold (default: the first map with a stack in its key)."`
 	Version     cli.VersionFlag `help:"Print the version and exit."`
-	Files       []string        `arg:"" optional:"" name:"FILE" help:"Input files: perf script text, bpftrace dumps, folded stacks (.gz read transparently); '-' or none for standard input."`
+	Files       []string        `arg:"" optional:"" name:"FILE" help:"Input files: perf script text, pprof, bpftrace dumps, folded stacks (.gz read transparently); '-' or none for standard input."`
+
+	pprofFlags `embed:""`
 }
 
 // Run runs the command. Each input is recognised by its content (or
 // --format): perf script text is folded as stackcollapse-perf.pl does (all
 // such inputs together, as one capture, written where the first of them
 // is), a bpftrace dump is folded by pkg/bpftrace (summed, sorted), folded
-// input is copied through; perf.data and pprof are refused, by name.
+// input is copied through, pprof profiles are converted (all inputs pprof,
+// or none); a perf.data file is refused, by name.
 func (c *command) Run(env *cli.Env) error {
 	forced, err := detect.ParseFormat(c.Format)
 	if err != nil {
 		return cli.Usagef("%v", err)
+	}
+	opt := perfscript.Options{
+		PID: c.PID, TID: c.TID, Kernel: c.Kernel || c.All, JIT: c.JIT || c.All,
+		Addrs: c.Addrs, Inline: c.Inline, Context: c.Context, Srcline: c.Srcline,
+		EventFilter: c.EventFilter, NoIdle: c.NoIdle, NoTime: c.NoTime,
+	}
+	if (c.RefWall == "") != (c.RefPerf == "") {
+		return cli.Usagef("--ref-wall and --ref-perf go together: a wall-clock time and the perf time it happened at")
+	}
+	if c.RefWall != "" {
+		wall, perf, err := parseRef(c.RefWall, c.RefPerf)
+		if err != nil {
+			return cli.Usagef("%v", err)
+		}
+		opt.RefWall, opt.RefPerf = wall, perf
 	}
 	names := c.Files
 	if len(names) == 0 {
@@ -90,6 +115,27 @@ func (c *command) Run(env *cli.Env) error {
 			return err
 		}
 	}
+	var pprofs []opened
+	other := ""
+	for _, s := range srcs {
+		if s.kind == detect.Pprof {
+			pprofs = append(pprofs, opened{name: s.name, pprof: true, rc: s.open})
+		} else if other == "" {
+			other = s.kind.String()
+			if s.kind == detect.Unknown || s.kind == detect.Empty {
+				other = detect.PerfScript.String()
+			}
+		}
+	}
+	switch {
+	case len(pprofs) == len(srcs):
+		for _, s := range srcs {
+			s.open = nil // runPprof closes them
+		}
+		return c.runPprof(env, pprofs)
+	case len(pprofs) > 0:
+		return cli.Usagef("some inputs are pprof and some %s: fold them in separate runs", other)
+	}
 	perfDone := false
 	for _, s := range srcs {
 		var err error
@@ -101,7 +147,7 @@ func (c *command) Run(env *cli.Env) error {
 		default: // perf script text, empty input, undetected text
 			if !perfDone {
 				perfDone = true
-				err = c.collapsePerf(env, srcs)
+				err = c.collapsePerf(env, srcs, opt)
 			}
 		}
 		if err != nil {
@@ -112,19 +158,18 @@ func (c *command) Run(env *cli.Env) error {
 }
 
 // collapsePerf folds the perf script inputs among srcs, as one capture.
-func (c *command) collapsePerf(env *cli.Env, srcs []*source) error {
-	opt := perfscript.Options{
-		PID: c.PID, TID: c.TID, Kernel: c.Kernel || c.All, JIT: c.JIT || c.All,
-		Addrs: c.Addrs, Inline: c.Inline, Context: c.Context, Srcline: c.Srcline,
-		EventFilter: c.EventFilter, NoIdle: c.NoIdle, NoTime: c.NoTime,
-	}
+func (c *command) collapsePerf(env *cli.Env, srcs []*source, opt perfscript.Options) error {
 	var inputs []perfscript.Input
 	for _, s := range srcs {
 		if s.kind == detect.Bpftrace || s.kind == detect.Folded {
 			continue
 		}
 		in := perfscript.Input{Name: s.display, Source: s.name, Open: func() (io.ReadCloser, error) {
-			return s.reader(env.Stdin)
+			rc, err := s.reader(env.Stdin)
+			if err != nil {
+				return nil, err
+			}
+			return refusePerfData(s.display, rc) // --format perf on a perf.data
 		}}
 		if s.name == "-" {
 			in.Source = "" // no source metadata for stdin
@@ -142,4 +187,41 @@ func (c *command) collapsePerf(env *cli.Env, srcs []*source) error {
 		return fmt.Errorf("no samples found, and the input has lines that are not perf script text (counted above): is it the output of 'perf script'?")
 	}
 	return err
+}
+
+// refusePerfData fails an input that is a perf.data file (the binary file
+// perf record writes) rather than the text perf script prints from it:
+// the most common slip, which would otherwise give a screenful of
+// unrecognised lines.
+func refusePerfData(name string, rc io.ReadCloser) (io.ReadCloser, error) {
+	br := bufio.NewReader(rc)
+	if magic, _ := br.Peek(8); string(magic) == "PERFILE2" || string(magic) == "PERFFILE" {
+		rc.Close()
+		file := name
+		if name == folded.StdinName {
+			file = "perf.data"
+		}
+		return nil, fmt.Errorf("%s is a perf.data file, not perf script text: run perf script --header -i %s | stackcollapse", name, file)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{br, rc}, nil
+}
+
+// parseRef checks a clock reference given on the command line and returns
+// it as the metadata writes it: the wall clock in RFC 3339 UTC (from RFC
+// 3339 or epoch seconds such as date +%s.%N prints), and perf seconds.
+func parseRef(wall, perf string) (string, string, error) {
+	if _, err := folded.ParseTime([]byte(perf)); err != nil || strings.HasPrefix(perf, "-") {
+		return "", "", fmt.Errorf("--ref-perf %q: want perf-clock seconds, e.g. 2404.748841", perf)
+	}
+	if t, err := time.Parse(time.RFC3339Nano, wall); err == nil {
+		return t.UTC().Format(time.RFC3339Nano), perf, nil
+	}
+	ns, err := folded.ParseTime([]byte(wall))
+	if err != nil {
+		return "", "", fmt.Errorf("--ref-wall %q: want RFC 3339 (2026-11-22T02:56:25.385988021Z) or epoch seconds (1795316185.385988021)", wall)
+	}
+	return time.Unix(0, int64(ns)).UTC().Format(time.RFC3339Nano), perf, nil
 }

@@ -149,3 +149,26 @@ func TestDerivedTestdata(t *testing.T) {
 		golden.Check(t, tc.to, out.Bytes())
 	}
 }
+
+// TestClockReference: --ref-wall and --ref-perf put a clock reference known
+// from elsewhere (the recorder's kernel-log marker) into the metadata.
+func TestClockReference(t *testing.T) {
+	text := "p 1 100.500000: 5 ev:\n\t1 a (/x)\n\n"
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--ref-wall", "1795316185.385988021", "--ref-perf", "100.25"}, 0, `ref-wall="2026-11-22T02:56:25.385988021Z" ref-perf="100.25"`},
+		{[]string{"--ref-wall", "2026-11-22T03:56:25.5+01:00", "--ref-perf", "100.25"}, 0, `ref-wall="2026-11-22T02:56:25.5Z" ref-perf="100.25"`},
+		{[]string{"--ref-wall", "1795316185"}, 2, "go together"},
+		{[]string{"--ref-wall", "yesterday", "--ref-perf", "100"}, 2, "want RFC 3339"},
+		{[]string{"--ref-wall", "1795316185", "--ref-perf=-3"}, 2, "want perf-clock seconds"},
+	} {
+		var out, errb bytes.Buffer
+		code := cli.Run("stackcollapse", description, &command{}, tc.args, strings.NewReader(text), &out, &errb)
+		if code != tc.code || !strings.Contains(out.String()+errb.String(), tc.want) {
+			t.Errorf("%v: exit %d, want %d and %q:\n%s%s", tc.args, code, tc.code, tc.want, out.String(), errb.String())
+		}
+	}
+}

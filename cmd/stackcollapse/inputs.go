@@ -10,6 +10,7 @@ import (
 	"flamekit/pkg/bpftrace"
 	"flamekit/pkg/detect"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/pprof"
 )
 
 // source is one input with its kind, told by its content or by --format.
@@ -53,6 +54,9 @@ func detectSource(name string, stdin io.Reader, forced detect.Kind) (*source, er
 	s.kind = forced
 	if forced == detect.Unknown {
 		s.kind = detect.Detect(head, perr == io.EOF)
+		if s.kind == detect.Unknown && pprof.Sniff(head) {
+			s.kind = detect.Pprof // pprof's own reader would take it
+		}
 		if s.kind == detect.Unknown && !detect.IsText(head) {
 			rc.Close()
 			_, err := detect.Check(head, perr == io.EOF, s.display)
@@ -72,7 +76,8 @@ type readCloser struct {
 	io.Closer
 }
 
-// unsupported returns the error for an input stackcollapse cannot fold.
+// unsupported returns the error for an input stackcollapse cannot fold:
+// a perf.data file.
 func unsupported(s *source) error {
 	switch s.kind {
 	case detect.PerfData:
@@ -81,8 +86,6 @@ func unsupported(s *source) error {
 			file = "perf.data"
 		}
 		return fmt.Errorf("%s is a perf.data file, not perf script text: run perf script --header -i %s | stackcollapse", s.display, file)
-	case detect.Pprof:
-		return fmt.Errorf("%s is a pprof profile, which this stackcollapse cannot read yet", s.display)
 	}
 	return nil
 }

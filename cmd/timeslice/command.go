@@ -12,6 +12,7 @@ import (
 	"flamekit/internal/cli"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/heatmap"
+	"flamekit/pkg/pyroscope"
 	"flamekit/pkg/timeslice"
 )
 
@@ -53,7 +54,9 @@ Examples:
   timeslice --heatmap --no-idle capture.folded.gz > heat.svg     (open in a browser)
   timeslice --heatmap=text --no-idle capture.folded.gz | less -S
   stackcollapse < perf.txt | timeslice > classic.folded            (no window: timed -> classic)
-  timeslice --from 60s --to 120s --keep-time big.folded | timeslice --at 70s±2.5`
+  timeslice --from 60s --to 120s --keep-time big.folded | timeslice --at 70s±2.5
+  timeslice --at 70s±2.5 --format pprof capture.folded.gz > spike.pb.gz   (go tool pprof spike.pb.gz)
+  timeslice --push http://pyroscope:4040 --service web --label host=web01 capture.folded.gz`
 
 // heatmapFormat is the value of --heatmap: "svg" (the default when the
 // flag has no value) or "text".
@@ -94,6 +97,9 @@ type command struct {
 	Quiet    bool            `short:"q" help:"Do not print the resolved window and sample count on stderr (warnings still are)."`
 	Version  cli.VersionFlag `help:"Print the version and exit."`
 	Files    []string        `arg:"" optional:"" help:"Timed folded inputs (.gz read transparently); - or none: standard input." placeholder:"FILE"`
+
+	fleetFlags `embed:""`
+	pusher     *pyroscope.Pusher
 }
 
 // Run runs timeslice: it places the window on perf's clock (reading the
@@ -109,6 +115,9 @@ func (c *command) Run(env *cli.Env) error {
 	}
 	if c.Heatmap != "" && c.KeepTime {
 		return cli.Usagef("--heatmap and --keep-time cannot be combined")
+	}
+	if err := c.checkFleet(); err != nil {
+		return err
 	}
 	names := c.Files
 	if len(names) == 0 {
@@ -128,9 +137,20 @@ func (c *command) Run(env *cli.Env) error {
 	// input moves the window (a later part holding earlier samples).
 	var win *timeslice.Window
 	guessed := false
+	if c.Push != "" {
+		// Pushes cannot be taken back: the clock, the capture facts and
+		// the window must be final before the first one, so read the
+		// inputs a first time.
+		if err := inputs.Survey(""); err != nil {
+			return err
+		}
+		if err := inputs.RequireTimed(); err != nil {
+			return err
+		}
+	}
 	if hasWindow {
 		if spec.NeedsClock() {
-			if inputs.HasStream() || c.KeepTime {
+			if inputs.HasStream() || c.KeepTime || c.Push != "" {
 				if err := inputs.Survey(""); err != nil {
 					return err
 				}
@@ -150,6 +170,7 @@ func (c *command) Run(env *cli.Env) error {
 	}
 	s, finish, err := c.read(env, inputs, win)
 	if err != nil {
+		c.pushFailed(env)
 		return err
 	}
 	if guessed {
@@ -184,6 +205,7 @@ func (c *command) Run(env *cli.Env) error {
 		}
 	}
 	if err := finish(&clock); err != nil {
+		c.pushFailed(env)
 		return err
 	}
 	c.summary(env, s, win, inputs)
@@ -210,9 +232,12 @@ func (c *command) resolve(spec timeslice.Spec, inputs timeslice.Inputs) (*timesl
 
 // read reads every input whole into the chosen output.
 func (c *command) read(env *cli.Env, inputs timeslice.Inputs, win *timeslice.Window) (*timeslice.Slicer, func(*timeslice.Clock) error, error) {
-	needTime := win != nil || c.Heatmap != ""
+	needTime := win != nil || c.Heatmap != "" || c.Push != ""
 	s := &timeslice.Slicer{Opts: timeslice.Options{Window: win, NoIdle: c.NoIdle, NeedTime: needTime}}
-	finish := c.output(env, s, inputs, win)
+	finish, err := c.output(env, s, inputs, win)
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, in := range inputs {
 		if err := s.Read(in); err != nil {
 			return nil, nil, err
@@ -224,8 +249,12 @@ func (c *command) read(env *cli.Env, inputs timeslice.Inputs, win *timeslice.Win
 // output sets the Slicer's sink for the chosen output (heat map, timed
 // slice, or summed classic stacks) and returns what writes it once every
 // input has been read.
-func (c *command) output(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) (finish func(*timeslice.Clock) error) {
+func (c *command) output(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) (finish func(*timeslice.Clock) error, err error) {
 	switch {
+	case c.Push != "":
+		return c.pushOutput(env, s, inputs)
+	case c.Format == "pprof":
+		return c.pprofOutput(env, s, inputs, win), nil
 	case c.Heatmap != "":
 		hm := heatmap.New(c.Rows)
 		s.Sink = timeslice.SinkFunc(func(rec *folded.Record) error { hm.Add(rec.Time); return nil })
@@ -242,17 +271,17 @@ func (c *command) output(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inp
 				return g.WriteText(env.Stdout, info)
 			}
 			return g.WriteSVG(env.Stdout, info)
-		}
+		}, nil
 	case c.KeepTime:
 		tw := timeslice.NewTimedWriter(env.Stdout)
 		s.Sink = tw
 		return func(clock *timeslice.Clock) error {
 			return tw.Close(inputs.CaptureMetas(), timeslice.SliceMeta(inputs, win, clock))
-		}
+		}, nil
 	}
 	var p folded.Profile
 	s.Sink = timeslice.SinkFunc(func(rec *folded.Record) error { p.Add(rec); return nil })
-	return func(*timeslice.Clock) error { _, err := p.WriteTo(env.Stdout); return err }
+	return func(*timeslice.Clock) error { _, err := p.WriteTo(env.Stdout); return err }, nil
 }
 
 func (c *command) window() (timeslice.Spec, bool, error) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -238,18 +237,10 @@ func TestStdinAndGzip(t *testing.T) {
 	}
 }
 
+// gunzip returns the content of a gzipped test file.
 func gunzip(t *testing.T, name string) []byte {
 	t.Helper()
-	f, err := os.Open(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
+	b, err := gold.Read(name)
 	if err != nil {
 		t.Fatal(err)
 	}

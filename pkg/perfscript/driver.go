@@ -163,6 +163,10 @@ func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
 			if j.timed && !fs.started {
 				fs.started = true
 				j.start = fs.info.startMeta(event, in.Source)
+				if opt.RefWall != "" {
+					j.start.Set(folded.KeyRefWall, opt.RefWall)
+					j.start.Set(folded.KeyRefPerf, opt.RefPerf)
+				}
 			}
 			j.event = event
 			queue <- j

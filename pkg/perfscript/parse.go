@@ -22,6 +22,11 @@ type Options struct {
 	EventFilter string // keep only this event; "" = the first event seen
 	NoIdle      bool   // drop idle CPU stacks (pkg/idle)
 	NoTime      bool   // classic output even when the input has times
+	// RefWall (RFC 3339) and RefPerf (perf-clock seconds) are a clock
+	// reference known from elsewhere (a marker in the kernel log): they
+	// replace the capture's in the metadata, making wall-clock windows
+	// exact without perf record -k.
+	RefWall, RefPerf string
 }
 
 // badLine is an unrecognised input line, kept for the summary.

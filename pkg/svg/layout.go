@@ -242,7 +242,14 @@ func LayoutProfile(p *folded.Profile, rw Rewrite) *Layout {
 // minCount count units as it goes (see Builder.Prune): what Render would
 // drop anyway, for a fraction of the time and memory.
 func LayoutProfilePruned(p *folded.Profile, rw Rewrite, minCount float64) *Layout {
-	return LayoutEntries(p.Entries(), rw, minCount, false)
+	entries := p.Entries()
+	sorted := p.InOrder()
+	for i := 1; sorted && i < len(entries); i++ {
+		// Bytewise order differs from the layout's only where a stack is
+		// a prefix of the next one.
+		sorted = CompareStacks(entries[i-1].Stack, entries[i].Stack) < 0
+	}
+	return LayoutEntries(entries, rw, minCount, sorted)
 }
 
 // LayoutEntries lays out distinct stacks as LayoutProfilePruned does.
