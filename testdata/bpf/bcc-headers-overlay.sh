@@ -20,7 +20,7 @@
 # task_struct field (profile, stackcount) are unaffected.
 set -euo pipefail
 dir=${1:?usage: bcc-headers-overlay.sh DIR}
-common=$(ls -d /usr/src/linux-headers-*-common | sort -V | tail -1)
+common=$(printf "%s\n" /usr/src/linux-headers-*-common | sort -V | tail -1)
 arch=${common%-common}-amd64
 [[ -d $common && -d $arch ]] || { echo "no Debian linux-headers under /usr/src" >&2; exit 1; }
 
