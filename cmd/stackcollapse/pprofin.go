@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -12,9 +11,8 @@ import (
 	"flamekit/pkg/pprof"
 )
 
-// pprofFlags are the flags of pprof input.
+// pprofFlags are the flags of pprof input (--format is the command's).
 type pprofFlags struct {
-	Format     string `enum:"auto,perf,pprof" default:"auto" help:"Input format: auto (told by content), perf (perf script text) or pprof (profile.proto, gzipped or not: Go's -cpuprofile/-memprofile, perf_data_converter, timeslice --format pprof)."`
 	SampleType string `name:"sample-type" placeholder:"NAME|INDEX" help:"pprof input: the sample type to fold, by name (alloc_space) or index, as go tool pprof -sample_index. Default: the profile's default type, else the last."`
 }
 
@@ -24,36 +22,6 @@ type opened struct {
 	name  string
 	pprof bool
 	rc    io.ReadCloser // only for standard input
-}
-
-// sniff opens every input to tell pprof from perf script text; the files
-// are closed again, standard input is kept open.
-func (c *command) sniff(env *cli.Env, names []string) ([]opened, error) {
-	var out []opened
-	for _, name := range names {
-		rc, err := folded.OpenStdin(name, env.Stdin)
-		if err != nil {
-			for _, o := range out {
-				if o.rc != nil {
-					o.rc.Close()
-				}
-			}
-			return nil, err
-		}
-		br := bufio.NewReaderSize(rc, 64<<10)
-		head, _ := br.Peek(pprof.SniffSize)
-		o := opened{name: name, pprof: c.Format == "pprof" || c.Format == "auto" && pprof.Sniff(head)}
-		if name == "-" {
-			o.rc = struct {
-				io.Reader
-				io.Closer
-			}{br, rc}
-		} else {
-			rc.Close()
-		}
-		out = append(out, o)
-	}
-	return out, nil
 }
 
 // perfOnly lists the flags that only apply to perf script input.

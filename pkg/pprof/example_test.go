@@ -42,7 +42,7 @@ main;work;leaf 10309278 @506.188144
 	// Output:
 	// samples/count cpu/nanoseconds
 	// 2026-11-22T02:25:56.800363265Z [1795314356800363265]
-	// clock reference 2026-11-22T02:25:56.72231Z = @506.099781735 recorded by perf record -k
+	// clock reference 2026-11-22T02:25:56.72231Z = @506.099781735 in the metadata (perf record -k, or the recorder's kernel-log marker)
 }
 
 // A Go CPU profile becomes classic folded stacks of its default sample
