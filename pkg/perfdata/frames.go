@@ -3,28 +3,38 @@ package perfdata
 import (
 	"strconv"
 
+	"flamekit/pkg/symbols"
+
 	"flamekit/pkg/sample"
 )
 
-// Symbolizer resolves addresses to the symbol text perf script prints for
-// them: the name with perf's "+0x…" offset ("do_syscall_64+0x71"), or ""
-// when perf would print [unknown]. Implementations follow perf's symbol
-// rules (see pkg/symbols); the Reader caches every answer per DSO and
-// address, so a Symbolizer need not.
+// Symbolizer finds the symbols perf script prints for addresses.
+// *symbols.Resolver is the implementation; the Reader caches every answer
+// per DSO and address. Build-ids are in lowercase hexadecimal, "" when the
+// capture recorded none.
 type Symbolizer interface {
-	// Kernel resolves a kernel address; buildID is the kernel's
-	// build-id from the capture (nil when it has none).
-	Kernel(buildID []byte, addr uint64) string
-	// DSO resolves an address of a shared object or executable: path as
-	// recorded, its build-id from the capture (nil when it has none)
-	// and the address relative to the file, as perf prints it (the
-	// instruction's address minus the map's start plus the map's file
-	// offset). The vdso comes as path "[vdso]".
-	DSO(path string, buildID []byte, addr uint64) string
-	// JIT resolves an absolute address through the perf map
-	// /tmp/perf-PID.map of process pid.
-	JIT(pid int, addr uint64) string
+	// Kernel resolves an absolute kernel address (not a module's).
+	Kernel(buildID string, addr uint64) (symbols.Symbol, bool)
+	// Module resolves an absolute address of a kernel module ("[ext4]").
+	Module(buildID, module string, addr uint64) (symbols.Symbol, bool)
+	// DSO resolves an address of an executable, a shared object or the
+	// vdso ("[vdso]"), relative to the file as perf prints it: the
+	// instruction's address minus the map's start plus its file offset.
+	DSO(path, buildID string, addr uint64) (symbols.Symbol, bool)
+	// DSOTable returns the symbols DSO uses (nil when it has none).
+	DSOTable(path, buildID string) *symbols.Table
+	// PerfMap resolves an absolute address through /tmp/perf-PID.map.
+	PerfMap(pid int, addr uint64) (symbols.Symbol, bool)
+	// KernelSymbols returns the kernel's symbols, nil when not found.
+	KernelSymbols(buildID string) *symbols.Kernel
+	// KernelSymbolAddr returns the address the kernel's symbol table
+	// gives name (perf's reference symbol for KASLR).
+	KernelSymbolAddr(buildID, name string) (uint64, bool)
+	// Missing lists the objects whose symbols could not be loaded.
+	Missing() []symbols.Missing
 }
+
+var _ Symbolizer = (*symbols.Resolver)(nil)
 
 // appendHex appends v in lowercase hexadecimal without "0x".
 func appendHex(dst []byte, v uint64) []byte { return strconv.AppendUint(dst, v, 16) }
@@ -92,7 +102,12 @@ func (r *Reader) ipFrame(frames []sample.Frame, th *thread, rec *sampleRec) []sa
 func (r *Reader) findMap(th *thread, cpumode uint16, ip uint64) *mapping {
 	switch cpumode {
 	case cpumodeKernel:
-		return r.m.kmaps.find(ip)
+		m := r.m.kmaps.find(ip)
+		if m != nil && m.dso == r.m.kernel && !r.m.kloaded {
+			r.loadKernel()
+			m = r.m.kmaps.find(ip)
+		}
+		return m
 	case cpumodeUser:
 		return th.maps.find(ip)
 	}
@@ -112,37 +127,49 @@ func (r *Reader) symbol(m *mapping, addr uint64) []byte {
 		}
 		return v
 	}
-	var s string
+	var v symResult
 	switch d.kind {
 	case dsoKsym:
 		for _, k := range d.ksyms {
 			if k.start <= addr && addr < k.end {
-				s = k.name + "+0x" + strconv.FormatUint(addr-k.start, 16)
+				v = appendSym(nil, k.name, addr-k.start)
 				break
 			}
 		}
 	default:
 		if sy := r.opt.Symbolizer; sy != nil {
+			var s symbols.Symbol
+			var ok bool
 			switch d.kind {
-			case dsoKernel, dsoModule:
-				s = sy.Kernel(r.m.kernel.buildID, addr)
+			case dsoKernel:
+				s, ok = sy.Kernel(d.hexID, addr+r.m.kdelta)
+			case dsoModule:
+				s, ok = sy.Module(d.hexID, string(d.name), addr)
 			case dsoJIT:
-				s = sy.JIT(d.pid, addr)
+				s, ok = sy.PerfMap(d.pid, addr)
 			default:
-				s = sy.DSO(d.path, d.buildID, addr)
+				s, ok = sy.DSO(d.path, d.hexID, addr)
+			}
+			if ok {
+				v = appendSym(nil, s.Name, s.PrintedOffset(m.start))
 			}
 		}
 	}
 	if d.syms == nil {
 		d.syms = map[uint64]symResult{}
 	}
-	if s == "" {
-		d.syms[addr] = nil
+	d.syms[addr] = v
+	if v == nil {
 		return unknownBytes
 	}
-	v := symResult(s)
-	d.syms[addr] = v
 	return v
+}
+
+// appendSym appends a symbol as perf prints it: name+0xoffset.
+func appendSym(dst []byte, name string, off uint64) []byte {
+	dst = append(dst, name...)
+	dst = append(dst, "+0x"...)
+	return strconv.AppendUint(dst, off, 16)
 }
 
 // appendPayload appends a tracepoint's payload as perf script prints it:
@@ -157,4 +184,33 @@ func (r *Reader) appendPayload(dst []byte, tp *tpFormat, raw []byte) []byte {
 		dst = out[:start]
 	}
 	return appendFields(dst, tp, raw)
+}
+
+// loadKernel sets the kernel map's range from the kernel's symbols, as
+// perf's map__load does on the first lookup that finds the map: the map
+// runs from the first symbol to the end of the last (addresses past
+// _etext, such as .init.text, then resolve too), shifted back by the
+// KASLR difference between the symbol table and the capture.
+func (r *Reader) loadKernel() {
+	mc := r.m
+	mc.kloaded = true
+	sy := r.opt.Symbolizer
+	if sy == nil {
+		return
+	}
+	k := sy.KernelSymbols(mc.kernel.hexID)
+	if k == nil || k.Table.Len() == 0 {
+		return
+	}
+	if mc.kref != 0 && mc.krefName != "" {
+		if a, ok := sy.KernelSymbolAddr(mc.kernel.hexID, mc.krefName); ok {
+			mc.kdelta = a - mc.kref
+		}
+	}
+	lo, hi := k.Table.Range()
+	lo -= mc.kdelta
+	if hi != ^uint64(0) {
+		hi -= mc.kdelta
+	}
+	mc.setKernelRange(lo, hi)
 }

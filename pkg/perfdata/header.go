@@ -350,5 +350,3 @@ func hexID(id []byte) string { return hex.EncodeToString(id) }
 func ctime(t time.Time) string {
 	return t.Format("Mon Jan _2 15:04:05 2006")
 }
-
-

@@ -31,6 +31,7 @@ type dso struct {
 	name    []byte // as perf script prints it between parentheses
 	path    string
 	buildID []byte
+	hexID   string // buildID in hexadecimal, as the Symbolizer takes it
 	kind    dsoKind
 	pid     int                  // dsoJIT: the process whose perf map it is
 	ksyms   []ksym               // dsoKsym: symbols from KSYMBOL records
@@ -151,13 +152,25 @@ type machine struct {
 	kmaps   maps
 	kernel  *dso
 	ids     map[string]buildID
+	// The kernel map is "loaded" (its range set from its symbols) on
+	// the first lookup that finds it, as perf's map__load does.
+	kloaded  bool
+	kref     uint64 // the reference symbol's address at record time
+	krefName string // its name ("_text")
+	kdelta   uint64 // symbol table address - recorded address (KASLR)
+}
+
+// setBuildID records a DSO's build-id.
+func (d *dso) setBuildID(id []byte) {
+	d.buildID = append([]byte(nil), id...)
+	d.hexID = hexID(id)
 }
 
 func newMachine(ids map[string]buildID) *machine {
 	m := &machine{threads: map[int32]*thread{}, dsos: map[string]*dso{}, ids: ids}
 	m.kernel = &dso{name: []byte("[kernel.kallsyms]"), path: "[kernel.kallsyms]", kind: dsoKernel}
 	if b, ok := ids["[kernel.kallsyms]"]; ok {
-		m.kernel.buildID = b.id
+		m.kernel.setBuildID(b.id)
 	}
 	// perf names the idle task (pid 0) swapper.
 	idle := m.findnew(0, 0)
@@ -273,19 +286,20 @@ func (m *machine) dso(name string, kind dsoKind, bid []byte) *dso {
 	if d == nil {
 		d = &dso{name: []byte(name), path: name, kind: kind}
 		if b, ok := m.ids[name]; ok {
-			d.buildID = b.id
+			d.setBuildID(b.id)
 		}
 		m.dsos[name] = d
 	}
 	if len(bid) > 0 && len(d.buildID) == 0 {
-		d.buildID = append([]byte(nil), bid...)
+		d.setBuildID(bid)
 	}
 	return d
 }
 
 // kernelMmap handles an MMAP or MMAP2 record of kernel space: the kernel
-// itself ("[kernel.kallsyms]_text") or a module.
-func (m *machine) kernelMmap(start, length uint64, filename string, bid []byte) {
+// itself ("[kernel.kallsyms]_text", pgoff holding _text's address) or a
+// module.
+func (m *machine) kernelMmap(start, length, pgoff uint64, filename string, bid []byte) {
 	const kname = "[kernel.kallsyms]"
 	isKernel := strings.HasPrefix(filename, kname[:len(kname)-1])
 	switch {
@@ -302,16 +316,19 @@ func (m *machine) kernelMmap(start, length uint64, filename string, bid []byte) 
 		if d == nil {
 			d = &dso{name: []byte(name), path: filename, kind: dsoModule}
 			if b, ok := m.ids[filename]; ok {
-				d.buildID = b.id
+				d.setBuildID(b.id)
 			} else if b, ok := m.ids[name]; ok {
-				d.buildID = b.id
+				d.setBuildID(b.id)
 			}
 			m.dsos[name] = d
 		}
 		m.kmaps.insert(mapping{start: start, end: start + length, dso: d, identity: true})
 	case isKernel:
 		if len(bid) > 0 && len(m.kernel.buildID) == 0 {
-			m.kernel.buildID = append([]byte(nil), bid...)
+			m.kernel.setBuildID(bid)
+		}
+		if pgoff != 0 {
+			m.kref, m.krefName = pgoff, filename[len(kname):]
 		}
 		end := start + length
 		if start == 0 && length == 0 {
@@ -327,6 +344,17 @@ func (m *machine) kernelMmap(start, length uint64, filename string, bid []byte) 
 		m.kmaps.list = l
 		m.kmaps.insert(mapping{start: start, end: end, dso: m.kernel, identity: true})
 	}
+}
+
+// setKernelRange moves the kernel's map to [start, end), as perf's
+// map__fixup_start and map__fixup_end do once its symbols are loaded.
+func (m *machine) setKernelRange(start, end uint64) {
+	for i := range m.kmaps.list {
+		if m.kmaps.list[i].dso == m.kernel {
+			m.kmaps.list[i].start, m.kmaps.list[i].end = start, end
+		}
+	}
+	sort.SliceStable(m.kmaps.list, func(i, j int) bool { return m.kmaps.list[i].start < m.kmaps.list[j].start })
 }
 
 // ksymbol handles a KSYMBOL record (a BPF program or trampoline's code).

@@ -2,7 +2,6 @@ package perfdata
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"flamekit/internal/golden"
 	"flamekit/pkg/perfscript"
 	"flamekit/pkg/sample"
+	"flamekit/pkg/symbols"
 )
 
 // captures are the real perf.data files of testdata (see
@@ -28,6 +28,17 @@ var captures = []struct {
 	{"cpp", false}, {"go", false}, {"rust", false}, {"java", false}, {"node", false},
 	{"zstd", false}, {"mixed", false}, {"nocallgraph", true}, {"syswide", false},
 	{"sched", false}, {"mono", false},
+}
+
+// knownDiffs counts, per capture, the samples whose text differs from perf
+// script's for a reason outside this package, and says why. The tests
+// fail when the count changes either way.
+var knownDiffs = map[string]struct {
+	samples int
+	why     string
+}{
+	"node": {1, "symbols.Demangle prints `v8::Local<v8::Value> > >` where perf's libiberty prints " +
+		"`v8::Local<v8::Value>> >` (an empty template pack, see /work/wt/symbols-requests.md)"},
 }
 
 // flagSets are the stackcollapse flag sets of pkg/perfscript's compat
@@ -192,14 +203,21 @@ func inlineFrame(h string) (string, bool) {
 	return "", false
 }
 
-// fill gives the frames of s the symbols of the oracle.
-func (o oracle) fill(s *sample.Sample) {
+// fill gives the frames of s that have no symbol the symbols of the
+// oracle, and returns how many it filled.
+func (o oracle) fill(s *sample.Sample) int {
+	n := 0
 	for i := range s.Frames {
 		f := &s.Frames[i]
-		if sym, ok := o[string(f.DSO)+"\x00"+string(f.Addr)]; ok && sym != "\x00ambiguous" {
+		if string(f.Symbol) != "[unknown]" {
+			continue
+		}
+		if sym, ok := o[string(f.DSO)+"\x00"+string(f.Addr)]; ok && sym != "\x00ambiguous" && sym != "[unknown]" {
 			f.Symbol = []byte(sym)
+			n++
 		}
 	}
+	return n
 }
 
 // ours reads a capture and returns perf-script-like text (header block and
@@ -209,6 +227,7 @@ type ours struct {
 	records []string
 	stats   Stats
 	capture sample.Capture
+	filled  int // frames symbolised from the oracle
 }
 
 func readOurs(t testing.TB, path string, opt Options, o oracle, oneLine bool) ours {
@@ -225,7 +244,7 @@ func readOurs(t testing.TB, path string, opt Options, o oracle, oneLine bool) ou
 	for r.Next() {
 		s := r.Sample()
 		if o != nil {
-			o.fill(s)
+			res.filled += o.fill(s)
 		}
 		one = sample.AppendScript(one[:0], s)
 		res.text = append(res.text, one...)
@@ -344,27 +363,35 @@ func TestScriptParity(t *testing.T) {
 			want := scriptRecords(script)
 			o := newOracle(want, c.oneLine)
 			path := extract(t, c.name, script)
-			got := readOurs(t, path, Options{}, o, c.oneLine)
-			if d, rep := compareRecords(want, got.records); d > 0 {
-				t.Errorf("%d of %d samples differ from perf script's (%d ours):\n%s", d, len(want), len(got.records), rep)
-			}
-			checkFolded(t, script, got.text)
+			got := readOurs(t, path, Options{Symbolizer: committedResolver(t)}, o, c.oneLine)
+			checkSamples(t, c.name, want, got.records)
+			t.Logf("%d samples, %d frames symbolised from the text (their files are not on this machine)", len(got.records), got.filled)
+			checkFolded(t, c.name, script, got.text)
 		})
+	}
+}
+
+// checkSamples compares the samples one by one.
+func checkSamples(t *testing.T, name string, want, got []string) {
+	t.Helper()
+	d, rep := compareRecords(want, got)
+	if k := knownDiffs[name]; d != k.samples {
+		t.Errorf("%d of %d samples differ from perf script's (%d ours), want %d (%s):\n%s", d, len(want), len(got), k.samples, k.why, rep)
 	}
 }
 
 // checkFolded compares the folded output of both texts, for every flag
 // set, timed and classic.
-func checkFolded(t *testing.T, script, ours []byte) {
+func checkFolded(t *testing.T, name string, script, ours []byte) {
 	t.Helper()
+	known := knownDiffs[name].samples
 	for _, fs := range flagSets {
 		for _, noTime := range []bool{false, true} {
 			opt := fs.opt
 			opt.NoTime = noTime
 			w := collapse(t, script, opt)
 			g := collapse(t, ours, opt)
-			if w != g {
-				a, b := lineDiff(w, g)
+			if a, b := lineDiff(w, g); len(a) > known || len(b) > known || len(a) != len(b) {
 				t.Errorf("flags %s, no-time %v: %d folded lines only from perf script, %d only ours:\nperf: %.300q\nours: %.300q",
 					fs.name, noTime, len(a), len(b), a, b)
 			}
@@ -395,14 +422,46 @@ func TestLiveParity(t *testing.T) {
 				t.Skipf("perf script failed: %v: %s", err, stderr.Bytes())
 			}
 			want := scriptRecords(script)
-			o := newOracle(want, c.oneLine)
-			got := readOurs(t, path, Options{}, o, c.oneLine)
-			if d, rep := compareRecords(want, got.records); d > 0 {
-				t.Errorf("%d of %d samples differ from perf script's:\n%s", d, len(want), rep)
-			}
-			checkFolded(t, script, got.text)
+			got := readOurs(t, path, Options{Symbolizer: symbols.NewResolver(symbols.Options{})}, nil, c.oneLine)
+			checkSamples(t, c.name, want, got.records)
+			checkFolded(t, c.name, script, got.text)
 		})
 	}
 }
 
-var _ = gzip.NewReader
+// committedResolver resolves kernel and vdso addresses with the copies
+// committed in testdata (kallsyms-BUILDID.gz and vdso-BUILDID.gz, saved by
+// perf when the captures were made, laid out here as perf's build-id
+// cache), and user addresses with the machine's files, found by build-id
+// as perf finds them. The kallsyms copy also stands for the running
+// kernel, for captures without build-ids (perf record -z records none).
+func committedResolver(t testing.TB) *symbols.Resolver {
+	t.Helper()
+	cache := t.TempDir()
+	kallsyms := "/nonexistent"
+	for _, kind := range []struct{ prefix, dir, name string }{
+		{"kallsyms-", "[kernel.kallsyms]", "kallsyms"},
+		{"vdso-", "[vdso]", "vdso"},
+	} {
+		files, _ := filepath.Glob("testdata/" + kind.prefix + "*.gz")
+		for _, f := range files {
+			id := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), kind.prefix), ".gz")
+			data, err := golden.Read(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(cache, kind.dir, id)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, kind.name)
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if kind.name == "kallsyms" {
+				kallsyms = path
+			}
+		}
+	}
+	return symbols.NewResolver(symbols.Options{BuildIDDir: cache, Kallsyms: kallsyms, KernelNotes: "/nonexistent"})
+}

@@ -424,7 +424,7 @@ func (r *Reader) deliver(rec []byte) bool {
 		start, length, pgoff := c.u64(), c.u64(), c.u64()
 		name := r.recordString(typ, body, c.off)
 		if misc&cpumodeMask == cpumodeKernel {
-			m.kernelMmap(start, length, name, nil)
+			m.kernelMmap(start, length, pgoff, name, nil)
 			return false
 		}
 		prot := uint32(0)
@@ -455,7 +455,7 @@ func (r *Reader) deliver(rec []byte) bool {
 			return false
 		}
 		if misc&cpumodeMask == cpumodeKernel {
-			m.kernelMmap(start, length, name, bid)
+			m.kernelMmap(start, length, pgoff, name, bid)
 			return false
 		}
 		m.mmap(pid, tid, start, length, pgoff, prot, flags, name, bid)

@@ -55,12 +55,12 @@ const (
 
 // header.misc bits.
 const (
-	cpumodeMask    = 7
-	cpumodeKernel  = 1
-	cpumodeUser    = 2
-	miscMmapData   = 1 << 13 // MMAP: a data (non-exec) mapping
-	miscCommExec   = 1 << 13
-	miscForkExec   = 1 << 13 // perf's own: a synthesized FORK, maps not cloned
+	cpumodeMask     = 7
+	cpumodeKernel   = 1
+	cpumodeUser     = 2
+	miscMmapData    = 1 << 13 // MMAP: a data (non-exec) mapping
+	miscCommExec    = 1 << 13
+	miscForkExec    = 1 << 13 // perf's own: a synthesized FORK, maps not cloned
 	miscMmapBuildID = 1 << 14
 )
 
