@@ -177,7 +177,7 @@ func appendSym(dst []byte, name string, off uint64) []byte {
 func (r *Reader) appendPayload(dst []byte, tp *tpFormat, raw []byte) []byte {
 	if tp.prog != nil {
 		start := len(dst)
-		out, ok := tp.prog.run(dst, raw, &r.scratch)
+		out, ok := tp.prog.run(dst, raw, &r.scratch, r.kernelFunc)
 		if ok {
 			return out
 		}
@@ -213,4 +213,18 @@ func (r *Reader) loadKernel() {
 		hi -= mc.kdelta
 	}
 	mc.setKernelRange(lo, hi)
+}
+
+// kernelFunc resolves a kernel function address for a tracepoint's %pS,
+// as perf's machine__resolve_kernel_addr does: through the kernel maps.
+func (r *Reader) kernelFunc(addr uint64) []byte {
+	m := r.findMap(nil, cpumodeKernel, addr)
+	if m == nil {
+		return nil
+	}
+	sym := r.symbol(m, m.mapIP(addr))
+	if &sym[0] == &unknownBytes[0] {
+		return nil
+	}
+	return sym
 }

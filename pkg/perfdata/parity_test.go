@@ -27,7 +27,7 @@ var captures = []struct {
 }{
 	{"cpp", false}, {"go", false}, {"rust", false}, {"java", false}, {"node", false},
 	{"zstd", false}, {"mixed", false}, {"nocallgraph", true}, {"syswide", false},
-	{"sched", false}, {"mono", false},
+	{"sched", false}, {"tracepoints", false}, {"mono", false},
 }
 
 // knownDiffs counts, per capture, the samples whose text differs from perf
@@ -247,6 +247,12 @@ func readOurs(t testing.TB, path string, opt Options, o oracle, oneLine bool) ou
 			res.filled += o.fill(s)
 		}
 		one = sample.AppendScript(one[:0], s)
+		if !r.PrintsFrames() {
+			// perf prints the comm right-aligned to 16 columns and no
+			// blank line after the sample.
+			pad := strings.Repeat(" ", max(0, 16-len(s.Comm)))
+			one = append([]byte(pad), one[:len(one)-1]...)
+		}
 		res.text = append(res.text, one...)
 		lines := strings.Split(strings.TrimRight(string(one), "\n"), "\n")
 		for i := range lines {

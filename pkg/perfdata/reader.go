@@ -67,8 +67,10 @@ type Reader struct {
 	tpBuf   []byte
 	addrs   []int // start and end in buf of each frame's address
 	scratch []byte
-	stats   Stats
-	err     error
+	// printsFrames is the ip field of the current sample's event type.
+	printsFrames bool
+	stats        Stats
+	err          error
 }
 
 // outFields are the fields perf script prints by default for one type of
@@ -203,6 +205,15 @@ func (r *Reader) Stats() Stats {
 // Sample returns the sample read by the last call to Next. It and the
 // slices it holds are valid until the next call to Next.
 func (r *Reader) Sample() *sample.Sample { return &r.s }
+
+// PrintsFrames reports whether perf script prints frames for the sample
+// read by the last call to Next: false for an event whose default fields
+// have no instruction pointer (a tracepoint recorded without -g). perf
+// script prints such a sample on one line with no blank line after it,
+// a form stackcollapse-perf.pl's rules drop, while a sample whose call
+// chain is empty (Frames empty, PrintsFrames true) is followed by a blank
+// line and folds to its comm alone.
+func (r *Reader) PrintsFrames() bool { return r.printsFrames }
 
 // Err returns the first error met, nil at a clean end of the file.
 func (r *Reader) Err() error { return r.err }
@@ -540,6 +551,7 @@ func (r *Reader) makeSample(rec *sampleRec) {
 		s.HasPeriod = true
 	}
 	s.Event = a.nameBytes
+	r.printsFrames = of.ip
 	payStart := len(r.buf)
 	if of.trace && a.tp != nil && rec.raw != nil {
 		r.buf = r.appendPayload(r.buf, a.tp, rec.raw)

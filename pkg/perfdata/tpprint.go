@@ -43,12 +43,13 @@ const (
 )
 
 type flagName struct {
-	val uint64
+	val int64 // -1 for a name libtraceevent does not know
 	str string
 }
 
 type node struct {
 	kind   nodeKind
+	ident  string // nNum: the name of a constant read as 0
 	op     string
 	num    uint64
 	str    string
@@ -155,12 +156,21 @@ func compilePrint(f *tpFormat) *printProg {
 			conv = 'd'
 		case 'd', 'u', 'x', 'X', 'o', 'c', 's':
 		case 'p':
-			// %p followed by a letter (%pS, %pM, %pI4 …) needs
-			// kernel symbols or special printing: not supported.
-			if j+1 < len(fmtStr) && isIdentByte(fmtStr[j+1]) {
-				return nil
-			}
 			seg.size = 8
+			// %pS/%pF print a kernel function with its offset, %ps/%pf
+			// without; other extensions (%pM, %pI4 …) are not
+			// supported.
+			if j+1 < len(fmtStr) && isIdentByte(fmtStr[j+1]) {
+				switch fmtStr[j+1] {
+				case 'S', 'F':
+					conv = 'F'
+				case 's', 'f':
+					conv = 'f'
+				default:
+					return nil
+				}
+				j++
+			}
 		default:
 			return nil
 		}
@@ -186,10 +196,14 @@ func compilePrint(f *tpFormat) *printProg {
 	return prog
 }
 
+// funcResolver returns the kernel symbol perf prints for a function
+// address: "name+0xoff", or nil when there is none.
+type funcResolver func(addr uint64) []byte
+
 // run appends the formatted payload of raw to dst. scratch is reused for
 // intermediate strings. ok is false when an argument could not be
 // evaluated (the caller then prints the fields).
-func (p *printProg) run(dst []byte, raw []byte, scratch *[]byte) ([]byte, bool) {
+func (p *printProg) run(dst []byte, raw []byte, scratch *[]byte, fn funcResolver) ([]byte, bool) {
 	*scratch = (*scratch)[:0]
 	for i := range p.segs {
 		s := &p.segs[i]
@@ -201,9 +215,42 @@ func (p *printProg) run(dst []byte, raw []byte, scratch *[]byte) ([]byte, bool) 
 		if !ok {
 			return dst, false
 		}
+		if s.conv == 'F' || s.conv == 'f' {
+			dst = s.function(dst, v, fn)
+			continue
+		}
 		dst = s.format(dst, v)
 	}
 	return dst, true
+}
+
+// function prints a kernel function address as libtraceevent's
+// print_function does: the symbol (with its offset for %pS), else the
+// address in hexadecimal.
+func (s *printSeg) function(dst []byte, v value, fn funcResolver) []byte {
+	var sym []byte
+	if fn != nil && !v.isStr {
+		sym = fn(v.n)
+	}
+	if sym == nil {
+		dst = append(dst, "0x"...)
+		return strconv.AppendUint(dst, v.n, 16)
+	}
+	if s.conv == 'f' {
+		if i := lastIndex(sym, "+0x"); i >= 0 {
+			sym = sym[:i]
+		}
+	}
+	return append(dst, sym...)
+}
+
+func lastIndex(b []byte, sub string) int {
+	for i := len(b) - len(sub); i >= 0; i-- {
+		if string(b[i:i+len(sub)]) == sub {
+			return i
+		}
+	}
+	return -1
 }
 
 func (s *printSeg) format(dst []byte, v value) []byte {
@@ -497,19 +544,21 @@ func eval(n *node, raw []byte, scratch *[]byte) (value, bool) {
 		start := len(*scratch)
 		val := v.n
 		printed := false
+		// As libtraceevent's TEP_PRINT_FLAGS: a zero value prints the
+		// first entry with an unknown name; entries of value 0 never
+		// print otherwise.
 		for _, fl := range n.names {
-			if val == 0 && fl.val == 0 {
+			if val == 0 && fl.val < 0 {
 				*scratch = append(*scratch, fl.str...)
-				printed = true
 				break
 			}
-			if fl.val != 0 && val&fl.val == fl.val {
+			if fl.val > 0 && val&uint64(fl.val) == uint64(fl.val) {
 				if printed {
 					*scratch = append(*scratch, n.delim...)
 				}
 				*scratch = append(*scratch, fl.str...)
 				printed = true
-				val &^= fl.val
+				val &^= uint64(fl.val)
 			}
 		}
 		if val != 0 {
@@ -526,7 +575,7 @@ func eval(n *node, raw []byte, scratch *[]byte) (value, bool) {
 			return value{}, false
 		}
 		for _, fl := range n.names {
-			if fl.val == v.n {
+			if uint64(fl.val) == v.n {
 				return value{s: []byte(fl.str), isStr: true}, true
 			}
 		}
@@ -642,9 +691,10 @@ func (l *lexer) peek() string {
 
 // parser builds expression trees (precedence climbing).
 type parser struct {
-	lx  *lexer
-	f   *tpFormat
-	err bool
+	lx     *lexer
+	f      *tpFormat
+	err    bool
+	errPos int // where the first error was met
 }
 
 var binPrec = map[string]int{
@@ -654,7 +704,9 @@ var binPrec = map[string]int{
 }
 
 func (p *parser) fail() *node {
-	p.err = true
+	if !p.err {
+		p.err, p.errPos = true, p.lx.pos
+	}
 	return nil
 }
 
@@ -791,7 +843,43 @@ func (p *parser) unary() *node {
 	case "__print_flags", "__print_symbolic":
 		return p.flags(t == "__print_flags")
 	}
-	return p.fail()
+	if p.lx.peek() == "(" {
+		return p.fail() // a function libtraceevent may know, this parser not
+	}
+	// Another name (an enum constant the kernel did not replace):
+	// libtraceevent reads it as 0 in an expression (strtoull), and
+	// looks it up in a table of its own as a flag's value.
+	return &node{kind: nNum, ident: t}
+}
+
+// flagValue is libtraceevent's eval_flag of a __print_flags or
+// __print_symbolic value: a name (under casts) is looked up in a table
+// (-1 when unknown), an expression is computed (-1 when negative).
+func flagValue(n *node) (int64, bool) {
+	for n.kind == nCast {
+		n = n.a
+	}
+	if n.ident != "" {
+		if v, ok := knownNames[n.ident]; ok {
+			return int64(v), true
+		}
+		return -1, true
+	}
+	v, ok := constant(n)
+	if !ok {
+		return 0, false
+	}
+	if int64(v) < 0 {
+		return -1, true
+	}
+	return int64(v), true
+}
+
+// knownNames are the constants libtraceevent's eval_flag knows.
+var knownNames = map[string]uint64{
+	"HI_SOFTIRQ": 0, "TIMER_SOFTIRQ": 1, "NET_TX_SOFTIRQ": 2, "NET_RX_SOFTIRQ": 3,
+	"BLOCK_SOFTIRQ": 4, "IRQ_POLL_SOFTIRQ": 5, "TASKLET_SOFTIRQ": 6, "SCHED_SOFTIRQ": 7,
+	"HRTIMER_SOFTIRQ": 8, "RCU_SOFTIRQ": 9, "HRTIMER_NORESTART": 0, "HRTIMER_RESTART": 1,
 }
 
 func (p *parser) postfix(n *node) *node { return n }
@@ -843,11 +931,21 @@ func (p *parser) flags(isFlags bool) *node {
 		if p.err || p.lx.next() != "," {
 			return p.fail()
 		}
-		s, ok := p.lx.stringLit()
-		if !ok || p.lx.next() != "}" {
+		// The name is a string, or an expression libtraceevent
+		// prints as a number ("{ 0, ((void *)0) }" ends some lists).
+		sn := p.expr()
+		if p.err || p.lx.next() != "}" {
 			return p.fail()
 		}
-		val, ok := constant(v)
+		var s string
+		if sn.kind == nStr {
+			s = sn.str
+		} else if c, ok := constant(sn); ok {
+			s = strconv.FormatInt(int64(c), 10)
+		} else {
+			return p.fail()
+		}
+		val, ok := flagValue(v)
 		if !ok {
 			return p.fail()
 		}
