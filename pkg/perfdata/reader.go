@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strconv"
+	"strings"
 
 	"flamekit/pkg/folded"
 	"flamekit/pkg/sample"
@@ -17,6 +19,13 @@ type Options struct {
 	// prints every symbol as "[unknown]" (addresses and DSOs are still
 	// those perf prints).
 	Symbolizer Symbolizer
+	// AllowForeign reads a capture made on another host even when the
+	// kernel or binaries it has samples in are not on this machine (by
+	// build-id): their frames are then [unknown], as perf script here
+	// would print them. Without it Open returns an *UnsupportedError
+	// for such a capture (run perf archive on its host, or perf script
+	// there).
+	AllowForeign bool
 }
 
 // Stats counts what a Reader read and what it skipped.
@@ -117,6 +126,9 @@ func newReader(f file, name string, opt Options) (*Reader, error) {
 	if err := r.checkSupported(); err != nil {
 		return nil, err
 	}
+	if err := r.checkForeign(); err != nil {
+		return nil, err
+	}
 	r.setFields()
 	r.m = newMachine(fi.buildIDs)
 	r.pos = int64(fi.data.off)
@@ -141,6 +153,49 @@ func (r *Reader) checkSupported() error {
 		}
 	}
 	return nil
+}
+
+// hostname is the local host's name (a variable for the tests).
+var hostname = os.Hostname
+
+// checkForeign rejects a capture from another host whose kernel or
+// binaries with samples (those of its build-id table) cannot be found
+// here by build-id.
+func (r *Reader) checkForeign() error {
+	sy := r.opt.Symbolizer
+	host := r.fi.capture.Host
+	if sy == nil || r.opt.AllowForeign || host == "" {
+		return nil
+	}
+	if here, err := hostname(); err == nil && here == host {
+		return nil
+	}
+	before := len(sy.Missing())
+	total := 0
+	for name, b := range r.fi.buildIDs {
+		id := hexID(b.id)
+		switch {
+		case name == "[kernel.kallsyms]":
+			total++
+			sy.KernelSymbols(id)
+		case b.kernel:
+			// modules: found with the kernel's kallsyms
+		case strings.HasPrefix(name, "/") || name == "[vdso]":
+			total++
+			sy.DSOTable(name, id)
+		}
+	}
+	var missing []string
+	for _, m := range sy.Missing()[before:] {
+		missing = append(missing, m.Path+" "+m.BuildID)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	sort.Strings(missing)
+	return &UnsupportedError{File: r.name, Reason: fmt.Sprintf(
+		"captured on host %q: %d of its %d objects with samples are not on this machine by build-id (%s); run perf archive on %s",
+		host, len(missing), total, strings.Join(missing[:min(3, len(missing))], ", "), host)}
 }
 
 // setFields computes the fields perf script prints per type of event.
