@@ -128,12 +128,14 @@ func readHeader(r io.ReaderAt, size int64, name string) (*fileInfo, error) {
 	if _, err := r.ReadAt(ab, int64(attrSec.off)); err != nil {
 		return nil, ferr(int64(attrSec.off), "reading attributes: %v", err)
 	}
+	idBytes := uint64(0) // ids read so far: at most the file's size
 	for i := uint64(0); i < attrSec.size/entry; i++ {
 		e := ab[i*entry : (i+1)*entry]
 		a := parseAttr(e[:attrSize])
 		ec := cursor{b: e[attrSize:]}
 		ids := section{ec.u64(), ec.u64()}
-		if !inFile(ids) || ids.size%8 != 0 {
+		idBytes += ids.size
+		if !inFile(ids) || ids.size%8 != 0 || idBytes > uint64(size) {
 			return nil, ferr(int64(attrSec.off+i*entry+attrSize), "event ids beyond the end of the file")
 		}
 		idb := make([]byte, ids.size)
@@ -164,6 +166,7 @@ func readHeader(r io.ReaderAt, size int64, name string) (*fileInfo, error) {
 			return nil, ferr(int64(featOff), "reading the feature table: %v", err)
 		}
 		tc := cursor{b: tb}
+		featBytes := uint64(0) // feature bytes read so far: at most the file's size
 		for bit := 1; bit < 256; bit++ {
 			if !fi.has(bit) {
 				continue
@@ -177,6 +180,10 @@ func readHeader(r io.ReaderAt, size int64, name string) (*fileInfo, error) {
 				featCmdline, featEventDesc, featSampleTime, featClockID, featClockData:
 			default:
 				continue
+			}
+			featBytes += s.size
+			if featBytes > uint64(size) {
+				return nil, ferr(int64(s.off), "feature sections larger than the file")
 			}
 			b := make([]byte, s.size)
 			if _, err := r.ReadAt(b, int64(s.off)); err != nil {
@@ -288,6 +295,9 @@ func (fi *fileInfo) readBuildIDs(b []byte) {
 		rec := cursor{b: b[start+8 : start+size]}
 		pid := int32(rec.u32())
 		raw := rec.bytes(24)
+		if raw == nil {
+			return
+		}
 		n := 20
 		if misc&(1<<15) != 0 { // PERF_RECORD_MISC_BUILD_ID_SIZE
 			n = int(raw[20])

@@ -327,7 +327,7 @@ func (m *machine) kernelMmap(start, length, pgoff uint64, filename string, bid [
 		if len(bid) > 0 && len(m.kernel.buildID) == 0 {
 			m.kernel.setBuildID(bid)
 		}
-		if pgoff != 0 {
+		if pgoff != 0 && len(filename) > len(kname) {
 			m.kref, m.krefName = pgoff, filename[len(kname):]
 		}
 		end := start + length

@@ -23,10 +23,11 @@ type queued struct {
 }
 
 type queue struct {
-	heap []queued
-	cur  *chunk
-	free []*chunk
-	seq  uint64
+	chunk int // chunk size: chunkSize, or less for a small file
+	heap  []queued
+	cur   *chunk
+	free  []*chunk
+	seq   uint64
 	// perf's ordered_events state
 	maxTime   uint64 // oe->max_timestamp
 	nextFlush uint64 // oe->next_flush
@@ -44,7 +45,7 @@ func (q *queue) push(t uint64, rec []byte) {
 	if len(q.heap) == 0 || t >= q.maxTime {
 		q.maxTime = t
 	}
-	if q.cur == nil || len(q.cur.b)+len(rec) > cap(q.cur.b) {
+	if q.cur == nil || len(q.cur.b)+len(rec) > cap(q.cur.b) || len(rec) > cap(q.cur.b) {
 		if q.cur != nil && q.cur.live == 0 {
 			q.cur.b = q.cur.b[:0]
 		} else {
@@ -67,7 +68,11 @@ func (q *queue) newChunk() *chunk {
 		ck.b = ck.b[:0]
 		return ck
 	}
-	return &chunk{b: make([]byte, 0, chunkSize)}
+	n := q.chunk
+	if n <= 0 {
+		n = chunkSize
+	}
+	return &chunk{b: make([]byte, 0, n)}
 }
 
 // peek returns the oldest record's time.

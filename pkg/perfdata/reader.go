@@ -133,7 +133,10 @@ func newReader(f file, name string, opt Options) (*Reader, error) {
 	r.m = newMachine(fi.buildIDs)
 	r.pos = int64(fi.data.off)
 	r.end = int64(fi.data.off + fi.data.size)
-	r.br = bufio.NewReaderSize(io.NewSectionReader(f, r.pos, r.end-r.pos), 1<<20)
+	// Buffers: 1 MiB, less for a small file (records are at most 64 KiB).
+	bufSize := int(min(1<<20, max(64<<10, r.end-r.pos)))
+	r.br = bufio.NewReaderSize(io.NewSectionReader(f, r.pos, r.end-r.pos), bufSize)
+	r.q.chunk = bufSize
 	r.s.Reset()
 	return r, nil
 }

@@ -69,10 +69,18 @@ type value struct {
 	isStr bool
 }
 
+// maxWidth caps a conversion's width and precision, and maxDepth the
+// nesting of expressions, so that a hostile format cannot make the
+// printer allocate or recurse without bound.
+const (
+	maxWidth = 4096
+	maxDepth = 200
+)
+
 // compilePrint compiles f's print format; nil when it is not understood.
 func compilePrint(f *tpFormat) *printProg {
 	src := f.printFmt
-	if len(src) < 2 || src[0] != '"' {
+	if len(src) < 2 || src[0] != '"' || len(src) > 1<<16 {
 		return nil
 	}
 	lx := &lexer{src: src}
@@ -120,6 +128,9 @@ func compilePrint(f *tpFormat) *printProg {
 		for j < len(fmtStr) && fmtStr[j] >= '0' && fmtStr[j] <= '9' {
 			seg.width = seg.width*10 + int(fmtStr[j]-'0')
 			j++
+			if seg.width > maxWidth {
+				return nil
+			}
 		}
 		if j < len(fmtStr) && fmtStr[j] == '.' {
 			j++
@@ -127,6 +138,9 @@ func compilePrint(f *tpFormat) *printProg {
 			for j < len(fmtStr) && fmtStr[j] >= '0' && fmtStr[j] <= '9' {
 				seg.prec = seg.prec*10 + int(fmtStr[j]-'0')
 				j++
+				if seg.prec > maxWidth {
+					return nil
+				}
 			}
 		}
 		nl := 0
@@ -695,6 +709,7 @@ type parser struct {
 	f      *tpFormat
 	err    bool
 	errPos int // where the first error was met
+	depth  int
 }
 
 var binPrec = map[string]int{
@@ -764,6 +779,10 @@ var castTypes = map[string]struct {
 }
 
 func (p *parser) unary() *node {
+	if p.depth++; p.depth > maxDepth {
+		return p.fail()
+	}
+	defer func() { p.depth-- }()
 	t := p.lx.next()
 	switch t {
 	case "-", "~", "!":
@@ -811,7 +830,7 @@ func (p *parser) unary() *node {
 		if p.err || p.lx.next() != ")" {
 			return p.fail()
 		}
-		return p.postfix(e)
+		return e
 	case "":
 		return p.fail()
 	}
@@ -881,8 +900,6 @@ var knownNames = map[string]uint64{
 	"BLOCK_SOFTIRQ": 4, "IRQ_POLL_SOFTIRQ": 5, "TASKLET_SOFTIRQ": 6, "SCHED_SOFTIRQ": 7,
 	"HRTIMER_SOFTIRQ": 8, "RCU_SOFTIRQ": 9, "HRTIMER_NORESTART": 0, "HRTIMER_RESTART": 1,
 }
-
-func (p *parser) postfix(n *node) *node { return n }
 
 func (p *parser) number(t string) *node {
 	t = strings.TrimRight(t, "uUlL")

@@ -155,7 +155,7 @@ func parseField(line string) (tpField, bool) {
 			fd.signed = n != 0
 		}
 	}
-	if fd.offset < 0 || fd.size < 0 {
+	if fd.offset < 0 || fd.size < 0 || fd.offset > 1<<16 || fd.size > 1<<16 {
 		return fd, false
 	}
 	// The name is the last identifier of the declaration, before any

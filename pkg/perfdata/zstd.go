@@ -110,8 +110,14 @@ func (z *zstdStream) run() {
 	}
 }
 
+// maxRatio bounds what one payload may decode to (perf's records compress
+// about tenfold), so that a hostile file cannot make the reader allocate
+// without bound.
+const maxRatio = 4096
+
 // decode feeds one payload and appends what it decodes to dst.
 func (z *zstdStream) decode(dst, payload []byte) ([]byte, error) {
+	limit := len(dst) + 1<<20 + maxRatio*len(payload)
 	if z.dead {
 		return dst, errors.New("zstd stream failed earlier")
 	}
@@ -132,6 +138,11 @@ func (z *zstdStream) decode(dst, payload []byte) ([]byte, error) {
 			z.dead = true
 			return dst, m.err
 		default:
+			if len(dst)+len(m.data) > limit {
+				z.dead = true
+				z.close()
+				return dst, errors.New("compressed record decodes to more than 4096 times its size")
+			}
 			dst = append(dst, m.data...)
 			z.ack <- struct{}{}
 		}
