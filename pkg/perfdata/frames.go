@@ -37,7 +37,48 @@ type Symbolizer interface {
 var _ Symbolizer = (*symbols.Resolver)(nil)
 
 // appendHex appends v in lowercase hexadecimal without "0x".
-func appendHex(dst []byte, v uint64) []byte { return strconv.AppendUint(dst, v, 16) }
+func appendHex(dst []byte, v uint64) []byte {
+	var b [16]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = hexDigits[v&15]
+		v >>= 4
+		if v == 0 {
+			break
+		}
+	}
+	return append(dst, b[i:]...)
+}
+
+// symCache is a direct-mapped cache in front of the DSOs' symbol maps:
+// most frames repeat, and one probe is cheaper than a map lookup. Its size
+// is a power of two, larger for larger files.
+type symCache struct {
+	shift   uint
+	entries []symEntry
+}
+
+type symEntry struct {
+	d    *dso
+	addr uint64
+	sym  []byte
+}
+
+func newSymCache(dataSize int64) *symCache {
+	bits := uint(10)
+	for bits < 16 && int64(1)<<(bits+7) < dataSize {
+		bits++
+	}
+	return &symCache{shift: 64 - bits, entries: make([]symEntry, 1<<bits)}
+}
+
+func (c *symCache) entry(d *dso, addr uint64) *symEntry {
+	h := (addr ^ uint64(d.id)<<40) * 0x9e3779b97f4a7c15
+	return &c.entries[h>>c.shift]
+}
+
+func (c *symCache) clear() { clear(c.entries) }
 
 // addFrame appends a frame whose address is formatted into r.buf.
 func (r *Reader) addFrame(frames []sample.Frame, addr uint64, sym, dsoName []byte) []sample.Frame {
@@ -121,6 +162,18 @@ func (r *Reader) symbol(m *mapping, addr uint64) []byte {
 	if d.kind == dsoNone {
 		return unknownBytes
 	}
+	e := r.syms.entry(d, addr)
+	if e.d == d && e.addr == addr {
+		return e.sym
+	}
+	sym := r.lookup(m, addr)
+	e.d, e.addr, e.sym = d, addr, sym
+	return sym
+}
+
+// lookup is symbol without the direct-mapped cache.
+func (r *Reader) lookup(m *mapping, addr uint64) []byte {
+	d := m.dso
 	if v, ok := d.syms[addr]; ok {
 		if v == nil {
 			return unknownBytes

@@ -28,6 +28,7 @@ const (
 
 // dso is a shared object as perf names it.
 type dso struct {
+	id      int    // a number of its own, for hashing
 	name    []byte // as perf script prints it between parentheses
 	path    string
 	buildID []byte
@@ -284,7 +285,7 @@ func (m *machine) mmap(pid, tid int32, start, length, pgoff uint64, prot, flags 
 func (m *machine) dso(name string, kind dsoKind, bid []byte) *dso {
 	d := m.dsos[name]
 	if d == nil {
-		d = &dso{name: []byte(name), path: name, kind: kind}
+		d = &dso{id: len(m.dsos) + 1, name: []byte(name), path: name, kind: kind}
 		if b, ok := m.ids[name]; ok {
 			d.setBuildID(b.id)
 		}
@@ -314,7 +315,7 @@ func (m *machine) kernelMmap(start, length, pgoff uint64, filename string, bid [
 		}
 		d := m.dsos[name]
 		if d == nil {
-			d = &dso{name: []byte(name), path: filename, kind: dsoModule}
+			d = &dso{id: len(m.dsos) + 1, name: []byte(name), path: filename, kind: dsoModule}
 			if b, ok := m.ids[filename]; ok {
 				d.setBuildID(b.id)
 			} else if b, ok := m.ids[name]; ok {
@@ -371,7 +372,7 @@ func (m *machine) ksymbol(addr uint64, length uint32, unregister bool, name stri
 	}
 	km := m.kmaps.find(addr)
 	if km == nil {
-		d := &dso{name: []byte(name), path: name, kind: dsoKsym}
+		d := &dso{id: -1, name: []byte(name), path: name, kind: dsoKsym}
 		m.kmaps.insert(mapping{start: addr, end: addr + uint64(length), dso: d})
 		km = m.kmaps.find(addr)
 		if km == nil {

@@ -75,6 +75,7 @@ type Reader struct {
 	buf     []byte // bytes of the current sample's fields
 	tpBuf   []byte
 	addrs   []int // start and end in buf of each frame's address
+	syms    *symCache
 	scratch []byte
 	// printsFrames is the ip field of the current sample's event type.
 	printsFrames bool
@@ -137,6 +138,7 @@ func newReader(f file, name string, opt Options) (*Reader, error) {
 	bufSize := int(min(1<<20, max(64<<10, r.end-r.pos)))
 	r.br = bufio.NewReaderSize(io.NewSectionReader(f, r.pos, r.end-r.pos), bufSize)
 	r.q.chunk = bufSize
+	r.syms = newSymCache(r.end - r.pos)
 	r.s.Reset()
 	return r, nil
 }
@@ -558,6 +560,7 @@ func (r *Reader) deliver(rec []byte) bool {
 		name := r.recordString(typ, body, c.off)
 		if !c.bad {
 			m.ksymbol(addr, length, flags&1 != 0, name)
+			r.syms.clear() // symbols of BPF code changed
 		}
 	}
 	return false
