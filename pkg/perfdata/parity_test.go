@@ -450,7 +450,9 @@ func (b byBuildID) DSO(path, buildID string, addr uint64) (symbols.Symbol, bool)
 	return b.Resolver.DSO(path, buildID, addr)
 }
 
-func (b byBuildID) PerfMap(pid int, addr uint64) (symbols.Symbol, bool) { return symbols.Symbol{}, false }
+func (b byBuildID) PerfMap(pid int, addr uint64) (symbols.Symbol, bool) {
+	return symbols.Symbol{}, false
+}
 
 // committedResolver resolves kernel and vdso addresses with the copies
 // committed in testdata (kallsyms-BUILDID.gz and vdso-BUILDID.gz, saved by
