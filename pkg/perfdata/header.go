@@ -57,7 +57,6 @@ type fileInfo struct {
 	buildIDs map[string]buildID // DSO name -> build-id (host entries)
 	tracing  *tracingData
 	features [4]uint64
-	mtime    time.Time
 }
 
 func (fi *fileInfo) has(feat int) bool {

@@ -35,8 +35,6 @@ type queue struct {
 	unordered int64
 }
 
-func (q *queue) len() int { return len(q.heap) }
-
 // push copies rec into the queue.
 func (q *queue) push(t uint64, rec []byte) {
 	if t < q.lastFlush {

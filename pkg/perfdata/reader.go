@@ -59,8 +59,6 @@ type Reader struct {
 	br      *bufio.Reader
 	pos     int64 // file offset of the next record
 	end     int64 // end of the data section
-	hdr     [8]byte
-	eof     bool
 	q       queue
 	flushTo uint64 // deliver queued records up to this time
 	final   bool   // the end was reached: deliver everything
@@ -73,13 +71,13 @@ type Reader struct {
 	rec     sampleRec
 	s       sample.Sample
 	buf     []byte // bytes of the current sample's fields
-	tpBuf   []byte
-	addrs   []int // start and end in buf of each frame's address
+	addrs   []int  // start and end in buf of each frame's address
 	syms    *symCache
 	scratch []byte
 	// printsFrames is the ip field of the current sample's event type.
 	printsFrames bool
 	stats        Stats
+	stopErr      error // why reading stopped; Err once the queue is empty
 	err          error
 }
 
@@ -293,7 +291,9 @@ func (r *Reader) Close() error {
 }
 
 // Next reads the next sample; false at the end of the samples or on an
-// error (see Err).
+// error (see Err). A file that ends early, or a record that cannot be
+// read, stops the reading: the samples already queued are delivered
+// first, then Err reports where it stopped.
 func (r *Reader) Next() bool {
 	if r.err != nil {
 		return false
@@ -310,23 +310,24 @@ func (r *Reader) Next() bool {
 			continue
 		}
 		if r.final {
+			r.err = r.stopErr
 			return false
 		}
 		// Records decompressed from a COMPRESSED record.
-		if r.pendOff < len(r.pend) {
-			rec, ok := r.nextPending()
-			if !ok {
-				return false
-			}
+		if rec, ok := r.nextPending(); ok {
 			if r.handle(rec, -1) {
 				return true
 			}
 			continue
 		}
+		if r.stopErr != nil {
+			r.final = true
+			continue
+		}
 		rec, off, ok := r.nextFileRecord()
 		if !ok {
-			if r.err != nil {
-				return false
+			if r.stopErr == nil && r.pendOff < len(r.pend) {
+				r.fail(-1, "compressed data ends inside a record (%d bytes left)", len(r.pend)-r.pendOff)
 			}
 			r.final = true
 			continue
@@ -340,7 +341,7 @@ func (r *Reader) Next() bool {
 // nextFileRecord reads the next record of the data section. The bytes are
 // valid until the next read.
 func (r *Reader) nextFileRecord() ([]byte, int64, bool) {
-	if r.eof || r.pos >= r.end {
+	if r.pos >= r.end {
 		return nil, 0, false
 	}
 	off := r.pos
@@ -371,7 +372,7 @@ func (r *Reader) nextFileRecord() ([]byte, int64, bool) {
 				return nil, 0, false
 			}
 			// Keep the record: copy it before skipping.
-			rec = append(r.hdr[:0:0], rec...)
+			rec = append([]byte(nil), rec...)
 			if _, err := r.br.Discard(int(n)); err != nil {
 				r.fail(off, "AUXTRACE data truncated")
 				return nil, 0, false
@@ -382,10 +383,11 @@ func (r *Reader) nextFileRecord() ([]byte, int64, bool) {
 	return rec, off, true
 }
 
-// nextPending returns the next decompressed record.
+// nextPending returns the next complete decompressed record, if any; a
+// record that continues in the next COMPRESSED record stays pending.
 func (r *Reader) nextPending() ([]byte, bool) {
 	p := r.pend[r.pendOff:]
-	if len(p) < 8 {
+	if len(p) < 8 || r.stopErr != nil {
 		return nil, false
 	}
 	size := int(le16(p[6:]))
@@ -400,9 +402,12 @@ func (r *Reader) nextPending() ([]byte, bool) {
 	return p[:size], true
 }
 
+// fail stops the reading at a record that cannot be read (off is its
+// file offset, -1 inside compressed data): what is queued is delivered,
+// then Err returns the error.
 func (r *Reader) fail(off int64, format string, args ...any) {
-	if r.err == nil {
-		r.err = &FormatError{File: r.name, Offset: off, What: fmt.Sprintf(format, args...)}
+	if r.stopErr == nil {
+		r.stopErr = &FormatError{File: r.name, Offset: off, What: fmt.Sprintf(format, args...)}
 	}
 }
 

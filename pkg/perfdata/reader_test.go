@@ -12,7 +12,10 @@ import (
 	"flamekit/internal/golden"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/perfscript"
+	"flamekit/pkg/sample"
 	"flamekit/pkg/symbols"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // readData returns the bytes of testdata/NAME.data.gz.
@@ -253,5 +256,126 @@ func TestCapture(t *testing.T) {
 	meta := string(folded.AppendMeta(nil, c.Meta(c.Events[0], "")))
 	if strings.TrimSuffix(meta, "\n") != first {
 		t.Errorf("metadata line\n%s\nwant (text path)\n%s", meta, first)
+	}
+}
+
+// rebuild returns data (a perf.data file) with its data section replaced
+// by newData, the feature sections moved after it.
+func rebuild(data, newData []byte) []byte {
+	le := binary.LittleEndian
+	dataOff := int(le.Uint64(data[40:]))
+	dataSize := int(le.Uint64(data[48:]))
+	out := append(bytes.Clone(data[:dataOff]), newData...)
+	le.PutUint64(out[48:], uint64(len(newData)))
+	nfeat := 0
+	for i := 0; i < 4; i++ {
+		nfeat += popcount(le.Uint64(data[72+8*i:]))
+	}
+	oldTable := dataOff + dataSize
+	table := len(out)
+	out = append(out, make([]byte, 16*nfeat)...)
+	for i := 0; i < nfeat; i++ {
+		off := int(le.Uint64(data[oldTable+16*i:]))
+		size := int(le.Uint64(data[oldTable+16*i+8:]))
+		le.PutUint64(out[table+16*i:], uint64(len(out)))
+		le.PutUint64(out[table+16*i+8:], uint64(size))
+		out = append(out, data[off:off+size]...)
+	}
+	return out
+}
+
+// TestCompressedStraddle re-compresses the zstd capture's records into
+// COMPRESSED records whose boundaries cut records in two (as perf's do
+// when its ring buffer wraps), in one zstd stream flushed after each, and
+// checks the samples are those of the original file.
+func TestCompressedStraddle(t *testing.T) {
+	orig := readData(t, "zstd")
+	var plain, others []byte
+	z := newZstdStream()
+	defer z.close()
+	records(t, orig, func(off int, typ uint32, rec []byte) {
+		switch typ {
+		case recCompressed:
+			var err error
+			if plain, err = z.decode(plain, rec[8:]); err != nil {
+				t.Fatal(err)
+			}
+		case recFinishedRound:
+		default:
+			others = append(others, rec...)
+		}
+	})
+	var comp bytes.Buffer
+	zw, err := zstd.NewWriter(&comp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newData := bytes.Clone(others)
+	for p := 0; p < len(plain); p += 999 {
+		if _, err := zw.Write(plain[p:min(p+999, len(plain))]); err != nil {
+			t.Fatal(err)
+		}
+		zw.Flush()
+		hdr := make([]byte, 8)
+		binary.LittleEndian.PutUint32(hdr, recCompressed)
+		binary.LittleEndian.PutUint16(hdr[6:], uint16(8+comp.Len()))
+		newData = append(append(newData, hdr...), comp.Bytes()...)
+		comp.Reset()
+	}
+	round := make([]byte, 8)
+	binary.LittleEndian.PutUint32(round, recFinishedRound)
+	binary.LittleEndian.PutUint16(round[6:], 8)
+	newData = append(newData, round...)
+
+	read := func(data []byte) []string {
+		r, err := Open(writeTemp(t, "x.data", data), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var out []string
+		for r.Next() {
+			out = append(out, string(sample.AppendScript(nil, r.Sample())))
+		}
+		if err := r.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	want, got := read(orig), read(rebuild(orig, newData))
+	if len(want) != 715 || strings.Join(want, "") != strings.Join(got, "") {
+		t.Errorf("%d samples from the re-compressed file, %d from the original (want 715, the same)", len(got), len(want))
+	}
+}
+
+// TestStopsAtBadRecord checks that the samples before a record that
+// cannot be read are delivered, then the error, with its place.
+func TestStopsAtBadRecord(t *testing.T) {
+	data := readData(t, "cpp")
+	bad, samples := -1, 0
+	records(t, data, func(off int, typ uint32, rec []byte) {
+		if typ == recSample {
+			samples++
+		}
+		if bad < 0 && samples > 300 {
+			bad = off
+		}
+	})
+	binary.LittleEndian.PutUint16(data[bad+6:], 0)
+	r, err := Open(writeTemp(t, "x.data", data), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n := 0
+	for r.Next() {
+		n++
+	}
+	var fe *FormatError
+	if !errors.As(r.Err(), &fe) || fe.Offset != int64(bad) {
+		t.Fatalf("Err() = %v, want a *FormatError at %#x", r.Err(), bad)
+	}
+	if n < 300 || n > 301 {
+		t.Errorf("%d samples delivered before the bad record, want the 300 or so before it", n)
 	}
 }
