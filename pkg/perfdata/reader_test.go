@@ -310,22 +310,32 @@ func TestCompressedStraddle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	newData := bytes.Clone(others)
+	// COMPRESSED records, and COMPRESSED2 records (a data size, then
+	// the data padded to 8 bytes) in a second file.
+	newData, newData2 := bytes.Clone(others), bytes.Clone(others)
 	for p := 0; p < len(plain); p += 999 {
 		if _, err := zw.Write(plain[p:min(p+999, len(plain))]); err != nil {
 			t.Fatal(err)
 		}
 		zw.Flush()
+		c := comp.Bytes()
 		hdr := make([]byte, 8)
 		binary.LittleEndian.PutUint32(hdr, recCompressed)
-		binary.LittleEndian.PutUint16(hdr[6:], uint16(8+comp.Len()))
-		newData = append(append(newData, hdr...), comp.Bytes()...)
+		binary.LittleEndian.PutUint16(hdr[6:], uint16(8+len(c)))
+		newData = append(append(newData, hdr...), c...)
+		pad := (8 - len(c)%8) % 8
+		hdr2 := make([]byte, 16)
+		binary.LittleEndian.PutUint32(hdr2, recCompressed2)
+		binary.LittleEndian.PutUint16(hdr2[6:], uint16(16+len(c)+pad))
+		binary.LittleEndian.PutUint64(hdr2[8:], uint64(len(c)))
+		newData2 = append(append(append(newData2, hdr2...), c...), make([]byte, pad)...)
 		comp.Reset()
 	}
 	round := make([]byte, 8)
 	binary.LittleEndian.PutUint32(round, recFinishedRound)
 	binary.LittleEndian.PutUint16(round[6:], 8)
 	newData = append(newData, round...)
+	newData2 = append(newData2, round...)
 
 	read := func(data []byte) []string {
 		r, err := Open(writeTemp(t, "x.data", data), Options{})
@@ -342,9 +352,12 @@ func TestCompressedStraddle(t *testing.T) {
 		}
 		return out
 	}
-	want, got := read(orig), read(rebuild(orig, newData))
-	if len(want) != 715 || strings.Join(want, "") != strings.Join(got, "") {
-		t.Errorf("%d samples from the re-compressed file, %d from the original (want 715, the same)", len(got), len(want))
+	want := read(orig)
+	for name, nd := range map[string][]byte{"COMPRESSED": newData, "COMPRESSED2": newData2} {
+		got := read(rebuild(orig, nd))
+		if len(want) != 715 || strings.Join(want, "") != strings.Join(got, "") {
+			t.Errorf("%s: %d samples from the re-compressed file, %d from the original (want 715, the same)", name, len(got), len(want))
+		}
 	}
 }
 
