@@ -100,7 +100,7 @@ func (r *Reader) chainFrames(frames []sample.Frame, th *thread, rec *sampleRec) 
 		if ip >= contextMax {
 			switch ip {
 			case contextHV:
-				cpumode = 3
+				cpumode = cpumodeHV
 			case contextKernel:
 				cpumode = cpumodeKernel
 			case contextUser:

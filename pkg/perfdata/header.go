@@ -251,7 +251,7 @@ func (fi *fileInfo) feature(bit int, b []byte) error {
 			}
 		}
 	case featBuildID:
-		fi.readBuildIDs(b)
+		readBuildIDs(b, fi.buildIDs)
 	case featSampleTime:
 		first, last := c.u64(), c.u64()
 		if !c.bad {
@@ -280,8 +280,9 @@ func (fi *fileInfo) feature(bit int, b []byte) error {
 	return nil
 }
 
-// readBuildIDs reads the build-id table: build_id_event records.
-func (fi *fileInfo) readBuildIDs(b []byte) {
+// readBuildIDs reads build_id_event records (the build-id table, or a
+// HEADER_BUILD_ID record) into ids, and returns ids.
+func readBuildIDs(b []byte, ids map[string]buildID) map[string]buildID {
 	c := cursor{b: b}
 	for c.left() >= 8 {
 		start := c.off
@@ -289,13 +290,13 @@ func (fi *fileInfo) readBuildIDs(b []byte) {
 		misc := c.u16()
 		size := int(c.u16())
 		if size < 8+4+24 || size > c.left()+8 {
-			return
+			return ids
 		}
 		rec := cursor{b: b[start+8 : start+size]}
 		pid := int32(rec.u32())
 		raw := rec.bytes(24)
 		if raw == nil {
-			return
+			return ids
 		}
 		n := 20
 		if misc&(1<<15) != 0 { // PERF_RECORD_MISC_BUILD_ID_SIZE
@@ -308,10 +309,11 @@ func (fi *fileInfo) readBuildIDs(b []byte) {
 		mode := misc & cpumodeMask
 		// Host entries only (perf's pid -1 for the host machine).
 		if name != "" && (pid == -1 || pid == 0) {
-			fi.buildIDs[name] = buildID{pid: pid, kernel: mode == cpumodeKernel, id: append([]byte(nil), raw[:n]...)}
+			ids[name] = buildID{pid: pid, kernel: mode == cpumodeKernel, id: append([]byte(nil), raw[:n]...)}
 		}
 		c.off = start + size
 	}
+	return ids
 }
 
 // finish fills what depends on several sections.

@@ -161,6 +161,23 @@ type machine struct {
 	kdelta   uint64 // symbol table address - recorded address (KASLR)
 }
 
+// addBuildIDs records build-ids met in the data section, for the DSOs
+// known and to come.
+func (m *machine) addBuildIDs(ids map[string]buildID) {
+	for name, b := range ids {
+		m.ids[name] = b
+		if name == "[kernel.kallsyms]" {
+			if len(m.kernel.buildID) == 0 {
+				m.kernel.setBuildID(b.id)
+			}
+			continue
+		}
+		if d := m.dsos[name]; d != nil && len(d.buildID) == 0 {
+			d.setBuildID(b.id)
+		}
+	}
+}
+
 // setBuildID records a DSO's build-id.
 func (d *dso) setBuildID(id []byte) {
 	d.buildID = append([]byte(nil), id...)

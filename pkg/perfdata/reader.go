@@ -36,6 +36,7 @@ type Stats struct {
 	Lost          int64 // events the kernel reported lost (LOST records)
 	LostSamples   int64 // samples the kernel reported lost (LOST_SAMPLES records)
 	DroppedChains int64 // samples whose call chain perf drops (a bad context marker)
+	GuestSamples  int64 // samples of a virtual machine's guest, which perf script skips
 	Unordered     int64 // records older than what was already delivered (perf's "out of order")
 }
 
@@ -426,7 +427,10 @@ func (r *Reader) handle(rec []byte, off int64) bool {
 			r.q.nextFlush = r.q.maxTime
 		case recCompressed, recCompressed2:
 			r.decompress(typ, rec, off)
-		case recHeaderAttr, recEventType, recTracingData, recBuildID, recIDIndex,
+		case recBuildID:
+			// perf inject -b puts build-ids in the data section.
+			r.m.addBuildIDs(readBuildIDs(rec, map[string]buildID{}))
+		case recHeaderAttr, recEventType, recTracingData, recIDIndex,
 			recAuxtraceInfo, recAuxtrace, recAuxtraceError, recThreadMap, recCPUMap,
 			recStatConfig, recStat, recStatRound, recEventUpdate, recTimeConv,
 			recHeaderFeature, recFinishedInit:
@@ -490,6 +494,11 @@ func (r *Reader) deliver(rec []byte) bool {
 	case recSample:
 		if !r.parseSample(misc, body, &r.rec) {
 			r.fail(-1, "SAMPLE record truncated")
+			return false
+		}
+		if c := r.rec.cpumode; c == cpumodeGuestKernel || c == cpumodeGuestUser {
+			// perf script filters these out (perf_guest is false).
+			r.stats.GuestSamples++
 			return false
 		}
 		r.makeSample(&r.rec)

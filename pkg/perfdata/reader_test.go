@@ -392,3 +392,88 @@ func TestStopsAtBadRecord(t *testing.T) {
 		t.Errorf("%d samples delivered before the bad record, want the 300 or so before it", n)
 	}
 }
+
+// TestGuestSamples checks that samples of a guest are skipped and
+// counted, as perf script filters them out.
+func TestGuestSamples(t *testing.T) {
+	data := readData(t, "cpp")
+	n := 0
+	records(t, data, func(off int, typ uint32, rec []byte) {
+		if typ == recSample && n < 2 {
+			binary.LittleEndian.PutUint16(rec[4:], cpumodeGuestKernel+uint16(n))
+			n++
+		}
+	})
+	r, err := Open(writeTemp(t, "x.data", data), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for r.Next() {
+	}
+	if st := r.Stats(); st.GuestSamples != 2 || st.Samples != 894 {
+		t.Errorf("stats %+v, want 2 guest samples skipped of 896", st)
+	}
+}
+
+// recorder is a Symbolizer that remembers the build-ids it is given.
+type recorder struct {
+	symbols.Resolver
+	ids map[string]string
+}
+
+func (r *recorder) DSO(path, buildID string, addr uint64) (symbols.Symbol, bool) {
+	r.ids[path] = buildID
+	return symbols.Symbol{}, false
+}
+func (r *recorder) Kernel(buildID string, addr uint64) (symbols.Symbol, bool) {
+	r.ids["[kernel.kallsyms]"] = buildID
+	return symbols.Symbol{}, false
+}
+func (r *recorder) KernelSymbols(string) *symbols.Kernel { return nil }
+
+// TestBuildIDRecord checks that build-ids from HEADER_BUILD_ID records in
+// the data section (perf inject -b) reach the symbol lookups: the zstd
+// capture has no build-id table.
+func TestBuildIDRecord(t *testing.T) {
+	orig := readData(t, "zstd")
+	var newData []byte
+	for _, p := range []string{"/tmp/flamekit-perfdata/templates", "[kernel.kallsyms]"} {
+		rec := make([]byte, 8+4+24, 8+4+24+64)
+		binary.LittleEndian.PutUint32(rec, recBuildID)
+		misc := uint16(cpumodeUser)
+		if p[0] == '[' {
+			misc = cpumodeKernel
+		}
+		binary.LittleEndian.PutUint16(rec[4:], misc)
+		binary.LittleEndian.PutUint32(rec[8:], 0xffffffff) // pid -1
+		for i := range 20 {
+			rec[12+i] = byte(i + len(p))
+		}
+		rec = append(rec, p...)
+		rec = append(rec, make([]byte, 8-len(rec)%8)...)
+		binary.LittleEndian.PutUint16(rec[6:], uint16(len(rec)))
+		newData = append(newData, rec...)
+	}
+	records(t, orig, func(off int, typ uint32, rec []byte) { newData = append(newData, rec...) })
+	rc := &recorder{ids: map[string]string{}}
+	r, err := Open(writeTemp(t, "x.data", rebuild(orig, newData)), Options{Symbolizer: rc, AllowForeign: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for r.Next() {
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"/tmp/flamekit-perfdata/templates": "202122232425262728292a2b2c2d2e2f30313233",
+		"/usr/lib/x86_64-linux-gnu/libc.so.6": "",
+	}
+	for p, id := range want {
+		if got, ok := rc.ids[p]; !ok || got != id {
+			t.Errorf("%s: build-id %q (looked up %v), want %q", p, got, ok, id)
+		}
+	}
+}

@@ -55,13 +55,16 @@ const (
 
 // header.misc bits.
 const (
-	cpumodeMask     = 7
-	cpumodeKernel   = 1
-	cpumodeUser     = 2
-	miscMmapData    = 1 << 13 // MMAP: a data (non-exec) mapping
-	miscCommExec    = 1 << 13
-	miscForkExec    = 1 << 13 // perf's own: a synthesized FORK, maps not cloned
-	miscMmapBuildID = 1 << 14
+	cpumodeMask        = 7
+	cpumodeKernel      = 1
+	cpumodeUser        = 2
+	cpumodeHV          = 3
+	cpumodeGuestKernel = 4
+	cpumodeGuestUser   = 5
+	miscMmapData       = 1 << 13 // MMAP: a data (non-exec) mapping
+	miscCommExec       = 1 << 13
+	miscForkExec       = 1 << 13 // perf's own: a synthesized FORK, maps not cloned
+	miscMmapBuildID    = 1 << 14
 )
 
 // Callchain context markers.
