@@ -468,7 +468,7 @@ func TestBuildIDRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"/tmp/flamekit-perfdata/templates": "202122232425262728292a2b2c2d2e2f30313233",
+		"/tmp/flamekit-perfdata/templates":    "202122232425262728292a2b2c2d2e2f30313233",
 		"/usr/lib/x86_64-linux-gnu/libc.so.6": "",
 	}
 	for p, id := range want {
