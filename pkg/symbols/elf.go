@@ -19,23 +19,62 @@ type elfFile struct {
 
 // openELF opens an ELF file. debug/elf is not trusted with a hostile
 // file: a panic becomes an error naming the file.
-func openELF(path string) (ef *elfFile, err error) {
+func openELF(path string) (*elfFile, error) {
 	osf, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			osf.Close()
-			ef, err = nil, fmt.Errorf("%s: malformed ELF file (%v)", path, r)
-		}
-	}()
-	f, err := elf.NewFile(osf)
+	ef, err := newELF(path, osf)
 	if err != nil {
 		osf.Close()
+		return nil, err
+	}
+	ef.c = osf
+	return ef, nil
+}
+
+// newELF reads the ELF headers of r; path names it in errors.
+func newELF(path string, r io.ReaderAt) (ef *elfFile, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			ef, err = nil, fmt.Errorf("%s: malformed ELF file (%v)", path, p)
+		}
+	}()
+	f, err := elf.NewFile(r)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &elfFile{path: path, f: f, c: osf}, nil
+	return &elfFile{path: path, f: f, c: io.NopCloser(nil)}, nil
+}
+
+// ELFTable builds the table perf 6.1 builds from one ELF file's content,
+// as if it were found for an object with no recorded build-id and no
+// debug file: its .symtab (else .dynsym), the fix-ups, and its PLT. It
+// is what the Resolver does with one file, for callers that have the
+// bytes; name is used in errors.
+func ELFTable(name string, data []byte) (*Table, error) {
+	ef, err := newELF(name, bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	return elfTable(ef, ef)
+}
+
+// elfTable builds the table of symbols from syms with runtime as the
+// file mapped at run time.
+func elfTable(syms, runtime *elfFile) (*Table, error) {
+	var b builder
+	n, aborted, err := loadELF(&b, syms, runtime)
+	if err != nil {
+		return nil, err
+	}
+	if !aborted && n > 0 {
+		order := b.inOrder()
+		b.fixupEnds(order, false)
+		b.removeDuplicates(order)
+		addPLT(&b, runtime)
+	}
+	return b.build(nil), nil
 }
 
 func (ef *elfFile) Close() error { return ef.c.Close() }

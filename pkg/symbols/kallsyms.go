@@ -40,13 +40,19 @@ const entryTrampoline = "__entry_SYSCALL_64_trampoline"
 func ParseKallsyms(path string, data []byte) (*Kernel, error) {
 	k := &Kernel{Path: path, Modules: map[string]*Table{}}
 	var b builder
+	// Names are cut from one copy of the file instead of one string each.
+	text := string(data)
+	base := 0
 	allZero, any := true, false
 	for line := 1; len(data) > 0; line++ {
 		var l []byte
+		lineStart := base
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
 			l, data = data[:i], data[i+1:]
+			base += i + 1
 		} else {
 			l, data = data, nil
+			base += len(l)
 		}
 		if len(l) == 0 {
 			continue
@@ -63,7 +69,8 @@ func ParseKallsyms(path string, data []byte) (*Kernel, error) {
 		if !keepKallsymsType(typ) || name[0] == '$' {
 			continue
 		}
-		b.add(addr, addr, string(name), kallsymsBind(typ))
+		off := lineStart + (cap(l) - cap(name))
+		b.add(addr, addr, text[off:off+len(name)], kallsymsBind(typ))
 	}
 	if any && allZero {
 		return nil, fmt.Errorf("%s: every address is 0 (kernel.kptr_restrict hides them)", path)

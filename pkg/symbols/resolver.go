@@ -135,7 +135,11 @@ func (r *Resolver) Kernel(buildID string, addr uint64) (Symbol, bool) {
 // Module returns the symbol for the absolute address addr in a module
 // ("ext4" or "[ext4]") of the kernel with build-id buildID, from its
 // kallsyms (perf prefers the module's .ko file when it finds one; this
-// package does not read .ko files).
+// package does not read .ko files). perf script prints such a frame with
+// the module's map name as its object, "([ext4])", and resolves it only
+// when the capture has a map for that module (a kernel MMAP record named
+// after it); the offset is the same whether counted from the absolute
+// address or from the map's start.
 func (r *Resolver) Module(buildID, module string, addr uint64) (Symbol, bool) {
 	k := r.KernelSymbols(buildID)
 	if k == nil {
@@ -283,8 +287,8 @@ func (r *Resolver) loadDSO(path, buildID string) *Table {
 		}
 	}
 	vdso := path == "[vdso]"
-	if !vdso && !strings.HasPrefix(path, "/") {
-		// [heap], [stack], //anon, [unknown]…: nothing to load.
+	if !vdso && (!strings.HasPrefix(path, "/") || pseudoFile(path)) {
+		// [heap], [stack], //anon, /memfd:…: nothing to load.
 		return nil
 	}
 	if buildID == "" && !vdso && isRegular(path) {
@@ -372,21 +376,25 @@ func (r *Resolver) loadDSO(path, buildID string) *Table {
 	if runtime == nil {
 		runtime = syms
 	}
-	var b builder
-	n, aborted, err := loadELF(&b, syms, runtime)
+	t, err := elfTable(syms, runtime)
 	if err != nil {
 		r.miss(path, buildID, err)
 		return nil
 	}
-	if !aborted && n > 0 {
-		order := b.inOrder()
-		b.fixupEnds(order, false)
-		b.removeDuplicates(order)
+	return t
+}
+
+// pseudoFile reports whether path names a mapping that is not a file
+// perf could read symbols from: anonymous and shared memory, devices,
+// memfd files. perf tries them and finds nothing, as here; they are not
+// reported as missing.
+func pseudoFile(path string) bool {
+	for _, p := range []string{"//", "/dev/", "/anon_hugepage", "/memfd:", "/SYSV"} {
+		if strings.HasPrefix(path, p) {
+			return true
+		}
 	}
-	if !aborted && n > 0 {
-		addPLT(&b, runtime)
-	}
-	return b.build(nil)
+	return false
 }
 
 // debuglinkCandidates returns where perf looks for the file named by

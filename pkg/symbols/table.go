@@ -85,9 +85,11 @@ func (t *Table) Len() int {
 	return len(t.names)
 }
 
-// Range returns the lowest address the table resolves and the address
-// just past the highest (0, 0 for an empty table). After loading
-// kallsyms perf shrinks the kernel's map to this range.
+// Range returns the lowest address the table resolves (its first
+// symbol's start) and the address just past the highest (its last
+// symbol's end); 0, 0 for an empty table. After loading kallsyms perf
+// shrinks the kernel's map to this range (map__fixup_start/end), so
+// kernel addresses outside it have no map at all.
 func (t *Table) Range() (lo, hi uint64) {
 	if t == nil || len(t.segStart) == 0 {
 		return 0, 0
