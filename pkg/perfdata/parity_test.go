@@ -36,10 +36,7 @@ var captures = []struct {
 var knownDiffs = map[string]struct {
 	samples int
 	why     string
-}{
-	"node": {1, "symbols.Demangle prints `v8::Local<v8::Value> > >` where perf's libiberty prints " +
-		"`v8::Local<v8::Value>> >` (an empty template pack, see /work/wt/symbols-requests.md)"},
-}
+}{}
 
 // flagSets are the stackcollapse flag sets of pkg/perfscript's compat
 // tests.
