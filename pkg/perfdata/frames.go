@@ -197,7 +197,7 @@ func (r *Reader) lookup(m *mapping, addr uint64) []byte {
 			case dsoKernel:
 				s, ok = sy.Kernel(d.hexID, addr+r.m.kdelta)
 			case dsoModule:
-				s, ok = sy.Module(d.hexID, string(d.name), addr)
+				s, ok = sy.Module(r.m.kernel.hexID, string(d.name), addr)
 			case dsoJIT:
 				s, ok = sy.PerfMap(d.pid, addr)
 			default:

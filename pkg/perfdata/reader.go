@@ -90,8 +90,10 @@ type outFields struct {
 
 // Open opens a perf.data file and reads its header. The error is an
 // *UnsupportedError when the file is valid but needs perf script (pipe
-// mode, --call-graph dwarf, LBR call stacks), a *FormatError when it is
-// not a perf.data file.
+// mode, --call-graph dwarf, LBR call stacks, a big-endian file, a capture
+// from another host whose objects are not here), a *FormatError when it
+// is not a perf.data file. The capture's "captured on" is the file's
+// modification time, as perf prints it.
 func Open(path string, opt Options) (*Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
