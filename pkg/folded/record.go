@@ -125,7 +125,8 @@ func ParseTime(b []byte) (Time, error) {
 
 // ParseCount parses a count as flamegraph.pl accepts it: digits with an
 // optional '.' and optional fraction digits ("12", "12.", "12.5"). Signs,
-// exponents and a leading '.' are rejected.
+// exponents, a leading '.' and counts beyond the range of a float64 (about
+// 1.8e308) are rejected.
 func ParseCount(b []byte) (float64, bool) {
 	if len(b) == 0 || b[0] < '0' || b[0] > '9' {
 		return 0, false
@@ -162,7 +163,9 @@ func ParseCount(b []byte) (float64, bool) {
 		s = s[:len(s)-1]
 	}
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
+	if err != nil {
+		// ErrRange: beyond float64 (+Inf), which no count can be and
+		// no reader accepts back.
 		return 0, false
 	}
 	return v, true
