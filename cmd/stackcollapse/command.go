@@ -31,7 +31,7 @@ Examples:
   stackcollapse --pid --no-idle out.perf.gz | flamegraph > busy.svg
   stackcollapse -event-filter=page-faults out.perf > faults.folded
 
-Exit status: 0 when the input was read (unrecognised lines are counted on
+Exit status: 0 when the input was read (malformed lines are counted on
 standard error), 1 when an input could not be read, 2 for usage errors.`
 
 // command is the stackcollapse command line (a kong grammar).
@@ -85,7 +85,7 @@ func (c *command) Run(env *cli.Env) error {
 		Notef:   func(format string, args ...any) { fmt.Fprintf(env.Stderr, format, args...) },
 	}
 	sum, err := col.Run(env.Stdout, inputs)
-	if err == nil && sum.Samples == 0 && sum.Unrecognised > 0 {
+	if err == nil && sum.Samples == 0 && sum.Skipped.Count > 0 {
 		return fmt.Errorf("no samples found, and the input has lines that are not perf script text (counted above): is it the output of 'perf script'?")
 	}
 	return err
@@ -94,7 +94,7 @@ func (c *command) Run(env *cli.Env) error {
 // refusePerfData fails an input that is a perf.data file (the binary file
 // perf record writes) rather than the text perf script prints from it:
 // the most common slip, which would otherwise give a screenful of
-// unrecognised lines.
+// malformed lines.
 func refusePerfData(name string, rc io.ReadCloser) (io.ReadCloser, error) {
 	br := bufio.NewReader(rc)
 	if magic, _ := br.Peek(8); string(magic) == "PERFILE2" || string(magic) == "PERFFILE" {

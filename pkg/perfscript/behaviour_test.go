@@ -48,11 +48,11 @@ func TestDeliberateDifferences(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, w := range []int{1, 3} {
-				got := collapse(t, []byte(tc.in), Options{NoTime: true}, w, 16)
+				got := collapseText(t, []byte(tc.in), Options{NoTime: true}, w, 16)
 				if got.out != tc.want {
 					t.Errorf("workers %d:\ngot  %q\nwant %q\nstderr %s", w, got.out, tc.want, got.stderr)
 				}
-				if got.sum.Unrecognised != 0 {
+				if got.sum.Skipped.Count != 0 {
 					t.Errorf("unrecognised lines: %s", got.stderr)
 				}
 			}
@@ -204,8 +204,8 @@ func TestParallelEqualsSequential(t *testing.T) {
 		for _, opt := range []Options{{}, {NoTime: true}, {NoTime: true, TID: true, Kernel: true}, {NoIdle: true}} {
 			seq := sequential(t, data, opt)
 			for _, cfg := range [][2]int{{2, 1}, {2, 700}, {4, 4096}, {3, 64 << 10}} {
-				par := collapse(t, data, opt, cfg[0], cfg[1])
-				if par.out != seq.out || par.stderr != seq.stderr || par.sum != seq.sum {
+				par := collapseText(t, data, opt, cfg[0], cfg[1])
+				if par.out != seq.out || par.stderr != seq.stderr || !sameSummary(par.sum, seq.sum) {
 					t.Fatalf("%s %+v workers %d chunk %d: differs from sequential:\n%s\nstderr %q vs %q",
 						path, opt, cfg[0], cfg[1], firstDiff(seq.out, par.out), seq.stderr, par.stderr)
 				}
@@ -238,9 +238,9 @@ func TestWeightConserved(t *testing.T) {
 			}
 		}
 		for _, opt := range []Options{{}, {NoTime: true}} {
-			got := collapse(t, data, opt, 2, 8192)
+			got := collapseText(t, data, opt, 2, 8192)
 			if tot := total(t, got.out); tot != want || float64(got.sum.Weight) != want {
-				t.Errorf("%s %+v: output total %v, summary %d, periods read %v", name, opt, tot, got.sum.Weight, want)
+				t.Errorf("%s %+v: output total %v, summary %v, periods read %v", name, opt, tot, got.sum.Weight, want)
 			}
 		}
 	}

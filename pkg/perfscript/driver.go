@@ -7,15 +7,18 @@ import (
 	"io"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 
+	"flamekit/pkg/collapse"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/sample"
 )
 
 // DefaultChunkSize is how much input one worker parses at a time.
 const DefaultChunkSize = 2 << 20
+
+// Options are the collapse options (see package collapse).
+type Options = collapse.Options
 
 // Input is one perf script text to read.
 type Input struct {
@@ -24,10 +27,11 @@ type Input struct {
 	Open   func() (io.ReadCloser, error) // opens (and decompresses) the input
 }
 
-// Collapser turns perf script text into folded stacks: classic output
-// (sorted, summed per stack, as stackcollapse-perf.pl prints it) or, when
-// the input has timestamps and Options.NoTime is false, one timed line per
-// sample in input order, framed by metadata lines.
+// Collapser turns perf script text into folded stacks through the collapse
+// stage (package collapse): classic output (sorted, summed per stack, as
+// stackcollapse-perf.pl prints it) or, when the input has timestamps and
+// Options.NoTime is false, one timed line per sample in input order,
+// framed by metadata lines.
 //
 // The input is cut at sample boundaries into chunks that Workers
 // goroutines parse at once; the output does not depend on the cut.
@@ -43,41 +47,38 @@ type Collapser struct {
 
 // Summary is what a run read and wrote.
 type Summary struct {
-	Samples      int64 // samples written (or summed)
-	Weight       int64 // sum of their weights (periods, or 1 each)
-	Timed        bool  // timed output was written
-	Unrecognised int   // lines that were neither header, frame, blank nor comment
+	collapse.Summary
+	// Skipped counts the lines that were neither a sample header, a
+	// frame, a comment nor blank.
+	Skipped folded.Skips
 }
 
-// job is one chunk on its way through the workers to the writer.
+// ErrNotPerfScript is the error of a skipped line.
+var ErrNotPerfScript = errors.New("not a perf script sample header, frame, comment or blank line")
+
+// job is one chunk on its way through the workers to the merge stage.
 type job struct {
-	data        []byte
-	buf         *[]byte
-	file        int
-	last        bool // last chunk of its file
-	timed       bool
-	filter      []byte
-	filterKnown bool
-	defaulted   bool
-	outBuf      *[]byte      // pooled buffer for res.out
-	start       *folded.Meta // written before this chunk's lines
-	event       string       // event for the file's closing metadata line
-	res         chunkResult
-	done        chan struct{}
+	data    []byte
+	buf     *[]byte
+	file    int
+	first   bool            // first chunk of its file
+	last    bool            // last chunk of its file
+	capture *sample.Capture // the file's header facts, on its first chunk
+	batch   *collapse.Batch
+	lines   int
+	skipped int
+	bad     []badLine
+	done    chan struct{}
 }
 
-// fileState is the driver's view of one input.
+// fileState is the reader's view of one input.
 type fileState struct {
-	info       captureInfo
-	headerSeen bool   // a sample header was met (the --header block is over)
-	firstEvent string // event of the first header, for the metadata
-	started    bool   // the opening metadata line was attached to a job
+	capture    sample.Capture
+	headerSeen bool // a sample header was met (the --header block is over)
+	jobs       int
 }
 
-var (
-	bufPool = sync.Pool{New: func() any { b := make([]byte, 0, DefaultChunkSize+64<<10); return &b }}
-	outPool = sync.Pool{New: func() any { b := make([]byte, 0, DefaultChunkSize); return &b }}
-)
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, DefaultChunkSize+64<<10); return &b }}
 
 // Run reads the inputs in order, as one stream, and writes the folded
 // output to w. Inputs that cannot be read are reported in the returned
@@ -96,75 +97,98 @@ func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
 		// A srcline line may be read across a blank line: no cutting.
 		workers, chunk = 1, int(^uint(0)>>2)
 	}
-	var inl *inliner
-	if opt.Inline {
-		inl = newInliner(opt.Context, c.warn)
-	}
+	st := collapse.New(w, opt)
+	st.Warnf, st.Notef = c.Warnf, c.Notef
 
-	// State decided while reading, in input order.
-	var (
-		timedKnown, timed bool
-		filter            []byte
-		filterKnown       = opt.EventFilter != ""
-		defaulted         = !filterKnown
-	)
-	if filterKnown {
-		filter = []byte(opt.EventFilter)
-	}
-
+	var batchPool sync.Pool
 	jobs := make(chan *job)
 	queue := make(chan *job, 2*workers+2)
-	parsers := make([]*parser, workers)
 	var wg sync.WaitGroup
-	for i := range parsers {
-		p := &parser{opt: &opt, agg: newAggregator(), inl: inl}
-		parsers[i] = p
+	for range workers {
+		wk := st.Worker()
+		p := &parser{}
+		if opt.Srcline {
+			p.srcline = wk.SrclineCount
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				p.filter, p.filterKnown, p.defaulted, p.timed = j.filter, j.filterKnown, j.defaulted, j.timed
-				p.parse(j.data, &j.res)
+				p.reset(j.data)
+				for s := p.next(); s != nil; s = p.next() {
+					wk.Fold(j.batch, s)
+				}
+				j.lines, j.skipped = p.lineNo, p.skipped
+				j.bad = append(j.bad[:0], p.bad...)
 				close(j.done)
 			}
 		}()
 	}
 
-	wr := &writer{c: c, w: w, inputs: inputs, lineBase: make([]int, len(inputs)), fstats: make([]fileStats, len(inputs))}
+	var (
+		skips    folded.Skips
+		lineBase = make([]int, len(inputs))
+		mergeErr error
+		mu       sync.Mutex
+	)
+	failed := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return mergeErr != nil
+	}
 	mergeDone := make(chan struct{})
 	go func() {
 		defer close(mergeDone)
 		for j := range queue {
 			<-j.done
-			wr.job(j)
+			if j.first {
+				st.Begin(j.capture, inputs[j.file].Source)
+			}
+			err := st.Merge(j.batch)
+			for _, b := range j.bad[:min(len(j.bad), j.skipped)] {
+				skips.Add(&folded.ParseError{File: inputs[j.file].Name, Line: lineBase[j.file] + b.line, Text: b.text, Err: ErrNotPerfScript})
+			}
+			if n := j.skipped - len(j.bad); n > 0 {
+				skips.Count += n
+			}
+			lineBase[j.file] += j.lines
+			if j.last {
+				err = st.End()
+			}
+			if err != nil {
+				mu.Lock()
+				mergeErr = err
+				mu.Unlock()
+			}
+			batchPool.Put(j.batch)
+			j.data, j.batch = nil, nil
+			bufPool.Put(j.buf)
 		}
 	}()
 
 	var inputErrs []error
 	for fi, in := range inputs {
-		if wr.failed() {
+		if failed() {
 			break
 		}
 		fs := &fileState{}
+		st.StartPrescan()
 		emit := func(data []byte, bp *[]byte, last bool) {
-			if !timedKnown || !filterKnown || !fs.headerSeen {
-				prescan(data, fs, &opt, &timedKnown, &timed, &filter, &filterKnown)
+			if st.PrescanWanted() || !fs.headerSeen {
+				prescan(data, fs, st)
 			}
-			j := &job{data: data, buf: bp, file: fi, last: last, timed: timedKnown && timed,
-				filter: filter, filterKnown: filterKnown, defaulted: defaulted, done: make(chan struct{})}
-			if j.timed {
-				j.outBuf = outPool.Get().(*[]byte)
-				j.res.out = (*j.outBuf)[:0]
+			j := &job{data: data, buf: bp, file: fi, first: fs.jobs == 0, last: last, done: make(chan struct{})}
+			if j.first {
+				capture := fs.capture
+				j.capture = &capture
 			}
-			event := fs.firstEvent
-			if filterKnown {
-				event = string(filter)
+			fs.jobs++
+			if b, ok := batchPool.Get().(*collapse.Batch); ok {
+				st.ResetBatch(b)
+				j.batch = b
+			} else {
+				j.batch = st.NewBatch()
 			}
-			if j.timed && !fs.started {
-				fs.started = true
-				j.start = fs.info.startMeta(event, in.Source)
-			}
-			j.event = event
 			queue <- j
 			jobs <- j
 		}
@@ -173,7 +197,7 @@ func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
 			inputErrs = append(inputErrs, err)
 			continue
 		}
-		err = readChunks(rc, chunk, emit, wr.failed)
+		err = readChunks(rc, chunk, emit, failed)
 		if cerr := rc.Close(); err == nil && cerr != nil {
 			err = cerr
 		}
@@ -186,20 +210,13 @@ func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
 	wg.Wait()
 	<-mergeDone
 
-	sum := Summary{Samples: wr.samples, Weight: wr.weight, Timed: timedKnown && timed, Unrecognised: wr.unrec}
-	if wr.unrec > 0 {
-		lines := "lines"
-		if wr.unrec == 1 {
-			lines = "line"
-		}
-		c.warn("skipped %d unrecognised %s (not a sample header, frame, comment or blank line): %s",
-			wr.unrec, lines, strings.Join(wr.bad, "; "))
+	cs, err := st.Close()
+	sum := Summary{Summary: cs, Skipped: skips}
+	if skips.Count > 0 {
+		c.warn("%s", skips)
 	}
-	if wr.err == nil && !sum.Timed {
-		wr.err = writeClassic(w, parsers)
-	}
-	if wr.err != nil {
-		return sum, wr.err
+	if err != nil {
+		return sum, err
 	}
 	return sum, errors.Join(inputErrs...)
 }
@@ -211,11 +228,13 @@ func (c *Collapser) warn(format string, args ...any) {
 }
 
 // prescan reads a chunk's header block and first sample headers before it
-// is handed to a worker: the default event filter (the first event of the
-// whole input), whether output is timed, and the capture facts of the
-// --header block must be known in input order.
-func prescan(data []byte, fs *fileState, opt *Options, timedKnown, timed *bool, filter *[]byte, filterKnown *bool) {
+// is handed to a worker: the capture facts of the --header block and what
+// the stage decides from the first samples (the default event, timed or
+// classic output) must be known in input order. Frame lines are not
+// parsed.
+func prescan(data []byte, fs *fileState, st *collapse.Stage) {
 	var toks []token
+	var s sample.Sample
 	for len(data) > 0 {
 		var line []byte
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -228,7 +247,7 @@ func prescan(data []byte, fs *fileState, opt *Options, timedKnown, timed *bool, 
 		}
 		if line[0] == '#' {
 			if !fs.headerSeen {
-				fs.info.headerLine(line)
+				headerLine(&fs.capture, line)
 			}
 			continue
 		}
@@ -241,17 +260,13 @@ func prescan(data []byte, fs *fileState, opt *Options, timedKnown, timed *bool, 
 		if !ok || h.sideBand {
 			continue
 		}
-		if !fs.headerSeen {
-			fs.headerSeen = true
-			fs.firstEvent = string(h.anchoredEvent)
+		fs.headerSeen = true
+		s.Event, s.Payload, s.HasTime = h.event, h.payload, false
+		if h.time != nil {
+			_, err := folded.ParseTime(h.time)
+			s.HasTime = err == nil
 		}
-		if !*timedKnown {
-			*timedKnown, *timed = true, h.time != nil && !opt.NoTime
-		}
-		if !*filterKnown && h.event != nil {
-			*filter, *filterKnown = append([]byte(nil), h.event...), true
-		}
-		if *filterKnown {
+		if !st.Prescan(&s) {
 			return
 		}
 	}
@@ -327,136 +342,4 @@ func findSplit(b []byte) int {
 		end = start - 1
 	}
 	return -1
-}
-
-// fileStats is what the writer saw of one input.
-type fileStats struct {
-	samples     int64
-	first, last folded.Time
-	hasTime     bool
-}
-
-// writer receives parsed chunks in input order and writes them.
-type writer struct {
-	c        *Collapser
-	w        io.Writer
-	inputs   []Input
-	lineBase []int
-	fstats   []fileStats
-	samples  int64
-	weight   int64
-	unrec    int
-	bad      []string
-	filtered bool
-	mu       sync.Mutex
-	err      error
-	buf      []byte
-}
-
-func (wr *writer) failed() bool {
-	wr.mu.Lock()
-	defer wr.mu.Unlock()
-	return wr.err != nil
-}
-
-func (wr *writer) write(b []byte) {
-	if wr.err != nil || len(b) == 0 {
-		return
-	}
-	if _, err := wr.w.Write(b); err != nil {
-		wr.mu.Lock()
-		wr.err = err
-		wr.mu.Unlock()
-	}
-}
-
-func (wr *writer) job(j *job) {
-	r := &j.res
-	fs := &wr.fstats[j.file]
-	if j.start != nil {
-		wr.buf = folded.AppendMeta(wr.buf[:0], j.start)
-		wr.write(wr.buf)
-	}
-	wr.write(r.out)
-	wr.samples += r.samples
-	wr.weight = addSat(wr.weight, r.weight)
-	fs.samples += r.samples
-	if r.hasTime {
-		if !fs.hasTime {
-			fs.first, fs.hasTime = r.first, true
-		}
-		fs.last = r.last
-	}
-	wr.unrec += r.unrec
-	for _, b := range r.bad {
-		if len(wr.bad) < maxBadLines {
-			wr.bad = append(wr.bad, fmt.Sprintf("%s:%d: %s", wr.inputs[j.file].Name, wr.lineBase[j.file]+b.line, b.text))
-		}
-	}
-	wr.lineBase[j.file] += r.lines
-	if r.filterMsg != nil && !wr.filtered {
-		wr.filtered = true
-		if wr.c.Notef != nil {
-			wr.c.Notef("Filtering for events of type: %s\n", r.filterMsg)
-		}
-	}
-	if j.last && j.timed {
-		m := &folded.Meta{}
-		m.Set(folded.KeyEvent, j.event)
-		if fs.hasTime {
-			m.Set(folded.KeyFirst, fs.first.String())
-			m.Set(folded.KeyLast, fs.last.String())
-		}
-		m.Set(folded.KeySamples, strconv.FormatInt(fs.samples, 10))
-		m.Set(folded.KeySource, wr.inputs[j.file].Source)
-		wr.buf = folded.AppendMeta(wr.buf[:0], m)
-		wr.write(wr.buf)
-	}
-	if j.outBuf != nil {
-		*j.outBuf = r.out[:0]
-		outPool.Put(j.outBuf)
-	}
-	j.data, j.res.out = nil, nil
-	bufPool.Put(j.buf)
-}
-
-// writeClassic merges the workers' sums and writes them sorted bytewise,
-// as stackcollapse-perf.pl does.
-func writeClassic(w io.Writer, parsers []*parser) error {
-	base := parsers[0].agg
-	for _, p := range parsers[1:] {
-		a := p.agg
-		if len(a.stacks) > len(base.stacks) {
-			base, a = a, base
-		}
-		for i, s := range a.stacks {
-			if k, ok := base.index[s]; ok {
-				base.counts[k] = addSat(base.counts[k], a.counts[i])
-			} else {
-				base.index[s] = len(base.stacks)
-				base.stacks = append(base.stacks, s)
-				base.counts = append(base.counts, a.counts[i])
-			}
-		}
-	}
-	order := make([]int, len(base.stacks))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return strings.Compare(base.stacks[a], base.stacks[b]) })
-	var buf []byte
-	for _, i := range order {
-		buf = append(buf, base.stacks[i]...)
-		buf = append(buf, ' ')
-		buf = strconv.AppendInt(buf, base.counts[i], 10)
-		buf = append(buf, '\n')
-		if len(buf) >= 64<<10 {
-			if _, err := w.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-		}
-	}
-	_, err := w.Write(buf)
-	return err
 }

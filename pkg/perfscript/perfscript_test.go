@@ -3,18 +3,15 @@ package perfscript
 import (
 	"bytes"
 	"compress/gzip"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"flamekit/internal/golden"
 	"flamekit/pkg/folded"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // flagSets are the stackcollapse-perf.pl flag combinations of the Perl
 // fixtures and oracle outputs.
@@ -40,7 +37,7 @@ type result struct {
 
 // collapse runs a Collapser over data. chunk 0 and workers 1 with a huge
 // chunk give the sequential path.
-func collapse(t testing.TB, data []byte, opt Options, workers, chunk int) result {
+func collapseText(t testing.TB, data []byte, opt Options, workers, chunk int) result {
 	t.Helper()
 	var out, stderr bytes.Buffer
 	c := &Collapser{
@@ -56,7 +53,7 @@ func collapse(t testing.TB, data []byte, opt Options, workers, chunk int) result
 }
 
 func sequential(t testing.TB, data []byte, opt Options) result {
-	return collapse(t, data, opt, 1, 1<<40)
+	return collapseText(t, data, opt, 1, 1<<40)
 }
 
 func readFile(t testing.TB, path string) []byte {
@@ -77,33 +74,16 @@ func readFile(t testing.TB, path string) []byte {
 	return b
 }
 
-// golden compares got with the golden file (gzipped when the name ends in
-// .gz), or rewrites it with -update.
-func golden(t *testing.T, path, got string) {
+// checkGolden compares got with a golden file (gzipped when the name ends
+// in .gz); go test -update rewrites it.
+func checkGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		var data []byte
-		if strings.HasSuffix(path, ".gz") {
-			var buf bytes.Buffer
-			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-			zw.Write([]byte(got))
-			zw.Close()
-			data = buf.Bytes()
-		} else {
-			data = []byte(got)
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want := string(readFile(t, path))
-	if got != want {
-		t.Errorf("%s: output differs from the golden file (run go test -update to accept):\n%s", path, firstDiff(want, got))
-	}
+	golden.Check(t, path, []byte(got))
+}
+
+// sameSummary compares two summaries, the first skipped line by its text.
+func sameSummary(a, b Summary) bool {
+	return a.Summary == b.Summary && a.Skipped.String() == b.Skipped.String()
 }
 
 // firstDiff shows the first differing line of two outputs.
