@@ -132,3 +132,20 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// TestDerivedTestdata keeps the folded captures other packages test with
+// equal to what stackcollapse makes of the real captures they come from
+// (go test -update rewrites them).
+func TestDerivedTestdata(t *testing.T) {
+	for _, tc := range []struct{ from, to string }{
+		{"../../testdata/perf/burst.txt.gz", "../../pkg/timeslice/testdata/burst.folded.gz"},
+		{"../../testdata/perf/before.txt.gz", "../timeslice/testdata/before.folded.gz"},
+		{"../../testdata/perf/clock-mono.txt.gz", "../timeslice/testdata/clock-mono.folded.gz"},
+	} {
+		var out, errb bytes.Buffer
+		if code := cli.Run("stackcollapse", description, &command{}, []string{tc.from}, nil, &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.from, code, errb.String())
+		}
+		golden.Check(t, tc.to, out.Bytes())
+	}
+}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -38,10 +40,11 @@ next window, so consecutive windows add up to the whole capture.
 The resolved window (perf clock, relative, wall clock when known) and the
 number of samples are printed on stderr (-q: only warnings).
 
-Several inputs (say, a directory of captures): only those whose span
-overlaps the window are read, in time order; the others are skipped after
-their first lines. Uncompressed files are searched by seeking, gzipped ones
-(pgzip) are read until just past the window.
+Every line of every input is read, so captures concatenated in any order,
+with or without their metadata lines, give the same slice as the same files
+named one by one. Relative and wall-clock windows need the whole input to
+be placed: standard input is then read twice, through a copy in $TMPDIR;
+a window on perf's clock (@...) needs one pass.
 
 Examples:
   perf script --header -i perf.data | stackcollapse | timeslice --at 70s±2.5 | flamegraph > reset.svg
@@ -93,9 +96,9 @@ type command struct {
 	Files    []string        `arg:"" optional:"" help:"Timed folded inputs (.gz read transparently); - or none: standard input." placeholder:"FILE"`
 }
 
-// Run runs timeslice: it reads the inputs' heads, places the window on
-// perf's clock, reads the inputs that may hold samples of it into the
-// chosen output, and reports on stderr.
+// Run runs timeslice: it places the window on perf's clock (reading the
+// inputs a first time when that needs the first sample or the wall clock),
+// reads every input into the chosen output, and reports on stderr.
 func (c *command) Run(env *cli.Env) error {
 	spec, hasWindow, err := c.window()
 	if err != nil {
@@ -114,93 +117,142 @@ func (c *command) Run(env *cli.Env) error {
 	if n := countOf(names, "-"); n > 1 {
 		return cli.Usagef("standard input (-) is given %d times", n)
 	}
-	inputs, err := timeslice.ProbeAll(names, env.Stdin)
+	inputs := timeslice.NewInputs(names, env.Stdin)
+	defer inputs.Close()
+
+	// A window on perf's clock is placed at once. One counted from the
+	// first sample, or on the wall clock, needs what only reading all the
+	// input tells: streams (and --keep-time output, which cannot be taken
+	// back) are read a first time for it; files are placed from their
+	// heads, read once, and read again in the rare case that the whole
+	// input moves the window (a later part holding earlier samples).
+	var win *timeslice.Window
+	guessed := false
+	if hasWindow {
+		if spec.NeedsClock() {
+			if inputs.HasStream() || c.KeepTime {
+				if err := inputs.Survey(""); err != nil {
+					return err
+				}
+				if err := inputs.RequireTimed(); err != nil {
+					return err
+				}
+			} else {
+				if err := inputs.Heads(); err != nil {
+					return err
+				}
+				guessed = true
+			}
+		}
+		if win, err = c.resolve(spec, inputs); err != nil && !guessed {
+			return err
+		}
+	}
+	s, finish, err := c.read(env, inputs, win)
 	if err != nil {
 		return err
 	}
-	defer inputs.Close()
-	needTime := hasWindow || c.Heatmap != ""
-	if needTime {
+	if guessed {
+		final, err := c.resolve(spec, inputs)
+		if err != nil {
+			return err
+		}
+		if win == nil || !final.Same(win) {
+			win = final
+			if s, finish, err = c.read(env, inputs, win); err != nil {
+				return err
+			}
+		}
+	}
+	if hasWindow || c.Heatmap != "" {
 		if err := inputs.RequireTimed(); err != nil {
 			return err
 		}
 	}
 	clock := inputs.Clock()
-	var win *timeslice.Window
-	if hasWindow {
-		w, err := clock.Resolve(spec)
-		if err != nil {
-			if errors.Is(err, timeslice.ErrWindow) {
-				return cli.Usagef("%v", err)
+	if win != nil {
+		if win.Warning != "" {
+			env.Warnf("warning: %s", win.Warning)
+		}
+		if !c.Quiet {
+			for _, l := range timeslice.DescribeWindow(win, &clock) {
+				env.Warnf("%s", l)
 			}
-			return err
 		}
-		win = &w
-		if w.Warning != "" {
-			env.Warnf("warning: %s", w.Warning)
+		if s.Stats.Kept == 0 && s.Stats.Idle == 0 && !inputs.Overlaps(win) {
+			return inputs.Outside(win)
 		}
 	}
-	used := inputs.Select(win)
-	if win != nil && !c.Quiet {
-		for _, l := range timeslice.DescribeWindow(win, &clock) {
-			env.Warnf("%s", l)
-		}
-	}
-	if win != nil && len(used) == 0 {
-		return timeslice.Outside(win, inputs, nil)
-	}
-	s := &timeslice.Slicer{Opts: timeslice.Options{Window: win, NoIdle: c.NoIdle, NeedTime: needTime}}
-	finish, err := c.output(env, s, used, win, &clock)
-	if err != nil {
+	if err := finish(&clock); err != nil {
 		return err
 	}
-	for _, in := range used {
-		if err := s.Read(in); err != nil {
-			return err
-		}
-	}
-	if win != nil && s.Stats.Kept == 0 && s.Stats.Idle == 0 && !timeslice.OverlapsAny(win, inputs, s) {
-		return timeslice.Outside(win, inputs, s)
-	}
-	if err := finish(); err != nil {
-		return err
-	}
-	c.summary(env, s, win, used, len(inputs))
+	c.summary(env, s, win, inputs)
 	return nil
 }
 
+// resolve places the window on the clock the inputs give so far.
+func (c *command) resolve(spec timeslice.Spec, inputs timeslice.Inputs) (*timeslice.Window, error) {
+	clock := inputs.Clock()
+	w, err := clock.Resolve(spec)
+	if err != nil {
+		if errors.Is(err, timeslice.ErrWindow) {
+			return nil, cli.Usagef("%v", err)
+		}
+		if errors.Is(err, timeslice.ErrNoOrigin) {
+			if terr := inputs.RequireTimed(); terr != nil {
+				return nil, terr
+			}
+		}
+		return nil, err
+	}
+	return &w, nil
+}
+
+// read reads every input whole into the chosen output.
+func (c *command) read(env *cli.Env, inputs timeslice.Inputs, win *timeslice.Window) (*timeslice.Slicer, func(*timeslice.Clock) error, error) {
+	needTime := win != nil || c.Heatmap != ""
+	s := &timeslice.Slicer{Opts: timeslice.Options{Window: win, NoIdle: c.NoIdle, NeedTime: needTime}}
+	finish := c.output(env, s, inputs, win)
+	for _, in := range inputs {
+		if err := s.Read(in); err != nil {
+			return nil, nil, err
+		}
+	}
+	return s, finish, nil
+}
+
 // output sets the Slicer's sink for the chosen output (heat map, timed
-// slice, or summed classic stacks) and returns what writes it at the end.
-func (c *command) output(env *cli.Env, s *timeslice.Slicer, used []*timeslice.Input, win *timeslice.Window, clock *timeslice.Clock) (finish func() error, err error) {
+// slice, or summed classic stacks) and returns what writes it once every
+// input has been read.
+func (c *command) output(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) (finish func(*timeslice.Clock) error) {
 	switch {
 	case c.Heatmap != "":
 		hm := heatmap.New(c.Rows)
-		switch {
-		case win != nil && win.HasFrom && (!clock.HasOrigin || win.From > clock.Origin):
-			hm.SetOrigin(win.From) // columns from the window's start
-		case clock.HasOrigin:
-			hm.SetOrigin(clock.Origin)
-		}
 		s.Sink = timeslice.SinkFunc(func(rec *folded.Record) error { hm.Add(rec.Time); return nil })
-		return func() error {
+		return func(clock *timeslice.Clock) error {
+			switch {
+			case win != nil && win.HasFrom && (!clock.HasOrigin || win.From > clock.Origin):
+				hm.SetOrigin(win.From) // columns from the window's start
+			case clock.HasOrigin:
+				hm.SetOrigin(clock.Origin)
+			}
 			g := hm.Grid()
-			info := c.heatInfo(used, win, clock)
+			info := c.heatInfo(inputs, win, clock)
 			if c.Heatmap == "text" {
 				return g.WriteText(env.Stdout, info)
 			}
 			return g.WriteSVG(env.Stdout, info)
-		}, nil
-	case c.KeepTime:
-		tw, err := timeslice.NewTimedWriter(env.Stdout, timeslice.SliceMeta(used, win, clock))
-		if err != nil {
-			return nil, err
 		}
+	case c.KeepTime:
+		tw := timeslice.NewTimedWriter(env.Stdout)
 		s.Sink = tw
-		return tw.Close, nil
+		return func(clock *timeslice.Clock) error {
+			return tw.Close(inputs.CaptureMetas(), timeslice.SliceMeta(inputs, win, clock))
+		}
 	}
 	var p folded.Profile
 	s.Sink = timeslice.SinkFunc(func(rec *folded.Record) error { p.Add(rec); return nil })
-	return func() error { _, err := p.WriteTo(env.Stdout); return err }, nil
+	return func(*timeslice.Clock) error { _, err := p.WriteTo(env.Stdout); return err }
 }
 
 func (c *command) window() (timeslice.Spec, bool, error) {
@@ -234,18 +286,16 @@ func countOf(names []string, s string) int {
 	return n
 }
 
-func (c *command) heatInfo(used []*timeslice.Input, w *timeslice.Window, clock *timeslice.Clock) heatmap.Info {
+func (c *command) heatInfo(inputs timeslice.Inputs, w *timeslice.Window, clock *timeslice.Clock) heatmap.Info {
 	var names, quoted []string
-	host := ""
-	for _, in := range used {
+	for _, in := range inputs {
 		names = append(names, in.Display)
 		if in.Name != "-" {
 			quoted = append(quoted, heatmap.ShellQuote(in.Name))
 		}
-		if h, ok := in.Merged.Get(folded.KeyHost); ok && host == "" {
-			host = h
-		}
 	}
+	meta := inputs.Meta()
+	host, _ := meta.Get(folded.KeyHost)
 	title := "Heat map of " + strings.Join(names, ", ")
 	if len(names) > 4 {
 		title = fmt.Sprintf("Heat map of %s ... %s (%d inputs)", names[0], names[len(names)-1], len(names))
@@ -272,17 +322,15 @@ func (c *command) heatInfo(used []*timeslice.Input, w *timeslice.Window, clock *
 	return info
 }
 
-// summary prints the sample counts and what was skipped on stderr.
-func (c *command) summary(env *cli.Env, s *timeslice.Slicer, w *timeslice.Window, used []*timeslice.Input, total int) {
+// summary prints what was skipped and, unless -q, the sample counts on
+// stderr.
+func (c *command) summary(env *cli.Env, s *timeslice.Slicer, w *timeslice.Window, inputs timeslice.Inputs) {
 	st := &s.Stats
 	if st.Untimed.Count > 0 {
-		env.Warnf("skipped %d untimed (classic) lines: timeslice needs timed folded input; run stackcollapse without --no-time (first: %s)", st.Untimed.Count, st.Untimed.First)
+		env.Warnf("%s", st.Untimed.Describe("untimed"))
 	}
 	if st.Malformed.Count > 0 {
-		env.Warnf("skipped %d malformed lines (first: %s)", st.Malformed.Count, st.Malformed.First)
-	}
-	for _, d := range st.Disordered {
-		env.Warnf("%s is out of time order: read it whole", d)
+		env.Warnf("%s", st.Malformed)
 	}
 	if c.Quiet || w == nil && c.Heatmap == "" {
 		return
@@ -295,6 +343,13 @@ func (c *command) summary(env *cli.Env, s *timeslice.Slicer, w *timeslice.Window
 	if w == nil {
 		what = "in the heat map"
 	}
+	var used []*timeslice.Input
+	for _, in := range inputs {
+		if in.Kept > 0 {
+			used = append(used, in)
+		}
+	}
+	slices.SortStableFunc(used, func(a, b *timeslice.Input) int { return cmp.Compare(a.Seen.First, b.Seen.First) })
 	var names []string
 	for _, in := range used {
 		names = append(names, in.Display)
@@ -303,5 +358,5 @@ func (c *command) summary(env *cli.Env, s *timeslice.Slicer, w *timeslice.Window
 	if len(names) > 4 {
 		list = fmt.Sprintf("%s ... %s", names[0], names[len(names)-1])
 	}
-	env.Warnf("%d samples %s%s, from %d of %d inputs: %s", st.Kept, what, idle, len(used), total, list)
+	env.Warnf("%d samples %s%s, from %d of %d inputs: %s", st.Kept, what, idle, st.Used, len(inputs), list)
 }

@@ -286,17 +286,38 @@ func TestKeepTimeChains(t *testing.T) {
 		t.Fatal(stderr)
 	}
 	lines := strings.Split(strings.TrimSuffix(timed, "\n"), "\n")
-	if !strings.HasPrefix(lines[0], folded.MetaPrefix) || !strings.HasPrefix(lines[len(lines)-1], folded.MetaPrefix) {
-		t.Fatalf("--keep-time output does not start and end with metadata:\n%s\n...\n%s", lines[0], lines[len(lines)-1])
-	}
-	m, err := folded.ParseMeta([]byte(lines[0]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, want := range map[string]string{"first": "413.417927", "host": "vm", "slice-from": "423.417927", "slice-to": "433.417927"} {
-		if v, _ := m.Get(k); v != want {
-			t.Errorf("slice metadata %s=%q, want %q (%s)", k, v, want, lines[0])
+	var metas []folded.Meta
+	samples := 0
+	for i, l := range lines {
+		if !strings.HasPrefix(l, folded.MetaPrefix) {
+			if len(metas) > 0 {
+				t.Fatalf("line %d: a sample after the metadata lines", i+1)
+			}
+			samples++
+			continue
 		}
+		m, err := folded.ParseMeta([]byte(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		metas = append(metas, m)
+	}
+	if len(metas) != 3 {
+		t.Fatalf("--keep-time output ends with %d metadata lines, want the capture's two and the slice's", len(metas))
+	}
+	slice := metas[len(metas)-1]
+	for k, want := range map[string]string{"first": "413.417927", "slice-from": "423.417927", "slice-to": "433.417927", "samples": strconv.Itoa(samples)} {
+		if v, _ := slice.Get(k); v != want {
+			t.Errorf("slice metadata %s=%q, want %q", k, v, want)
+		}
+	}
+	host := false
+	for _, m := range metas {
+		h, _ := m.Get("host")
+		host = host || h == "vm"
+	}
+	if !host {
+		t.Errorf("the capture's facts (host) are not carried on: %+v", metas)
 	}
 	// Relative times keep their meaning: 15s±1 of the slice is 15s±1 of
 	// the capture.
@@ -331,7 +352,7 @@ func TestUntimedInput(t *testing.T) {
 	if code != 0 || out != "app;main;io 1\napp;main;work 1\n" {
 		t.Errorf("mixed input: exit %d, output %q", code, out)
 	}
-	for _, want := range []string{"skipped 1 untimed (classic) lines", "mixed.folded:2", "skipped 1 malformed lines", "mixed.folded:4"} {
+	for _, want := range []string{"skipped 1 untimed line (first: testdata/mixed.folded:2: line without a time", "skipped 1 malformed line (first: testdata/mixed.folded:4: "} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("mixed input: stderr lacks %q:\n%s", want, stderr)
 		}
@@ -419,8 +440,8 @@ func split(t *testing.T, n int) []string {
 func TestManyInputs(t *testing.T) {
 	parts := split(t, 3) // about 413-423, 423-433, 433-443
 	_, whole, _ := run(t, "", "-q", "--from", "@420", "--to", "@426", burstFile)
-	// Given in any order, the files are used in time order; the window
-	// spans the first two, the third is skipped after its head.
+	// Given in any order, the files are read whole; the window holds
+	// samples of the first two, named in time order.
 	shuffled := []string{parts[2], parts[0], parts[1]}
 	code, out, stderr := run(t, "", append([]string{"--from", "@420", "--to", "@426"}, shuffled...)...)
 	if code != 0 || out != whole {
@@ -437,7 +458,7 @@ func TestManyInputs(t *testing.T) {
 	}
 	// A window outside every input names the spans it found.
 	code, out, stderr = run(t, "", append([]string{"--at", "@500±1"}, parts...)...)
-	if code != 1 || out != "" || !strings.Contains(stderr, "outside every input") || strings.Count(stderr, "part") != 3 {
+	if code != 1 || out != "" || !strings.Contains(stderr, "holds no sample") || strings.Count(stderr, "part") != 3 {
 		t.Errorf("window outside the inputs: exit %d:\n%s", code, stderr)
 	}
 	for _, p := range parts {
@@ -642,4 +663,112 @@ func TestTruncatedGzip(t *testing.T) {
 			t.Errorf("timeslice %v: exit %d, stderr %q; want an error saying the gzip data is truncated", tt.args, code, stderr)
 		}
 	}
+}
+
+// TestConcatenationOrder is issue 10's promise: captures concatenated in
+// any order, with or without their metadata lines, give the same slice as
+// the same files named as arguments, for windows of every kind. A is a
+// capture at perf time 545.8-548.8 s, B one at 413.4-443.4 s, C one
+// recorded with perf record -k mono (an exact wall-clock reference).
+func TestConcatenationOrder(t *testing.T) {
+	saved := time.Local
+	time.Local = time.UTC // perf's "captured on" is read as local time
+	defer func() { time.Local = saved }()
+	dir := t.TempDir()
+	plain := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	noMeta := func(b []byte) []byte {
+		var out []byte
+		for _, l := range strings.SplitAfter(string(b), "\n") {
+			if !strings.HasPrefix(l, "#") {
+				out = append(out, l...)
+			}
+		}
+		return out
+	}
+	a, b, c := gunzip(t, "testdata/before.folded.gz"), gunzip(t, burstFile), gunzip(t, "testdata/clock-mono.folded.gz")
+	fa, fb, fc := plain("A.folded", a), plain("B.folded", b), plain("C.folded", c)
+	na, nb := plain("A.nometa", noMeta(a)), plain("B.nometa", noMeta(b))
+	cat := func(parts ...[]byte) string { return string(bytes.Join(parts, nil)) }
+
+	type form struct {
+		name  string
+		stdin string
+		files []string
+	}
+	withMeta := []form{
+		{"files A B", "", []string{fa, fb}},
+		{"files B A", "", []string{fb, fa}},
+		{"cat B A | timeslice", cat(b, a), nil},
+		{"cat A B | timeslice", cat(a, b), nil},
+		{"cat A | timeslice - B", cat(a), []string{"-", fb}},
+	}
+	withoutMeta := []form{
+		{"grep -v '^#' files A B", "", []string{na, nb}},
+		{"grep -v '^#' files B A", "", []string{nb, na}},
+		{"cat B A | grep -v '^#' | timeslice", cat(noMeta(b), noMeta(a)), nil},
+		{"cat A B | grep -v '^#' | timeslice", cat(noMeta(a), noMeta(b)), nil},
+	}
+	windows := [][]string{
+		{"--at", "@547±1"},
+		{"--at", "@420±5"},
+		{"--from", "@440", "--to", "@546"},
+		{"--at", "5s±2.5"},
+		{"--at", "133s±1"},
+		{"--from", "130s"},
+		{"--at", "2026-11-22T02:26:38Z±1"},
+		{"--at", "2026-11-22T02:24:40Z±3"},
+		{"--heatmap=text"},
+		{"--keep-time", "--at", "@547±0.5"},
+		{},
+	}
+	for _, w := range windows {
+		for _, forms := range [][]form{withMeta, withoutMeta} {
+			var want string
+			var wantCode int
+			for i, f := range forms {
+				args := append(append([]string{"-q"}, w...), f.files...)
+				code, out, stderr := run(t, f.stdin, args...)
+				if code == 2 {
+					t.Fatalf("%s %v: usage error: %s", f.name, w, stderr)
+				}
+				if i == 0 {
+					want, wantCode = out, code
+					if code == 0 && strings.Contains(strings.Join(w, " "), "@547") && !strings.Contains(out, "diffdemo") {
+						t.Errorf("%s %v: the slice does not hold A's samples:\n%s", f.name, w, clip(out))
+					}
+					continue
+				}
+				if len(w) > 0 && (w[0] == "--heatmap=text" || w[0] == "--keep-time") {
+					out, want = normaliseNames(out, dir), normaliseNames(want, dir)
+				}
+				if code != wantCode || out != want {
+					t.Errorf("%v: %s gives exit %d and %d bytes, %s gives exit %d and %d bytes:\n%s",
+						w, f.name, code, len(out), forms[0].name, wantCode, len(want), gold.Diff([]byte(want), []byte(out)))
+				}
+			}
+		}
+	}
+	// The exact reference of C converts a wall-clock window exactly: the
+	// window keeps its length whichever capture is named with it.
+	for _, files := range [][]string{{fc}, {fa, fc, fb}, {fb, fc}} {
+		code, _, stderr := run(t, "", append([]string{"--at", "2026-11-22T02:25:58Z±1"}, files...)...)
+		if code != 0 || !strings.Contains(stderr, "window @506.377471735 to @508.377471735") || strings.Contains(stderr, "estimated") {
+			t.Errorf("%v: exit %d, want the exact 2 s window:\n%s", files, code, stderr)
+		}
+	}
+}
+
+// normaliseNames drops the names of the inputs from heat maps and
+// metadata, which differ between the ways of naming the same captures.
+func normaliseNames(s, dir string) string {
+	s = regexp.MustCompile(` source="[^"]*"`).ReplaceAllString(s, "")
+	s = regexp.MustCompile(`(?m)^Heat map of .*$`).ReplaceAllString(s, "Heat map of ...")
+	s = regexp.MustCompile(`timeslice --from \S+ --to \S+.*`).ReplaceAllString(s, "timeslice ...")
+	return strings.ReplaceAll(s, dir, "")
 }

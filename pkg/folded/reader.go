@@ -59,6 +59,16 @@ func (s *Skips) Add(e *ParseError) {
 	}
 }
 
+// Note counts one more skipped line: line number line of file, whose
+// text is text, skipped for err. Only the first skipped line is kept (and
+// its text quoted), so counting the others costs nothing.
+func (s *Skips) Note(file string, line int, text []byte, err error) {
+	s.Count++
+	if s.First == nil {
+		s.First = &ParseError{File: file, Line: line, Text: QuoteLine(text), Err: err}
+	}
+}
+
 // Merge adds the counts of o to s.
 func (s *Skips) Merge(o Skips) {
 	s.Count += o.Count
@@ -68,8 +78,14 @@ func (s *Skips) Merge(o Skips) {
 }
 
 // String summarises the skips for a one-line message on stderr, or returns
-// "" when nothing was skipped.
-func (s Skips) String() string {
+// "" when nothing was skipped: "skipped 3 malformed lines (first:
+// FILE:LINE: reason: "text")". Every flamekit tool but flamegraph (which
+// keeps flamegraph.pl's wording) reports skipped lines in this form.
+func (s Skips) String() string { return s.Describe("malformed") }
+
+// Describe is String with another word for the kind of lines skipped
+// ("untimed").
+func (s Skips) Describe(kind string) string {
 	if s.Count == 0 {
 		return ""
 	}
@@ -77,7 +93,7 @@ func (s Skips) String() string {
 	if s.Count == 1 {
 		lines = "line"
 	}
-	return fmt.Sprintf("skipped %d malformed %s (first: %v)", s.Count, lines, s.First)
+	return fmt.Sprintf("skipped %d %s %s (first: %v)", s.Count, kind, lines, s.First)
 }
 
 // Reader reads folded lines from a stream, one Record at a time, in the
@@ -101,6 +117,7 @@ type Reader struct {
 	br    *bufio.Reader
 	long  []byte
 	line  int
+	text  []byte // the last line read
 	rec   Record
 	err   error
 	skips Skips
@@ -109,12 +126,20 @@ type Reader struct {
 
 // NewReader returns a Reader reading from r; name is used in errors.
 func NewReader(r io.Reader, name string) *Reader {
+	return NewReaderSize(r, name, 256<<10)
+}
+
+// NewReaderSize is NewReader with a buffer of at least size bytes, for
+// callers that read only a few lines (the head of an input) and want to
+// read little more than those. A reader returned by Decompress or
+// DecompressHead brings its own buffer, which is used when big enough.
+func NewReaderSize(r io.Reader, name string, size int) *Reader {
 	if rc, ok := r.(readCloser); ok {
-		r = rc.Reader // Decompress's own buffer, when it is one
+		r = rc.Reader
 	}
 	br, ok := r.(*bufio.Reader)
-	if !ok || br.Size() < 64<<10 {
-		br = bufio.NewReaderSize(r, 256<<10)
+	if !ok || br.Size() < size {
+		br = bufio.NewReaderSize(r, size)
 	}
 	return &Reader{name: name, br: br}
 }
@@ -130,6 +155,10 @@ func (r *Reader) Skips() Skips { return r.skips }
 
 // Meta returns the metadata lines read so far.
 func (r *Reader) Meta() []Meta { return r.meta }
+
+// Text returns the last line read, without its newline: the line of the
+// current record. It is valid until the next call to Next.
+func (r *Reader) Text() []byte { return r.text }
 
 // Record returns the record read by the last successful call to Next. It
 // and its Stack are valid until the next call to Next.
@@ -181,6 +210,7 @@ func (r *Reader) Next() bool {
 			}
 			return false
 		}
+		r.text = line
 		if IsMeta(line) {
 			m, err := ParseMeta(line)
 			if err == nil {
@@ -205,12 +235,11 @@ func (r *Reader) Next() bool {
 
 // fail handles a malformed line; it reports whether reading must stop.
 func (r *Reader) fail(line []byte, err error) bool {
-	pe := &ParseError{File: r.name, Line: r.line, Text: QuoteLine(line), Err: err}
 	if r.Lenient {
-		r.skips.Add(pe)
+		r.skips.Note(r.name, r.line, line, err)
 		return false
 	}
-	r.err = pe
+	r.err = &ParseError{File: r.name, Line: r.line, Text: QuoteLine(line), Err: err}
 	return true
 }
 
@@ -254,7 +283,18 @@ func OpenStdin(name string, stdin io.Reader) (io.ReadCloser, error) {
 // Decompress returns a reader of rc's content, gunzipped if it starts with
 // the gzip magic bytes. Closing the result closes rc.
 func Decompress(rc io.ReadCloser) (io.ReadCloser, error) {
-	br := bufio.NewReaderSize(rc, 256<<10)
+	return decompress(rc, 256<<10, false)
+}
+
+// DecompressHead is Decompress for reading only the first lines of an
+// input: small buffers, and gzip decompressed on demand rather than
+// megabytes ahead (which pays when the whole input is read).
+func DecompressHead(rc io.ReadCloser) (io.ReadCloser, error) {
+	return decompress(rc, 16<<10, true)
+}
+
+func decompress(rc io.ReadCloser, size int, head bool) (io.ReadCloser, error) {
+	br := bufio.NewReaderSize(rc, size)
 	magic, err := br.Peek(2)
 	if err != nil && err != io.EOF {
 		return nil, err
@@ -262,7 +302,12 @@ func Decompress(rc io.ReadCloser) (io.ReadCloser, error) {
 	if !bytes.Equal(magic, []byte{0x1f, 0x8b}) {
 		return readCloser{br, rc}, nil
 	}
-	zr, err := pgzip.NewReader(br)
+	var zr *pgzip.Reader
+	if head {
+		zr, err = pgzip.NewReaderN(br, 32<<10, 1)
+	} else {
+		zr, err = pgzip.NewReader(br)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading gzip header: %w", err)
 	}

@@ -13,111 +13,117 @@ import (
 	"flamekit/pkg/folded"
 )
 
-// Inputs are the probed inputs of one run, in the order they were named.
-type Inputs []*Input
-
-// ProbeAll probes the named inputs ("-" is stdin, read from stdin; it
-// may be named once). On error the inputs already probed are closed.
-func ProbeAll(names []string, stdin io.Reader) (Inputs, error) {
-	var ins Inputs
-	for _, name := range names {
-		var in *Input
-		var err error
-		if name == "-" {
-			in, err = ProbeStream(name, io.NopCloser(stdin))
-		} else {
-			in, err = Probe(name)
-		}
-		if err != nil {
-			ins.Close()
-			return nil, err
-		}
-		ins = append(ins, in)
-	}
-	return ins, nil
-}
-
-// Close closes every input.
-func (ins Inputs) Close() {
-	for _, in := range ins {
-		in.Close()
-	}
-}
-
-// RequireTimed returns an error naming the first input whose first sample
-// line has no time.
-func (ins Inputs) RequireTimed() error {
-	for _, in := range ins {
-		if !in.Empty && in.FirstKind != folded.Timed {
-			return fmt.Errorf("%s: %s line without a time: timeslice needs timed folded input (\"stack count @seconds\"); run stackcollapse without --no-time", in.FirstWhere, in.FirstKind)
-		}
-	}
-	return nil
-}
-
-// Clock gathers the origin (the earliest first sample of all inputs)
-// and the wall-clock references of the inputs.
-func (inputs Inputs) Clock() Clock {
+// Clock returns what the inputs read so far say about time: where
+// relative times count from (the earliest first sample that any metadata
+// line declares or that was read) and the wall-clock reference of every
+// capture whose metadata gives one. Once every input has been read whole
+// (by a Slicer or Survey), it does not depend on the order of the inputs
+// or of the lines in them; before, it is what their heads say (Heads).
+func (ins Inputs) Clock() Clock {
 	var c Clock
-	for _, in := range inputs {
-		if t, ok := in.Origin(); ok && (!c.HasOrigin || t < c.Origin) {
+	origin := func(t folded.Time) {
+		if !c.HasOrigin || t < c.Origin {
 			c.Origin, c.HasOrigin = t, true
 		}
 	}
-	for _, in := range inputs {
-		first, last, _, ok := in.Span()
-		if !ok {
-			if f, okF := in.Origin(); okF {
-				first, last = f, f
-			}
-			if l, okL := in.Merged.Time(folded.KeyLast); okL {
-				last, ok = l, true
+	for _, in := range ins {
+		seen, metas := in.Seen, in.Metas
+		if !in.Read && in.head.read {
+			seen, metas = folded.Span{}, in.head.metas
+			if in.head.ok {
+				seen.Add(in.head.first)
 			}
 		}
-		if r, ok := refFromMeta(&in.Merged, first, last, ok, time.Local); ok {
-			c.Refs = append(c.Refs, r)
+		if seen.OK {
+			origin(seen.First)
+		}
+		for i := range metas {
+			m := &metas[i]
+			first, last, ok := declaredSpan(m)
+			if ok {
+				origin(first)
+			} else if seen.OK {
+				first, last = seen.First, seen.Last
+			}
+			if r, ok := refFromMeta(m, first, last, ok || seen.OK, time.Local); ok && !hasRef(c.Refs, r) {
+				c.Refs = append(c.Refs, r)
+			}
 		}
 	}
 	return c
 }
 
-// Select returns the inputs to read for window w (nil: all), in time
-// order: the inputs with samples whose span may overlap the window.
-func (inputs Inputs) Select(w *Window) []*Input {
-	sorted := slices.Clone(inputs)
-	slices.SortStableFunc(sorted, func(a, b *Input) int {
-		ta, oka := a.Origin()
-		tb, okb := b.Origin()
-		switch {
-		case oka && okb:
-			return cmp.Compare(ta, tb)
-		case oka:
-			return -1
-		case okb:
-			return 1
+// declaredSpan returns the span a metadata line declares. A line whose
+// first and last are equal declares no span unless it counts one sample:
+// perf prints 0.000000 for both in --switch-output chunks.
+func declaredSpan(m *folded.Meta) (first, last folded.Time, ok bool) {
+	first, last, ok = m.Span()
+	if ok && first == last {
+		if n, _ := m.Get(folded.KeySamples); n != "1" {
+			return 0, 0, false
 		}
-		return 0
-	})
-	var used []*Input
-	for _, in := range sorted {
-		if in.Empty {
-			continue
+	}
+	return first, last, ok
+}
+
+func hasRef(refs []WallRef, r WallRef) bool {
+	for _, x := range refs {
+		if x.Wall.Equal(r.Wall) && x.Perf == r.Perf && x.Exact == r.Exact {
+			return true
 		}
-		if w != nil {
-			if first, last, declared, ok := in.Span(); ok && declared &&
-				(w.HasTo && first >= w.To || w.HasFrom && last < w.From) {
-				in.Close()
-				continue
+	}
+	return false
+}
+
+// RequireTimed returns an error when the inputs read hold lines but none
+// with a time: timeslice cannot place them in time.
+func (ins Inputs) RequireTimed() error {
+	var untimed folded.Skips
+	for _, in := range ins {
+		if in.Samples > 0 {
+			return nil
+		}
+		untimed.Merge(in.Untimed)
+	}
+	if untimed.Count > 0 {
+		return fmt.Errorf("%v: no line has a time", untimed.First)
+	}
+	return nil
+}
+
+// Span returns the span of the samples read from all inputs.
+func (ins Inputs) Span() folded.Span {
+	var s folded.Span
+	for _, in := range ins {
+		s.Merge(in.Seen)
+	}
+	return s
+}
+
+// Meta returns the capture facts of the inputs' metadata lines merged, later
+// lines winning, without the keys that describe one stream (first, last,
+// samples, source).
+func (ins Inputs) Meta() folded.Meta {
+	var m folded.Meta
+	for _, in := range ins {
+		for _, line := range in.Metas {
+			for _, f := range line.Fields {
+				switch f.Key {
+				case folded.KeySamples, folded.KeySource, folded.KeyFirst, folded.KeyLast, KeySliceFrom, KeySliceTo:
+				default:
+					m.Set(f.Key, f.Value)
+				}
 			}
 		}
-		used = append(used, in)
 	}
-	return used
+	return m
 }
 
 const wallLayout = "2006-01-02T15:04:05.000000Z07:00"
 
-// DescribeWindow returns the lines that show the resolved window.
+// DescribeWindow returns the lines that show the resolved window: on
+// perf's clock, relative to the first sample, and on the wall clock when
+// the clock knows it.
 func DescribeWindow(w *Window, c *Clock) []string {
 	end := func(has bool, t folded.Time, open string) string {
 		if !has {
@@ -137,15 +143,20 @@ func DescribeWindow(w *Window, c *Clock) []string {
 		lines = append(lines, fmt.Sprintf("  = %s to %s after the first sample (@%v)",
 			rel(w.HasFrom, w.From, "the start"), rel(w.HasTo, w.To, "the end"), c.Origin))
 	}
-	if w.Ref != nil {
+	ref := w.Ref
+	if ref == nil && len(c.Refs) > 0 {
+		r := c.RefAt(w.From)
+		ref = &r
+	}
+	if ref != nil {
 		wall := func(has bool, t folded.Time, open string) string {
 			if !has {
 				return open
 			}
-			return w.Ref.ToWall(t).In(time.Local).Format(wallLayout)
+			return ref.ToWall(t).In(time.Local).Format(wallLayout)
 		}
-		how := "exact: " + w.Ref.How
-		if !w.Ref.Exact {
+		how := "exact: " + ref.How
+		if !ref.Exact {
 			how = "estimated from \"captured on\", about ±1 s"
 		}
 		lines = append(lines, fmt.Sprintf("  = %s to %s wall clock (%s)",
@@ -154,30 +165,20 @@ func DescribeWindow(w *Window, c *Clock) []string {
 	return lines
 }
 
-// OverlapsAny reports whether the window overlaps the span of any input
-// (declared, or of the samples s read when s is not nil).
-func OverlapsAny(w *Window, inputs []*Input, s *Slicer) bool {
-	for _, in := range inputs {
-		first, last, _, ok := in.Span()
-		if s != nil {
-			if f, l, okS := s.Seen(in); okS {
-				if !ok || f < first {
-					first = f
-				}
-				if !ok || l > last {
-					last = l
-				}
-				ok = true
-			}
-		}
-		if ok && (!w.HasTo || first < w.To) && (!w.HasFrom || last >= w.From) {
+// Overlaps reports whether the window overlaps the span of the samples
+// read from any input.
+func (ins Inputs) Overlaps(w *Window) bool {
+	for _, in := range ins {
+		if in.Seen.OK && (!w.HasTo || in.Seen.First < w.To) && (!w.HasFrom || in.Seen.Last >= w.From) {
 			return true
 		}
 	}
 	return false
 }
 
-func outside(w *Window, inputs []*Input, s *Slicer) error {
+// Outside is the error for a window that holds no sample of any input: it
+// lists the spans of the samples read.
+func (ins Inputs) Outside(w *Window) error {
 	var b strings.Builder
 	from, to := "the start", "the end"
 	if w.HasFrom {
@@ -186,82 +187,91 @@ func outside(w *Window, inputs []*Input, s *Slicer) error {
 	if w.HasTo {
 		to = "@" + w.To.String()
 	}
-	fmt.Fprintf(&b, "the window %s to %s is outside every input; spans found:", from, to)
+	fmt.Fprintf(&b, "the window %s to %s holds no sample; the inputs hold:", from, to)
 	const show = 12
-	for i, in := range inputs {
+	for i, in := range ins {
 		if i == show {
-			fmt.Fprintf(&b, "\n  ... and %d more", len(inputs)-show)
+			fmt.Fprintf(&b, "\n  ... and %d more", len(ins)-show)
 			break
 		}
-		desc := in.String()
-		if s != nil {
-			if f, l, ok := s.Seen(in); ok {
-				desc = fmt.Sprintf("%s @%v to @%v (samples read)", in.Display, f, l)
-			}
-		}
-		fmt.Fprintf(&b, "\n  %s", desc)
+		fmt.Fprintf(&b, "\n  %s", in)
 	}
 	return errors.New(b.String())
 }
 
-// Outside is the error for a window that misses every input: it lists the
-// spans found (those of the samples s read, when s is not nil).
-func Outside(w *Window, inputs []*Input, s *Slicer) error {
-	var b strings.Builder
-	from, to := "the start", "the end"
-	if w.HasFrom {
-		from = "@" + w.From.String()
-	}
-	if w.HasTo {
-		to = "@" + w.To.String()
-	}
-	fmt.Fprintf(&b, "the window %s to %s is outside every input; spans found:", from, to)
-	const show = 12
-	for i, in := range inputs {
-		if i == show {
-			fmt.Fprintf(&b, "\n  ... and %d more", len(inputs)-show)
-			break
-		}
-		desc := in.String()
-		if s != nil {
-			if f, l, ok := s.Seen(in); ok {
-				desc = fmt.Sprintf("%s @%v to @%v (samples read)", in.Display, f, l)
+// Metadata keys of a --keep-time slice: its window on perf's clock, from
+// (included) and to (excluded). Its first and last stay the capture's, so
+// that relative times keep their meaning when slices are chained.
+const (
+	KeySliceFrom = "slice-from"
+	KeySliceTo   = "slice-to"
+)
+
+// CaptureMetas returns the metadata lines of the captures read, for a
+// --keep-time slice to carry on: each distinct line once, without the keys
+// that describe one stream (samples, source), in an order that does not
+// depend on the order of the inputs (by declared first sample, then by
+// text). Each capture's facts (host, clock reference ...) stay on their own
+// line, so that a slice of several captures still maps each one to the
+// wall clock.
+func (ins Inputs) CaptureMetas() []folded.Meta {
+	seen := map[string]bool{}
+	var out []folded.Meta
+	for _, in := range ins {
+		for _, line := range in.Metas {
+			var m folded.Meta
+			for _, f := range line.Fields {
+				switch f.Key {
+				case folded.KeySamples, folded.KeySource, KeySliceFrom, KeySliceTo:
+				default:
+					m.Set(f.Key, f.Value)
+				}
 			}
+			key := string(folded.AppendMeta(nil, &m))
+			if len(m.Fields) == 0 || seen[key] {
+				continue
+			}
+			seen[key] = true
+			out = append(out, m)
 		}
-		fmt.Fprintf(&b, "\n  %s", desc)
 	}
-	return errors.New(b.String())
+	slices.SortFunc(out, func(a, b folded.Meta) int {
+		fa, _ := a.Time(folded.KeyFirst)
+		fb, _ := b.Time(folded.KeyFirst)
+		if c := cmp.Compare(fa, fb); c != 0 {
+			return c
+		}
+		return strings.Compare(string(folded.AppendMeta(nil, &a)), string(folded.AppendMeta(nil, &b)))
+	})
+	return out
 }
 
-// SliceMeta is the metadata line that starts --keep-time output: the
-// facts of the capture (its first and last sample stay those of the
-// capture, so relative times keep their meaning when slices are chained)
-// and the slice.
-func SliceMeta(used []*Input, w *Window, c *Clock) folded.Meta {
+// SliceMeta is the metadata line that describes a --keep-time slice: the
+// first and last sample of the captures read (which stay the captures',
+// so that relative times keep their meaning when slices are chained), the
+// inputs named, and the window.
+func SliceMeta(ins Inputs, w *Window, c *Clock) folded.Meta {
 	var m folded.Meta
-	var names []string
-	for _, in := range used {
-		for _, f := range in.Merged.Fields {
-			switch f.Key {
-			case folded.KeySamples, folded.KeySource, folded.KeyFirst, folded.KeyLast:
-			default:
-				m.Set(f.Key, f.Value)
-			}
-		}
-		names = append(names, in.Display)
-	}
 	if c.HasOrigin {
 		m.Set(folded.KeyFirst, c.Origin.String())
 	}
-	var last folded.Time
-	hasLast := false
-	for _, in := range used {
-		if _, l, _, ok := in.Span(); ok && (!hasLast || l > last) {
-			last, hasLast = l, true
+	var last folded.Span
+	for _, in := range ins {
+		last.Merge(in.Seen)
+		for i := range in.Metas {
+			if _, l, ok := declaredSpan(&in.Metas[i]); ok {
+				last.Add(l)
+			}
 		}
 	}
-	if hasLast {
-		m.Set(folded.KeyLast, last.String())
+	if last.OK {
+		m.Set(folded.KeyLast, last.Last.String())
+	}
+	var names []string
+	for _, in := range ins {
+		if in.Name != "-" {
+			names = append(names, in.Name)
+		}
 	}
 	m.Set(folded.KeySource, strings.Join(names, " "))
 	if w != nil {
@@ -275,20 +285,19 @@ func SliceMeta(used []*Input, w *Window, c *Clock) folded.Meta {
 	return m
 }
 
-// TimedWriter is the Sink of a --keep-time slice: timed lines between a
-// metadata line describing the slice and one giving the span of the
-// samples written, so that slices can be chained.
+// TimedWriter is the Sink of a --keep-time slice: the timed lines as they
+// are read, then the metadata lines of the captures and one describing the
+// slice (written by Close, when all are known), so that slices can be
+// chained.
 type TimedWriter struct {
 	fw   *folded.Writer
 	span folded.Span
 	n    int64
 }
 
-// NewTimedWriter writes head, the slice's metadata line (see SliceMeta),
-// and returns a writer of the samples that follow.
-func NewTimedWriter(w io.Writer, head folded.Meta) (*TimedWriter, error) {
-	tw := &TimedWriter{fw: folded.NewWriter(w)}
-	return tw, tw.fw.WriteMeta(&head)
+// NewTimedWriter returns a writer of timed lines to w.
+func NewTimedWriter(w io.Writer) *TimedWriter {
+	return &TimedWriter{fw: folded.NewWriter(w)}
 }
 
 // Sample writes one record.
@@ -300,12 +309,17 @@ func (t *TimedWriter) Sample(rec *folded.Record) error {
 	return t.fw.Write(rec)
 }
 
-// Close writes the closing metadata line and flushes.
-func (t *TimedWriter) Close() error {
-	var tail folded.Meta
-	t.span.SetMeta(&tail)
-	tail.Set(folded.KeySamples, strconv.FormatInt(t.n, 10))
-	if err := t.fw.WriteMeta(&tail); err != nil {
+// Close writes the captures' metadata lines (see CaptureMetas), then the
+// slice's own line (see SliceMeta) with the number of samples written, and
+// flushes.
+func (t *TimedWriter) Close(captures []folded.Meta, slice folded.Meta) error {
+	for i := range captures {
+		if err := t.fw.WriteMeta(&captures[i]); err != nil {
+			return err
+		}
+	}
+	slice.Set(folded.KeySamples, strconv.FormatInt(t.n, 10))
+	if err := t.fw.WriteMeta(&slice); err != nil {
 		return err
 	}
 	return t.fw.Flush()

@@ -67,10 +67,23 @@ func (w *Window) Contains(t folded.Time) bool {
 // nothing about its first sample.
 var ErrNoOrigin = errors.New("relative times need the capture's first sample, and the input has no timed sample")
 
-// Resolve places a window on perf's clock.
+// Resolve places a window on perf's clock. A window given on the wall
+// clock is converted with one reference (the one for its middle, or for
+// its one wall-clock end), so that it keeps its length.
 func (c *Clock) Resolve(sp Spec) (Window, error) {
 	var w Window
 	var err error
+	if wall, ok := sp.wallAnchor(); ok {
+		if len(c.Refs) == 0 {
+			return w, fmt.Errorf("cannot place wall-clock time %s: the input carries neither a clock reference (perf record -k, or the recorder's marker) nor a \"captured on\" date with the time of the last sample; give the time on perf's clock (--at @SECONDS±W) or relative to the first sample (--at 70s±W)", wall.Format(time.RFC3339Nano))
+		}
+		r := c.refForWall(wall)
+		w.Ref = &r
+		if !r.Exact {
+			w.Estimated = true
+			w.Warning = "wall-clock time is estimated: " + r.How
+		}
+	}
 	if sp.HasFrom {
 		if w.From, err = c.point(sp.From, &w); err != nil {
 			return w, err
@@ -86,20 +99,36 @@ func (c *Clock) Resolve(sp Spec) (Window, error) {
 	if w.HasFrom && w.HasTo && w.From >= w.To {
 		return w, fmt.Errorf("%w: %s is empty once placed on perf's clock (@%v to @%v)", ErrWindow, sp.Text, w.From, w.To)
 	}
-	if w.Ref == nil && len(c.Refs) > 0 {
-		var t folded.Time
-		switch {
-		case w.HasFrom:
-			t = w.From
-		case w.HasTo:
-			t = w.To
-		default:
-			t = c.Origin
-		}
-		r := c.RefAt(t)
-		w.Ref = &r
-	}
 	return w, nil
+}
+
+// Same reports whether w and o select the same samples.
+func (w *Window) Same(o *Window) bool {
+	return w.HasFrom == o.HasFrom && w.HasTo == o.HasTo &&
+		(!w.HasFrom || w.From == o.From) && (!w.HasTo || w.To == o.To)
+}
+
+// wallAnchor returns the wall-clock time that chooses the reference of a
+// window with wall-clock ends: the middle of two, or the one.
+func (sp Spec) wallAnchor() (time.Time, bool) {
+	fw := sp.HasFrom && sp.From.Kind == Wall
+	tw := sp.HasTo && sp.To.Kind == Wall
+	switch {
+	case fw && tw:
+		return sp.From.Wall.Add(sp.To.Wall.Sub(sp.From.Wall) / 2), true
+	case fw:
+		return sp.From.Wall, true
+	case tw:
+		return sp.To.Wall, true
+	}
+	return time.Time{}, false
+}
+
+// NeedsClock reports whether placing the window needs what only reading
+// the inputs tells: the first sample (relative ends) or the clock
+// references (wall-clock ends). A window on perf's clock needs neither.
+func (sp Spec) NeedsClock() bool {
+	return sp.HasFrom && sp.From.Kind != Perf || sp.HasTo && sp.To.Kind != Perf
 }
 
 func (c *Clock) point(p Point, w *Window) (folded.Time, error) {
@@ -112,18 +141,7 @@ func (c *Clock) point(p Point, w *Window) (folded.Time, error) {
 		}
 		return c.Origin + p.At, nil
 	case Wall:
-		if len(c.Refs) == 0 {
-			return 0, fmt.Errorf("cannot place wall-clock time %s: the input carries neither a clock reference (perf record -k) nor a \"captured on\" date with the time of the last sample; give the time on perf's clock (--at @SECONDS±W) or relative to the first sample (--at 70s±W)", p.Text)
-		}
-		r := c.refForWall(p.Wall)
-		if w.Ref == nil || !r.Exact && w.Ref.Exact {
-			w.Ref = &r
-		}
-		if !r.Exact {
-			w.Estimated = true
-			w.Warning = "wall-clock time is estimated: " + r.How
-		}
-		return r.ToPerf(p.Wall), nil
+		return w.Ref.ToPerf(p.Wall), nil
 	}
 	return 0, fmt.Errorf("%w: unknown time %q", ErrWindow, p.Text)
 }
