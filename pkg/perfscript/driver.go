@@ -145,12 +145,10 @@ func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
 				st.Begin(j.capture, inputs[j.file].Source)
 			}
 			err := st.Merge(j.batch)
-			for _, b := range j.bad[:min(len(j.bad), j.skipped)] {
-				skips.Add(&folded.ParseError{File: inputs[j.file].Name, Line: lineBase[j.file] + b.line, Text: b.text, Err: ErrNotPerfScript})
+			for _, b := range j.bad {
+				skips.Note(inputs[j.file].Name, lineBase[j.file]+b.line, b.text, ErrNotPerfScript)
 			}
-			if n := j.skipped - len(j.bad); n > 0 {
-				skips.Count += n
-			}
+			skips.Count += j.skipped - len(j.bad)
 			lineBase[j.file] += j.lines
 			if j.last {
 				err = st.End()

@@ -13,8 +13,8 @@ const maxBadLines = 1
 
 // badLine is a malformed input line, kept for the message.
 type badLine struct {
-	line int // line number within the chunk (then the file)
-	text string
+	line int    // line number within the chunk
+	text []byte // the line, in the chunk
 }
 
 // parser turns perf script lines into samples, one chunk at a time. A
@@ -114,7 +114,7 @@ func (p *parser) line(line []byte) bool {
 	}
 	p.skipped++
 	if len(p.bad) < maxBadLines {
-		p.bad = append(p.bad, badLine{p.lineNo, folded.QuoteLine(line)})
+		p.bad = append(p.bad, badLine{p.lineNo, line})
 	}
 	return false
 }
