@@ -237,15 +237,12 @@ func (st *Stage) Close() (Summary, error) {
 	}
 	sum := Summary{Samples: st.samples, Weight: float64(st.weight), Timed: st.d.timed}
 	if st.err == nil && !st.d.timed && len(st.workers) > 0 {
-		base := st.workers[0].agg
-		for _, w := range st.workers[1:] {
-			a := w.agg
-			if len(a.stacks) > len(base.stacks) {
-				base, a = a, base
-			}
-			base.merge(a)
+		aggs := make([]*aggregator, len(st.workers))
+		for i, w := range st.workers {
+			w.agg.sort() // a no-op when Worker.Done did it
+			aggs[i] = w.agg
 		}
-		if err := base.writeSorted(st.w); err != nil {
+		if err := writeMerged(st.w, aggs); err != nil {
 			st.err = err
 		}
 	}

@@ -97,6 +97,14 @@ func (w *Worker) Fold(b *Batch, s *sample.Sample) {
 	b.out = folded.AppendRecord(b.out, &rec)
 }
 
+// Done tells the stage that the worker will fold no more samples. A
+// goroutine that calls it when it runs out of work sorts the worker's
+// classic sums in parallel with the other workers, rather than leaving it
+// to Stage.Close.
+func (w *Worker) Done() {
+	w.agg.sort()
+}
+
 // SrclineCount returns how many source lines of `perf script -F+srcline`
 // follow the frame line fr (see the function SrclineCount), knowing
 // whether --inline expands it.

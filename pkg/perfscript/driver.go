@@ -78,7 +78,33 @@ type fileState struct {
 	jobs       int
 }
 
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, DefaultChunkSize+64<<10); return &b }}
+// freeList keeps buffers for reuse within one run. Unlike a sync.Pool it
+// survives garbage collections, which otherwise make every chunk allocate
+// (and clear) megabytes afresh.
+type freeList[T any] struct {
+	c    chan T
+	make func() T
+}
+
+func newFreeList[T any](n int, newT func() T) *freeList[T] {
+	return &freeList[T]{c: make(chan T, n), make: newT}
+}
+
+func (f *freeList[T]) get() T {
+	select {
+	case x := <-f.c:
+		return x
+	default:
+		return f.make()
+	}
+}
+
+func (f *freeList[T]) put(x T) {
+	select {
+	case f.c <- x:
+	default:
+	}
+}
 
 // Run reads the inputs in order, as one stream, and writes the folded
 // output to w. Inputs that cannot be read are reported in the returned
@@ -100,9 +126,12 @@ func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
 	st := collapse.New(w, opt)
 	st.Warnf, st.Notef = c.Warnf, c.Notef
 
-	var batchPool sync.Pool
 	jobs := make(chan *job)
 	queue := make(chan *job, 2*workers+2)
+	// Chunks in flight: the queue, one per worker, one being read.
+	inFlight := cap(queue) + workers + 2
+	bufs := newFreeList(inFlight, func() *[]byte { b := make([]byte, 0, min(chunk, DefaultChunkSize)+64<<10); return &b })
+	batches := newFreeList(inFlight, st.NewBatch)
 	var wg sync.WaitGroup
 	for range workers {
 		wk := st.Worker()
@@ -122,6 +151,7 @@ func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
 				j.bad = append(j.bad[:0], p.bad...)
 				close(j.done)
 			}
+			wk.Done()
 		}()
 	}
 
@@ -158,9 +188,9 @@ func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
 				mergeErr = err
 				mu.Unlock()
 			}
-			batchPool.Put(j.batch)
-			j.data, j.batch = nil, nil
-			bufPool.Put(j.buf)
+			batches.put(j.batch)
+			bufs.put(j.buf)
+			j.data, j.batch, j.buf = nil, nil, nil
 		}
 	}()
 
@@ -181,12 +211,8 @@ func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
 				j.capture = &capture
 			}
 			fs.jobs++
-			if b, ok := batchPool.Get().(*collapse.Batch); ok {
-				st.ResetBatch(b)
-				j.batch = b
-			} else {
-				j.batch = st.NewBatch()
-			}
+			j.batch = batches.get()
+			st.ResetBatch(j.batch)
 			queue <- j
 			jobs <- j
 		}
@@ -195,7 +221,7 @@ func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
 			inputErrs = append(inputErrs, err)
 			continue
 		}
-		err = readChunks(rc, chunk, emit, failed)
+		err = readChunks(rc, chunk, bufs.get, emit, failed)
 		if cerr := rc.Close(); err == nil && cerr != nil {
 			err = cerr
 		}
@@ -273,10 +299,10 @@ func prescan(data []byte, fs *fileState, st *collapse.Stage) {
 // readChunks reads r and calls emit with chunks that end at a sample
 // boundary: after a blank line, or after a sample printed on one line.
 // The last chunk (last = true) is the rest of the input, whatever it is.
-func readChunks(r io.Reader, size int, emit func(data []byte, bp *[]byte, last bool), stop func() bool) error {
+func readChunks(r io.Reader, size int, getBuf func() *[]byte, emit func(data []byte, bp *[]byte, last bool), stop func() bool) error {
 	var carry []byte
 	for {
-		bp := bufPool.Get().(*[]byte)
+		bp := getBuf()
 		b := append((*bp)[:0], carry...)
 		want := max(size, len(carry)+size/2)
 		var rerr error
