@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"flamekit/pkg/folded"
 )
 
 // aggregator sums weights per distinct folded stack (classic output).
@@ -76,8 +78,9 @@ func (a *aggregator) sort() {
 // writeMerged writes the sums of sorted aggregators as classic folded lines,
 // sorted, the sums of a stack found in several of them added: a k-way
 // merge, so that the only serial work at the end of a parallel run is one
-// pass over the distinct stacks.
-func writeMerged(w io.Writer, aggs []*aggregator) error {
+// pass over the distinct stacks. Counts are divided by div (1000 turns
+// nanoseconds into microseconds).
+func writeMerged(w io.Writer, aggs []*aggregator, div int64) error {
 	pos := make([]int, len(aggs))
 	var buf []byte
 	for {
@@ -102,7 +105,11 @@ func writeMerged(w io.Writer, aggs []*aggregator) error {
 		}
 		buf = append(buf, stack...)
 		buf = append(buf, ' ')
-		buf = strconv.AppendInt(buf, sum, 10)
+		if div == 1 {
+			buf = strconv.AppendInt(buf, sum, 10)
+		} else {
+			buf = folded.AppendCount(buf, float64(sum)/float64(div))
+		}
 		buf = append(buf, '\n')
 		if len(buf) >= 64<<10 {
 			if _, err := w.Write(buf); err != nil {

@@ -35,9 +35,11 @@ type result struct {
 func run(t testing.TB, opt Options, samples ...sample.Sample) result {
 	t.Helper()
 	var out, stderr bytes.Buffer
-	st := New(&out, opt)
+	st, err := New(&out, opt)
+	if err != nil {
+		return result{err: err}
+	}
 	st.Warnf = func(f string, a ...any) { fmt.Fprintf(&stderr, "stackcollapse: "+f+"\n", a...) }
-	st.Notef = func(f string, a ...any) { fmt.Fprintf(&stderr, f, a...) }
 	st.Begin(nil, "")
 	for i := range samples {
 		if err := st.Add(&samples[i]); err != nil {

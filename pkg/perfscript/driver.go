@@ -41,8 +41,6 @@ type Collapser struct {
 	ChunkSize int // bytes per chunk; 0 means DefaultChunkSize
 	// Warnf prints a message on standard error (may be nil).
 	Warnf func(format string, args ...any)
-	// Notef prints Perl's "Filtering for events of type: X" line as is.
-	Notef func(format string, args ...any)
 }
 
 // Summary is what a run read and wrote.
@@ -123,8 +121,11 @@ func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
 		// A srcline line may be read across a blank line: no cutting.
 		workers, chunk = 1, int(^uint(0)>>2)
 	}
-	st := collapse.New(w, opt)
-	st.Warnf, st.Notef = c.Warnf, c.Notef
+	st, err := collapse.New(w, opt)
+	if err != nil {
+		return Summary{}, err
+	}
+	st.Warnf = c.Warnf
 
 	jobs := make(chan *job)
 	queue := make(chan *job, 2*workers+2)
@@ -200,7 +201,6 @@ func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
 			break
 		}
 		fs := &fileState{}
-		st.StartPrescan()
 		emit := func(data []byte, bp *[]byte, last bool) {
 			if st.PrescanWanted() || !fs.headerSeen {
 				prescan(data, fs, st)

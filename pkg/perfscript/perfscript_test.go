@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -43,7 +44,6 @@ func collapseText(t testing.TB, data []byte, opt Options, workers, chunk int) re
 	c := &Collapser{
 		Options: opt, Workers: workers, ChunkSize: chunk,
 		Warnf: func(f string, a ...any) { fmt.Fprintf(&stderr, "stackcollapse: "+f+"\n", a...) },
-		Notef: func(f string, a ...any) { fmt.Fprintf(&stderr, f, a...) },
 	}
 	in := Input{Name: "input", Open: func() (io.ReadCloser, error) {
 		return folded.Decompress(io.NopCloser(bytes.NewReader(data)))
@@ -83,7 +83,7 @@ func checkGolden(t *testing.T, path, got string) {
 
 // sameSummary compares two summaries, the first skipped line by its text.
 func sameSummary(a, b Summary) bool {
-	return a.Summary == b.Summary && a.Skipped.String() == b.Skipped.String()
+	return reflect.DeepEqual(a.Summary, b.Summary) && a.Skipped.String() == b.Skipped.String()
 }
 
 // firstDiff shows the first differing line of two outputs.
