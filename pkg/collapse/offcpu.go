@@ -23,7 +23,7 @@ type OffCPUStats struct {
 	// switching out: off CPU since before the capture, or new threads.
 	// Their stack and state are unknown: they are never counted.
 	OpenAtStart int64
-	Short, Long            int64 // dropped by MinBlock (or under 1 us) and MaxBlock
+	Short, Long int64 // dropped by MinBlock (or under 1 us) and MaxBlock
 	// Lost counts switch-outs of a thread whose interval was still open:
 	// its switch-in was not recorded (perf lost events).
 	Lost int64
