@@ -204,7 +204,12 @@ func TestParallelEqualsSequential(t *testing.T) {
 	inputs = append(append(inputs, samples...), compat...)
 	for _, path := range inputs {
 		data := readFile(t, path)
-		for _, opt := range []Options{{}, {NoTime: true}, {NoTime: true, TID: true, Kernel: true}, {NoIdle: true}} {
+		opts := []Options{{}, {NoTime: true}, {NoTime: true, TID: true, Kernel: true}, {NoIdle: true}}
+		if strings.Contains(path, "offcpu") || strings.Contains(path, "hotcold") || strings.Contains(path, "tracepoint") {
+			opts = append(opts, Options{OffCPU: true}, Options{OffCPU: true, Wakers: true, States: "all", ClipOpen: true},
+				Options{HotCold: true, NoTime: true})
+		}
+		for _, opt := range opts {
 			seq := sequential(t, data, opt)
 			for _, cfg := range [][2]int{{2, 1}, {2, 700}, {4, 4096}, {3, 64 << 10}} {
 				par := collapseText(t, data, opt, cfg[0], cfg[1])

@@ -296,46 +296,69 @@ func prescan(data []byte, fs *fileState, st *collapse.Stage) {
 	}
 }
 
-// readChunks reads r and calls emit with chunks that end at a sample
-// boundary: after a blank line, or after a sample printed on one line.
-// The last chunk (last = true) is the rest of the input, whatever it is.
+// chunker cuts a stream into chunks that end at a sample boundary: after
+// a blank line, or after a sample printed on one line.
+type chunker struct {
+	r     io.Reader
+	size  int
+	carry []byte
+	done  bool
+}
+
+// next fills *bp with the next chunk and returns it; last is true for the
+// last one (the rest of the input, whatever it is), err is the read error
+// that ended the input, if any.
+func (c *chunker) next(bp *[]byte) (data []byte, last bool, err error) {
+	b := append((*bp)[:0], c.carry...)
+	want := max(c.size, len(c.carry)+c.size/2)
+	eof := false
+	split := -1
+	for {
+		for len(b) < want && !eof {
+			if cap(b)-len(b) < 32<<10 {
+				b = slices.Grow(b, max(len(b), 64<<10))
+			}
+			n, rerr := c.r.Read(b[len(b):cap(b)])
+			b = b[:len(b)+n]
+			if rerr == io.EOF {
+				eof = true
+			} else if rerr != nil {
+				err, eof = rerr, true
+			}
+		}
+		if eof {
+			break
+		}
+		if split = findSplit(b); split > 0 {
+			break
+		}
+		want = 2 * len(b) // one sample larger than a chunk: read on
+	}
+	*bp = b
+	if eof {
+		c.done = true
+		return b, true, err
+	}
+	c.carry = append(c.carry[:0], b[split:]...)
+	return b[:split], false, nil
+}
+
+// readChunks reads r and calls emit with its chunks (see chunker), until
+// the last or until stop returns true.
 func readChunks(r io.Reader, size int, getBuf func() *[]byte, emit func(data []byte, bp *[]byte, last bool), stop func() bool) error {
-	var carry []byte
+	c := &chunker{r: r, size: size}
 	for {
 		bp := getBuf()
-		b := append((*bp)[:0], carry...)
-		want := max(size, len(carry)+size/2)
-		var rerr error
-		eof := false
-		split := -1
-		for {
-			for len(b) < want && !eof {
-				if cap(b)-len(b) < 32<<10 {
-					b = slices.Grow(b, max(len(b), 64<<10))
-				}
-				n, err := r.Read(b[len(b):cap(b)])
-				b = b[:len(b)+n]
-				if err == io.EOF {
-					eof = true
-				} else if err != nil {
-					rerr, eof = err, true
-				}
-			}
-			if eof {
-				break
-			}
-			if split = findSplit(b); split > 0 {
-				break
-			}
-			want = 2 * len(b) // one sample larger than a chunk: read on
+		data, last, err := c.next(bp)
+		if !last && stop() {
+			// Hand over what was read, as the last chunk.
+			data = (*bp)[:len(*bp)]
+			last = true
 		}
-		*bp = b
-		if eof || stop() {
-			emit(b, bp, true)
-			return rerr
+		emit(data, bp, last)
+		if last {
+			return err
 		}
-		carry = append(carry[:0], b[split:]...)
-		emit(b[:split], bp, false)
 	}
 }
 
