@@ -126,7 +126,6 @@ func TestWeight(t *testing.T) {
 	}
 }
 
-
 func TestSymbolCheck(t *testing.T) {
 	many := func(frame string, n int) []sample.Sample {
 		var out []sample.Sample
