@@ -31,10 +31,19 @@ func headerLine(c *sample.Capture, line []byte) {
 		c.CapturedOn = val
 	case "cmdline":
 		c.Cmdline = val
-	case "time of first sample":
-		c.First = val
-	case "time of last sample":
-		c.Last = val
+	case "time of first sample", "time of last sample":
+		// perf record --off-cpu writes its samples at the end of the run
+		// with a dummy time of about 18446744069.41 s, which becomes
+		// the "time of last sample": a time that no perf clock reading
+		// can be is left out.
+		if _, err := folded.ParseTime([]byte(val)); err != nil {
+			break
+		}
+		if key == "time of first sample" {
+			c.First = val
+		} else {
+			c.Last = val
+		}
 	case "event":
 		// "name = cpu-clock:pppH, , id = { 25, 26 }, type = 1, ..."
 		if name, ok := strings.CutPrefix(val, "name = "); ok {
