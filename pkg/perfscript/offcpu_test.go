@@ -256,3 +256,31 @@ func findInterval(ivs []interval, r interval) int {
 	}
 	return -1
 }
+
+// TestSymbolWarnings: captures whose frames lack symbols are told so once,
+// by kind, with the cure; well-symbolised ones are not.
+func TestSymbolWarnings(t *testing.T) {
+	tests := []struct{ capture, want string }{
+		{"nokallsyms", "100% of the kernel frames have no symbol ([unknown]): perf could not read the kernel's symbols. Run perf script (or perf record) as root, or allow it with sysctl kernel.kptr_restrict=0"},
+		{"stripped", "of the user frames have no symbol, most in /tmp/flamekit-capture."},
+		{"nojitmap", "of the user frames are in anonymous memory with no symbol, as JIT-compiled code is: have the runtime write /tmp/perf-PID.map (Java: -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit"},
+		{"cpp-templates", ""},
+		{"kernel", ""},
+		{"java", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.capture, func(t *testing.T) {
+			data := readFile(t, filepath.Join("../../testdata/perf", tc.capture+".txt.gz"))
+			got := collapseText(t, data, Options{}, 2, 64<<10)
+			if tc.want == "" {
+				if got.stderr != "" {
+					t.Errorf("stderr %q, want nothing", got.stderr)
+				}
+				return
+			}
+			if !strings.Contains(got.stderr, tc.want) || strings.Count(got.stderr, "\n") != 1 {
+				t.Errorf("stderr %q, want one line with %q", got.stderr, tc.want)
+			}
+		})
+	}
+}
