@@ -331,7 +331,18 @@ func TestPerfTimetravelRealPerf(t *testing.T) {
 		t.Error("no samples in two windows of perf record -a")
 	}
 	meta := ok(t, dir, "zcat tt/"+folded[0]+" | awk '/^# flamekit v1 timed/ && !n++'", path)
-	if !strings.Contains(string(meta.stdout), `first="`) || !strings.Contains(string(meta.stdout), `cmdline="`) {
-		t.Errorf("converted window lacks the capture's metadata: %s", meta.stdout)
+	for _, key := range []string{`first="`, `cmdline="`, `ref-wall="`, `ref-perf="`} {
+		if !strings.Contains(string(meta.stdout), key) {
+			t.Errorf("converted window lacks %s…: %s", key, meta.stdout)
+		}
+	}
+	// The marker's times make a wall-clock window exact: it is placed with
+	// the reference, not estimated from "captured on".
+	m := regexp.MustCompile(`ref-wall="([^"]+)"`).FindSubmatch(meta.stdout)
+	if m != nil {
+		r := ok(t, dir, "timeslice --at "+string(m[1])+"±1 tt/*.folded.gz > /dev/null", path)
+		if strings.Contains(string(r.stderr), "estimated") || !strings.Contains(string(r.stderr), "exact: clock reference") {
+			t.Errorf("a wall-clock window of converted windows is not exact:\n%s", r.stderr)
+		}
 	}
 }

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"flamekit/internal/cli"
 	"flamekit/pkg/collapse"
+	"flamekit/pkg/detect"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/perfscript"
 )
@@ -18,7 +20,10 @@ import (
 const description = `Fold perf script output into stacks, one line per stack, for flamegraph.
 
 Reads the text of "perf script" (with or without --header) from FILEs or
-standard input ("-"), gzipped or not. Stacks are folded as
+standard input ("-"), gzipped or not; also pprof profiles, bpftrace map
+dumps and already-folded stacks (bcc's -f output, async-profiler's
+collapsed), each input recognised by its content (see --format). Stacks are
+folded as
 stackcollapse-perf.pl folds them (same frames, same flags, weights = perf's
 periods). When the samples have timestamps, the output keeps them: one
 timed line "stack weight @seconds" per sample, in input order, after a
@@ -34,6 +39,8 @@ Examples:
   perf script | stackcollapse --no-time --all > out.folded
   stackcollapse --pid --no-idle out.perf.gz | flamegraph > busy.svg
   stackcollapse -event-filter=page-faults out.perf > faults.folded
+  bpftrace -e 'profile:hz:99 { @[kstack, ustack, comm] = count(); }' > out.bt
+  stackcollapse --kernel out.bt | flamegraph > bpf.svg
 
 Exit status: 0 when the input was read (malformed lines are counted on
 standard error), 1 when an input could not be read, 2 for usage errors.`
@@ -60,13 +67,28 @@ type command struct {
 	Srcline     bool            `help:"The input was made with perf script -F+srcline: add the source line to each frame."`
 	NoIdle      bool            `name:"no-idle" help:"Drop the samples of idle CPUs (swapper in the idle loop)."`
 	NoTime      bool            `name:"no-time" help:"Write classic folded output (sorted, summed) even when samples have timestamps."`
+	RefWall     string          `name:"ref-wall" placeholder:"TIME" help:"With --ref-perf: a wall-clock time (RFC 3339, or epoch seconds) known to have happened at perf time --ref-perf, e.g. from a marker written to /dev/kmsg; put in the metadata so that timeslice maps perf time to the wall clock exactly."`
+	RefPerf     string          `name:"ref-perf" placeholder:"SECONDS" help:"The perf-clock (dmesg) time of --ref-wall, e.g. 2404.748841."`
 	Jobs        int             `name:"jobs" short:"j" default:"0" help:"Parse with this many threads (default: all CPUs)."`
+	Format      string          `name:"format" enum:"auto,perf,bpftrace,pprof,perf-data,folded" default:"auto" help:"Input format: auto (recognise each input by its content), perf (perf script text), pprof (profile.proto, gzipped or not: Go's -cpuprofile/-memprofile, perf_data_converter, timeslice --format pprof), bpftrace (map dump), folded (passed through), perf-data (refused: run perf script)."`
+	Map         string          `name:"map" placeholder:"@NAME" help:"bpftrace input: the map to fold (default: the first map with a stack in its key)."`
 	Version     cli.VersionFlag `help:"Print the version and exit."`
-	Files       []string        `arg:"" optional:"" name:"FILE" help:"perf script output files (.gz read transparently); '-' or none for standard input."`
+	Files       []string        `arg:"" optional:"" name:"FILE" help:"Input files: perf script text, pprof, bpftrace dumps, folded stacks (.gz read transparently); '-' or none for standard input."`
+
+	pprofFlags `embed:""`
 }
 
-// Run runs the command.
+// Run runs the command. Each input is recognised by its content (or
+// --format): perf script text is folded as stackcollapse-perf.pl does (all
+// such inputs together, as one capture, written where the first of them
+// is), a bpftrace dump is folded by pkg/bpftrace (summed, sorted), folded
+// input is copied through, pprof profiles are converted (all inputs pprof,
+// or none); a perf.data file is refused, by name.
 func (c *command) Run(env *cli.Env) error {
+	forced, err := detect.ParseFormat(c.Format)
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
 	opt := perfscript.Options{
 		PID: c.PID, TID: c.TID, Kernel: c.Kernel || c.All, JIT: c.JIT || c.All,
 		Addrs: c.Addrs, Inline: c.Inline, Context: c.Context, Srcline: c.Srcline,
@@ -74,39 +96,101 @@ func (c *command) Run(env *cli.Env) error {
 		Weight: c.Weight, OffCPU: c.OffCPU, States: c.States, ClipOpen: c.ClipOpen,
 		Wakers: c.Wakers, HotCold: c.HotCold,
 	}
-	offCPU := c.OffCPU || c.Wakers || c.HotCold
-	for _, f := range []struct {
-		name string
-		set  bool
-	}{{"--states", c.States != ""}, {"--min-block", c.MinBlock != ""}, {"--max-block", c.MaxBlock != ""}, {"--clip-open", c.ClipOpen}} {
-		if f.set && !offCPU {
-			return cli.Usagef("%s needs --off-cpu (or --hot-cold)", f.name)
+	if err := c.offCPUOptions(&opt); err != nil {
+		return err
+	}
+	if (c.RefWall == "") != (c.RefPerf == "") {
+		return cli.Usagef("--ref-wall and --ref-perf go together: a wall-clock time and the perf time it happened at")
+	}
+	if c.RefWall != "" {
+		wall, perf, err := parseRef(c.RefWall, c.RefPerf)
+		if err != nil {
+			return cli.Usagef("%v", err)
 		}
-	}
-	var err error
-	if opt.MinBlock, err = parseBlock("--min-block", c.MinBlock); err != nil {
-		return err
-	}
-	if opt.MaxBlock, err = parseBlock("--max-block", c.MaxBlock); err != nil {
-		return err
+		opt.RefWall, opt.RefPerf = wall, perf
 	}
 	names := c.Files
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
-	inputs := make([]perfscript.Input, len(names))
-	for i, name := range names {
-		display := folded.DisplayName(name)
-		inputs[i] = perfscript.Input{Name: display, Source: name, Open: func() (io.ReadCloser, error) {
-			rc, err := folded.OpenStdin(name, env.Stdin)
+	srcs := make([]*source, 0, len(names))
+	defer func() {
+		for _, s := range srcs {
+			if s.open != nil {
+				s.open.Close()
+			}
+		}
+	}()
+	for _, name := range names {
+		s, err := detectSource(name, env.Stdin, forced)
+		if err != nil {
+			return err
+		}
+		srcs = append(srcs, s)
+		if err := unsupported(s); err != nil {
+			return err
+		}
+	}
+	var pprofs []opened
+	other := ""
+	for _, s := range srcs {
+		if s.kind == detect.Pprof {
+			pprofs = append(pprofs, opened{name: s.name, pprof: true, rc: s.open})
+		} else if other == "" {
+			other = s.kind.String()
+			if s.kind == detect.Unknown || s.kind == detect.Empty {
+				other = detect.PerfScript.String()
+			}
+		}
+	}
+	switch {
+	case len(pprofs) == len(srcs):
+		for _, s := range srcs {
+			s.open = nil // runPprof closes them
+		}
+		return c.runPprof(env, pprofs)
+	case len(pprofs) > 0:
+		return cli.Usagef("some inputs are pprof and some %s: fold them in separate runs", other)
+	}
+	perfDone := false
+	for _, s := range srcs {
+		var err error
+		switch s.kind {
+		case detect.Bpftrace:
+			err = c.foldBpftrace(env, s)
+		case detect.Folded:
+			err = c.passFolded(env, s)
+		default: // perf script text, empty input, undetected text
+			if !perfDone {
+				perfDone = true
+				err = c.collapsePerf(env, srcs, opt)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// collapsePerf folds the perf script inputs among srcs, as one capture.
+func (c *command) collapsePerf(env *cli.Env, srcs []*source, opt perfscript.Options) error {
+	var inputs []perfscript.Input
+	for _, s := range srcs {
+		if s.kind == detect.Bpftrace || s.kind == detect.Folded {
+			continue
+		}
+		in := perfscript.Input{Name: s.display, Source: s.name, Open: func() (io.ReadCloser, error) {
+			rc, err := s.reader(env.Stdin)
 			if err != nil {
 				return nil, err
 			}
-			return refusePerfData(display, rc)
+			return refusePerfData(s.display, rc) // --format perf on a perf.data
 		}}
-		if name == "-" {
-			inputs[i].Source = "" // no source metadata for stdin
+		if s.name == "-" {
+			in.Source = "" // no source metadata for stdin
 		}
+		inputs = append(inputs, in)
 	}
 	col := &perfscript.Collapser{
 		Options: opt,
@@ -121,6 +205,26 @@ func (c *command) Run(env *cli.Env) error {
 	if err == nil && sum.Samples == 0 && sum.Skipped.Count > 0 {
 		return fmt.Errorf("no samples found, and the input has lines that are not perf script text (counted above): is it the output of 'perf script'?")
 	}
+	return err
+}
+
+// offCPUOptions checks the flags that only --off-cpu (or --hot-cold) uses
+// and reads --min-block and --max-block.
+func (c *command) offCPUOptions(opt *perfscript.Options) error {
+	offCPU := c.OffCPU || c.Wakers || c.HotCold
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"--states", c.States != ""}, {"--min-block", c.MinBlock != ""}, {"--max-block", c.MaxBlock != ""}, {"--clip-open", c.ClipOpen}} {
+		if f.set && !offCPU {
+			return cli.Usagef("%s needs --off-cpu (or --hot-cold)", f.name)
+		}
+	}
+	var err error
+	if opt.MinBlock, err = parseBlock("--min-block", c.MinBlock); err != nil {
+		return err
+	}
+	opt.MaxBlock, err = parseBlock("--max-block", c.MaxBlock)
 	return err
 }
 
@@ -158,4 +262,21 @@ func refusePerfData(name string, rc io.ReadCloser) (io.ReadCloser, error) {
 		io.Reader
 		io.Closer
 	}{br, rc}, nil
+}
+
+// parseRef checks a clock reference given on the command line and returns
+// it as the metadata writes it: the wall clock in RFC 3339 UTC (from RFC
+// 3339 or epoch seconds such as date +%s.%N prints), and perf seconds.
+func parseRef(wall, perf string) (string, string, error) {
+	if _, err := folded.ParseTime([]byte(perf)); err != nil || strings.HasPrefix(perf, "-") {
+		return "", "", fmt.Errorf("--ref-perf %q: want perf-clock seconds, e.g. 2404.748841", perf)
+	}
+	if t, err := time.Parse(time.RFC3339Nano, wall); err == nil {
+		return t.UTC().Format(time.RFC3339Nano), perf, nil
+	}
+	ns, err := folded.ParseTime([]byte(wall))
+	if err != nil {
+		return "", "", fmt.Errorf("--ref-wall %q: want RFC 3339 (2026-11-22T02:56:25.385988021Z) or epoch seconds (1795316185.385988021)", wall)
+	}
+	return time.Unix(0, int64(ns)).UTC().Format(time.RFC3339Nano), perf, nil
 }

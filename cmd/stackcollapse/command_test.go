@@ -40,7 +40,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"empty file", write("empty", nil), 0, "", ""},
 		{"garbage lines", write("garbage", []byte("hello\nworld\n"+good)), 0, "p;a 5\n", "skipped 2 malformed lines (first: "},
-		{"binary", write("bin", bin), 1, "", "is it the output of 'perf script'?"},
+		{"binary", write("bin", bin), 1, "", "not an input flamekit reads: it looks like binary data starting 00 07 0e"},
 		{"perf.data instead of its text", write("perf.data", append([]byte("PERFILE2"), bin...)), 1, "", "is a perf.data file, not perf script text: run perf script --header -i"},
 		{"NUL bytes", write("nul", []byte("p\x00q 1 1.0: 5 ev:\n\t1 a\x00b (/x)\n\n")), 0, "p\x00q;a\x00b 5\n", ""},
 		{"1 MiB symbol", write("huge", []byte(huge)), 0, "p;" + strings.Repeat("s", 1<<20) + " 5\n", ""},
@@ -147,5 +147,28 @@ func TestDerivedTestdata(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s", tc.from, code, errb.String())
 		}
 		golden.Check(t, tc.to, out.Bytes())
+	}
+}
+
+// TestClockReference: --ref-wall and --ref-perf put a clock reference known
+// from elsewhere (the recorder's kernel-log marker) into the metadata.
+func TestClockReference(t *testing.T) {
+	text := "p 1 100.500000: 5 ev:\n\t1 a (/x)\n\n"
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--ref-wall", "1795316185.385988021", "--ref-perf", "100.25"}, 0, `ref-wall="2026-11-22T02:56:25.385988021Z" ref-perf="100.25"`},
+		{[]string{"--ref-wall", "2026-11-22T03:56:25.5+01:00", "--ref-perf", "100.25"}, 0, `ref-wall="2026-11-22T02:56:25.5Z" ref-perf="100.25"`},
+		{[]string{"--ref-wall", "1795316185"}, 2, "go together"},
+		{[]string{"--ref-wall", "yesterday", "--ref-perf", "100"}, 2, "want RFC 3339"},
+		{[]string{"--ref-wall", "1795316185", "--ref-perf=-3"}, 2, "want perf-clock seconds"},
+	} {
+		var out, errb bytes.Buffer
+		code := cli.Run("stackcollapse", description, &command{}, tc.args, strings.NewReader(text), &out, &errb)
+		if code != tc.code || !strings.Contains(out.String()+errb.String(), tc.want) {
+			t.Errorf("%v: exit %d, want %d and %q:\n%s%s", tc.args, code, tc.code, tc.want, out.String(), errb.String())
+		}
 	}
 }

@@ -12,13 +12,15 @@ import (
 	"flamekit/internal/cli"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/heatmap"
+	"flamekit/pkg/pyroscope"
 	"flamekit/pkg/timeslice"
 )
 
 // description is the first part of timeslice --help.
 const description = `Cut a time window out of timed folded stacks (stackcollapse output:
-"stack count @seconds" lines), drop idle samples, or draw the sub-second
-heat map that shows where to cut. Output is classic folded stacks summed over
+"stack count @seconds" lines), drop idle samples, draw the sub-second heat
+map that shows where to cut, or find the bursts for you. Output is classic
+folded stacks summed over
 the window, ready for flamegraph, difffolded or flamegraph.pl.
 
 Windows are half-open, [from, to): a sample exactly at --to belongs to the
@@ -40,6 +42,22 @@ next window, so consecutive windows add up to the whole capture.
 The resolved window (perf clock, relative, wall clock when known) and the
 number of samples are printed on stderr (-q: only warnings).
 
+The heat map counts seconds from the capture's first sample, as relative
+windows do: its second 14, 200 ms is --from 14.2s. A capture longer than
+10 minutes gets an overview (a night: a column per 2 minutes, a row per
+2 s) and the sub-second map of the 5 minutes clicked on it. A selection
+gives the timeslice command of its cells, naming by absolute path the
+inputs that hold them (- for standard input).
+
+--bursts prints the windows whose busy rate (idle samples never count)
+stands out most from the capture's typical second, best first, one a line:
+its robust z-score ((rate - median second) / scale, the scale being the
+larger of 1.4826 x MAD and the counting noise sqrt(median)), its rate,
+where it is (perf clock, after the first sample, wall clock), its top
+processes and stacks, and the timeslice command that cuts it. A burst is a
+run of seconds at z >= --threshold/2 holding one at --threshold or more,
+its edges placed to 100 ms. The heat map marks the same windows.
+
 Every line of every input is read, so captures concatenated in any order,
 with or without their metadata lines, give the same slice as the same files
 named one by one. Relative and wall-clock windows need the whole input to
@@ -52,8 +70,11 @@ Examples:
   timeslice --from 10s --to 20s --no-idle capture.folded > busy.folded
   timeslice --heatmap --no-idle capture.folded.gz > heat.svg     (open in a browser)
   timeslice --heatmap=text --no-idle capture.folded.gz | less -S
+  timeslice --bursts stacks/*.folded.gz                           (a night: what stood out?)
   stackcollapse < perf.txt | timeslice > classic.folded            (no window: timed -> classic)
-  timeslice --from 60s --to 120s --keep-time big.folded | timeslice --at 70s±2.5`
+  timeslice --from 60s --to 120s --keep-time big.folded | timeslice --at 70s±2.5
+  timeslice --at 70s±2.5 --format pprof capture.folded.gz > spike.pb.gz   (go tool pprof spike.pb.gz)
+  timeslice --push http://pyroscope:4040 --service web --label host=web01 capture.folded.gz`
 
 // heatmapFormat is the value of --heatmap: "svg" (the default when the
 // flag has no value) or "text".
@@ -84,16 +105,24 @@ func (h *heatmapFormat) IsBool() bool { return true }
 
 // command is the timeslice command line.
 type command struct {
-	At       string          `help:"Window around a time: TIME±HALF (or TIME+-HALF), e.g. 70s±2.5, @43521.274±2.5, 2026-04-15T10:33:10Z±2.5." placeholder:"TIME±W"`
-	From     string          `help:"Start of the window (included): 65s, @43518.774 or a wall-clock time. Default: the start of the capture." placeholder:"TIME"`
-	To       string          `help:"End of the window (excluded): 75s, @43523.774 or a wall-clock time. Default: the end of the capture." placeholder:"TIME"`
-	NoIdle   bool            `name:"no-idle" help:"Drop the samples of idle CPUs (same list as stackcollapse --no-idle; interrupt and softirq work on an idle CPU is kept)."`
-	KeepTime bool            `name:"keep-time" help:"Write timed folded lines (one per sample, with a metadata line describing the slice) instead of summed classic stacks, so slices can be chained."`
-	Heatmap  heatmapFormat   `help:"Draw the sub-second heat map instead: --heatmap writes an interactive SVG (hover for details; click a start and an end cell for the timeslice command of that range), --heatmap=text a terminal view. Cells count samples (lines, not periods), as FlameScope." placeholder:""`
-	Rows     int             `default:"50" help:"Heat map rows per second (50 = 20 ms buckets; 1 to 1000)."`
-	Quiet    bool            `short:"q" help:"Do not print the resolved window and sample count on stderr (warnings still are)."`
-	Version  cli.VersionFlag `help:"Print the version and exit."`
-	Files    []string        `arg:"" optional:"" help:"Timed folded inputs (.gz read transparently); - or none: standard input." placeholder:"FILE"`
+	At        string          `help:"Window around a time: TIME±HALF (or TIME+-HALF), e.g. 70s±2.5, @43521.274±2.5, 2026-04-15T10:33:10Z±2.5." placeholder:"TIME±W"`
+	From      string          `help:"Start of the window (included): 65s, @43518.774 or a wall-clock time. Default: the start of the capture." placeholder:"TIME"`
+	To        string          `help:"End of the window (excluded): 75s, @43523.774 or a wall-clock time. Default: the end of the capture." placeholder:"TIME"`
+	NoIdle    bool            `name:"no-idle" help:"Drop the samples of idle CPUs (same list as stackcollapse --no-idle; interrupt and softirq work on an idle CPU is kept)."`
+	KeepTime  bool            `name:"keep-time" help:"Write timed folded lines (one per sample, with a metadata line describing the slice) instead of summed classic stacks, so slices can be chained."`
+	Heatmap   heatmapFormat   `help:"Draw the sub-second heat map instead: --heatmap writes an interactive SVG (over 10 minutes, an overview and the sub-second map of the stretch clicked; hover for details; click a start and an end cell for the timeslice command of that range; bursts are marked), --heatmap=text a terminal view. Cells count samples (lines, not periods), as FlameScope." placeholder:""`
+	Rows      int             `default:"50" help:"Heat map rows per second (50 = 20 ms buckets; 1 to 1000)."`
+	Bursts    bool            `help:"Print the windows whose busy rate stands out most from the rest of the capture, best first, one a line: how far it stands out (robust z-score), where it is (perf clock, after the first sample, wall clock), its top processes and stacks, and the timeslice command that cuts it. Idle samples never count. The heat map marks the same windows."`
+	Measure   string          `enum:"auto,samples,weight" default:"auto" help:"What --bursts and the heat map's marks measure: samples (busy sample lines), weight (the sum of their counts: off-CPU time, periods) or auto (weight when the counts differ from line to line, else samples)."`
+	Top       int             `default:"10" help:"--bursts: print at most N windows." placeholder:"N"`
+	Threshold float64         `default:"5" help:"--bursts: the robust z-score a second needs to count as busy." placeholder:"Z"`
+	Quiet     bool            `short:"q" help:"Do not print the resolved window and sample count on stderr (warnings still are)."`
+	Version   cli.VersionFlag `help:"Print the version and exit."`
+	Files     []string        `arg:"" optional:"" help:"Timed folded inputs (.gz read transparently); - or none: standard input." placeholder:"FILE"`
+
+	fleetFlags `embed:""`
+	pusher     *pyroscope.Pusher
+	busy       *busy // the heat map's and the bursts' sink, set by output
 }
 
 // Run runs timeslice: it places the window on perf's clock (reading the
@@ -109,6 +138,15 @@ func (c *command) Run(env *cli.Env) error {
 	}
 	if c.Heatmap != "" && c.KeepTime {
 		return cli.Usagef("--heatmap and --keep-time cannot be combined")
+	}
+	if err := c.checkFleet(); err != nil {
+		return err
+	}
+	if c.Bursts && (c.Heatmap != "" || c.KeepTime || c.Push != "" || c.Format == "pprof") {
+		return cli.Usagef("--bursts prints windows: it cannot be combined with --heatmap (which marks them), --keep-time, --format pprof or --push")
+	}
+	if c.Top < 1 || c.Threshold <= 0 {
+		return cli.Usagef("--top wants 1 or more, --threshold more than 0")
 	}
 	names := c.Files
 	if len(names) == 0 {
@@ -128,9 +166,20 @@ func (c *command) Run(env *cli.Env) error {
 	// input moves the window (a later part holding earlier samples).
 	var win *timeslice.Window
 	guessed := false
+	if c.Push != "" {
+		// Pushes cannot be taken back: the clock, the capture facts and
+		// the window must be final before the first one, so read the
+		// inputs a first time.
+		if err := inputs.Survey(""); err != nil {
+			return err
+		}
+		if err := inputs.RequireTimed(); err != nil {
+			return err
+		}
+	}
 	if hasWindow {
 		if spec.NeedsClock() {
-			if inputs.HasStream() || c.KeepTime {
+			if inputs.HasStream() || c.KeepTime || c.Push != "" {
 				if err := inputs.Survey(""); err != nil {
 					return err
 				}
@@ -148,9 +197,33 @@ func (c *command) Run(env *cli.Env) error {
 			return err
 		}
 	}
+	if c.Heatmap != "" || c.Bursts {
+		// Seconds count from the first sample, which must be known before
+		// the samples are counted: streams are read a first time (and
+		// kept in a temporary file, to be read again), files guessed from
+		// their heads and read again in the rare case that the whole input
+		// starts earlier.
+		if inputs.HasStream() {
+			if err := inputs.Survey(""); err != nil {
+				return err
+			}
+		} else if err := inputs.Heads(); err != nil {
+			return err
+		}
+	}
 	s, finish, err := c.read(env, inputs, win)
 	if err != nil {
+		c.pushFailed(env)
 		return err
+	}
+	if b := c.busy; b != nil && b.started {
+		// The whole input may start earlier than its heads said (a later
+		// part holding earlier samples): count again from there.
+		if final := inputs.Clock(); final.HasOrigin && final.Origin != b.origin {
+			if s, finish, err = c.read(env, inputs, win); err != nil {
+				return err
+			}
+		}
 	}
 	if guessed {
 		final, err := c.resolve(spec, inputs)
@@ -164,7 +237,7 @@ func (c *command) Run(env *cli.Env) error {
 			}
 		}
 	}
-	if hasWindow || c.Heatmap != "" {
+	if hasWindow || c.Heatmap != "" || c.Bursts {
 		if err := inputs.RequireTimed(); err != nil {
 			return err
 		}
@@ -184,6 +257,7 @@ func (c *command) Run(env *cli.Env) error {
 		}
 	}
 	if err := finish(&clock); err != nil {
+		c.pushFailed(env)
 		return err
 	}
 	c.summary(env, s, win, inputs)
@@ -210,9 +284,12 @@ func (c *command) resolve(spec timeslice.Spec, inputs timeslice.Inputs) (*timesl
 
 // read reads every input whole into the chosen output.
 func (c *command) read(env *cli.Env, inputs timeslice.Inputs, win *timeslice.Window) (*timeslice.Slicer, func(*timeslice.Clock) error, error) {
-	needTime := win != nil || c.Heatmap != ""
-	s := &timeslice.Slicer{Opts: timeslice.Options{Window: win, NoIdle: c.NoIdle, NeedTime: needTime}}
-	finish := c.output(env, s, inputs, win)
+	needTime := win != nil || c.Heatmap != "" || c.Push != "" || c.Bursts
+	s := &timeslice.Slicer{Opts: timeslice.Options{Window: win, NoIdle: c.NoIdle || c.Bursts, NeedTime: needTime}}
+	finish, err := c.output(env, s, inputs, win)
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, in := range inputs {
 		if err := s.Read(in); err != nil {
 			return nil, nil, err
@@ -224,35 +301,53 @@ func (c *command) read(env *cli.Env, inputs timeslice.Inputs, win *timeslice.Win
 // output sets the Slicer's sink for the chosen output (heat map, timed
 // slice, or summed classic stacks) and returns what writes it once every
 // input has been read.
-func (c *command) output(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) (finish func(*timeslice.Clock) error) {
+func (c *command) output(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) (finish func(*timeslice.Clock) error, err error) {
 	switch {
-	case c.Heatmap != "":
-		hm := heatmap.New(c.Rows)
-		s.Sink = timeslice.SinkFunc(func(rec *folded.Record) error { hm.Add(rec.Time); return nil })
+	case c.Push != "":
+		return c.pushOutput(env, s, inputs)
+	case c.Format == "pprof":
+		return c.pprofOutput(env, s, inputs, win), nil
+	case c.Heatmap != "" || c.Bursts:
+		// Columns and bursts count seconds from the capture's first
+		// sample, window or not: second 14 is --from 14s. The first
+		// sample as known before this reading (reading resets what an
+		// input says about itself).
+		before := inputs.Clock()
+		b := newBusy(c.Rows, c.Heatmap != "", s.Opts.NoIdle, before.Origin, before.HasOrigin)
+		c.busy = b
+		s.Sink = b
+		s.Opts.Dropped = timeslice.SinkFunc(b.dropped)
 		return func(clock *timeslice.Clock) error {
-			switch {
-			case win != nil && win.HasFrom && (!clock.HasOrigin || win.From > clock.Origin):
-				hm.SetOrigin(win.From) // columns from the window's start
-			case clock.HasOrigin:
-				hm.SetOrigin(clock.Origin)
+			res, fs, err := c.find(b, inputs)
+			if err != nil {
+				return err
+			}
+			srcs := sources(inputs)
+			if c.Bursts {
+				return c.printBursts(env, res, fs, clock, srcs)
+			}
+			hm := b.heatmap()
+			if n := hm.Saturated(); n > 0 {
+				env.Warnf("warning: %d samples not counted: their heat map cells were full (2^32-1)", n)
 			}
 			g := hm.Grid()
-			info := c.heatInfo(inputs, win, clock)
+			info := c.heatInfo(inputs, win, clock, srcs)
+			info.Marks = marks(res, fs, clock)
 			if c.Heatmap == "text" {
 				return g.WriteText(env.Stdout, info)
 			}
 			return g.WriteSVG(env.Stdout, info)
-		}
+		}, nil
 	case c.KeepTime:
 		tw := timeslice.NewTimedWriter(env.Stdout)
 		s.Sink = tw
 		return func(clock *timeslice.Clock) error {
 			return tw.Close(inputs.CaptureMetas(), timeslice.SliceMeta(inputs, win, clock))
-		}
+		}, nil
 	}
 	var p folded.Profile
 	s.Sink = timeslice.SinkFunc(func(rec *folded.Record) error { p.Add(rec); return nil })
-	return func(*timeslice.Clock) error { _, err := p.WriteTo(env.Stdout); return err }
+	return func(*timeslice.Clock) error { _, err := p.WriteTo(env.Stdout); return err }, nil
 }
 
 func (c *command) window() (timeslice.Spec, bool, error) {
@@ -286,13 +381,10 @@ func countOf(names []string, s string) int {
 	return n
 }
 
-func (c *command) heatInfo(inputs timeslice.Inputs, w *timeslice.Window, clock *timeslice.Clock) heatmap.Info {
-	var names, quoted []string
+func (c *command) heatInfo(inputs timeslice.Inputs, w *timeslice.Window, clock *timeslice.Clock, srcs []heatmap.Source) heatmap.Info {
+	var names []string
 	for _, in := range inputs {
 		names = append(names, in.Display)
-		if in.Name != "-" {
-			quoted = append(quoted, heatmap.ShellQuote(in.Name))
-		}
 	}
 	meta := inputs.Meta()
 	host, _ := meta.Get(folded.KeyHost)
@@ -307,10 +399,7 @@ func (c *command) heatInfo(inputs timeslice.Inputs, w *timeslice.Window, clock *
 	if c.NoIdle {
 		args += " --no-idle"
 	}
-	if len(quoted) > 0 {
-		args += " " + strings.Join(quoted, " ")
-	}
-	info := heatmap.Info{Title: title, Args: args, NoIdle: c.NoIdle, Origin: clock.Origin, HasOrigin: clock.HasOrigin}
+	info := heatmap.Info{Title: title, Args: args, Inputs: srcs, NoIdle: c.NoIdle}
 	if w != nil {
 		info.Notes = append(info.Notes, timeslice.DescribeWindow(w, clock)[0])
 	}
@@ -332,7 +421,7 @@ func (c *command) summary(env *cli.Env, s *timeslice.Slicer, w *timeslice.Window
 	if st.Malformed.Count > 0 {
 		env.Warnf("%s", st.Malformed)
 	}
-	if c.Quiet || w == nil && c.Heatmap == "" {
+	if c.Quiet || w == nil && c.Heatmap == "" && !c.Bursts {
 		return
 	}
 	idle := ""
@@ -340,7 +429,11 @@ func (c *command) summary(env *cli.Env, s *timeslice.Slicer, w *timeslice.Window
 		idle = fmt.Sprintf(" (%d idle samples dropped)", st.Idle)
 	}
 	what := "in the window"
-	if w == nil {
+	switch {
+	case c.Bursts:
+		what = "read for bursts"
+		idle = fmt.Sprintf(" (%d idle samples not counted)", st.Idle)
+	case w == nil:
 		what = "in the heat map"
 	}
 	var used []*timeslice.Input

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -238,18 +237,10 @@ func TestStdinAndGzip(t *testing.T) {
 	}
 }
 
+// gunzip returns the content of a gzipped test file.
 func gunzip(t *testing.T, name string) []byte {
 	t.Helper()
-	f, err := os.Open(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
+	b, err := gold.Read(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,20 +488,33 @@ func TestDisorderedInputs(t *testing.T) {
 	}
 }
 
+// utc reads perf's "captured on" in UTC for the test (it is read in the
+// local zone), so that golden files do not depend on the machine's zone.
+func utc(t *testing.T) {
+	saved := time.Local
+	time.Local = time.UTC
+	t.Cleanup(func() { time.Local = saved })
+}
+
 func TestHeatmapShowsBurst(t *testing.T) {
+	utc(t)
 	code, out, stderr := run(t, "", "--heatmap=text", "--no-idle", burstFile)
 	if code != 0 {
 		t.Fatal(stderr)
 	}
 	golden(t, "burst-heatmap.txt", out)
 	// The two busiest seconds are those of the burst: 14 and 15 s after
-	// @413 (it starts at @427.204 and lasts 2 s).
+	// the first sample, @413.417927 (it starts at @427.204, 13.79 s in,
+	// and lasts 2 s); the map marks it.
 	type col struct {
 		sec int
 		n   int
 	}
 	var cols []col
+	marked := map[int]bool{}
 	for _, l := range strings.Split(out, "\n") {
+		l, after, marked1 := strings.Cut(l, "  <- mark ")
+		mark := marked1 && strings.HasPrefix(after, "1")
 		f := strings.Fields(strings.ReplaceAll(l, "|", " | "))
 		if len(f) < 3 || !strings.HasPrefix(f[len(f)-1], "@") {
 			continue
@@ -519,60 +523,75 @@ func TestHeatmapShowsBurst(t *testing.T) {
 		n, err2 := strconv.Atoi(f[len(f)-2])
 		if err1 == nil && err2 == nil {
 			cols = append(cols, col{s, n})
+			if mark {
+				marked[s] = true
+			}
 		}
 	}
-	if len(cols) != 31 {
-		t.Fatalf("%d columns, want 31 (413 to 443)", len(cols))
+	if len(cols) != 30 {
+		t.Fatalf("%d columns, want 30 (413.417927 to 443.407714)", len(cols))
+	}
+	if !marked[13] || !marked[14] || !marked[15] || len(marked) != 3 {
+		t.Errorf("marked seconds %v, want the burst's 13, 14 and 15", marked)
 	}
 	slices.SortFunc(cols, func(a, b col) int { return b.n - a.n })
-	if cols[0].sec != 15 || cols[1].sec != 14 || cols[1].n < 2*cols[2].n {
-		t.Errorf("busiest seconds %v, want 15 and 14 far ahead", cols[:4])
+	if cols[0].sec != 14 || cols[1].sec != 15 || cols[1].n < 2*cols[2].n {
+		t.Errorf("busiest seconds %v, want 14 and 15 far ahead", cols[:4])
 	}
 }
 
+// What a person reads on the map is what they type: column 14, row 10 is
+// --from 14.2s, and the command a selection gives cuts the samples of
+// its cells, from any directory.
 func TestHeatmapCommandReproducesSlice(t *testing.T) {
-	// Build the map as the command does, take the range a user would
-	// click (from the cell of the dmesg marker to 2 s later), and run the
-	// command the map hands back.
+	utc(t)
 	code, svg, stderr := run(t, "", "--heatmap", "--no-idle", burstFile)
 	if code != 0 {
 		t.Fatal(stderr)
 	}
-	golden(t, "burst-heatmap.svg", svg)
-	hm := heatmap.New(50)
-	hm.SetOrigin(sec("413.417927"))
+	golden(t, "burst-heatmap.svg", heatmapStructure(svg))
+	origin := sec("413.417927")
+	hm := heatmap.New(50, origin)
 	raw := gunzip(t, burstFile)
 	rd := folded.NewReader(bytes.NewReader(raw), "burst")
-	var stacks []folded.Record
 	for rd.Next() {
-		r := *rd.Record()
-		r.Stack = bytes.Clone(r.Stack)
-		stacks = append(stacks, r)
-	}
-	for _, r := range stacks {
-		if !isIdle(r.Stack) {
+		if r := rd.Record(); r.Kind == folded.Timed && !isIdle(r.Stack) {
 			hm.Add(r.Time)
 		}
 	}
 	g := hm.Grid()
-	c1, r1 := hm.Cell(sec(burstStart))
-	c2, r2 := hm.Cell(sec(burstStart) + sec("2"))
+	if g.First != 0 || g.CellStart(14, 10) != origin+sec("14.2") {
+		t.Fatalf("column 14 row 10 starts at %v, want 14.2 s after the first sample", g.CellStart(14, 10))
+	}
+	// The range a user would click: from the cell of the dmesg marker to
+	// the cell 2 s later.
+	s1, r1 := hm.Cell(sec(burstStart))
+	s2, r2 := hm.Cell(sec(burstStart) + sec("2"))
 	var inRange int64
-	for c := c1; c <= c2; c++ {
+	for c := s1; c <= s2; c++ {
 		for r := 0; r < g.Rows; r++ {
-			if (c > c1 || r >= r1) && (c < c2 || r <= r2) {
-				inRange += g.Counts[c-g.Base][r]
+			if (c > s1 || r >= r1) && (c < s2 || r <= r2) {
+				inRange += int64(g.Count(int(c-g.First), r))
 			}
 		}
 	}
-	args := " --no-idle " + burstFile
-	if !strings.Contains(svg, `data-args="`+args+`"`) {
-		t.Fatalf("the SVG does not carry the arguments %q", args)
+	abs, err := filepath.Abs(burstFile)
+	if err != nil {
+		t.Fatal(err)
 	}
-	cmd := g.RangeCommand(int(c1-g.Base), r1, int(c2-g.Base), r2, args)
-	if cmd != "timeslice --from @427.200000 --to @429.220000"+args {
+	if !strings.Contains(svg, `data-args=" --no-idle"`) || !strings.Contains(svg, ">"+abs+"</text>") {
+		t.Fatalf("the SVG does not carry the option and the absolute input name %q", abs)
+	}
+	cmd := g.RangeCommand(int(s1-g.First), r1, int(s2-g.First), r2, " --no-idle "+abs)
+	if cmd != "timeslice --from @427.197927 --to @429.217927 --no-idle "+abs {
 		t.Errorf("command %q", cmd)
 	}
+	// Run it from another directory.
+	wd, _ := os.Getwd()
+	if err := os.Chdir(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
 	f := strings.Fields(cmd)
 	code, out, stderr := run(t, "", f[1:]...)
 	if code != 0 {
@@ -586,9 +605,33 @@ func TestHeatmapCommandReproducesSlice(t *testing.T) {
 	}
 }
 
+// heatmapStructure is an SVG heat map without its base64 data (images and
+// cells), which are checked by decoding them: the golden file shows the
+// structure and stays readable.
+func heatmapStructure(svg string) string {
+	if wd, err := os.Getwd(); err == nil {
+		root := filepath.Dir(filepath.Dir(wd)) // the checkout
+		svg = strings.ReplaceAll(svg, root+"/", "ROOT/")
+	}
+	svg = regexp.MustCompile(`data:image/png;base64,[A-Za-z0-9+/=]+`).ReplaceAllStringFunc(svg, func(s string) string {
+		return fmt.Sprintf("data:image/png;base64,(%d bytes)", len(s))
+	})
+	svg = regexp.MustCompile(`cells: "[A-Za-z0-9+/=]*"`).ReplaceAllStringFunc(svg, func(s string) string {
+		return fmt.Sprintf(`cells: "(%d bytes)"`, len(s))
+	})
+	// The script has tests of its own.
+	i := strings.Index(svg, `<script type="text/ecmascript"><![CDATA[`+"\n"+`"use strict";`)
+	j := strings.Index(svg, "]]></script>\n<rect")
+	if i >= 0 && j > i {
+		svg = svg[:i] + "<script>(heatmap.js)" + svg[j:]
+	}
+	return svg
+}
+
 func isIdle(stack []byte) bool { return idle.Is(stack) }
 
 func TestHeatmapEscapesInput(t *testing.T) {
+	utc(t)
 	code, svg, stderr := run(t, "", "--heatmap", "testdata/small.folded")
 	if code != 0 {
 		t.Fatal(stderr)
@@ -596,7 +639,7 @@ func TestHeatmapEscapesInput(t *testing.T) {
 	if strings.Contains(svg, `test<&>`) || !strings.Contains(svg, `test&lt;&amp;&gt;&quot;host`) {
 		t.Errorf("host name not escaped in the SVG")
 	}
-	golden(t, "small-heatmap.svg", svg)
+	golden(t, "small-heatmap.svg", heatmapStructure(svg))
 	// An input name that would break out of an attribute or a script.
 	dir := t.TempDir()
 	evil := filepath.Join(dir, `a"><script>alert(1)</script>]]>'.folded`)
@@ -605,8 +648,84 @@ func TestHeatmapEscapesInput(t *testing.T) {
 		t.Skip("file system refuses the name:", err)
 	}
 	_, svg, _ = run(t, "", "--heatmap", evil)
-	if strings.Contains(svg, "<script>alert") || strings.Count(svg, "]]>") != 1 {
+	if strings.Contains(svg, "<script>alert") || strings.Count(svg, "]]>") != 2 {
 		t.Errorf("input name not escaped")
+	}
+}
+
+// Idle seconds count alike at both ends under --no-idle: a busy sample at
+// 10.5 s and an idle one at 13.7 s give four columns, and so do the same
+// samples the other way round.
+func TestHeatmapIdleAtBothEnds(t *testing.T) {
+	const idleStack = "swapper;secondary_startup_64;cpu_startup_entry;do_idle;default_idle_call;default_idle;pv_native_safe_halt"
+	for _, in := range []string{
+		"app;work 1 @10.5\n" + idleStack + " 1 @13.7\n",
+		idleStack + " 1 @10.5\napp;work 1 @13.7\n",
+	} {
+		code, out, stderr := run(t, in, "--heatmap=text", "--no-idle", "--rows", "10")
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		var secs []string
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) > 0 && strings.Contains(l, "  @") && strings.Contains(l, "|") {
+				secs = append(secs, f[0])
+			}
+		}
+		if strings.Join(secs, " ") != "0 1 2 3" {
+			t.Errorf("%q: seconds %v, want 0 1 2 3\n%s", in, secs, out)
+		}
+	}
+}
+
+// Milliseconds are rounded, and a map of standard input says so in the
+// command it hands back.
+func TestHeatmapRoundedAndStdin(t *testing.T) {
+	code, svg, stderr := run(t, "app;a 1 @10.5\napp;b 1 @11.25\n", "--heatmap", "--rows", "49")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if !strings.Contains(svg, "rows of 20.4 ms") || strings.Contains(svg, "20.408") {
+		t.Errorf("the legend does not round the rows' milliseconds")
+	}
+	if !strings.Contains(svg, `<g id="inputs" display="none">`+"\n"+`<text data-first="0" data-last="750000000">-</text>`) {
+		t.Errorf("standard input is not named - in the inputs of the command")
+	}
+}
+
+// The bursts of the real capture: the flamekit_burst process is the
+// first, with its command.
+func TestBurstsRealCapture(t *testing.T) {
+	utc(t)
+	code, out, stderr := run(t, "", "--bursts", burstFile)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	abs, _ := filepath.Abs(burstFile)
+	golden(t, "burst-bursts.txt", strings.ReplaceAll(out, abs, "ABS/burst.folded.gz"))
+	first, _, _ := strings.Cut(out, "\n")
+	m := regexp.MustCompile(`^1  z [0-9.]+: .* @([0-9.]+) to @([0-9.]+) = .* top: (\d+)% flamekit_burst[,;].*\|  (timeslice --from @[0-9.]+ --to @[0-9.]+ --no-idle (.*))$`).FindStringSubmatch(first)
+	if m == nil {
+		t.Fatalf("first line %q", first)
+	}
+	// flamekit_burst's samples run from 427.211693 to 429.201473.
+	if sec(m[1]) > sec("427.211693") || sec(m[2]) <= sec("429.201473") || sec(m[2])-sec(m[1]) > sec("2.3") {
+		t.Errorf("first burst @%s to @%s, the burst's samples @427.211693 to @429.201473", m[1], m[2])
+	}
+	if m[5] != abs {
+		t.Errorf("the command names %q, want the absolute path %q", m[5], abs)
+	}
+	code, slice, stderr := run(t, "", strings.Fields(m[4])[1:]...)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if share(profile(t, slice), burstComm) < 0.9 {
+		t.Errorf("the slice of the first burst is not the burst")
+	}
+	// From standard input, the same, naming it -.
+	code, stdin, stderr := run(t, string(gunzip(t, burstFile)), "--bursts")
+	if want := strings.ReplaceAll(out, abs, "-"); code != 0 || stdin != want {
+		t.Errorf("from standard input: exit %d\n%s\nwant\n%s\n%s", code, stdin, want, stderr)
 	}
 }
 

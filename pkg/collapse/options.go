@@ -26,6 +26,11 @@ type Options struct {
 	EventFilter string
 	NoIdle      bool // drop idle CPU stacks (pkg/idle)
 	NoTime      bool // classic output even when the input has times
+	// RefWall (RFC 3339) and RefPerf (perf-clock seconds) are a clock
+	// reference known from elsewhere (a marker in the kernel log): they
+	// replace the capture's in the metadata, making wall-clock windows
+	// exact without perf record -k.
+	RefWall, RefPerf string
 
 	// Weight weights each sample by this numeric payload field ("size",
 	// "bytes_alloc", "nr_sector", "delay") instead of perf's period.

@@ -230,6 +230,10 @@ func (st *Stage) wakeEvents() []string {
 func (st *Stage) meta(event string) *folded.Meta {
 	in := st.in
 	m := in.capture.Meta(event, in.source)
+	if st.opt.RefWall != "" {
+		m.Set(folded.KeyRefWall, st.opt.RefWall)
+		m.Set(folded.KeyRefPerf, st.opt.RefPerf)
+	}
 	st.unitMeta(m)
 	return m
 }

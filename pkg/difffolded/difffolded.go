@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 
 	"flamekit/pkg/folded"
@@ -32,41 +31,37 @@ type Line struct {
 // Diff pairs the stacks of before and after: every stack of either profile,
 // sorted bytewise, with 0 where a profile lacks it.
 func Diff(before, after *folded.Profile, opt Options) ([]Line, error) {
-	index := make(map[string]int, before.Len()+after.Len())
-	var lines []Line
+	var pair folded.Profile // "before" counts in Before, "after" in Count
 	add := func(p *folded.Profile, second bool) {
 		for _, e := range p.Entries() {
-			stack := e.Stack
+			rec := folded.Record{Stack: []byte(e.Stack), Kind: folded.Diff}
 			if opt.StripHex {
-				stack = StripHex(stack)
-			}
-			i, ok := index[stack]
-			if !ok {
-				i = len(lines)
-				index[stack] = i
-				lines = append(lines, Line{Stack: stack})
+				rec.Stack = []byte(StripHex(e.Stack))
 			}
 			if second {
-				lines[i].After += e.Count
+				rec.Count = e.Count
 			} else {
-				lines[i].Before += e.Count
+				rec.Before = e.Count
 			}
+			pair.Add(&rec)
 		}
 	}
 	add(before, false)
 	add(after, true)
-	if opt.Normalize {
-		t1, t2 := before.Total(), after.Total()
-		if t1 != t2 {
-			if t1 == 0 {
-				return nil, fmt.Errorf("cannot normalise (-n): the first profile has no samples")
-			}
-			for i := range lines {
-				lines[i].Before = math.Trunc(lines[i].Before * t2 / t1)
-			}
+	t1, t2 := before.Total(), after.Total()
+	normalize := opt.Normalize && t1 != t2
+	if normalize && t1 == 0 {
+		return nil, fmt.Errorf("cannot normalise (-n): the first profile has no samples")
+	}
+	entries := pair.Sorted()
+	lines := make([]Line, len(entries))
+	for i, e := range entries {
+		lines[i] = Line{Stack: e.Stack, Before: e.Before, After: e.Count}
+		if normalize {
+			// As difffolded.pl: int(count1 * total2 / total1).
+			lines[i].Before = math.Trunc(e.Before * t2 / t1)
 		}
 	}
-	slices.SortFunc(lines, func(a, b Line) int { return strings.Compare(a.Stack, b.Stack) })
 	return lines, nil
 }
 

@@ -48,9 +48,9 @@ func Read(names []string, stdin io.Reader, flamechart bool, rw svg.Rewrite, o *s
 		in.Skips = fs.Skips()
 		var minCount float64
 		if o != nil {
-			minCount = o.MinCount(set.total)
+			minCount = o.MinCount(set.Total())
 		}
-		in.Layout = svg.LayoutEntries(set.entries, rw, minCount, set.inOrder)
+		in.Layout = svg.LayoutProfilePruned(set, rw, minCount)
 		return in, nil
 	}
 

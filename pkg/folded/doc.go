@@ -30,6 +30,6 @@
 // malformed line (skipped and counted by a lenient Reader).
 // A trailing CR (CRLF files) is removed before a line is parsed.
 //
-// Timed lines carry one sample each; [Aggregate] sums them into classic
+// Timed lines carry one sample each; a [Profile] sums them into classic
 // stacks, and a classic stream is what flamegraph.pl and difffolded.pl read.
 package folded

@@ -2,7 +2,9 @@ package folded
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -178,5 +180,54 @@ func TestMeta(t *testing.T) {
 		if _, err := ParseMeta([]byte(bad)); err == nil {
 			t.Errorf("ParseMeta(%q) succeeded, want error", bad)
 		}
+	}
+}
+
+// TestProfileExactSums: integer counts are summed exactly, beyond 2^53 and
+// in any order; a fraction falls back to float64.
+func TestProfileExactSums(t *testing.T) {
+	big := float64(1 << 53)
+	tests := []struct {
+		name   string
+		counts []float64
+		want   string
+	}{
+		{"beyond 2^53", []float64{big, 1, 1}, "a 9007199254740994\n"},
+		{"other order", []float64{1, 1, big}, "a 9007199254740994\n"},
+		{"fraction", []float64{1.5, 2}, "a 3.5\n"},
+		{"overflow falls back to float", []float64{9e18, 9e18}, "a 18000000000000000000\n"},
+	}
+	for _, tc := range tests {
+		var p Profile
+		for _, c := range tc.counts {
+			p.Add(&Record{Stack: []byte("a"), Count: c, Kind: Classic})
+		}
+		var b strings.Builder
+		p.WriteTo(&b)
+		if b.String() != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, b.String(), tc.want)
+		}
+	}
+}
+
+// TestProfileInOrder: sorted input builds no map and needs no sort; the
+// first stack out of order moves it to a map, with the same result.
+func TestProfileInOrder(t *testing.T) {
+	var sorted, unsorted Profile
+	for _, s := range []string{"a", "a;b", "b", "c"} {
+		sorted.Add(&Record{Stack: []byte(s), Count: 1, Kind: Classic})
+	}
+	for _, s := range []string{"b", "a;b", "c", "a", "b"} {
+		unsorted.Add(&Record{Stack: []byte(s), Count: 1, Kind: Classic})
+	}
+	if !sorted.InOrder() || unsorted.InOrder() {
+		t.Errorf("InOrder: sorted %v, unsorted %v", sorted.InOrder(), unsorted.InOrder())
+	}
+	var got []string
+	for _, e := range unsorted.Sorted() {
+		got = append(got, fmt.Sprintf("%s=%v", e.Stack, e.Count))
+	}
+	if want := "a=1 a;b=1 b=2 c=1"; strings.Join(got, " ") != want {
+		t.Errorf("Sorted: %v, want %s", got, want)
 	}
 }

@@ -1,6 +1,7 @@
 package heatmap
 
 import (
+	"io"
 	"testing"
 
 	"flamekit/pkg/folded"
@@ -10,20 +11,32 @@ import (
 func BenchmarkAdd(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		m := New(DefaultRows)
+		m := New(DefaultRows, 400e9)
 		for t := folded.Time(400e9); t < 500e9; t += 100e3 {
 			m.Add(t)
 		}
 	}
 }
 
-func TestAddOutOfOrder(t *testing.T) {
-	m := New(10)
-	for _, t := range []folded.Time{5.05e9, 6.15e9, 5.06e9, 4.95e9, 6.16e9} {
+// A twelve-hour map, about 5 busy samples a second, written as SVG.
+func BenchmarkWriteSVGNight(b *testing.B) {
+	m := New(DefaultRows, 400e9)
+	for t := folded.Time(400e9); t < 400e9+43200e9; t += 199e6 {
 		m.Add(t)
 	}
 	g := m.Grid()
-	if g.Base != 4 || len(g.Counts) != 3 || g.Counts[0][9] != 1 || g.Counts[1][0] != 2 || g.Counts[2][1] != 2 || g.Total != 5 || g.Max != 2 {
-		t.Errorf("grid %+v: want base 4, cells 4.9 s: 1, 5.0 s: 2, 6.1 s: 2", g)
+	b.ReportAllocs()
+	for b.Loop() {
+		var n countWriter
+		if err := g.WriteSVG(&n, Info{Title: "night"}); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(n), "bytes")
 	}
 }
+
+type countWriter int64
+
+func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
+
+var _ io.Writer = (*countWriter)(nil)

@@ -1,13 +1,50 @@
 // Package heatmap draws FlameScope's sub-second-offset heat map of a timed
 // profile: a column per second, a row per sub-second bucket (20 ms by
 // default), each cell coloured by the number of samples in it. It writes
-// the map as a self-contained interactive SVG (hover for details, click two
-// cells for the timeslice command of the range between them) or as text
-// for a terminal.
+// the map as a self-contained interactive SVG or as text for a terminal.
+//
+// # One time origin
+//
+// Columns count whole seconds from the capture's first sample, not from
+// the whole second below it (FlameScope's rule): column 14, row 10 of a
+// 50-row map holds the samples from 14.2 s to 14.22 s after the first
+// sample, which is what timeslice --from 14.2s --to 14.22s cuts. The axis,
+// the tooltips and the relative times the map shows all use that origin;
+// the command a selection hands back uses absolute perf-clock times, so
+// it cuts the same samples whichever inputs it is given.
+//
+// # Why an SVG
+//
+// The map stays an SVG, the file type timeslice --heatmap has always
+// written, so that pipelines and Makefiles that write heat.svg keep
+// working, and so that the file is a picture wherever SVG is shown: an
+// image viewer or an <img> tag shows its static images (PNG data URIs
+// written by image/png), axes, legend and marks without running any
+// script. In a browser the script adds what a picture cannot: hover
+// details, the sub-second map of any stretch of a long capture, range
+// selection and the timeslice command. An HTML page would have given the
+// script a native canvas and text selection, but would no longer be an
+// image, and would have changed the file every existing pipeline writes;
+// the SVG gets a canvas through foreignObject where it needs one.
+//
+// # Twelve hours in one file
+//
+// A capture longer than [DetailSeconds] is drawn as an overview, a column
+// per stretch of time (for a night of recorder windows, 2 minutes) and a
+// row per 60th of it, and below it the sub-second map of one stretch of
+// [DetailSeconds]; clicking the overview opens the stretch there. Every
+// cell of the capture travels in the file as compact data (see
+// [Grid.AppendData]), a few bytes per busy cell, decoded by the script a
+// minute at a time as stretches are shown, so that the file opens in
+// about the time its static images take to decode, whatever its length.
+// Building the map costs a constant per sample and, per second that holds
+// a sample, one uint32 per row.
 package heatmap
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"flamekit/pkg/folded"
@@ -22,57 +59,113 @@ const MaxRows = 1000
 
 const second = int64(1e9)
 
-// Map counts samples per second and sub-second bucket. A cell's value is
-// the number of sample lines in it, not the sum of their periods, as in
-// FlameScope. Its memory grows with the number of seconds covered.
+// Map counts samples per second and sub-second bucket. Seconds count from
+// an origin, the capture's first sample. A cell's value is the number of
+// sample lines in it, not the sum of their periods, as in FlameScope.
+//
+// Memory is one uint32 per row for each second that holds a sample, plus a
+// map entry per such second: a 12-hour capture at 50 rows takes about
+// 10 MB whatever its number of samples.
 type Map struct {
-	rows      int
-	secs      map[int64][]int64 // whole perf-clock second -> counts per row
-	origin    folded.Time
-	hasOrigin bool
-	total     int64
-	// cur is the row counts of second curSec, the one the last sample
-	// fell in: samples come in time order, so most need no map lookup.
-	cur    []int64
+	rows   int
+	origin folded.Time
+	slot   map[int64]int32 // second -> index of its row block in cells
+	secs   []int64         // the second of each block
+	cells  []uint32        // rows counts per block
+	total  int64
+	// The span of the seconds covered (by Add or Cover).
+	lo, hi  int64
+	covered bool
+	// cur is the block of second curSec, the one the last sample fell in:
+	// samples come in time order, so most need no map lookup.
+	cur    int32
 	curSec int64
+	// saturated counts the samples not counted because their cell held
+	// math.MaxUint32 already.
+	saturated int64
 }
 
 // New returns an empty map with the given number of rows per second
-// (clamped to 1..MaxRows).
-func New(rows int) *Map {
+// (clamped to 1..MaxRows) whose columns count seconds from origin, the
+// capture's first sample.
+func New(rows int, origin folded.Time) *Map {
 	rows = min(max(rows, 1), MaxRows)
-	return &Map{rows: rows, secs: make(map[int64][]int64)}
+	return &Map{rows: rows, origin: origin, slot: make(map[int64]int32), cur: -1}
 }
 
 // Rows returns the number of sub-second buckets per column.
 func (m *Map) Rows() int { return m.rows }
 
-// SetOrigin sets the capture's first sample: the first column is its whole
-// second, so that columns count seconds from floor(first).
-func (m *Map) SetOrigin(t folded.Time) { m.origin, m.hasOrigin = t, true }
+// Origin returns the time second 0 starts at.
+func (m *Map) Origin() folded.Time { return m.origin }
 
 // Add counts one sample at perf time t.
 func (m *Map) Add(t folded.Time) {
 	sec, row := m.Cell(t)
-	if m.cur == nil || sec != m.curSec {
-		m.cur, m.curSec = m.secs[sec], sec
-		if m.cur == nil {
-			m.cur = make([]int64, m.rows)
-			m.secs[sec] = m.cur
+	if m.cur < 0 || sec != m.curSec {
+		m.cover(sec)
+		s, ok := m.slot[sec]
+		if !ok {
+			s = int32(len(m.secs))
+			m.slot[sec] = s
+			m.secs = append(m.secs, sec)
+			m.cells = append(m.cells, make([]uint32, m.rows)...)
 		}
+		m.cur, m.curSec = s, sec
 	}
-	m.cur[row]++
+	c := &m.cells[int(m.cur)*m.rows+row]
+	if *c == math.MaxUint32 {
+		m.saturated++
+		return
+	}
+	*c++
 	m.total++
 }
 
-// Total returns the number of samples added.
+// Cover widens the map to the second of t without counting a sample: the
+// command calls it for the samples it reads but does not count (the idle
+// ones, with --no-idle), so that idle seconds at either end of the
+// capture are shown alike.
+func (m *Map) Cover(t folded.Time) {
+	sec, _ := m.Cell(t)
+	m.cover(sec)
+}
+
+func (m *Map) cover(sec int64) {
+	if !m.covered {
+		m.lo, m.hi, m.covered = sec, sec, true
+		return
+	}
+	m.lo, m.hi = min(m.lo, sec), max(m.hi, sec)
+}
+
+// Total returns the number of samples counted.
 func (m *Map) Total() int64 { return m.total }
 
-// Cell returns the whole second (perf clock) and the row of time t.
+// Saturated returns the number of samples that were not counted because
+// their cell already held 2^32-1 samples (none in any real capture: that
+// is 86 GB of lines in one cell).
+func (m *Map) Saturated() int64 { return m.saturated }
+
+// Cell returns the second (counted from the origin; negative before it)
+// and the row of time t.
 func (m *Map) Cell(t folded.Time) (sec int64, row int) {
-	sec = floorDiv(int64(t), second)
-	off := int64(t) - sec*second
+	r := int64(t - m.origin)
+	sec = floorDiv(r, second)
+	off := r - sec*second
 	return sec, int(off * int64(m.rows) / second)
+}
+
+// CellStart returns the perf time at which the cell (second sec, row row)
+// starts: the first nanosecond whose row is row. Row Rows() is the start of
+// the next second. A cell holds the samples with CellStart(sec, row) <= t <
+// CellStart(sec, row+1).
+func (m *Map) CellStart(sec int64, row int) folded.Time {
+	return cellStart(m.origin, sec, row, m.rows)
+}
+
+func cellStart(origin folded.Time, sec int64, row, rows int) folded.Time {
+	return origin + folded.Time(sec*second+ceilDiv(int64(row)*second, int64(rows)))
 }
 
 func floorDiv(a, b int64) int64 {
@@ -83,99 +176,100 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// CellStart returns the perf time at which the cell (second sec, row row)
-// starts: the first nanosecond whose row is row. Row rows is the start of
-// the next second. A cell holds the samples with CellStart(sec, row) <= t <
-// CellStart(sec, row+1).
-func CellStart(sec int64, row, rows int) folded.Time {
-	return folded.Time(sec*second + ceilDiv(int64(row)*second, int64(rows)))
-}
-
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
-// Grid is the map laid out for drawing: Counts[c][r] is the cell of
-// column c (second Base+c) and row r (0 = the start of the second).
-type Grid struct {
-	Base   int64 // the perf-clock second of the first column
-	Rows   int
-	Counts [][]int64
-	Max    int64
-	Total  int64
+// MaxSeconds is the longest span a map is drawn for: 31 days. Samples
+// further apart (captures of two boots, a stray timestamp) are an error
+// that says to cut a window, not a drawing of millions of empty columns.
+const MaxSeconds = 31 * 86400
+
+// ErrSpan is wrapped by the error of a map that spans more than
+// MaxSeconds.
+var ErrSpan = errors.New("the samples span too long a time to draw")
+
+// checkSpan returns an error when the grid spans more than MaxSeconds.
+func (g *Grid) checkSpan() error {
+	if g.Cols <= MaxSeconds {
+		return nil
+	}
+	return fmt.Errorf("%w: %d days, from @%v to @%v (captures of different boots, or a stray time?); cut a window with --from and --to",
+		ErrSpan, g.Cols/86400, g.CellStart(0, 0), g.CellStart(g.Cols-1, 0))
 }
 
-// Grid lays the map out from floor(origin) (or the earliest sample) to the
-// last second with a sample.
-func (m *Map) Grid() Grid {
-	g := Grid{Rows: m.rows, Total: m.total}
-	keys := make([]int64, 0, len(m.secs))
-	for k := range m.secs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	first, last := int64(0), int64(-1)
-	if len(keys) > 0 {
-		first, last = keys[0], keys[len(keys)-1]
-	}
-	if m.hasOrigin {
-		o := floorDiv(int64(m.origin), second)
-		if len(keys) == 0 {
-			first, last = o, o
-		} else {
-			first = min(first, o)
-		}
-	}
-	if last < first {
+// Grid is the map laid out for drawing: column c is second First+c after
+// the origin, row r the r-th bucket of it (0 = the start of the second).
+// It shares the counts of its Map.
+type Grid struct {
+	Origin folded.Time
+	Rows   int
+	First  int64  // the second of column 0, counted from Origin
+	Cols   int    // number of columns; 0 for an empty map
+	Max    uint32 // the fullest cell
+	Total  int64  // samples counted
+	cells  map[int64][]uint32
+}
+
+// Grid lays the map out over every second it covers, from the first to
+// the last (the seconds of samples counted by Add or covered by Cover).
+func (m *Map) Grid() *Grid {
+	g := &Grid{Origin: m.origin, Rows: m.rows, Total: m.total, cells: make(map[int64][]uint32, len(m.secs))}
+	if !m.covered {
 		return g
 	}
-	g.Base = first
-	g.Counts = make([][]int64, last-first+1)
-	for i := range g.Counts {
-		c := m.secs[first+int64(i)]
-		if c == nil {
-			c = make([]int64, m.rows)
-		}
-		g.Counts[i] = c
-		for _, n := range c {
+	g.First, g.Cols = m.lo, int(m.hi-m.lo+1)
+	for i, s := range m.secs {
+		col := m.cells[i*m.rows : (i+1)*m.rows : (i+1)*m.rows]
+		g.cells[s] = col
+		for _, n := range col {
 			g.Max = max(g.Max, n)
 		}
 	}
 	return g
 }
 
-// RGB is a colour.
-type RGB struct{ R, G, B uint8 }
+// Column returns the counts of column c, indexed by row, or nil when the
+// column holds no sample. The slice is the map's: do not change it.
+func (g *Grid) Column(c int) []uint32 { return g.cells[g.First+int64(c)] }
 
-func (c RGB) String() string { return fmt.Sprintf("#%02X%02X%02X", c.R, c.G, c.B) }
-
-// The colour scale of FlameScope: white for no samples, through
-// #FF5032 at half the maximum, to #E50914 at the maximum.
-var (
-	White = RGB{0xFF, 0xFF, 0xFF}
-	Mid   = RGB{0xFF, 0x50, 0x32}
-	Hot   = RGB{0xE5, 0x09, 0x14}
-)
-
-// Color returns the colour of a cell of n samples in a map whose fullest
-// cell has max.
-func Color(n, max int64) RGB {
-	if n <= 0 || max <= 0 {
-		return White
+// Count returns the count of the cell (c, r).
+func (g *Grid) Count(c, r int) uint32 {
+	if col := g.Column(c); col != nil {
+		return col[r]
 	}
-	f := float64(n) / float64(max)
-	if f >= 1 {
-		return Hot
-	}
-	if f <= 0.5 {
-		return lerp(White, Mid, f/0.5)
-	}
-	return lerp(Mid, Hot, (f-0.5)/0.5)
+	return 0
 }
 
-func lerp(a, b RGB, t float64) RGB {
-	mix := func(x, y uint8) uint8 {
-		return uint8(float64(x) + (float64(y)-float64(x))*t + 0.5)
+// ColumnSum returns the number of samples of column c.
+func (g *Grid) ColumnSum(c int) int64 {
+	var n int64
+	for _, v := range g.Column(c) {
+		n += int64(v)
 	}
-	return RGB{mix(a.R, b.R), mix(a.G, b.G), mix(a.B, b.B)}
+	return n
+}
+
+// Seconds returns the columns that hold a sample, in order.
+func (g *Grid) Seconds() []int {
+	cs := make([]int, 0, len(g.cells))
+	for s := range g.cells {
+		cs = append(cs, int(s-g.First))
+	}
+	slices.Sort(cs)
+	return cs
+}
+
+// CellStart returns the perf time at which cell (c, r) starts; row Rows is
+// the start of the next column.
+func (g *Grid) CellStart(c, r int) folded.Time {
+	return cellStart(g.Origin, g.First+int64(c), r, g.Rows)
+}
+
+// CellOf returns the column and row of time t (the column may be outside
+// 0..Cols-1).
+func (g *Grid) CellOf(t folded.Time) (c, r int) {
+	rel := int64(t - g.Origin)
+	sec := floorDiv(rel, second)
+	return int(sec - g.First), int((rel - sec*second) * int64(g.Rows) / second)
 }
 
 // RangeCommand returns the timeslice command for the cells from (c1, r1)
@@ -186,7 +280,5 @@ func (g *Grid) RangeCommand(c1, r1, c2, r2 int, args string) string {
 	if c2*g.Rows+r2 < c1*g.Rows+r1 {
 		c1, r1, c2, r2 = c2, r2, c1, r1
 	}
-	from := CellStart(g.Base+int64(c1), r1, g.Rows)
-	to := CellStart(g.Base+int64(c2), r2+1, g.Rows)
-	return fmt.Sprintf("timeslice --from @%v --to @%v%s", from, to, args)
+	return fmt.Sprintf("timeslice --from @%v --to @%v%s", g.CellStart(c1, r1), g.CellStart(c2, r2+1), args)
 }

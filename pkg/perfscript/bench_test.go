@@ -15,9 +15,6 @@ func benchInput(b *testing.B) []byte {
 		path := filepath.Join("../../testdata/perf", n+".txt.gz")
 		one = append(one, readFile(b, path)...)
 	}
-	if len(one) == 0 {
-		b.Skip("no captures")
-	}
 	return bytes.Repeat(one, 32<<20/len(one)+1)
 }
 

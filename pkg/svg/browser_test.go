@@ -370,36 +370,71 @@ func TestBrowserHostileNames(t *testing.T) {
 	}
 }
 
-// TestBrowserSpeed draws about 100,000 frames from real stacks and logs how
-// long Chromium takes to load the SVG and to zoom, reset, search and hover.
-// It asserts nothing about time (speed figures are for humans), only that
-// each interaction did its job. FLAMEKIT_COMPARE_SVG=file.svg also times a
-// flamegraph.pl SVG of the same input (its functions zoom, unzoom, search).
-func TestBrowserSpeed(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping the 100,000-frame browser timing in -short mode")
-	}
-	b := newBrowser(t)
-	dir := t.TempDir()
-	path, stacks := writeBig(t, dir, 22500)
+// BenchmarkBrowser draws about 100,000 frames from real stacks and reports
+// how long headless Chromium takes to load the SVG and to zoom, reset,
+// search and hover (metrics load-ms, zoom-ms ...), checking only that each
+// interaction did its job: speed is measured here, never asserted in a
+// test. FLAMEKIT_COMPARE_SVG=file.svg also times a flamegraph.pl SVG of the
+// same input (its functions zoom, unzoom, search), logged.
+//
+//	go test -run '^$' -bench Browser -benchtime 3x ./pkg/svg
+func BenchmarkBrowser(b *testing.B) {
+	br := newBrowser(b)
+	dir := b.TempDir()
+	path, stacks := writeBig(b, dir, 22500)
 	o := DefaultOptions()
 	o.MinWidth = 0
-	out := draw(t, path, o, Rewrite{}, false)
+	out := draw(b, path, o, Rewrite{}, false)
 	svgPath := filepath.Join(dir, "big.svg")
 	if err := os.WriteFile(svgPath, out, 0o644); err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
 	}
-	t.Logf("input: %d distinct stacks; SVG: %d bytes", stacks, len(out))
-	timeSVG(t, b, "flamekit", "file://"+svgPath, false)
+	b.Logf("input: %d distinct stacks; SVG: %d bytes", stacks, len(out))
+	var sum browserTimes
+	n := 0
+	for b.Loop() {
+		sum.add(timeSVG(b, br, "flamekit", "file://"+svgPath, false))
+		n++
+	}
+	sum.report(b, n)
 	if p := os.Getenv("FLAMEKIT_COMPARE_SVG"); p != "" {
-		timeSVG(t, b, "compare", "file://"+p, true)
+		timeSVG(b, br, "compare", "file://"+p, true)
 	}
+}
+
+// browserTimes are the milliseconds of each interaction of timeSVG.
+type browserTimes struct {
+	load, zoom, again, reset, search, hover, ctrlI float64
+}
+
+func (s *browserTimes) add(o browserTimes) {
+	s.load += o.load
+	s.zoom += o.zoom
+	s.again += o.again
+	s.reset += o.reset
+	s.search += o.search
+	s.hover += o.hover
+	s.ctrlI += o.ctrlI
+}
+
+func (s *browserTimes) report(b *testing.B, n int) {
+	if n == 0 {
+		return
+	}
+	f := float64(n)
+	b.ReportMetric(s.load/f, "load-ms")
+	b.ReportMetric(s.zoom/f, "zoom-ms")
+	b.ReportMetric(s.again/f, "zoom-again-ms")
+	b.ReportMetric(s.reset/f, "reset-ms")
+	b.ReportMetric(s.search/f, "search-ms")
+	b.ReportMetric(s.hover/f, "hover-ms")
+	b.ReportMetric(s.ctrlI/f, "ctrl-i-ms")
 }
 
 // afterPaint measures a JavaScript statement up to the next painted frame.
 const afterPaint = `new Promise(done => { const t0 = performance.now(); %s; requestAnimationFrame(() => setTimeout(() => done(performance.now() - t0), 0)); })`
 
-func timeSVG(t *testing.T, b *browser, label, u string, perl bool) {
+func timeSVG(t testing.TB, b *browser, label, u string, perl bool) browserTimes {
 	start := time.Now()
 	b.run(t, chromedp.Navigate(u))
 	ms := eval[float64](t, b, fmt.Sprintf(afterPaint, ""))
@@ -443,6 +478,7 @@ func timeSVG(t *testing.T, b *browser, label, u string, perl bool) {
 			t.Errorf("search on the big SVG: matched text %q", matched)
 		}
 	}
+	return browserTimes{float64(load) / 1e6, zoom, again, reset, search, hover, ic}
 }
 
 // TestBrowserFitLabel checks that the script fits labels as Render does

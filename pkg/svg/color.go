@@ -256,7 +256,8 @@ type Colorer struct {
 }
 
 // Color returns the palette colour of a frame name (not a differential
-// colour, and not the fixed greys: see FrameColor).
+// colour, and not the greys of the "-" and "--" divider frames, which
+// Render gives them as flamegraph.pl does).
 func (c *Colorer) Color(name string) RGB {
 	if c.Map != nil {
 		if col, ok := c.Map[name]; ok {

@@ -1,6 +1,7 @@
 package svg
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"flamekit/internal/xmlesc"
@@ -75,4 +76,54 @@ func appendJS(dst []byte, s string, xml bool) []byte {
 		i += n
 	}
 	return append(dst, '"')
+}
+
+// appendCSSString appends a font family name safe for the CSS of a
+// <style> element: only characters that cannot end the rule, the element
+// or the CDATA-less style text are kept.
+func appendCSSString(dst []byte, s string) []byte {
+	for _, r := range s {
+		switch {
+		case r == ' ' || r == ',' || r == '-' || r == '_' || r == '\'' || r == '"' || r == '.':
+			dst = append(dst, byte(r))
+		case r < 0x80 && ('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'):
+			dst = append(dst, byte(r))
+		case r >= 0x80 && r != 0xFFFD && xmlesc.Allowed(r):
+			dst = append(dst, string(r)...)
+		}
+	}
+	return dst
+}
+
+// SafeAttrName reports whether name may be written as an extra attribute:
+// a plain XML name that is not an event handler (on...), so that a
+// --nameattr file cannot make the SVG run code.
+func SafeAttrName(name string) bool {
+	if name == "" || strings.HasPrefix(strings.ToLower(name), "on") {
+		return false
+	}
+	for i, c := range []byte(name) {
+		ok := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c == ':' ||
+			i > 0 && ('0' <= c && c <= '9' || c == '-' || c == '.')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// SafeHref reports whether a link target runs no code when followed.
+func SafeHref(href string) bool {
+	h := strings.ToLower(strings.Map(func(r rune) rune {
+		if r <= ' ' {
+			return -1
+		}
+		return r
+	}, href))
+	for _, bad := range []string{"javascript:", "vbscript:", "data:"} {
+		if strings.HasPrefix(h, bad) {
+			return false
+		}
+	}
+	return true
 }

@@ -197,19 +197,24 @@ type Rewrite struct {
 	Chain   bool // --colors=chain: mark the frames after ";--;" with _[w]
 }
 
-// Apply returns stack rewritten. Trailing empty frames are removed first.
+// Apply returns stack rewritten as flamegraph.pl rewrites it. --reverse
+// drops trailing empty frames first (Perl's split); the chain rewrite works
+// on the stack as it is, so that a stack whose waker part is empty
+// ("target;--;", bcc offwaketime with no waker) keeps one "--" frame, and
+// "a;b;" gets an empty frame before its "--", as in Perl.
 func (r Rewrite) Apply(stack string) string {
-	if !r.Reverse && !r.Chain {
-		return stack
-	}
-	stack = TrimStack(stack)
 	if r.Reverse {
+		stack = TrimStack(stack)
 		f := strings.Split(stack, ";")
 		slices.Reverse(f)
 		stack = strings.Join(f, ";")
 	}
 	if r.Chain {
 		parts := strings.Split(stack, ";--;")
+		// Perl's split drops trailing empty fields: "a;--;" is just "a".
+		for len(parts) > 1 && parts[len(parts)-1] == "" {
+			parts = parts[:len(parts)-1]
+		}
 		var sb strings.Builder
 		sb.WriteString(parts[0])
 		sb.WriteString(";--;")
@@ -237,7 +242,14 @@ func LayoutProfile(p *folded.Profile, rw Rewrite) *Layout {
 // minCount count units as it goes (see Builder.Prune): what Render would
 // drop anyway, for a fraction of the time and memory.
 func LayoutProfilePruned(p *folded.Profile, rw Rewrite, minCount float64) *Layout {
-	return LayoutEntries(p.Entries(), rw, minCount, false)
+	entries := p.Entries()
+	sorted := p.InOrder()
+	for i := 1; sorted && i < len(entries); i++ {
+		// Bytewise order differs from the layout's only where a stack is
+		// a prefix of the next one.
+		sorted = CompareStacks(entries[i-1].Stack, entries[i].Stack) < 0
+	}
+	return LayoutEntries(entries, rw, minCount, sorted)
 }
 
 // LayoutEntries lays out distinct stacks as LayoutProfilePruned does.
@@ -253,20 +265,27 @@ func LayoutEntries(entries []folded.Entry, rw Rewrite, minCount float64, sorted 
 		}
 		return b.Layout()
 	}
+	// flamegraph.pl sorts the lines after --reverse but before the chain
+	// rewrite, whose "_[w]" marks would change the order.
+	sortRW := Rewrite{Reverse: rw.Reverse}
 	lines := make([]line, len(entries))
 	for i, e := range entries {
-		lines[i] = line{TrimStack(rw.Apply(e.Stack)), e.Count, e.Before, e.Diff}
+		lines[i] = line{TrimStack(sortRW.Apply(e.Stack)), e.Stack, e.Count, e.Before, e.Diff}
 	}
 	lines = sortLines(lines)
 	for i := range lines {
 		ln := &lines[i]
+		if rw.Chain {
+			ln.stack = TrimStack(rw.Apply(ln.raw))
+		}
 		b.Add(ln.stack, ln.count, ln.before, ln.diff)
 	}
 	return b.Layout()
 }
 
 type line struct {
-	stack         string
+	stack         string // the stack to sort and draw
+	raw           string // the stack as read
 	count, before float64
 	diff          bool
 }

@@ -10,77 +10,42 @@ import (
 	"unicode/utf8"
 
 	"flamekit/internal/xmlesc"
-	"flamekit/pkg/folded"
 )
 
 //go:embed flamegraph.js
 var script string
 
-// Script returns the embedded JavaScript of the interactive SVG.
-func Script() string { return script }
+// css is the SVG's style sheet, with {{font-family}}, {{font-size}} and
+// {{title-size}} standing for the options' values.
+//
+//go:embed flamegraph.css
+var css string
 
-// Attr is one extra SVG attribute from a --nameattr file.
-type Attr struct{ Name, Value string }
-
-// Attrs are the per-function attributes of a --nameattr file.
-type Attrs struct {
-	Title  string // replaces the tooltip
-	ID     string
-	Class  string
-	Href   string // wraps the frame in a link
-	Target string // link target, "_top" when empty
-	GExtra []Attr // more attributes of the frame element
-	AExtra []Attr // more attributes of the link
-}
-
-// Options are flamegraph.pl's drawing options. DefaultOptions returns
-// flamegraph.pl's defaults.
-type Options struct {
-	Title       string  // "" = "Flame Graph", "Icicle Graph" or "Flame Chart"
-	Subtitle    string  // second heading, none when empty
-	Width       int     // image width in pixels
-	FrameHeight int     // --height: frame height in pixels
-	MinWidth    float64 // prune frames narrower than this (pixels, or percent)
-	MinWidthPct bool    // MinWidth is a percentage of the total
-	FontType    string
-	FontSize    float64
-	FontWidth   float64 // average glyph width as a fraction of FontSize
-	CountName   string  // "samples"
-	NameType    string  // "Function:"
-	Colors      string  // palette, "hot"
-	BgColors    string  // "" = by palette
-	ColorMode   ColorMode
-	// Palette, if not nil, is the --cp consistent palette (name → colour);
-	// colours chosen for new names are added to it.
-	Palette    map[string]RGB
-	Inverted   bool
-	Flamechart bool // only changes the default title
-	Negate     bool // swap the sign of differential changes
-	Notes      string
-	Total      float64 // --total: scale to this total if larger than the real one; 0 = none
-	Factor     float64 // multiply the counts shown in tooltips
-	Encoding   string  // encoding="..." of the XML declaration, none when empty
-	NameAttr   map[string]*Attrs
-	// MaxStatic is the number of frames above which only the frames at
-	// least 1 pixel wide are written as SVG elements (the picture without
-	// script); the script draws the narrower ones of a zoomed frame from
-	// the frame data it always carries. 0 means DefaultMaxStatic. Graphs
-	// with --nameattr attributes are always fully written.
-	MaxStatic int
-}
-
-// DefaultMaxStatic is the default Options.MaxStatic: up to 10,000 frames,
-// every frame is an element, as flamegraph.pl writes it.
-const DefaultMaxStatic = 10000
-
-// DefaultOptions returns the defaults of flamegraph.pl.
-func DefaultOptions() Options {
-	return Options{
-		Width: 1200, FrameHeight: 16, MinWidth: 0.1, FontType: "Verdana",
-		FontSize: 12, FontWidth: 0.59, CountName: "samples", NameType: "Function:",
-		Colors: "hot", Factor: 1,
+// appendCSS appends the style sheet with the options' font.
+func appendCSS(dst []byte, o *Options) []byte {
+	rest := css
+	for {
+		i := strings.Index(rest, "{{")
+		if i < 0 {
+			return append(dst, rest...)
+		}
+		dst = append(dst, rest[:i]...)
+		rest = rest[i+2:]
+		j := strings.Index(rest, "}}")
+		switch rest[:j] {
+		case "font-family":
+			dst = appendCSSString(dst, o.FontType)
+		case "font-size":
+			dst = appendNum(dst, o.FontSize)
+		case "title-size":
+			dst = appendNum(dst, o.FontSize+5)
+		}
+		rest = rest[j+2:]
 	}
 }
+
+// Script returns the embedded JavaScript of the interactive SVG.
+func Script() string { return script }
 
 const (
 	xpad     = 10
@@ -96,37 +61,6 @@ type geometry struct {
 	depthmax            int32
 }
 
-// appendF appends v with prec decimals, as C's printf("%.Nf") does.
-func appendF(dst []byte, v float64, prec int) []byte {
-	return strconv.AppendFloat(dst, v, 'f', prec, 64)
-}
-
-// appendNum appends v as Perl prints a number by default.
-func appendNum(dst []byte, v float64) []byte { return folded.AppendCount(dst, v) }
-
-// round1 returns v rounded as "%.1f" prints it.
-func round1(v float64) float64 {
-	var b [32]byte
-	r, _ := strconv.ParseFloat(string(appendF(b[:0], v, 1)), 64)
-	return r
-}
-
-// appendCommas appends the integer digits of s with thousands separators.
-func appendCommas(dst []byte, s []byte) []byte {
-	neg := len(s) > 0 && s[0] == '-'
-	if neg {
-		dst = append(dst, '-')
-		s = s[1:]
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, c)
-	}
-	return dst
-}
-
 // StripAnnotation removes one trailing _[k], _[w], _[i] or _[j] from a name.
 func StripAnnotation(name string) string {
 	if n := len(name); n >= 4 && name[n-4] == '_' && name[n-3] == '[' && name[n-1] == ']' {
@@ -136,50 +70,6 @@ func StripAnnotation(name string) string {
 		}
 	}
 	return name
-}
-
-// Title returns the title to draw: o.Title or the default for the mode.
-func (o *Options) title() string {
-	switch {
-	case o.Title != "":
-		return o.Title
-	case o.Flamechart:
-		return "Flame Chart"
-	case o.Inverted:
-		return "Icicle Graph"
-	}
-	return "Flame Graph"
-}
-
-// MinTime returns the --minwidth threshold in count units for a graph
-// whose total is timemax.
-func (o *Options) minTime(timemax, wpt float64) float64 {
-	if o.MinWidthPct {
-		return timemax * o.MinWidth / 100
-	}
-	return o.MinWidth / wpt
-}
-
-// MinCount returns the width, in count units, under which Render drops a
-// frame of a graph whose counts sum to total (--minwidth), made a little
-// smaller so that it can prune a layout before its total is summed in
-// another order: frames narrower than it will not be drawn.
-func (o *Options) MinCount(total float64) float64 {
-	timemax := o.TimeMax(total)
-	if timemax <= 0 {
-		return 0
-	}
-	wpt := (float64(o.Width) - 2*xpad) / timemax
-	return o.minTime(timemax, wpt) * (1 - 1e-9)
-}
-
-// TimeMax returns the total the graph is scaled to: the --total if it is
-// at least the real total, else the real total.
-func (o *Options) TimeMax(total float64) float64 {
-	if o.Total > total {
-		return o.Total
-	}
-	return total
 }
 
 func (g *geometry) header(dst []byte) []byte {
@@ -281,7 +171,8 @@ func Render(w io.Writer, l *Layout, o *Options) error {
 		}
 	}
 
-	// frames, then labels, formatted by both cores, while this one writes
+	// frames, then labels, formatted in up to GOMAXPROCS parts (at most 8)
+	// by other goroutines, while this one writes
 	// the frame data of the script
 	parts := runtime.GOMAXPROCS(0)
 	if parts > 8 {
@@ -366,26 +257,12 @@ func (g *geometry) head(dst, data []byte) []byte {
 	dst = xmlesc.AppendAttr(dst, top)
 	dst = append(dst, "\" offset=\"5%\" />\n\t\t<stop stop-color=\""...)
 	dst = xmlesc.AppendAttr(dst, bottom)
-	dst = append(dst, "\" offset=\"95%\" />\n\t</linearGradient>\n</defs>\n<style type=\"text/css\">\n\ttext { font-family:"...)
-	dst = appendCSSString(dst, o.FontType)
-	dst = append(dst, "; font-size:"...)
-	dst = appendNum(dst, fs)
-	dst = append(dst, `px; fill:rgb(0,0,0); }
-	#search, #ignorecase { opacity:0.1; cursor:pointer; }
-	#search:hover, #search.show, #ignorecase:hover, #ignorecase.show { opacity:1; }
-	#subtitle { text-anchor:middle; font-color:rgb(160,160,160); }
-	#title { text-anchor:middle; font-size:`...)
-	dst = appendNum(dst, fs+5)
-	dst = append(dst, `px}
-	#unzoom { cursor:pointer; }
-	#frames > g > *:hover { stroke:black; stroke-width:0.5; cursor:pointer; }
-	#frames.zoomed > g:not(#zoomed) { display:none; }
-	#labels { pointer-events:none; }
-	.hide { display:none; }
-	.parent { opacity:0.5; }
-</style>
+	dst = append(dst, "\" offset=\"95%\" />\n\t</linearGradient>\n</defs>\n<style type=\"text/css\">\n"...)
+	dst = appendCSS(dst, o)
+	dst = append(dst, `</style>
 <script type="text/ecmascript">
 <![CDATA[
+
 var fgConfig = {nametype: `...)
 	dst = appendJSString(dst, o.NameType)
 	dst = append(dst, ", fontsize: "...)
@@ -430,23 +307,6 @@ var fgConfig = {nametype: `...)
 	dst = text(dst, "search", W-xpad-100, fs*2, "", "Search")
 	dst = text(dst, "ignorecase", W-xpad-16, fs*2, "", "ic")
 	dst = text(dst, "matched", W-xpad-100, g.height-g.ypad2/2, "", " ")
-	return dst
-}
-
-// appendCSSString appends a font family name safe for the CSS of a
-// <style> element: only characters that cannot end the rule, the element
-// or the CDATA-less style text are kept.
-func appendCSSString(dst []byte, s string) []byte {
-	for _, r := range s {
-		switch {
-		case r == ' ' || r == ',' || r == '-' || r == '_' || r == '\'' || r == '"' || r == '.':
-			dst = append(dst, byte(r))
-		case r < 0x80 && ('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'):
-			dst = append(dst, byte(r))
-		case r >= 0x80 && r != 0xFFFD && xmlesc.Allowed(r):
-			dst = append(dst, string(r)...)
-		}
-	}
 	return dst
 }
 
@@ -631,37 +491,4 @@ func openFrame(dst []byte, a *Attrs) ([]byte, string) {
 		dst = attr(dst, x.Name, x.Value)
 	}
 	return append(dst, '>'), closing
-}
-
-// SafeAttrName reports whether name may be written as an extra attribute:
-// a plain XML name that is not an event handler (on...), so that a
-// --nameattr file cannot make the SVG run code.
-func SafeAttrName(name string) bool {
-	if name == "" || strings.HasPrefix(strings.ToLower(name), "on") {
-		return false
-	}
-	for i, c := range []byte(name) {
-		ok := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c == ':' ||
-			i > 0 && ('0' <= c && c <= '9' || c == '-' || c == '.')
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// SafeHref reports whether a link target runs no code when followed.
-func SafeHref(href string) bool {
-	h := strings.ToLower(strings.Map(func(r rune) rune {
-		if r <= ' ' {
-			return -1
-		}
-		return r
-	}, href))
-	for _, bad := range []string{"javascript:", "vbscript:", "data:"} {
-		if strings.HasPrefix(h, bad) {
-			return false
-		}
-	}
-	return true
 }

@@ -3,36 +3,15 @@ package timeslice
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"flamekit/pkg/folded"
 )
 
-// WallRef ties perf's clock to the wall clock for one capture: the perf
-// time Perf happened at wall-clock time Wall.
-type WallRef struct {
-	Wall time.Time
-	Perf folded.Time
-	// Exact is true for a reference recorded by perf record -k (or a
-	// realtime clock); false for an estimate from "captured on".
-	Exact bool
-	// How explains where the reference came from, for messages.
-	How string
-	// First and Last bound the capture the reference belongs to (perf
-	// clock), to pick the right reference among several inputs.
-	First, Last folded.Time
-}
-
-// ToPerf maps a wall-clock time to perf's clock.
-func (r WallRef) ToPerf(w time.Time) folded.Time {
-	return r.Perf + folded.Time(w.Sub(r.Wall))
-}
-
-// ToWall maps a perf-clock time to the wall clock.
-func (r WallRef) ToWall(t folded.Time) time.Time {
-	return r.Wall.Add(time.Duration(t - r.Perf))
-}
+// WallRef ties perf's clock to the wall clock for one capture; it lives in
+// package folded so that every sink (pprof, Pyroscope) maps time the same
+// way.
+type WallRef = folded.WallRef
 
 // Clock is what is known about the captures' time: where relative times
 // count from and how to reach the wall clock.
@@ -178,52 +157,13 @@ func (c *Clock) pick(at func(WallRef) folded.Time) WallRef {
 	return c.Refs[best]
 }
 
-// capturedOnLayouts are the forms of perf's "captured on" (ctime(3)).
-var capturedOnLayouts = []string{time.ANSIC, "Mon Jan 2 15:04:05 2006", time.UnixDate}
-
-// ParseCapturedOn reads perf's "captured on" date ("Sun Nov 22 02:01:14
-// 2026"), which perf printed in the local time of the machine that ran perf
-// script, in loc.
+// ParseCapturedOn reads perf's "captured on" date in loc; see
+// folded.ParseCapturedOn.
 func ParseCapturedOn(s string, loc *time.Location) (time.Time, bool) {
-	s = strings.Join(strings.Fields(s), " ")
-	for _, l := range capturedOnLayouts {
-		if t, err := time.ParseInLocation(l, s, loc); err == nil {
-			return t, true
-		}
-	}
-	return time.Time{}, false
+	return folded.ParseCapturedOn(s, loc)
 }
 
-// refFromMeta builds the wall-clock reference of one input from its merged
-// metadata: exact from ref-wall/ref-perf (perf record -k) or a realtime
-// clock, else estimated from captured-on, taken as the time of the last
-// sample.
+// refFromMeta is folded.RefFromMeta.
 func refFromMeta(m *folded.Meta, first, last folded.Time, hasSpan bool, loc *time.Location) (WallRef, bool) {
-	if w, p, ok := m.Reference(); ok {
-		return WallRef{Wall: w, Perf: p, Exact: true, First: first, Last: last,
-			How: fmt.Sprintf("clock reference %s = @%v recorded by perf record -k", w.UTC().Format(time.RFC3339Nano), p)}, true
-	}
-	if c, ok := m.Get(folded.KeyClock); ok && (strings.Contains(strings.ToLower(c), "realtime") || strings.TrimSpace(c) == "0") {
-		return WallRef{Wall: time.Unix(0, 0), Perf: 0, Exact: true, First: first, Last: last,
-			How: "the capture's clock is CLOCK_REALTIME (perf record -k realtime)"}, true
-	}
-	co, ok := m.Get(folded.KeyCapturedOn)
-	if !ok || !hasSpan {
-		return WallRef{}, false
-	}
-	w, ok := ParseCapturedOn(co, loc)
-	if !ok {
-		return WallRef{}, false
-	}
-	zone, off := w.Zone()
-	how := fmt.Sprintf("no perf record -k clock reference, so the last sample (@%v) is taken to be at \"captured on\" %q, read as local time %s (UTC%+03d:%02d; set TZ to change), about ±1 s (record with perf record -k mono for exact times)",
-		last, co, zone, off/3600, abs(off%3600)/60)
-	return WallRef{Wall: w, Perf: last, First: first, Last: last, How: how}, true
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
+	return folded.RefFromMeta(m, first, last, hasSpan, loc)
 }

@@ -24,6 +24,9 @@ type Options struct {
 	Window *Window
 	// NoIdle drops the samples of idle CPUs (see package idle).
 	NoIdle bool
+	// Dropped, when set, receives the timed samples NoIdle drops (the
+	// heat map widens its span to them).
+	Dropped Sink
 	// NeedTime skips classic and differential lines (counted in
 	// Stats.Untimed) instead of passing them to the Sink.
 	NeedTime bool
@@ -110,6 +113,9 @@ func (s *Slicer) Read(in *Input) error {
 func (s *Slicer) keep(rec *folded.Record) error {
 	if s.Opts.NoIdle && s.idle.Is(rec.Stack) {
 		s.Stats.Idle++
+		if s.Opts.Dropped != nil && rec.Kind == folded.Timed {
+			return s.Opts.Dropped.Sample(rec)
+		}
 		return nil
 	}
 	if rec.Kind == folded.Timed {

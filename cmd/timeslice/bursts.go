@@ -1,0 +1,313 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"flamekit/internal/cli"
+	"flamekit/pkg/bursts"
+	"flamekit/pkg/folded"
+	"flamekit/pkg/heatmap"
+	"flamekit/pkg/idle"
+	"flamekit/pkg/timeslice"
+)
+
+// busy is the sink of --heatmap and --bursts: it counts samples in the
+// heat map (when there is one) and the busy ones in the bursts' series,
+// both counting seconds from the origin it takes when the first sample
+// comes: the capture's first sample as known before reading (from the
+// heads of files, or a first reading), or that sample when it is earlier.
+// dropped receives the idle samples --no-idle drops.
+type busy struct {
+	rows   int
+	heat   bool
+	noIdle bool // the Slicer drops idle samples (and gives them to dropped)
+	guess  folded.Time
+	known  bool // guess is set
+
+	started bool
+	origin  folded.Time
+	hm      *heatmap.Map
+	series  *bursts.Series
+	idle    idle.Filter
+}
+
+// newBusy returns the sink; guess is the first sample as known before
+// reading (known), from the inputs' heads or an earlier reading.
+func newBusy(rows int, heat, noIdle bool, guess folded.Time, known bool) *busy {
+	return &busy{rows: rows, heat: heat, noIdle: noIdle, guess: guess, known: known}
+}
+
+func (b *busy) start(t folded.Time) {
+	if b.started {
+		return
+	}
+	b.origin = t
+	if b.known && b.guess < t {
+		b.origin = b.guess
+	}
+	b.started = true
+	b.series = bursts.NewSeries(b.origin, 0)
+	if b.heat {
+		b.hm = heatmap.New(b.rows, b.origin)
+	}
+}
+
+// Sample takes a sample the Slicer kept.
+func (b *busy) Sample(rec *folded.Record) error {
+	if rec.Kind != folded.Timed {
+		return nil
+	}
+	b.start(rec.Time)
+	if b.hm != nil {
+		b.hm.Add(rec.Time)
+	}
+	if !b.noIdle && b.idle.Is(rec.Stack) {
+		b.series.Cover(rec.Time)
+		return nil
+	}
+	b.series.Add(rec.Time, rec.Count)
+	return nil
+}
+
+// dropped takes an idle sample --no-idle dropped.
+func (b *busy) dropped(rec *folded.Record) error {
+	b.start(rec.Time)
+	if b.hm != nil {
+		b.hm.Cover(rec.Time)
+	}
+	b.series.Cover(rec.Time)
+	return nil
+}
+
+// heatmap returns the heat map (an empty one when no sample came).
+func (b *busy) heatmap() *heatmap.Map {
+	if b.hm == nil {
+		b.hm = heatmap.New(b.rows, b.guess)
+	}
+	return b.hm
+}
+
+// found is a burst and its top processes and stacks.
+type found struct {
+	bursts.Burst
+	procs, top []bursts.Share
+}
+
+// topStacks is the number of stacks named per burst.
+const topStacks = 3
+
+// find finds the bursts and their top processes and stacks, exactly: the
+// inputs that hold a burst are read a second time (streams from the copy
+// Survey kept), every sample of a burst's window counted per stack. Memory
+// is the distinct stacks of the windows.
+func (c *command) find(b *busy, inputs timeslice.Inputs) (bursts.Result, []found, error) {
+	if !b.started {
+		return bursts.Result{}, nil, nil
+	}
+	res := b.series.Find(bursts.Options{Measure: c.measure(), Threshold: c.Threshold, Max: c.Top})
+	if len(res.Bursts) == 0 {
+		return res, nil, nil
+	}
+	tally := bursts.NewTally(res.Bursts, res.Measure)
+	again := &timeslice.Slicer{Opts: timeslice.Options{NoIdle: true, NeedTime: true},
+		Sink: timeslice.SinkFunc(func(rec *folded.Record) error {
+			tally.Add(rec)
+			return nil
+		})}
+	for _, in := range inputs {
+		holds := false
+		for _, br := range res.Bursts {
+			holds = holds || in.Seen.OK && in.Seen.First < br.To && in.Seen.Last >= br.From
+		}
+		if !holds {
+			continue
+		}
+		// Reading again finds the same metadata and span; only the count
+		// of samples kept is the second reading's.
+		kept := in.Kept
+		err := again.Read(in)
+		in.Kept = kept
+		if err != nil {
+			return res, nil, err
+		}
+	}
+	out := make([]found, len(res.Bursts))
+	for i, br := range res.Bursts {
+		all := tally.Top(i, -1)
+		out[i] = found{Burst: br, procs: bursts.ByProcess(all, topStacks), top: all[:min(len(all), topStacks)]}
+	}
+	return res, out, nil
+}
+
+func (c *command) measure() bursts.Measure {
+	switch c.Measure {
+	case "samples":
+		return bursts.Samples
+	case "weight":
+		return bursts.Weight
+	}
+	return bursts.Auto
+}
+
+// sources returns the inputs as the handed-back commands name them:
+// absolute paths, quoted for the shell, or "-" for standard input, with
+// the span of their samples.
+func sources(inputs timeslice.Inputs) []heatmap.Source {
+	var out []heatmap.Source
+	for _, in := range inputs {
+		if in.Read && !in.Seen.OK {
+			continue // no timed sample: no window needs it
+		}
+		src := heatmap.Source{Arg: "-"}
+		if in.Name != "-" {
+			p, err := filepath.Abs(in.Name)
+			if err != nil {
+				p = in.Name
+			}
+			src.Arg = heatmap.ShellQuote(p)
+		}
+		src.First, src.Last, src.HasSpan = in.Seen.First, in.Seen.Last, in.Seen.OK
+		out = append(out, src)
+	}
+	return out
+}
+
+// burstCommand returns the timeslice command that cuts a burst from the
+// inputs that hold it.
+func burstCommand(f *found, srcs []heatmap.Source) string {
+	var names, all []string
+	for _, src := range srcs {
+		all = append(all, src.Arg)
+		if !src.HasSpan || src.First < f.To && src.Last >= f.From {
+			names = append(names, src.Arg)
+		}
+	}
+	if len(names) == 0 {
+		names = all
+	}
+	return fmt.Sprintf("timeslice --from @%v --to @%v --no-idle %s", f.From, f.To, strings.Join(names, " "))
+}
+
+// unit names the measure per second.
+func unit(m bursts.Measure) string {
+	if m == bursts.Weight {
+		return "weight/s"
+	}
+	return "samples/s"
+}
+
+func formatRate(v float64) string {
+	switch {
+	case math.Abs(v) >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case math.Abs(v) >= 10:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+// shortStack abbreviates a stack to its root (the process) and leaf.
+func shortStack(s string) string {
+	i, j := strings.IndexByte(s, ';'), strings.LastIndexByte(s, ';')
+	if i < 0 || i == j {
+		return s
+	}
+	return s[:i] + ";…" + s[j:]
+}
+
+// stackList names the top processes and stacks with their shares.
+func stackList(f *found) string {
+	list := func(shares []bursts.Share, short bool) string {
+		var parts []string
+		for _, sh := range shares {
+			name := sh.Stack
+			if short {
+				name = shortStack(name)
+			}
+			parts = append(parts, fmt.Sprintf("%.0f%% %s", 100*sh.Share, name))
+		}
+		return strings.Join(parts, ", ")
+	}
+	if len(f.top) == 0 {
+		return "-"
+	}
+	return list(f.procs, false) + "; stacks " + list(f.top, true)
+}
+
+// score says how far a burst stands out.
+func score(f *found, res *bursts.Result) string {
+	ratio := f.Ratio(res.Median)
+	times := "∞×"
+	if !math.IsInf(ratio, 0) {
+		times = fmt.Sprintf("%.0f×", ratio)
+	}
+	return fmt.Sprintf("z %.1f: %s %s, %s the median second", f.Score, formatRate(f.Rate), unit(res.Measure), times)
+}
+
+// when says where a burst is on every clock known.
+func when(f *found, clock *timeslice.Clock) string {
+	s := fmt.Sprintf("@%v to @%v", f.From, f.To)
+	if clock.HasOrigin {
+		s += fmt.Sprintf(" = %ss to %ss after the first sample", seconds(f.From-clock.Origin), seconds(f.To-clock.Origin))
+	}
+	if len(clock.Refs) > 0 {
+		ref := clock.RefAt(f.From)
+		const layout = "2006-01-02T15:04:05.0"
+		s += fmt.Sprintf(" = %s to %s", ref.ToWall(f.From).In(time.Local).Format(layout), ref.ToWall(f.To).In(time.Local).Format("15:04:05.0"))
+		if !ref.Exact {
+			s += " (estimated)"
+		}
+	}
+	return s
+}
+
+// seconds formats a duration in seconds, to the millisecond, without
+// needless zeros.
+func seconds(d folded.Time) string {
+	s := fmt.Sprintf("%.3f", float64(d)/1e9)
+	return strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+}
+
+// printBursts writes one line per burst, best first, and the baseline on
+// stderr.
+func (c *command) printBursts(env *cli.Env, res bursts.Result, fs []found, clock *timeslice.Clock, srcs []heatmap.Source) error {
+	if !c.Quiet {
+		env.Warnf("bursts: %s per second against the median second of %d: median %s, scale %s (the larger of 1.4826×MAD and counting noise); %d seconds at z ≥ %g; best first, z = robust z-score of the window's rate",
+			res.Measure, res.Seconds, formatRate(res.Median), formatRate(res.Scale), res.Hot, res.Threshold)
+	}
+	if len(fs) == 0 {
+		env.Warnf("no burst: no second stands out (z ≥ %g)", res.Threshold)
+		return nil
+	}
+	for i := range fs {
+		f := &fs[i]
+		if _, err := fmt.Fprintf(env.Stdout, "%d  %s  %s  top: %s  |  %s\n", i+1, score(f, &res), when(f, clock), stackList(f), burstCommand(f, srcs)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// marks turns the bursts into marks of the heat map, labelled shortly
+// (their top processes): the map shows the rest on hover and selection.
+func marks(res bursts.Result, fs []found, clock *timeslice.Clock) []heatmap.Mark {
+	var ms []heatmap.Mark
+	for i := range fs {
+		f := &fs[i]
+		where := fmt.Sprintf("@%v to @%v", f.From, f.To)
+		if clock.HasOrigin {
+			where = fmt.Sprintf("seconds %s to %s", seconds(f.From-clock.Origin), seconds(f.To-clock.Origin))
+		}
+		var procs []string
+		for _, sh := range f.procs {
+			procs = append(procs, fmt.Sprintf("%.0f%% %s", 100*sh.Share, sh.Stack))
+		}
+		ms = append(ms, heatmap.Mark{From: f.From, To: f.To,
+			Label: fmt.Sprintf("%s, %s; top: %s", where, score(f, &res), strings.Join(procs, ", "))})
+	}
+	return ms
+}

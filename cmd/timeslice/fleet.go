@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"flamekit/internal/cli"
+	"flamekit/pkg/folded"
+	"flamekit/pkg/pprof"
+	"flamekit/pkg/pyroscope"
+	"flamekit/pkg/timeslice"
+)
+
+// fleetFlags are the flags that send the window elsewhere than folded
+// text: pprof on standard output, or pushes to Pyroscope.
+type fleetFlags struct {
+	Format     string        `enum:"folded,pprof" default:"folded" help:"Output format: folded (summed classic stacks) or pprof (the window as a gzipped profile.proto with each sample's time as a timestamp_ns label, for go tool pprof, Pyroscope, Parca, speedscope)."`
+	SampleType string        `name:"sample-type" placeholder:"TYPE/UNIT" help:"With --format pprof or --push: what the counts measure, e.g. alloc_space/bytes. Default: from the capture's event (cpu-clock: cpu/nanoseconds; other events: their name/count)."`
+	Push       string        `placeholder:"URL" help:"Push the window to Grafana Pyroscope at URL (http://host:4040) as pprof, one profile per --bucket, and print a summary on stderr instead of writing stdout. Auth from PYROSCOPE_BASIC_AUTH_USER/PYROSCOPE_BASIC_AUTH_PASSWORD or PYROSCOPE_AUTH_TOKEN; PYROSCOPE_TENANT_ID sets X-Scope-OrgID."`
+	Service    string        `placeholder:"NAME" help:"With --push: the service name the profiles are stored under (Grafana's service_name)."`
+	Label      []string      `sep:"none" placeholder:"KEY=VALUE" help:"With --push: a series label, e.g. --label host=web01 (repeatable)."`
+	Bucket     time.Duration `default:"1s" help:"With --push: the time span of one pushed profile (aligned on the wall clock)."`
+}
+
+// check rejects flag combinations that make no sense.
+func (c *command) checkFleet() error {
+	f := &c.fleetFlags
+	switch {
+	case f.Push != "" && f.Format == "pprof":
+		return cli.Usagef("--push and --format pprof cannot be combined: --push sends pprof itself")
+	case (f.Push != "" || f.Format == "pprof") && (c.Heatmap != "" || c.KeepTime):
+		return cli.Usagef("--heatmap and --keep-time write their own output: drop --push/--format pprof")
+	case f.Push != "" && f.Service == "":
+		return cli.Usagef("--push needs --service NAME (the service name Grafana shows)")
+	case f.Push == "" && (f.Service != "" || len(f.Label) > 0):
+		return cli.Usagef("--service and --label go with --push URL")
+	case f.Bucket <= 0:
+		return cli.Usagef("--bucket %v: want a positive duration such as 1s or 250ms", f.Bucket)
+	case f.SampleType != "" && f.Push == "" && f.Format != "pprof":
+		return cli.Usagef("--sample-type goes with --format pprof or --push")
+	}
+	if f.SampleType != "" {
+		if _, err := parseWeight(f.SampleType); err != nil {
+			return cli.Usagef("%v", err)
+		}
+	}
+	return nil
+}
+
+func parseWeight(s string) (pprof.Weight, error) {
+	if s == "" {
+		return pprof.Weight{}, nil
+	}
+	t, u, ok := strings.Cut(s, "/")
+	if !ok || t == "" || u == "" || strings.ContainsAny(s, ": ") {
+		return pprof.Weight{}, fmt.Errorf("--sample-type %q: want TYPE/UNIT, e.g. cpu/nanoseconds or alloc_space/bytes", s)
+	}
+	return pprof.Weight{Type: t, Unit: u}, nil
+}
+
+// refOf returns the wall-clock reference to use for the window: the
+// window's own, else the one of the capture's first sample.
+func refOf(win *timeslice.Window, clock *timeslice.Clock) (folded.WallRef, bool) {
+	switch {
+	case win != nil && win.Ref != nil:
+		return *win.Ref, true
+	case len(clock.Refs) > 0:
+		return clock.RefAt(clock.Origin), true
+	}
+	return folded.WallRef{}, false
+}
+
+// pprofOutput makes the Slicer's sink a pprof Builder; finish writes the
+// gzipped profile once the clock is known.
+func (c *command) pprofOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) func(*timeslice.Clock) error {
+	w, _ := parseWeight(c.SampleType)
+	opts := pprof.Options{Weight: w}
+	if win != nil {
+		opts.From, opts.HasFrom, opts.To, opts.HasTo = win.From, win.HasFrom, win.To, win.HasTo
+	}
+	b := pprof.NewBuilder(opts)
+	s.Sink = timeslice.SinkFunc(b.Add)
+	return func(clock *timeslice.Clock) error {
+		if ref, ok := refOf(win, clock); ok {
+			b.SetRef(&ref)
+		}
+		for _, m := range inputs.CaptureMetas() {
+			b.AddMeta(m)
+		}
+		p, err := b.Profile()
+		if err != nil {
+			return err
+		}
+		st := b.Stats()
+		if st.NoWall {
+			env.Warnf("warning: %s", st.Clock)
+		} else if st.Estimated && (win == nil || !win.Estimated) {
+			env.Warnf("warning: wall-clock times (TimeNanos, timestamp_ns) are estimated: %s", st.Clock)
+		}
+		if !st.WeightKnown && c.SampleType == "" {
+			env.Warnf("pprof sample type %s guessed from the event; --sample-type TYPE/UNIT says what the counts measure", st.Weight)
+		}
+		return p.Write(env.Stdout)
+	}
+}
+
+// pushOutput makes the Slicer's sink a Pyroscope Pusher (the inputs have
+// been surveyed: their clock and metadata are final); finish pushes the
+// last buckets and prints the summary.
+func (c *command) pushOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs) (func(*timeslice.Clock) error, error) {
+	clock := inputs.Clock()
+	if len(clock.Refs) == 0 {
+		return nil, errors.New("--push needs the wall-clock time of the samples, and the input has neither a clock reference (perf record -k mono) nor perf's \"captured on\" date (perf script --header)")
+	}
+	var labels []pyroscope.Label
+	for _, l := range c.Label {
+		lb, err := pyroscope.ParseLabel(l)
+		if err != nil {
+			return nil, cli.Usagef("--label: %v", err)
+		}
+		labels = append(labels, lb)
+	}
+	name, err := pyroscope.AppName(c.Service, labels)
+	if err != nil {
+		return nil, cli.Usagef("--service/--label: %v", err)
+	}
+	auth, err := pyroscope.AuthFromEnv(os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	client, err := pyroscope.NewClient(c.Push, auth, nil)
+	if err != nil {
+		return nil, cli.Usagef("--push: %v", err)
+	}
+	for _, r := range clock.Refs {
+		if !r.Exact {
+			env.Warnf("warning: wall-clock time is estimated: %s", r.How)
+			break
+		}
+	}
+	w, _ := parseWeight(c.SampleType)
+	p := pyroscope.NewPusher(context.Background(), client, name, clock.RefAt, pyroscope.PushOptions{Bucket: c.Bucket, Weight: w})
+	for _, m := range inputs.CaptureMetas() {
+		p.AddMeta(m)
+	}
+	s.Sink = timeslice.SinkFunc(p.Add)
+	c.pusher = p
+	return func(*timeslice.Clock) error {
+		sum, err := p.Close()
+		if err == nil {
+			env.Warnf("%s to %s as %s", sum, client.URL(), name)
+		}
+		return err
+	}, nil
+}
+
+// pushFailed prints what was pushed before a failure.
+func (c *command) pushFailed(env *cli.Env) {
+	if c.pusher != nil {
+		if sum := c.pusher.Summary(); sum.Buckets > 0 {
+			env.Warnf("%s before the error", sum)
+		} else {
+			env.Warnf("nothing was pushed before the error")
+		}
+		c.pusher = nil
+	}
+}

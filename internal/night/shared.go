@@ -1,0 +1,51 @@
+package night
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"time"
+)
+
+var shared struct {
+	sync.Mutex
+	nights map[string]*Night
+	errs   map[string]error
+	dirs   []string
+}
+
+// Shared generates the night of the given length (Options' defaults
+// otherwise) once per process, in a new temporary directory, and returns
+// it to every caller: the tests of a package share one night. RemoveShared
+// (from TestMain) deletes the directories.
+func Shared(length time.Duration, single bool) (*Night, error) {
+	key := fmt.Sprint(length, single)
+	shared.Lock()
+	defer shared.Unlock()
+	if n, ok := shared.nights[key]; ok {
+		return n, shared.errs[key]
+	}
+	if shared.nights == nil {
+		shared.nights, shared.errs = map[string]*Night{}, map[string]error{}
+	}
+	dir, err := os.MkdirTemp("", "flamekit-night-")
+	if err == nil {
+		shared.dirs = append(shared.dirs, dir)
+		var n *Night
+		n, err = Generate(Options{Dir: dir, Length: length, Single: single})
+		shared.nights[key] = n
+	}
+	shared.errs[key] = err
+	return shared.nights[key], err
+}
+
+// RemoveShared deletes the directories of the shared nights.
+func RemoveShared() {
+	shared.Lock()
+	defer shared.Unlock()
+	for _, d := range shared.dirs {
+		os.RemoveAll(d)
+	}
+	shared.dirs = nil
+	shared.nights, shared.errs = nil, nil
+}

@@ -1,0 +1,276 @@
+package pprof
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"flamekit/pkg/folded"
+)
+
+// captures are the real perf captures of testdata/perf.
+var captures = []string{
+	"burst", "clock-mono", "cpp-templates", "go", "java", "node", "kernel",
+	"dwarf", "mixed-events", "comm-spaces", "nocallgraph", "syswide",
+	"tracepoint", "before", "after",
+}
+
+// TestRoundTripRealCaptures: folded -> pprof -> folded gives the same
+// records (stack, count, perf-clock time, in order) and totals, and the
+// profile's weight total is the folded total.
+func TestRoundTripRealCaptures(t *testing.T) {
+	for _, name := range captures {
+		t.Run(name, func(t *testing.T) {
+			in := readStream(t, collapse(t, name))
+			if len(in.recs) == 0 {
+				t.Fatal("no records")
+			}
+			p, st := build(t, in, Options{})
+			if got, want := valueSum(p, len(p.SampleType)-1), int64(in.total()); got != want || float64(want) != in.total() {
+				t.Errorf("pprof weight total %d, folded total %v", got, in.total())
+			}
+			if got := valueSum(p, 0); got != int64(len(in.recs)) {
+				t.Errorf("samples/count total %d, want %d timed lines", got, len(in.recs))
+			}
+			if st.Timed != int64(len(in.recs)) || st.Stacks == 0 || st.Frames == 0 {
+				t.Errorf("stats %+v", st)
+			}
+			_, q := encode(t, p)
+			var out bytes.Buffer
+			sum, err := ToFolded(&out, q, ReadOptions{Name: name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			back := readStream(t, out.Bytes())
+			if len(back.recs) != len(in.recs) {
+				t.Fatalf("%d records back, want %d", len(back.recs), len(in.recs))
+			}
+			for i := range in.recs {
+				a, b := in.recs[i], back.recs[i]
+				if !bytes.Equal(a.Stack, b.Stack) || a.Count != b.Count || a.Time != b.Time || a.Kind != b.Kind {
+					t.Fatalf("record %d: got %q %v @%v (%v), want %q %v @%v (%v)", i, b.Stack, b.Count, b.Time, b.Kind, a.Stack, a.Count, a.Time, a.Kind)
+				}
+			}
+			if back.total() != in.total() || sum.Total != in.total() {
+				t.Errorf("totals: back %v, summary %v, want %v", back.total(), sum.Total, in.total())
+			}
+			// The original metadata lines come back, then the sample type.
+			if len(back.metas) != len(in.metas)+1 {
+				t.Fatalf("%d metadata lines back, want %d+1", len(back.metas), len(in.metas))
+			}
+			for i := range in.metas {
+				if got, want := string(folded.AppendMeta(nil, &back.metas[i])), string(folded.AppendMeta(nil, &in.metas[i])); got != want {
+					t.Errorf("meta %d: got %s want %s", i, got, want)
+				}
+			}
+			w, _ := WeightFor(&back.metas[len(back.metas)-1])
+			if w != st.Weight {
+				t.Errorf("weight back %v, want %v", w, st.Weight)
+			}
+		})
+	}
+}
+
+// TestClockExact: a perf record -k mono capture maps exactly: the first
+// sample's timestamp_ns is the reference's wall time plus the perf-clock
+// difference, and TimeNanos is the first sample's.
+func TestClockExact(t *testing.T) {
+	in := readStream(t, collapse(t, "clock-mono"))
+	p, st := build(t, in, Options{})
+	if st.Estimated || st.NoWall {
+		t.Fatalf("clock: %+v", st)
+	}
+	// # reference time: 2026-11-22T02:25:56.722310Z = 506.099781735 (monotonic)
+	ref := time.Date(2026, 11, 22, 2, 25, 56, 722310000, time.UTC)
+	first := in.recs[0].Time
+	want := ref.Add(time.Duration(first - folded.Time(506099781735))).UnixNano()
+	if got := p.Sample[0].NumLabel[LabelTimestamp][0]; got != want {
+		t.Errorf("first timestamp_ns %d, want %d", got, want)
+	}
+	if p.TimeNanos != want {
+		t.Errorf("TimeNanos %d, want %d", p.TimeNanos, want)
+	}
+	last := in.recs[len(in.recs)-1].Time
+	if p.DurationNanos != int64(last-first) {
+		t.Errorf("DurationNanos %d, want %d", p.DurationNanos, last-first)
+	}
+	if p.Period != 10309278 || p.PeriodType.Type != "cpu" || p.PeriodType.Unit != "nanoseconds" {
+		t.Errorf("period %v %d", p.PeriodType, p.Period)
+	}
+	if got := p.SampleType; len(got) != 2 || got[0].Type != "samples" || got[1].Type != "cpu" || got[1].Unit != "nanoseconds" || p.DefaultSampleType != "cpu" {
+		t.Errorf("sample types %v default %q", got, p.DefaultSampleType)
+	}
+}
+
+// TestClockEstimated: without -k the wall clock is estimated from
+// "captured on" (read in the given zone), the last sample being at that
+// time.
+func TestClockEstimated(t *testing.T) {
+	in := readStream(t, collapse(t, "burst"))
+	p, st := build(t, in, Options{Location: time.UTC})
+	if !st.Estimated || st.NoWall {
+		t.Fatalf("clock: %+v", st)
+	}
+	// captured-on="Sun Nov 22 02:24:54 2026", last="443.407714"
+	last := in.recs[len(in.recs)-1]
+	want := time.Date(2026, 11, 22, 2, 24, 54, 0, time.UTC).UnixNano()
+	got := p.Sample[len(p.Sample)-1].NumLabel[LabelTimestamp][0]
+	if last.Time != folded.Time(443407714000) || got != want {
+		t.Errorf("last sample @%v at %d, want %d", last.Time, got, want)
+	}
+}
+
+// TestClockGiven: a window's reference and bounds are used as given.
+func TestClockGiven(t *testing.T) {
+	in := readStream(t, collapse(t, "burst"))
+	ref := folded.WallRef{Wall: time.Unix(1795314277, 825849327), Perf: 427204232000, Exact: true, How: "dmesg marker"}
+	p, st := build(t, in, Options{Ref: &ref, From: 420e9, To: 430e9, HasFrom: true, HasTo: true})
+	if st.Clock != "dmesg marker" || st.Estimated {
+		t.Errorf("clock %+v", st)
+	}
+	if want := ref.ToWall(420e9).UnixNano(); p.TimeNanos != want || p.DurationNanos != 10e9 {
+		t.Errorf("TimeNanos %d DurationNanos %d, want %d 10e9", p.TimeNanos, p.DurationNanos, want)
+	}
+}
+
+// TestNoWallClock: without any clock facts, times stay on perf's clock
+// and come back unchanged.
+func TestNoWallClock(t *testing.T) {
+	in := stream{recs: []folded.Record{
+		{Stack: []byte("a;b"), Count: 3, Time: 5e9, Kind: folded.Timed},
+		{Stack: []byte("a;c"), Count: 4, Time: 6e9, Kind: folded.Timed},
+	}}
+	p, st := build(t, in, Options{})
+	if !st.NoWall || p.Sample[0].NumLabel[LabelTimestamp][0] != 5e9 {
+		t.Fatalf("stats %+v sample %v", st, p.Sample[0])
+	}
+	if st.Weight != (Weight{"weight", "count"}) || st.WeightKnown {
+		t.Errorf("weight %v known %v", st.Weight, st.WeightKnown)
+	}
+	_, q := encode(t, p)
+	var out bytes.Buffer
+	sum, err := ToFolded(&out, q, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Clock != "perf" {
+		t.Errorf("clock %q", sum.Clock)
+	}
+	back := readStream(t, out.Bytes())
+	if len(back.recs) != 2 || back.recs[1].Time != 6e9 || string(back.recs[1].Stack) != "a;c" {
+		t.Errorf("back: %+v", back.recs)
+	}
+}
+
+// TestClassicAndFractions: classic lines give one sample per stack and
+// the weight alone; fractions are rounded with the error carried, so the
+// total is the folded total rounded.
+func TestClassicAndFractions(t *testing.T) {
+	tests := []struct {
+		name   string
+		counts []float64
+		want   []int64
+	}{
+		{"integers", []float64{3, 4, 5}, []int64{3, 4, 5}},
+		{"thirds", []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}, []int64{0, 1, 0}},
+		{"halves", []float64{0.5, 0.5, 0.5, 0.5}, []int64{1, 0, 1, 0}},
+		{"big", []float64{1 << 52, 1}, []int64{1 << 52, 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var in stream
+			for i, c := range tc.counts {
+				in.recs = append(in.recs, folded.Record{Stack: []byte{'a', byte('a' + i)}, Count: c, Kind: folded.Classic})
+			}
+			p, st := build(t, in, Options{Weight: Weight{"cpu", "nanoseconds"}})
+			if len(p.SampleType) != 1 || p.SampleType[0].Type != "cpu" {
+				t.Fatalf("sample types %v", p.SampleType)
+			}
+			var got []int64
+			for _, s := range p.Sample {
+				got = append(got, s.Value[0])
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("values %v, want %v", got, tc.want)
+			}
+			var sum int64
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Errorf("values %v, want %v", got, tc.want)
+					break
+				}
+				sum += got[i]
+			}
+			if st.Value != sum {
+				t.Errorf("stats value %d, sum %d", st.Value, sum)
+			}
+		})
+	}
+}
+
+// TestAggregate: one sample per distinct stack, no timestamps, the same
+// totals.
+func TestAggregate(t *testing.T) {
+	in := readStream(t, collapse(t, "burst"))
+	p, st := build(t, in, Options{Aggregate: true})
+	if len(p.Sample) != st.Stacks {
+		t.Errorf("%d samples for %d stacks", len(p.Sample), st.Stacks)
+	}
+	if got := valueSum(p, 1); float64(got) != in.total() {
+		t.Errorf("weight %d, want %v", got, in.total())
+	}
+	if got := valueSum(p, 0); got != int64(len(in.recs)) {
+		t.Errorf("samples %d, want %d", got, len(in.recs))
+	}
+	for _, s := range p.Sample {
+		if len(s.NumLabel) != 0 {
+			t.Fatal("aggregated sample with labels")
+		}
+	}
+}
+
+// TestDiffRefused: a differential line is an error, not half a profile.
+func TestDiffRefused(t *testing.T) {
+	b := NewBuilder(Options{})
+	if err := b.Add(&folded.Record{Stack: []byte("a"), Count: 1, Before: 2, Kind: folded.Diff}); err != ErrDiff {
+		t.Errorf("err %v", err)
+	}
+	if err := b.Add(&folded.Record{Stack: []byte("a"), Count: -1, Kind: folded.Classic}); err == nil {
+		t.Error("negative count accepted")
+	}
+}
+
+// fields makes metadata fields from key, value pairs.
+func fields(kv ...string) []folded.Field {
+	var fs []folded.Field
+	for i := 0; i+1 < len(kv); i += 2 {
+		fs = append(fs, folded.Field{Key: kv[i], Value: kv[i+1]})
+	}
+	return fs
+}
+
+func TestWeightFor(t *testing.T) {
+	tests := []struct {
+		fields []folded.Field
+		want   Weight
+		known  bool
+	}{
+		{fields("event", "cpu-clock:pppH"), Weight{"cpu", "nanoseconds"}, true},
+		{fields("event", "task-clock"), Weight{"cpu", "nanoseconds"}, true},
+		{fields("event", "cycles:u"), Weight{"cycles", "count"}, true},
+		{fields("event", "page-faults"), Weight{"page_faults", "count"}, true},
+		{fields("event", "sched:sched_switch"), Weight{"sched_switch", "count"}, false},
+		{fields("event", "probe_libc:malloc"), Weight{"malloc", "count"}, false},
+		{fields("event", "offcpu-time"), Weight{"off_cpu", "nanoseconds"}, true},
+		{fields("event", "off-cpu"), Weight{"off_cpu", "microseconds"}, true},
+		{fields("event", "cpu-clock", KeyType, "alloc_space", KeyUnit, "bytes"), Weight{"alloc_space", "bytes"}, true},
+		{nil, Weight{"weight", "count"}, false},
+	}
+	for _, tc := range tests {
+		m := folded.Meta{Fields: tc.fields}
+		w, known := WeightFor(&m)
+		if w != tc.want || known != tc.known {
+			t.Errorf("%v: got %v %v, want %v %v", tc.fields, w, known, tc.want, tc.known)
+		}
+	}
+}

@@ -1,0 +1,58 @@
+// Package symbols resolves the addresses of a perf capture to the symbol
+// names perf script prints, as perf 6.1 (Debian's build, without libbfd)
+// does on this machine, so that a reader of perf.data can print what
+// perf script prints without running it.
+//
+// A Resolver loads each object's symbols on first use and keeps them:
+//
+//   - the kernel (Kernel, Module): kallsyms, from perf's build-id cache
+//     copy [kernel.kallsyms]/BUILDID/kallsyms first (right for old
+//     captures), else /proc/kallsyms when the capture is of the running
+//     kernel; types T, W, D and B kept in either case; module symbols
+//     ("\t[ext4]") split off into one table per module;
+//   - ELF objects (DSO): .symtab, else .dynsym, looked for where perf
+//     looks: the .gnu_debuglink file, the build-id cache's copy and debug
+//     file, /usr/lib/debug/PATH(.debug), /usr/lib/debug/.build-id/xx/
+//     rest.debug, the file itself; a file whose build-id is not the
+//     recorded one is never used (Missing reports the object instead);
+//     PLT entries synthesized as "name@plt" ("@plt" for IRELATIVE slots),
+//     from the file mapped at run time; the vdso ("[vdso]") from the
+//     build-id cache;
+//   - JIT perf maps (PerfMap, or DSO with "/tmp/perf-PID.map").
+//
+// Tables follow perf's rules for building its symbol tree: symbols of
+// unknown size end where the next one starts (kallsyms: a page past the
+// last kernel or module symbol), then of several symbols at one address
+// choose_best_symbol keeps one; NOTYPE labels count in sections named
+// *text* or *data*; absolute symbols and those of unallocated sections
+// do not; perf maps get no fix-up at all. Where symbols still overlap,
+// the symbol perf finds depends on the shape of its red-black tree; the
+// package rebuilds that tree exactly and records its answers, so that
+// lookups are always a binary search that allocates nothing.
+//
+// Names are demangled as that perf prints them (Demangle): C++ without
+// parameters ("ns::Acc<long>::work"), Rust legacy and v0 without hashes
+// ("<rustprog::Fnv as rustprog::Digest>::digest"), OCaml; Go names as
+// they are.
+//
+// Addresses: for an ELF object, the caller gives the file-relative
+// address perf prints in callchains, ip - map start + map pgoff; for the
+// kernel, its modules and perf maps, the absolute address. The caller
+// formats what perf prints around the symbol: "name+0x<Offset>" (perf
+// script always prints the offset in callchains), "[unknown]" when
+// there is no symbol, and, for a hit on a zero-size perf map entry, the
+// odd offset Symbol.PrintedOffset computes.
+//
+// What this package does not do: read kernel modules' .ko files (perf
+// prefers them to kallsyms when it finds them), kcore, compressed
+// objects, /proc/PID/root for containers, Java-signature demangling of
+// ELF names holding ')' (only reachable by names no compiler emits), and
+// the bare debuglink name relative to perf's working directory.
+//
+// Checked against perf itself: a test writes a perf.data with one sample
+// per table boundary and compares perf script's answers with the
+// resolver's (all equal on libc, ld.so, libstdc++, Go, Rust, the kernel,
+// the vdso and the fixtures; 27 addresses of one of node's 107,000 C++
+// symbols differ, a libiberty oddity), and every frame of eight real
+// captures is resolved and compared with what perf script printed.
+package symbols

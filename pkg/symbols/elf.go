@@ -1,0 +1,369 @@
+package symbols
+
+import (
+	"bytes"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// elfFile is an open ELF file.
+type elfFile struct {
+	path string
+	f    *elf.File
+	c    io.Closer
+}
+
+// openELF opens an ELF file. debug/elf is not trusted with a hostile
+// file: a panic becomes an error naming the file.
+func openELF(path string) (*elfFile, error) {
+	osf, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	ef, err := newELF(path, osf)
+	if err != nil {
+		osf.Close()
+		return nil, err
+	}
+	ef.c = osf
+	return ef, nil
+}
+
+// newELF reads the ELF headers of r; path names it in errors.
+func newELF(path string, r io.ReaderAt) (ef *elfFile, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			ef, err = nil, fmt.Errorf("%s: malformed ELF file (%v)", path, p)
+		}
+	}()
+	f, err := elf.NewFile(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &elfFile{path: path, f: f, c: io.NopCloser(nil)}, nil
+}
+
+// ELFTable builds the table perf 6.1 builds from one ELF file's content,
+// as if it were found for an object with no recorded build-id and no
+// debug file: its .symtab (else .dynsym), the fix-ups, and its PLT. It
+// is what the Resolver does with one file, for callers that have the
+// bytes; name is used in errors.
+func ELFTable(name string, data []byte) (*Table, error) {
+	ef, err := newELF(name, bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	return elfTable(ef, ef)
+}
+
+// elfTable builds the table of symbols from syms with runtime as the
+// file mapped at run time.
+func elfTable(syms, runtime *elfFile) (*Table, error) {
+	var b builder
+	n, aborted, err := loadELF(&b, syms, runtime)
+	if err != nil {
+		return nil, err
+	}
+	if !aborted && n > 0 {
+		order := b.inOrder()
+		b.fixupEnds(order, false)
+		b.removeDuplicates(order)
+		addPLT(&b, runtime)
+	}
+	return b.build(nil), nil
+}
+
+func (ef *elfFile) Close() error { return ef.c.Close() }
+
+// guard runs f, turning a panic of debug/elf into an error.
+func guard(path string, f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: malformed ELF file (%v)", path, r)
+		}
+	}()
+	return f()
+}
+
+// section returns the first section called name, as libelf's lookup by
+// name in perf.
+func (ef *elfFile) section(name string) (int, *elf.Section) {
+	for i, s := range ef.f.Sections {
+		if s.Name == name {
+			return i, s
+		}
+	}
+	return -1, nil
+}
+
+// hasSymtab reports whether the file has a .symtab section of type
+// SHT_SYMTAB (perf's symsrc__has_symtab).
+func (ef *elfFile) hasSymtab() bool {
+	_, s := ef.section(".symtab")
+	return s != nil && s.Type == elf.SHT_SYMTAB
+}
+
+// hasDynsym reports whether the file has a .dynsym section of type
+// SHT_DYNSYM (a separate debug file's is SHT_NOBITS).
+func (ef *elfFile) hasDynsym() bool {
+	_, s := ef.section(".dynsym")
+	return s != nil && s.Type == elf.SHT_DYNSYM
+}
+
+// buildID returns the file's GNU build-id in lowercase hex, "" when it
+// has none. Like perf it reads the first of the sections
+// .note.gnu.build-id, .notes and .note.
+func (ef *elfFile) buildID() string {
+	var id string
+	guard(ef.path, func() error {
+		for _, name := range []string{".note.gnu.build-id", ".notes", ".note"} {
+			if _, s := ef.section(name); s != nil {
+				data, err := s.Data()
+				if err != nil {
+					return err
+				}
+				id = parseBuildIDNotes(data, ef.f.ByteOrder)
+				return nil
+			}
+		}
+		return nil
+	})
+	return id
+}
+
+// debuglink returns the file name in the .gnu_debuglink section, "" when
+// there is none.
+func (ef *elfFile) debuglink() string {
+	var link string
+	guard(ef.path, func() error {
+		_, s := ef.section(".gnu_debuglink")
+		if s == nil || s.Type == elf.SHT_NOBITS {
+			return nil
+		}
+		data, err := s.Data()
+		if err != nil {
+			return err
+		}
+		if i := bytes.IndexByte(data, 0); i >= 0 {
+			data = data[:i]
+		}
+		link = string(data)
+		return nil
+	})
+	return link
+}
+
+// loadELF adds to b the symbols of syms (its .symtab, else its .dynsym)
+// with perf 6.1's filters and address adjustment, runtime being the file
+// that is mapped at run time (program headers, sections of the debug
+// file's SHT_NOBITS ones). It returns the number of symbols added and
+// whether perf would have given up half-way (a symbol in a section that
+// does not exist): then the symbols before stay, but no fix-up is done.
+func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error) {
+	err = guard(syms.path, func() error {
+		var list []elf.Symbol
+		var err error
+		if syms.hasSymtab() {
+			list, err = syms.f.Symbols()
+		} else {
+			list, err = syms.f.DynamicSymbols()
+		}
+		if err != nil {
+			if errors.Is(err, elf.ErrNoSymbols) {
+				return nil
+			}
+			return fmt.Errorf("%s: %w", syms.path, err)
+		}
+		loads := loadSegments(runtime.f)
+		for i := range list {
+			s := &list[i]
+			ok, stop := perfKeeps(s, syms.f, runtime.f)
+			if stop {
+				aborted = true
+				return nil
+			}
+			if !ok {
+				continue
+			}
+			v := s.Value
+			if p := segmentOf(loads, v); p != nil {
+				v -= p.Vaddr - p.Off
+			} else {
+				sec := sectionOf(s.Section, syms.f, runtime.f)
+				v -= sec.Addr - sec.Offset
+			}
+			b.add(v, v+s.Size, Demangle(s.Name), elf.ST_BIND(s.Info))
+			n++
+		}
+		return nil
+	})
+	return n, aborted, err
+}
+
+// perfKeeps applies dso__load_sym's filters to one symbol: functions,
+// IFUNCs and objects with a name and a section; NOTYPE labels too when
+// they are visible and in a section whose name has "text" or "data";
+// never absolute symbols (the SHN_ABS version names) nor symbols of
+// sections that are not loaded (SHF_ALLOC). stop reports a symbol whose
+// section does not exist, where perf stops reading.
+func perfKeeps(s *elf.Symbol, syms, runtime *elf.File) (keep, stop bool) {
+	typ := elf.ST_TYPE(s.Info)
+	vis := elf.ST_VISIBILITY(s.Other)
+	named := s.Name != "" && s.Section != elf.SHN_UNDEF
+	label := typ == elf.STT_NOTYPE && named && s.Section != elf.SHN_ABS &&
+		vis != elf.STV_HIDDEN && vis != elf.STV_INTERNAL
+	kept := named && (typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC || typ == elf.STT_OBJECT)
+	if !label && !kept {
+		return false, false
+	}
+	if s.Section == elf.SHN_ABS {
+		return false, false
+	}
+	if int(s.Section) >= len(syms.Sections) {
+		return false, true
+	}
+	sec := syms.Sections[s.Section]
+	if sec.Flags&elf.SHF_ALLOC == 0 {
+		return false, false
+	}
+	if sec.Type == elf.SHT_NOBITS {
+		if int(s.Section) >= len(runtime.Sections) {
+			return false, true
+		}
+		sec = runtime.Sections[s.Section]
+	}
+	if label && !strings.Contains(sec.Name, "text") && !strings.Contains(sec.Name, "data") {
+		return false, false
+	}
+	return true, false
+}
+
+// sectionOf returns the section a kept symbol is in (the runtime file's
+// when the symbol file's is SHT_NOBITS).
+func sectionOf(i elf.SectionIndex, syms, runtime *elf.File) *elf.Section {
+	sec := syms.Sections[i]
+	if sec.Type == elf.SHT_NOBITS {
+		sec = runtime.Sections[i]
+	}
+	return sec
+}
+
+func loadSegments(f *elf.File) []*elf.Prog {
+	var l []*elf.Prog
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && max(p.Memsz, p.Filesz) > 0 {
+			l = append(l, p)
+		}
+	}
+	return l
+}
+
+// segmentOf returns the first loadable segment holding address v.
+func segmentOf(loads []*elf.Prog, v uint64) *elf.Prog {
+	for _, p := range loads {
+		if v >= p.Vaddr && v-p.Vaddr < max(p.Memsz, p.Filesz) {
+			return p
+		}
+	}
+	return nil
+}
+
+// addPLT adds perf 6.1's synthesized PLT symbols of f: one "name@plt" per
+// .rela.plt (or .rel.plt) entry, in relocation order, entry after entry
+// from the end of the PLT header, at file offsets; the name is that of
+// the relocation's .dynsym symbol, "" for IRELATIVE slots (so "@plt").
+// It returns the number added.
+func addPLT(b *builder, ef *elfFile) (n int) {
+	guard(ef.path, func() error {
+		n = addPLTUnguarded(b, ef)
+		return nil
+	})
+	return n
+}
+
+func addPLTUnguarded(b *builder, ef *elfFile) int {
+	f := ef.f
+	dynIdx, dynsym := ef.section(".dynsym")
+	if dynsym == nil || dynsym.Type != elf.SHT_DYNSYM {
+		return 0
+	}
+	_, rel := ef.section(".rela.plt")
+	if rel == nil {
+		if _, rel = ef.section(".rel.plt"); rel == nil {
+			return 0
+		}
+	}
+	if int(rel.Link) != dynIdx {
+		return 0
+	}
+	_, plt := ef.section(".plt")
+	if plt == nil || rel.Entsize == 0 || rel.Type == elf.SHT_NOBITS {
+		return 0
+	}
+	relData, err := rel.Data()
+	if err != nil {
+		return 0
+	}
+	dsyms, err := f.DynamicSymbols()
+	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+		return 0
+	}
+	if int(dynsym.Link) >= len(f.Sections) || f.Sections[dynsym.Link].Size == 0 {
+		return 0
+	}
+	header, entry := pltSizes(f.Machine, plt.Entsize)
+	off := plt.Offset + header
+	count := rel.Size / rel.Entsize
+	is64 := f.Class == elf.ELFCLASS64
+	var recSize uint64
+	switch {
+	case is64 && rel.Type == elf.SHT_RELA:
+		recSize = 24
+	case is64:
+		recSize = 16
+	case rel.Type == elf.SHT_RELA:
+		recSize = 12
+	default:
+		recSize = 8
+	}
+	n := 0
+	for i := uint64(0); i < count; i++ {
+		at := i * recSize
+		if at+recSize > uint64(len(relData)) {
+			break
+		}
+		var symIdx uint64
+		if is64 {
+			symIdx = f.ByteOrder.Uint64(relData[at+8:]) >> 32
+		} else {
+			symIdx = uint64(f.ByteOrder.Uint32(relData[at+4:]) >> 8)
+		}
+		name := ""
+		if symIdx > 0 && symIdx <= uint64(len(dsyms)) {
+			name = Demangle(dsyms[symIdx-1].Name)
+		}
+		b.addLate(off, off+entry, name+"@plt", elf.STB_GLOBAL)
+		off += entry
+		n++
+	}
+	return n
+}
+
+// pltSizes returns perf 6.1's PLT header and entry sizes for a machine.
+func pltSizes(m elf.Machine, entsize uint64) (header, entry uint64) {
+	switch m {
+	case elf.EM_ARM:
+		return 20, 12
+	case elf.EM_AARCH64:
+		return 32, 16
+	case elf.EM_SPARC:
+		return 48, 12
+	case elf.EM_SPARCV9:
+		return 128, 32
+	}
+	return entsize, entsize
+}

@@ -1,0 +1,82 @@
+package symbols
+
+import (
+	"bytes"
+	"debug/elf"
+)
+
+// ParsePerfMap builds the table of a JIT perf map's content
+// (/tmp/perf-PID.map: lines "START SIZE name", hexadecimal numbers with
+// or without 0x, absolute addresses, names that may hold blanks) the way
+// perf 6.1 reads it: the last character of each line is dropped (the
+// newline, or the last character of a final line without one), lines
+// whose name would be two characters or fewer are skipped, and no end or
+// duplicate fix-up is done, so entries that overlap are found as perf's
+// tree finds them. It returns the table and the number of lines skipped.
+func ParsePerfMap(data []byte) (*Table, int) {
+	var b builder
+	skipped := 0
+	for len(data) > 0 {
+		var l []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			l, data = data[:i+1], data[i+1:]
+		} else {
+			l, data = data, nil
+		}
+		l = l[:len(l)-1]
+		start, n := strtoull16(l)
+		n++
+		if n+2 >= len(l) {
+			skipped++
+			continue
+		}
+		size, m := strtoull16(l[n:])
+		n += m + 1
+		if n+2 >= len(l) {
+			skipped++
+			continue
+		}
+		b.add(start, start+size, string(l[n:]), elf.STB_GLOBAL)
+	}
+	return b.build(nil), skipped
+}
+
+// strtoull16 parses a number as C's strtoull(s, &end, 16) does (leading
+// blanks, a sign, an optional 0x, hexadecimal digits, saturating at the
+// maximum) and returns it with the count of bytes it used (0 when there
+// were no digits).
+func strtoull16(s []byte) (uint64, int) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r')) {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	if i+2 < len(s) && s[i] == '0' && (s[i+1] == 'x' || s[i+1] == 'X') && isHexByte(s[i+2]) {
+		i += 2
+	}
+	startDigits := i
+	var v uint64
+	over := false
+	for i < len(s) && isHexByte(s[i]) {
+		d := uint64(hexVal(s[i]))
+		if v > (^uint64(0)-d)/16 {
+			over = true
+		}
+		v = v*16 + d
+		i++
+	}
+	if i == startDigits {
+		return 0, 0
+	}
+	if over {
+		return ^uint64(0), i
+	}
+	if neg {
+		v = -v
+	}
+	return v, i
+}

@@ -1,0 +1,428 @@
+package symbols
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Options says where a Resolver looks for symbols. Empty fields take
+// perf's defaults.
+type Options struct {
+	// BuildIDDir is perf's build-id cache (default $HOME/.debug), where
+	// perf record saves kallsyms, the vdso and every binary with samples.
+	BuildIDDir string
+	// DebugDir holds separate debug files (default /usr/lib/debug).
+	DebugDir string
+	// Kallsyms is the running kernel's symbol list (default
+	// /proc/kallsyms), used for a capture of the running kernel when the
+	// build-id cache has no copy.
+	Kallsyms string
+	// KernelNotes holds the running kernel's build-id (default
+	// /sys/kernel/notes).
+	KernelNotes string
+	// PerfMapDir holds the JIT perf maps perf-PID.map (default /tmp).
+	PerfMapDir string
+}
+
+func (o *Options) fill() {
+	if o.BuildIDDir == "" {
+		home, _ := os.UserHomeDir()
+		o.BuildIDDir = filepath.Join(home, ".debug")
+	}
+	if o.DebugDir == "" {
+		o.DebugDir = "/usr/lib/debug"
+	}
+	if o.Kallsyms == "" {
+		o.Kallsyms = "/proc/kallsyms"
+	}
+	if o.KernelNotes == "" {
+		o.KernelNotes = "/sys/kernel/notes"
+	}
+	if o.PerfMapDir == "" {
+		o.PerfMapDir = "/tmp"
+	}
+}
+
+// Missing is an object whose symbols could not be loaded: perf script,
+// run here, prints [unknown] for its frames as well, but on the host the
+// capture comes from (or after `perf archive`) it may not.
+type Missing struct {
+	// Path is the object as the caller named it: a file, "[vdso]",
+	// "[kernel.kallsyms]" or a perf map's path.
+	Path string
+	// BuildID is the build-id the caller gave, "" when none.
+	BuildID string
+	// Err says why: not found, a different build-id, unreadable.
+	Err error
+}
+
+// ErrBuildIDMismatch is wrapped by a Missing's Err when files were found
+// but none had the recorded build-id.
+var ErrBuildIDMismatch = errors.New("build-id differs")
+
+// Resolver finds the symbols perf script prints for addresses, loading
+// each object's table on first use and keeping it. A Resolver is not safe
+// for concurrent use; the Tables it returns are.
+type Resolver struct {
+	opts     Options
+	kernels  map[string]*Kernel
+	dsos     map[dsoKey]*Table
+	perfMaps map[int]*Table
+	missing  []Missing
+	running  *string // the running kernel's build-id, once read
+}
+
+type dsoKey struct{ path, buildID string }
+
+// NewResolver returns a Resolver looking for symbols where opts says.
+func NewResolver(opts Options) *Resolver {
+	opts.fill()
+	return &Resolver{
+		opts:     opts,
+		kernels:  map[string]*Kernel{},
+		dsos:     map[dsoKey]*Table{},
+		perfMaps: map[int]*Table{},
+	}
+}
+
+// Missing returns the objects whose symbols could not be loaded so far,
+// in the order they were asked for.
+func (r *Resolver) Missing() []Missing {
+	return append([]Missing(nil), r.missing...)
+}
+
+func (r *Resolver) miss(path, buildID string, err error) {
+	r.missing = append(r.missing, Missing{Path: path, BuildID: buildID, Err: err})
+}
+
+// DSO returns the symbol for addr in the object perf script names path
+// (a file, "[vdso]", or "/tmp/perf-PID.map"), addr being the
+// file-relative address perf prints in callchains (ip - map start + map
+// pgoff; absolute for a perf map). buildID is the build-id the capture
+// recorded for it in hex, "" when it recorded none.
+func (r *Resolver) DSO(path, buildID string, addr uint64) (Symbol, bool) {
+	return r.DSOTable(path, buildID).Lookup(addr)
+}
+
+// DSOTable returns the table DSO uses for path and buildID, loading it on
+// first use; nil when it has no symbols.
+func (r *Resolver) DSOTable(path, buildID string) *Table {
+	k := dsoKey{path, buildID}
+	if t, ok := r.dsos[k]; ok {
+		return t
+	}
+	t := r.loadDSO(path, strings.ToLower(buildID))
+	r.dsos[k] = t
+	return t
+}
+
+// Kernel returns the kernel symbol (not a module's) for the absolute
+// address addr, from the kallsyms of the kernel with build-id buildID.
+func (r *Resolver) Kernel(buildID string, addr uint64) (Symbol, bool) {
+	k := r.KernelSymbols(buildID)
+	if k == nil {
+		return Symbol{}, false
+	}
+	return k.Table.Lookup(addr)
+}
+
+// Module returns the symbol for the absolute address addr in a module
+// ("ext4" or "[ext4]") of the kernel with build-id buildID, from its
+// kallsyms (perf prefers the module's .ko file when it finds one; this
+// package does not read .ko files). perf script prints such a frame with
+// the module's map name as its object, "([ext4])", and resolves it only
+// when the capture has a map for that module (a kernel MMAP record named
+// after it); the offset is the same whether counted from the absolute
+// address or from the map's start.
+func (r *Resolver) Module(buildID, module string, addr uint64) (Symbol, bool) {
+	k := r.KernelSymbols(buildID)
+	if k == nil {
+		return Symbol{}, false
+	}
+	module = strings.TrimSuffix(strings.TrimPrefix(module, "["), "]")
+	return k.Modules[module].Lookup(addr)
+}
+
+// KernelSymbols returns the symbols of the kernel with build-id buildID
+// ("" for the running kernel), loading them on first use: the copy perf
+// saved in the build-id cache, [kernel.kallsyms]/BUILDID/kallsyms, else
+// Options.Kallsyms when buildID is the running kernel's. nil when
+// neither is there.
+func (r *Resolver) KernelSymbols(buildID string) *Kernel {
+	buildID = strings.ToLower(buildID)
+	if k, ok := r.kernels[buildID]; ok {
+		return k
+	}
+	k, err := r.loadKernel(buildID)
+	if err != nil {
+		r.miss("[kernel.kallsyms]", buildID, err)
+	}
+	r.kernels[buildID] = k
+	return k
+}
+
+// KernelSymbolAddr returns the address that the kallsyms file Kernel uses
+// for buildID gives to the function name. perf compares it for its
+// reference symbol (the "_text" of the capture's "[kernel.kallsyms]_text"
+// MMAP record, whose pgoff holds the address at record time): when they
+// differ the kernel was relocated (KASLR) between the capture and the
+// file, and perf shifts kernel addresses by the difference (table -
+// recorded) before looking them up; modules are not shifted.
+func (r *Resolver) KernelSymbolAddr(buildID, name string) (uint64, bool) {
+	k := r.KernelSymbols(buildID)
+	if k == nil {
+		return 0, false
+	}
+	data, err := os.ReadFile(k.Path)
+	if err != nil {
+		return 0, false
+	}
+	return kallsymsFunctionAddr(data, name)
+}
+
+// PerfMap returns the JIT symbol for the absolute address addr from
+// perf-PID.map in Options.PerfMapDir.
+func (r *Resolver) PerfMap(pid int, addr uint64) (Symbol, bool) {
+	return r.PerfMapTable(pid).Lookup(addr)
+}
+
+// PerfMapTable returns the table of perf-PID.map, loading it on first
+// use; nil when the file cannot be read.
+func (r *Resolver) PerfMapTable(pid int) *Table {
+	if t, ok := r.perfMaps[pid]; ok {
+		return t
+	}
+	path := filepath.Join(r.opts.PerfMapDir, "perf-"+strconv.Itoa(pid)+".map")
+	var t *Table
+	data, err := os.ReadFile(path)
+	if err != nil {
+		r.miss(path, "", err)
+	} else {
+		t, _ = ParsePerfMap(data)
+	}
+	r.perfMaps[pid] = t
+	return t
+}
+
+func (r *Resolver) runningKernel() string {
+	if r.running == nil {
+		id := ""
+		if data, err := os.ReadFile(r.opts.KernelNotes); err == nil {
+			id = parseBuildIDNotes(data, binary.NativeEndian)
+		}
+		r.running = &id
+	}
+	return *r.running
+}
+
+func (r *Resolver) loadKernel(buildID string) (*Kernel, error) {
+	var tried []string
+	if buildID != "" {
+		p := filepath.Join(r.opts.BuildIDDir, "[kernel.kallsyms]", buildID, "kallsyms")
+		if isRegular(p) {
+			return readKallsyms(p)
+		}
+		tried = append(tried, p)
+	}
+	if buildID == "" || buildID == r.runningKernel() {
+		return readKallsyms(r.opts.Kallsyms)
+	}
+	return nil, fmt.Errorf("no kallsyms for build-id %s (not in %s; the running kernel is %s)",
+		buildID, strings.Join(tried, ", "), orNone(r.runningKernel()))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+func readKallsyms(path string) (*Kernel, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseKallsyms(path, data)
+}
+
+func isRegular(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// buildIDPath returns the build-id cache's entry for id: the link
+// .build-id/xx/rest when it is a file (old layout), else the file called
+// base inside the directory it links to.
+func (r *Resolver) buildIDPath(id, base string) string {
+	if len(id) < 3 {
+		return ""
+	}
+	link := filepath.Join(r.opts.BuildIDDir, ".build-id", id[:2], id[2:])
+	if isRegular(link) {
+		return link
+	}
+	return filepath.Join(link, base)
+}
+
+// loadDSO finds an object's symbol sources as perf 6.1's dso__load does,
+// trying in order: the .gnu_debuglink file (next to the object, in its
+// .debug directory, under DebugDir), the build-id cache's copy and its
+// debug file, DebugDir/PATH.debug, DebugDir/PATH,
+// DebugDir/.build-id/xx/rest.debug, and the object itself. A file whose
+// build-id is not the recorded one is never used. The first file with a
+// .symtab gives the symbols, the first with a .dynsym gives the runtime
+// view (program headers, PLT).
+func (r *Resolver) loadDSO(path, buildID string) *Table {
+	if strings.HasPrefix(path, "/tmp/perf-") && strings.HasSuffix(path, ".map") {
+		pid, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(path, "/tmp/perf-"), ".map"))
+		if err == nil {
+			return r.PerfMapTable(pid)
+		}
+	}
+	vdso := path == "[vdso]"
+	if !vdso && (!strings.HasPrefix(path, "/") || pseudoFile(path)) {
+		// [heap], [stack], //anon, /memfd:…: nothing to load.
+		return nil
+	}
+	if buildID == "" && !vdso && isRegular(path) {
+		if ef, err := openELF(path); err == nil {
+			buildID = ef.buildID()
+			ef.Close()
+		}
+	}
+
+	var cands []string
+	if vdso {
+		if buildID != "" {
+			cands = append(cands, r.buildIDPath(buildID, "vdso"),
+				filepath.Join(r.opts.BuildIDDir, "[vdso]", buildID, "vdso"))
+		}
+	} else {
+		cands = append(cands, r.debuglinkCandidates(path)...)
+		if buildID != "" {
+			cands = append(cands, r.buildIDPath(buildID, "elf"), r.buildIDPath(buildID, "debug"))
+		}
+		cands = append(cands, filepath.Join(r.opts.DebugDir, path+".debug"), filepath.Join(r.opts.DebugDir, path))
+		if buildID != "" && len(buildID) > 2 {
+			cands = append(cands, filepath.Join(r.opts.DebugDir, ".build-id", buildID[:2], buildID[2:]+".debug"))
+		}
+		cands = append(cands, path)
+	}
+
+	var syms, runtime *elfFile
+	var mismatch []string
+	var readErr error
+	for _, c := range cands {
+		if c == "" || !isRegular(c) {
+			continue
+		}
+		ef, err := openELF(c)
+		if err != nil {
+			readErr = err
+			continue
+		}
+		if buildID != "" {
+			if got := ef.buildID(); got != buildID {
+				mismatch = append(mismatch, fmt.Sprintf("%s has %s", c, orNone(got)))
+				ef.Close()
+				continue
+			}
+		}
+		used := false
+		if syms == nil && ef.hasSymtab() {
+			syms, used = ef, true
+		}
+		if runtime == nil && ef.hasDynsym() {
+			runtime, used = ef, true
+		}
+		if !used {
+			ef.Close()
+		}
+		if syms != nil && runtime != nil {
+			break
+		}
+	}
+	defer func() {
+		if syms != nil {
+			syms.Close()
+		}
+		if runtime != nil && runtime != syms {
+			runtime.Close()
+		}
+	}()
+	if syms == nil && runtime == nil {
+		var err error
+		switch {
+		case len(mismatch) > 0:
+			err = fmt.Errorf("%w: recorded %s, %s", ErrBuildIDMismatch, buildID, strings.Join(mismatch, ", "))
+		case readErr != nil:
+			err = readErr
+		default:
+			err = fmt.Errorf("no file with its symbols: %w", fs.ErrNotExist)
+		}
+		r.miss(path, buildID, err)
+		return nil
+	}
+	if syms == nil {
+		syms = runtime
+	}
+	if runtime == nil {
+		runtime = syms
+	}
+	t, err := elfTable(syms, runtime)
+	if err != nil {
+		r.miss(path, buildID, err)
+		return nil
+	}
+	return t
+}
+
+// pseudoFile reports whether path names a mapping that is not a file
+// perf could read symbols from: anonymous and shared memory, devices,
+// memfd files. perf tries them and finds nothing, as here; they are not
+// reported as missing.
+func pseudoFile(path string) bool {
+	for _, p := range []string{"//", "/dev/", "/anon_hugepage", "/memfd:", "/SYSV"} {
+		if strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// debuglinkCandidates returns where perf looks for the file named by
+// path's .gnu_debuglink: next to it, in its .debug directory and under
+// DebugDir. (perf also tries the bare name in its working directory;
+// that is not done here.)
+func (r *Resolver) debuglinkCandidates(path string) []string {
+	if !isRegular(path) {
+		return nil
+	}
+	ef, err := openELF(path)
+	if err != nil {
+		return nil
+	}
+	link := ef.debuglink()
+	ef.Close()
+	if link == "" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	for _, c := range []string{
+		filepath.Join(dir, link),
+		filepath.Join(dir, ".debug", link),
+		filepath.Join(r.opts.DebugDir, dir, link),
+	} {
+		if isRegular(c) {
+			return []string{c}
+		}
+	}
+	return nil
+}
