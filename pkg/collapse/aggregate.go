@@ -1,11 +1,14 @@
 package collapse
 
 import (
+	"hash/maphash"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"flamekit/pkg/folded"
@@ -77,31 +80,53 @@ func (a *aggregator) sort() {
 
 // writeMerged writes the sums of sorted aggregators as classic folded lines,
 // sorted, the sums of a stack found in several of them added: a k-way
-// merge, so that the only serial work at the end of a parallel run is one
-// pass over the distinct stacks. Counts are divided by div (1000 turns
+// merge through a heap, one pass over the distinct stacks. Counts are divided by div (1000 turns
 // nanoseconds into microseconds).
 func writeMerged(w io.Writer, aggs []*aggregator, div int64) error {
-	pos := make([]int, len(aggs))
+	// A heap of the lists' heads, smallest stack first.
+	type head struct {
+		a   *aggregator
+		pos int
+	}
+	stackOf := func(h head) string { return h.a.stacks[h.a.order[h.pos]] }
+	var heap []head
+	less := func(i, j int) bool { return stackOf(heap[i]) < stackOf(heap[j]) }
+	down := func(i int) {
+		for {
+			l, m := 2*i+1, i
+			if l < len(heap) && less(l, m) {
+				m = l
+			}
+			if r := l + 1; r < len(heap) && less(r, m) {
+				m = r
+			}
+			if m == i {
+				return
+			}
+			heap[i], heap[m] = heap[m], heap[i]
+			i = m
+		}
+	}
+	for _, a := range aggs {
+		if len(a.order) > 0 {
+			heap = append(heap, head{a, 0})
+		}
+	}
+	for i := len(heap)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
 	var buf []byte
-	for {
-		best := -1
-		var stack string
-		for i, a := range aggs {
-			if pos[i] < len(a.order) {
-				if s := a.stacks[a.order[pos[i]]]; best < 0 || s < stack {
-					best, stack = i, s
-				}
-			}
-		}
-		if best < 0 {
-			break
-		}
+	for len(heap) > 0 {
+		stack := stackOf(heap[0])
 		var sum int64
-		for i, a := range aggs {
-			if pos[i] < len(a.order) && a.stacks[a.order[pos[i]]] == stack {
-				sum = addSat(sum, a.counts[a.order[pos[i]]])
-				pos[i]++
+		for len(heap) > 0 && stackOf(heap[0]) == stack {
+			h := &heap[0]
+			sum = addSat(sum, h.a.counts[h.a.order[h.pos]])
+			if h.pos++; h.pos == len(h.a.order) {
+				heap[0] = heap[len(heap)-1]
+				heap = heap[:len(heap)-1]
 			}
+			down(0)
 		}
 		buf = append(buf, stack...)
 		buf = append(buf, ' ')
@@ -128,4 +153,63 @@ func addSat(a, b int64) int64 {
 		return math.MaxInt64
 	}
 	return a + b
+}
+
+// shards is the number of parts of a sharedSums.
+const shards = 64
+
+// sharedSums is the classic sums of all the workers of a stage, cut into
+// shards by a hash of the stack, each behind its own lock. Workers fold
+// different chunks of one profile, which hold mostly the same distinct
+// stacks: with one table each, every worker copied and indexed each of
+// them, and the tables had to be merged at the end; here each distinct
+// stack is copied once, and two workers rarely want the same shard at
+// once.
+type sharedSums struct {
+	seed   maphash.Seed
+	shards [shards]struct {
+		mu  sync.Mutex
+		agg aggregator
+		_   [64]byte // keep shards' locks on separate cache lines
+	}
+}
+
+func newSharedSums() *sharedSums {
+	s := &sharedSums{seed: maphash.MakeSeed()}
+	for i := range s.shards {
+		s.shards[i].agg.index = make(map[string]int)
+	}
+	return s
+}
+
+// add adds n to stack.
+func (s *sharedSums) add(stack []byte, n int64) {
+	sh := &s.shards[maphash.Bytes(s.seed, stack)%shards]
+	sh.mu.Lock()
+	sh.agg.add(stack, n)
+	sh.mu.Unlock()
+}
+
+// aggregators returns the shards, sorted, for writeMerged; the shards are
+// sorted by up to GOMAXPROCS goroutines at once. No add may run.
+func (s *sharedSums) aggregators() []*aggregator {
+	out := make([]*aggregator, shards)
+	var wg sync.WaitGroup
+	next := make(chan *aggregator, shards)
+	for i := range s.shards {
+		out[i] = &s.shards[i].agg
+		next <- out[i]
+	}
+	close(next)
+	for range min(runtime.GOMAXPROCS(0), shards) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for a := range next {
+				a.sort()
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }

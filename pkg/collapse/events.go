@@ -2,7 +2,6 @@ package collapse
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -139,11 +138,4 @@ func thousands(n int64) string {
 		return "-" + string(b)
 	}
 	return string(b)
-}
-
-// sortedNames returns names sorted, for messages.
-func sortedNames(names []string) []string {
-	s := slices.Clone(names)
-	slices.Sort(s)
-	return s
 }

@@ -134,7 +134,6 @@ func runBatches(t *testing.T, opt Options, samples []sample.Sample) string {
 		w.Fold(b, &samples[i])
 		st.Merge(b)
 	}
-	w.Done()
 	st.End()
 	st.Close()
 	return out.String()

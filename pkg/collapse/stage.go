@@ -59,6 +59,7 @@ type Stage struct {
 	noWeight  int64
 	sym       symCounts
 	symDone   bool
+	sums      *sharedSums // classic sums of the workers
 	stacks    *aggregator // stacks of off-CPU intervals, interned
 	agg       *aggregator // classic sums of off-CPU intervals (ns)
 	offStats  OffCPUStats
@@ -90,7 +91,7 @@ func New(w io.Writer, opt Options) (*Stage, error) {
 	if opt.Wakers {
 		opt.OffCPU = true
 	}
-	st := &Stage{w: w, opt: opt, offCPU: opt.offCPU(), stacks: newAggregator(), agg: newAggregator()}
+	st := &Stage{w: w, opt: opt, offCPU: opt.offCPU(), sums: newSharedSums(), stacks: newAggregator(), agg: newAggregator()}
 	if st.offCPU && !opt.HotCold {
 		st.d.filterKnown = true // no filter: the scheduler's events are read
 	}
@@ -108,7 +109,7 @@ func (st *Stage) warn(format string, args ...any) {
 
 // Worker returns a new Worker of the stage, for one goroutine.
 func (st *Stage) Worker() *Worker {
-	w := &Worker{st: st, fold: folder{opt: &st.opt, inl: st.inl}, agg: newAggregator()}
+	w := &Worker{st: st, fold: folder{opt: &st.opt, inl: st.inl}}
 	st.workers = append(st.workers, w)
 	return w
 }
@@ -362,13 +363,8 @@ func (st *Stage) Close() (Summary, error) {
 	}
 	sum.Weight = float64(st.weight) / float64(div)
 	if st.err == nil && !st.d.timed {
-		aggs := []*aggregator{st.agg}
-		for _, w := range st.workers {
-			aggs = append(aggs, w.agg)
-		}
-		for _, a := range aggs {
-			a.sort() // a no-op when Worker.Done did it
-		}
+		st.agg.sort()
+		aggs := append(st.sums.aggregators(), st.agg)
 		if err := writeMerged(st.w, aggs, div); err != nil {
 			st.err = err
 		}

@@ -77,15 +77,13 @@ func (b *Batch) bytesAt(o [2]int32) []byte { return b.arena[o[0]:o[1]] }
 
 // Worker applies the rules that need nothing but the sample itself: the
 // naming rules, the event filter, weights and the idle filter. Each
-// goroutine that folds samples owns one (Stage.Worker); its classic sums
-// are merged once, by Stage.Close.
+// goroutine that folds samples owns one (Stage.Worker); the classic sums
+// of all workers go to one table, sharded by stack (see sharedSums).
 type Worker struct {
 	st    *Stage
 	fold  folder
-	agg   *aggregator
 	idle  idle.Filter
 	stack []byte
-	buf   []byte
 
 	// The kind of the last event seen, under the decisions of lastBatch.
 	lastBatch *Batch
@@ -148,7 +146,7 @@ func (w *Worker) Fold(b *Batch, s *sample.Sample) {
 		b.samples++
 		b.weight = addSat(b.weight, weight)
 		if !b.d.timed {
-			w.agg.add(st, weight)
+			w.st.sums.add(st, weight)
 			return
 		}
 		b.out = append(b.out, st...)
@@ -336,14 +334,6 @@ func (w *Worker) wakerPart(s *sample.Sample) []byte {
 		end = i
 	}
 	return out
-}
-
-// Done tells the stage that the worker will fold no more samples. A
-// goroutine that calls it when it runs out of work sorts the worker's
-// classic sums in parallel with the other workers, rather than leaving it
-// to Stage.Close.
-func (w *Worker) Done() {
-	w.agg.sort()
 }
 
 // SrclineCount returns how many source lines of `perf script -F+srcline`

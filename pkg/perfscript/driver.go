@@ -152,7 +152,6 @@ func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
 				j.bad = append(j.bad[:0], p.bad...)
 				close(j.done)
 			}
-			wk.Done()
 		}()
 	}
 
