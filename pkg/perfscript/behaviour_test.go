@@ -248,3 +248,44 @@ func TestWeightConserved(t *testing.T) {
 		}
 	}
 }
+
+// TestEventFilterKeepsExactly: on mixed captures (cpu-clock and
+// page-faults; cpu-clock and sched:sched_switch), --event-filter keeps
+// exactly the named event, tracepoints included: the output total is the
+// sum of that event's periods (1 for a sample without one), counted here
+// independently, and the metadata names it.
+func TestEventFilterKeepsExactly(t *testing.T) {
+	header := regexp.MustCompile(`(?m)^\S.*?\s\d+\.\d+:\s+(?:(\d+)\s+)?(\S+):(?:\s.*)?$`)
+	for _, name := range []string{"mixed-events", "hotcold", "offcpu"} {
+		data := readFile(t, filepath.Join("../../testdata/perf", name+".txt.gz"))
+		want := map[string]float64{}
+		for _, m := range header.FindAllSubmatch(data, -1) {
+			p := 1.0
+			if len(m[1]) > 0 && string(m[1]) != "0" {
+				p, _ = strconv.ParseFloat(string(m[1]), 64)
+			}
+			want[string(m[2])] += p
+		}
+		if len(want) < 2 {
+			t.Fatalf("%s: events %v, want a mixed capture", name, want)
+		}
+		for event, sum := range want {
+			for _, filter := range []string{event, event[strings.LastIndexByte(event, ':')+1:]} {
+				got := collapseText(t, data, Options{EventFilter: filter}, 2, 64<<10)
+				if got.err != nil {
+					// A part that names several events is refused.
+					if !strings.Contains(got.err.Error(), "matches several events") {
+						t.Errorf("%s --event-filter %s: %v", name, filter, got.err)
+					}
+					continue
+				}
+				if tot := total(t, got.out); tot != sum {
+					t.Errorf("%s --event-filter %s: total %v, the event's periods sum to %v", name, filter, tot, sum)
+				}
+				if !strings.Contains(got.out, `event="`+event+`"`) {
+					t.Errorf("%s --event-filter %s: metadata does not name %s", name, filter, event)
+				}
+			}
+		}
+	}
+}
