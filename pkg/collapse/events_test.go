@@ -20,6 +20,8 @@ func TestMatchEvent(t *testing.T) {
 		{"cpu-clock", "cpu-clock:pppH", true},
 		{"pppH", "cpu-clock:pppH", true},
 		{"clock", "cpu-clock:pppH", false},
+		{"cpu-clock", "cpu-clock/freq=99/", true},
+		{"freq=99", "cpu-clock/freq=99/", true},
 		{"cycles:u", "cycles:u", true},
 		{"cycles", "cycles:u", true},
 		{"probe_libc:malloc", "probe_libc:malloc", true},

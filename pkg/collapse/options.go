@@ -20,8 +20,8 @@ type Options struct {
 	Srcline bool // frames carry perf script -F+srcline lines (Frame.Srcline)
 	// EventFilter keeps only the samples of this event: its exact name
 	// ("sched:sched_switch", "cpu-clock:pppH") or a part of it between
-	// colons that names one event of the input ("sched_switch",
-	// "cpu-clock"). "" keeps the first event seen, as
+	// colons (or the slashes of "cpu-clock/freq=99/") that names one
+	// event of the input ("sched_switch", "cpu-clock"). "" keeps the first event seen, as
 	// stackcollapse-perf.pl does. With HotCold it picks the on-CPU event.
 	EventFilter string
 	NoIdle      bool // drop idle CPU stacks (pkg/idle)
@@ -191,15 +191,17 @@ func validField(s string) bool {
 }
 
 // matchEvent reports whether the event filter names the event: the same
-// name, or a run of its ':'-separated parts ("sched_switch" for
-// "sched:sched_switch", "cpu-clock" for "cpu-clock:pppH").
+// name, or a run of its parts between ':' and '/' ("sched_switch" for
+// "sched:sched_switch", "cpu-clock" for "cpu-clock:pppH" and for
+// "cpu-clock/freq=99/").
 func matchEvent(filter, name []byte) bool {
 	if string(filter) == string(name) {
 		return true
 	}
+	boundary := func(c byte) bool { return c == ':' || c == '/' }
 	for i := 0; i+len(filter) <= len(name); i++ {
-		if (i == 0 || name[i-1] == ':') && string(name[i:i+len(filter)]) == string(filter) {
-			if end := i + len(filter); end == len(name) || name[end] == ':' {
+		if (i == 0 || boundary(name[i-1])) && string(name[i:i+len(filter)]) == string(filter) {
+			if end := i + len(filter); end == len(name) || boundary(name[end]) {
 				return true
 			}
 		}
