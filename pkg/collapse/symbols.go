@@ -33,12 +33,25 @@ func (c *symCounts) merge(o *symCounts) {
 	}
 }
 
-// count counts the frames of one sample.
+// count counts the frames of one sample. It runs for every frame of every
+// sample kept, so the common cases (a resolved user or kernel frame) cost a
+// few byte comparisons.
 func (c *symCounts) count(frames []sample.Frame) {
 	for i := range frames {
 		f := &frames[i]
-		unknown := unresolved(f.Symbol)
-		if isKernelFrame(f) {
+		sym, dso := f.Symbol, f.DSO
+		unknown := len(sym) == len("[unknown]") && string(sym) == "[unknown]" ||
+			len(sym) >= 4 && isLowerHex(sym[0]) && (sym[1] == 'x' || isLowerHex(sym[1]) && isLowerHex(sym[2])) && unresolved(sym)
+		var kernel bool
+		switch {
+		case len(dso) >= 7 && dso[1] == 'k' && string(dso[:7]) == "[kernel":
+			kernel = true
+		case unknown:
+			kernel = isKernelFrame(f)
+		case len(dso) > 0 && dso[len(dso)-1] == 'x':
+			kernel = bytes.HasSuffix(dso, []byte("vmlinux"))
+		}
+		if kernel {
 			c.kernel++
 			if unknown {
 				c.kernelUnknown++
@@ -50,14 +63,14 @@ func (c *symCounts) count(frames []sample.Frame) {
 			continue
 		}
 		c.userUnknown++
-		if isAnonDSO(f.DSO) {
+		if isAnonDSO(dso) {
 			c.jitUnknown++
 			continue
 		}
 		if c.dsoUnknown == nil {
 			c.dsoUnknown = make(map[string]int64)
 		}
-		c.dsoUnknown[string(f.DSO)]++
+		c.dsoUnknown[string(dso)]++
 	}
 }
 
