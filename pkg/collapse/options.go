@@ -41,7 +41,9 @@ type Options struct {
 	// thread's switch-out in a blocking state to its next switch-in, in
 	// microseconds, attributed to the stack at switch-out (from
 	// sched:sched_switch; or sched_stat_sleep/blocked/iowait, or perf's
-	// offcpu-time event, when the input has them).
+	// offcpu-time event, when the input has them). The intervals of an
+	// input are kept until its end, then written in time order: memory
+	// grows with the number of intervals (tens of bytes each).
 	OffCPU bool
 	// States are the prev_state letters that open an off-CPU interval:
 	// "" means "SD" (sleeping and uninterruptible, as perf record

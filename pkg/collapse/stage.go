@@ -125,10 +125,12 @@ func (st *Stage) Prescan(s *sample.Sample) bool {
 	if !st.timedSet {
 		st.timedSet = true
 		d.timed = s.HasTime && !st.opt.NoTime
+		d.gen++
 	}
 	if !d.filterKnown && s.Event != nil && !(st.offCPU && offCPUKind(s.Event) != kindDrop) {
 		if want := st.opt.EventFilter; want == "" || matchEvent([]byte(want), s.Event) {
 			d.filter, d.filterKnown = append([]byte(nil), s.Event...), true
+			d.gen++
 		}
 	}
 	return st.PrescanWanted()

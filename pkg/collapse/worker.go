@@ -14,7 +14,8 @@ import (
 // input (see Stage.Prescan). A Batch carries a copy, so that a Worker folds
 // with the decisions of its place in the input.
 type decisions struct {
-	timed bool // timed output (the first sample had a time)
+	gen   uint32 // changes whenever the decisions do
+	timed bool   // timed output (the first sample had a time)
 	// filter is the name of the event kept (the on-CPU event with
 	// --hot-cold), known once a sample of it was seen; nil with --off-cpu.
 	filter      []byte
@@ -22,9 +23,7 @@ type decisions struct {
 }
 
 // same reports whether d and o would fold a sample alike.
-func (d *decisions) same(o *decisions) bool {
-	return d.timed == o.timed && d.filterKnown == o.filterKnown && string(d.filter) == string(o.filter)
-}
+func (d *decisions) same(o *decisions) bool { return d.gen == o.gen }
 
 // item is a sample the ordered part of the stage needs (off-CPU input),
 // reduced to what it needs. Its stacks are offsets into Batch.arena.
@@ -85,19 +84,21 @@ type Worker struct {
 	idle  idle.Filter
 	stack []byte
 
-	// The kind of the last event seen, under the decisions of lastBatch.
-	lastBatch *Batch
+	// The kind of the last event seen, under the decisions of
+	// generation lastGen (cached: captures hold few events).
+	lastGen   uint32
+	lastSet   bool
 	lastEvent []byte
 	lastKind  kind
 }
 
 // kindOf returns what to do with the samples of ev under b's decisions.
 func (w *Worker) kindOf(b *Batch, ev []byte) kind {
-	if w.lastBatch == b && bytes.Equal(ev, w.lastEvent) && (ev == nil) == (w.lastEvent == nil) {
+	if w.lastSet && w.lastGen == b.d.gen && bytes.Equal(ev, w.lastEvent) && (ev == nil) == (w.lastEvent == nil) {
 		return w.lastKind
 	}
 	k := w.st.kindOf(&b.d, ev)
-	w.lastBatch, w.lastKind = b, k
+	w.lastSet, w.lastGen, w.lastKind = true, b.d.gen, k
 	w.lastEvent = append(w.lastEvent[:0], ev...)
 	if ev == nil {
 		w.lastEvent = nil
