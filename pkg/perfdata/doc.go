@@ -1,0 +1,50 @@
+// Package perfdata reads perf.data files (perf record's file mode) and
+// delivers their samples as pkg/sample models, with the fields `perf
+// script` prints for them by default: the same comm, ids, CPU, time,
+// period, event name, tracepoint payload and frames (address, symbol and
+// DSO as perf prints them), so that folding them gives what `perf script
+// | stackcollapse` gives, without running perf script.
+//
+// What it does as perf 6.1 does:
+//
+//   - the file header, the event attributes and the feature sections
+//     (hostname, os release, perf version, cmdline, event descriptions,
+//     build-ids, tracing data, clock id and reference time, times of the
+//     first and last sample) become a sample.Capture with the values perf
+//     script --header prints;
+//   - records are processed in time order through perf's ordered-events
+//     queue, flushed round by round (FINISHED_ROUND), memory bounded by two
+//     rounds; perf record -z's COMPRESSED records are decoded as the one
+//     zstd stream they form;
+//   - COMM, FORK, EXIT, MMAP, MMAP2 and KSYMBOL records keep perf's view of
+//     threads and memory maps; a call chain is resolved frame by frame in
+//     the address space its context markers select, a marker perf does
+//     not know drops the whole chain, user addresses are printed relative
+//     to their file, anonymous executable memory is a JIT's
+//     /tmp/perf-PID.map;
+//   - symbols come from a Symbolizer (pkg/symbols' Resolver), cached per
+//     DSO and address; the kernel's map takes its range from its symbols
+//     on first use, as perf's map__load does;
+//   - tracepoint payloads are the event's print format evaluated as
+//     libtraceevent does (sched_switch's prev_state letters, __print_flags,
+//     __print_symbolic, %pS), else name=value fields.
+//
+// What it does not do returns an *UnsupportedError, so that the caller can
+// run perf script instead: pipe-mode files, --call-graph dwarf and LBR
+// call stacks, big-endian files, and a capture from another host whose
+// binaries are not on this machine (unless Options.AllowForeign).
+//
+// A Reader works like bufio.Scanner:
+//
+//	r, err := perfdata.Open("perf.data", perfdata.Options{Symbolizer: symbols.NewResolver(symbols.Options{})})
+//	if err != nil { ... }
+//	defer r.Close()
+//	for r.Next() {
+//		s := r.Sample() // valid until the next call to Next
+//	}
+//	if err := r.Err(); err != nil { ... }
+//	st := r.Stats() // unknown records skipped, events lost, chains dropped
+//
+// The per-sample path does not allocate once the caches are warm: the
+// Sample, its Frames and the bytes they point to are reused.
+package perfdata

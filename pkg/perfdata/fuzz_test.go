@@ -1,0 +1,143 @@
+package perfdata
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"flamekit/internal/golden"
+	"flamekit/pkg/sample"
+)
+
+// memFile is a perf.data file in memory.
+type memFile struct {
+	*bytes.Reader
+	size int64
+}
+
+func (m memFile) Stat() (os.FileInfo, error) { return memInfo(m.size), nil }
+
+type memInfo int64
+
+func (i memInfo) Name() string       { return "fuzz.data" }
+func (i memInfo) Size() int64        { return int64(i) }
+func (i memInfo) Mode() os.FileMode  { return 0o600 }
+func (i memInfo) ModTime() time.Time { return time.Unix(0, 0) }
+func (i memInfo) IsDir() bool        { return false }
+func (i memInfo) Sys() any           { return nil }
+
+// FuzzReader reads arbitrary bytes as a perf.data file: it must never
+// panic, and never allocate more than the input's size allows.
+func FuzzReader(f *testing.F) {
+	for _, name := range []string{"nocallgraph", "zstd", "sched", "tracepoints", "mono", "mixed"} {
+		data, err := golden.Read(filepath.Join("testdata", name+".data.gz"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(shrink(data, 1024))
+	}
+	maxZstdWindow = 1 << 22
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := newReader(memFile{bytes.NewReader(data), int64(len(data))}, "fuzz.data", Options{})
+		if err != nil {
+			return
+		}
+		defer r.Close()
+		var buf []byte
+		for r.Next() {
+			buf = sample.AppendScript(buf[:0], r.Sample())
+		}
+		_ = r.Err()
+		_ = r.Stats()
+	})
+}
+
+// shrink returns a valid perf.data file with the header, attributes and
+// feature sections of data but only some of its records: its first side
+// records and first samples, up to max bytes of each, in their order.
+func shrink(data []byte, max int) []byte {
+	le := binary.LittleEndian
+	dataOff := int(le.Uint64(data[40:]))
+	dataSize := int(le.Uint64(data[48:]))
+	out := bytes.Clone(data[:dataOff])
+	side, samples := 0, 0
+	for p := 0; p+8 <= dataSize; {
+		size := int(le.Uint16(data[dataOff+p+6:]))
+		if size < 8 || p+size > dataSize {
+			break
+		}
+		keep := &side
+		if le.Uint32(data[dataOff+p:]) == recSample {
+			keep = &samples
+		}
+		if *keep+size <= max {
+			*keep += size
+			out = append(out, data[dataOff+p:dataOff+p+size]...)
+		}
+		p += size
+	}
+	n := len(out) - dataOff
+	le.PutUint64(out[48:], uint64(n))
+	nfeat := 0
+	for i := 0; i < 4; i++ {
+		nfeat += popcount(le.Uint64(data[72+8*i:]))
+	}
+	oldTable := dataOff + dataSize
+	table := len(out)
+	out = append(out, make([]byte, 16*nfeat)...)
+	for i := 0; i < nfeat; i++ {
+		off := int(le.Uint64(data[oldTable+16*i:]))
+		size := int(le.Uint64(data[oldTable+16*i+8:]))
+		le.PutUint64(out[table+16*i:], uint64(len(out)))
+		le.PutUint64(out[table+16*i+8:], uint64(size))
+		out = append(out, data[off:off+size]...)
+	}
+	return out
+}
+
+// TestFuzzSeeds checks that the shrunk seeds are valid files, and with
+// -update writes them to the committed seed corpus.
+func TestFuzzSeeds(t *testing.T) {
+	dir := filepath.Join("testdata", "fuzz", "FuzzReader")
+	for _, name := range []string{"nocallgraph", "zstd", "sched", "tracepoints", "mono", "mixed", "pipe", "dwarf"} {
+		data, err := golden.Read(filepath.Join("testdata", name+".data.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seed := data
+		if name != "pipe" {
+			seed = shrink(data, 1024)
+		}
+		if len(seed) > 64<<10 {
+			seed = seed[:64<<10]
+		}
+		r, err := newReader(memFile{bytes.NewReader(seed), int64(len(seed))}, name, Options{})
+		if name != "pipe" && name != "dwarf" {
+			if err != nil {
+				t.Fatalf("%s: shrunk file: %v", name, err)
+			}
+			n := 0
+			for r.Next() {
+				n++
+			}
+			if r.Err() != nil || n == 0 && name != "zstd" {
+				t.Errorf("%s: shrunk file: %d samples, %v", name, n, r.Err())
+			}
+			r.Close()
+		}
+		if golden.Updating() {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			corpus := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\n", strconv.Quote(string(seed)))
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(corpus), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

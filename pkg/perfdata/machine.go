@@ -1,0 +1,406 @@
+package perfdata
+
+import (
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// This file keeps what perf's struct machine keeps for perf script: the
+// threads with their comm, the memory maps of each process, the kernel's
+// maps and the DSOs, updated by the COMM, FORK, EXIT, MMAP, MMAP2 and
+// KSYMBOL records in time order (tools/perf/util/machine.c, thread.c,
+// map.c, maps.c of perf 6.1).
+
+// dsoKind says how a DSO's symbols are found.
+type dsoKind uint8
+
+const (
+	dsoUser   dsoKind = iota // an ELF file: symbols by path and build-id
+	dsoKernel                // [kernel.kallsyms]
+	dsoModule                // a kernel module
+	dsoVDSO                  // [vdso]
+	dsoJIT                   // /tmp/perf-PID.map
+	dsoKsym                  // a KSYMBOL (BPF program, trampoline): its own name
+	dsoNone                  // anonymous or special memory: no symbols
+)
+
+// dso is a shared object as perf names it.
+type dso struct {
+	id      int    // a number of its own, for hashing
+	name    []byte // as perf script prints it between parentheses
+	path    string
+	buildID []byte
+	hexID   string // buildID in hexadecimal, as the Symbolizer takes it
+	kind    dsoKind
+	pid     int                  // dsoJIT: the process whose perf map it is
+	ksyms   []ksym               // dsoKsym: symbols from KSYMBOL records
+	syms    map[uint64]symResult // resolved symbols by lookup address
+}
+
+type ksym struct {
+	start, end uint64 // addresses relative to the map start
+	name       string
+}
+
+// symResult is a resolved symbol as printed, or nil for [unknown].
+type symResult []byte
+
+// mapping is one memory map (perf's struct map).
+type mapping struct {
+	start, end, pgoff uint64
+	dso               *dso
+	identity          bool // addresses are not relative to the file (anon, JIT)
+}
+
+// mapIP is perf's map->map_ip: the address within the DSO.
+func (m *mapping) mapIP(ip uint64) uint64 {
+	if m.identity {
+		return ip
+	}
+	return ip - m.start + m.pgoff
+}
+
+// maps is a set of non-overlapping maps sorted by start (perf's struct
+// maps).
+type maps struct {
+	list []mapping
+}
+
+// find returns the map holding addr, or nil.
+func (ms *maps) find(addr uint64) *mapping {
+	l := ms.list
+	i := sort.Search(len(l), func(i int) bool { return l[i].start > addr })
+	if i == 0 {
+		return nil
+	}
+	m := &l[i-1]
+	if addr < m.end {
+		return m
+	}
+	return nil
+}
+
+// insert adds nm, first cutting the maps it overlaps as perf's
+// maps__fixup_overlappings does: the parts of an old map before and after
+// the new one are kept.
+func (ms *maps) insert(nm mapping) {
+	if nm.end <= nm.start {
+		nm.end = nm.start + 1
+	}
+	l := ms.list
+	// First map that may overlap: the last one starting before nm.end
+	// and ending after nm.start.
+	i := sort.Search(len(l), func(i int) bool { return l[i].end > nm.start })
+	j := i
+	var keep [2]mapping
+	nkeep := 0
+	for j < len(l) && l[j].start < nm.end {
+		old := l[j]
+		if old.start < nm.start {
+			before := old
+			before.end = nm.start
+			keep[nkeep] = before
+			nkeep++
+		}
+		if old.end > nm.end {
+			after := old
+			after.start = nm.end
+			if !old.identity {
+				after.pgoff += nm.end - old.start
+			}
+			// Only the last overlapped map can reach past nm.end.
+			if nkeep < 2 {
+				keep[nkeep] = after
+				nkeep++
+			}
+		}
+		j++
+	}
+	repl := make([]mapping, 0, nkeep+1)
+	for k := 0; k < nkeep; k++ {
+		if keep[k].start < nm.start {
+			repl = append(repl, keep[k])
+		}
+	}
+	repl = append(repl, nm)
+	for k := 0; k < nkeep; k++ {
+		if keep[k].start >= nm.end {
+			repl = append(repl, keep[k])
+		}
+	}
+	ms.list = append(l[:i], append(repl, l[j:]...)...)
+}
+
+// clone returns a copy of ms (a forked process's maps).
+func (ms *maps) clone() *maps {
+	return &maps{list: append([]mapping(nil), ms.list...)}
+}
+
+// thread is a thread as perf knows it.
+type thread struct {
+	pid, tid int32
+	comm     []byte
+	commSet  bool // a COMM record (or the parent's comm) named it
+	maps     *maps
+}
+
+// machine is the state built from side-band records.
+type machine struct {
+	threads map[int32]*thread
+	dsos    map[string]*dso
+	kmaps   maps
+	kernel  *dso
+	ids     map[string]buildID
+	// The kernel map is "loaded" (its range set from its symbols) on
+	// the first lookup that finds it, as perf's map__load does.
+	kloaded  bool
+	kref     uint64 // the reference symbol's address at record time
+	krefName string // its name ("_text")
+	kdelta   uint64 // symbol table address - recorded address (KASLR)
+}
+
+// addBuildIDs records build-ids met in the data section, for the DSOs
+// known and to come.
+func (m *machine) addBuildIDs(ids map[string]buildID) {
+	for name, b := range ids {
+		m.ids[name] = b
+		if name == "[kernel.kallsyms]" {
+			if len(m.kernel.buildID) == 0 {
+				m.kernel.setBuildID(b.id)
+			}
+			continue
+		}
+		if d := m.dsos[name]; d != nil && len(d.buildID) == 0 {
+			d.setBuildID(b.id)
+		}
+	}
+}
+
+// setBuildID records a DSO's build-id.
+func (d *dso) setBuildID(id []byte) {
+	d.buildID = append([]byte(nil), id...)
+	d.hexID = hexID(id)
+}
+
+func newMachine(ids map[string]buildID) *machine {
+	m := &machine{threads: map[int32]*thread{}, dsos: map[string]*dso{}, ids: ids}
+	m.kernel = &dso{name: []byte("[kernel.kallsyms]"), path: "[kernel.kallsyms]", kind: dsoKernel}
+	if b, ok := ids["[kernel.kallsyms]"]; ok {
+		m.kernel.setBuildID(b.id)
+	}
+	// perf names the idle task (pid 0) swapper.
+	idle := m.findnew(0, 0)
+	idle.comm, idle.commSet = []byte("swapper"), true
+	return m
+}
+
+// find returns the thread tid, or nil (perf's machine__find_thread).
+func (m *machine) find(pid, tid int32) *thread {
+	th := m.threads[tid]
+	if th != nil {
+		m.updatePID(th, pid)
+	}
+	return th
+}
+
+// findnew returns the thread tid, creating it (perf's
+// machine__findnew_thread): a new thread is named ":tid" and shares the
+// maps of its process leader.
+func (m *machine) findnew(pid, tid int32) *thread {
+	if th := m.find(pid, tid); th != nil {
+		return th
+	}
+	th := &thread{pid: pid, tid: tid, comm: []byte(":" + strconv.Itoa(int(tid)))}
+	m.threads[tid] = th
+	if pid == tid || pid == -1 {
+		th.maps = &maps{}
+	} else {
+		th.maps = m.findnew(pid, pid).maps
+	}
+	return th
+}
+
+// updatePID gives a thread created without a pid its process's maps.
+func (m *machine) updatePID(th *thread, pid int32) {
+	if pid == th.pid || pid == -1 || th.pid != -1 {
+		return
+	}
+	th.pid = pid
+	if th.pid == th.tid {
+		return
+	}
+	th.maps = m.findnew(pid, pid).maps
+}
+
+// comm handles a COMM record.
+func (m *machine) comm(pid, tid int32, name []byte) {
+	th := m.findnew(pid, tid)
+	th.comm = append([]byte(nil), name...)
+	th.commSet = true
+}
+
+// fork handles a FORK record (perf's machine__process_fork_event).
+func (m *machine) fork(pid, ppid, tid, ptid int32, noClone bool) {
+	parent := m.findnew(ppid, ptid)
+	if parent.pid != ppid {
+		delete(m.threads, parent.tid)
+		parent = m.findnew(ppid, ptid)
+	}
+	if m.threads[tid] != nil {
+		delete(m.threads, tid)
+	}
+	th := m.findnew(pid, tid)
+	if parent.commSet {
+		th.comm = parent.comm
+		th.commSet = true
+	}
+	if th.pid == parent.pid || th.maps == parent.maps {
+		return
+	}
+	if !noClone {
+		th.maps.list = append(th.maps.list, parent.maps.clone().list...)
+		sort.SliceStable(th.maps.list, func(i, j int) bool { return th.maps.list[i].start < th.maps.list[j].start })
+	}
+}
+
+// PROT_EXEC and MAP_HUGETLB as MMAP2 records give them.
+const (
+	protExec   = 4
+	mapHugeTLB = 0x40000
+)
+
+// mmap handles an MMAP or MMAP2 record of user space (perf's map__new and
+// thread__insert_map).
+func (m *machine) mmap(pid, tid int32, start, length, pgoff uint64, prot, flags uint32, filename string, bid []byte) {
+	th := m.findnew(pid, tid)
+	anon := filename == "//anon" || strings.HasPrefix(filename, "/dev/zero") ||
+		strings.HasPrefix(filename, "/anon_hugepage") || flags&mapHugeTLB != 0
+	noDSO := strings.HasPrefix(filename, "[stack") || strings.HasPrefix(filename, "/SYSV") || filename == "[heap]"
+	vdso := filename == "[vdso]"
+	kind := dsoUser
+	name := filename
+	switch {
+	case (anon || noDSO) && prot&protExec != 0:
+		name = "/tmp/perf-" + strconv.Itoa(int(pid)) + ".map"
+		kind = dsoJIT
+	case anon || noDSO:
+		kind = dsoNone
+	case vdso:
+		pgoff = 0
+		kind = dsoVDSO
+	}
+	d := m.dso(name, kind, bid)
+	if kind == dsoJIT {
+		d.pid = int(pid)
+	}
+	th.maps.insert(mapping{start: start, end: start + length, pgoff: pgoff, dso: d, identity: anon || noDSO})
+}
+
+// dso finds or creates the DSO called name.
+func (m *machine) dso(name string, kind dsoKind, bid []byte) *dso {
+	d := m.dsos[name]
+	if d == nil {
+		d = &dso{id: len(m.dsos) + 1, name: []byte(name), path: name, kind: kind}
+		if b, ok := m.ids[name]; ok {
+			d.setBuildID(b.id)
+		}
+		m.dsos[name] = d
+	}
+	if len(bid) > 0 && len(d.buildID) == 0 {
+		d.setBuildID(bid)
+	}
+	return d
+}
+
+// kernelMmap handles an MMAP or MMAP2 record of kernel space: the kernel
+// itself ("[kernel.kallsyms]_text", pgoff holding _text's address) or a
+// module.
+func (m *machine) kernelMmap(start, length, pgoff uint64, filename string, bid []byte) {
+	const kname = "[kernel.kallsyms]"
+	isKernel := strings.HasPrefix(filename, kname[:len(kname)-1])
+	switch {
+	case filename != "" && (filename[0] == '/' || !isKernel && filename[0] == '['):
+		name := filename
+		if filename[0] == '/' {
+			base := path.Base(filename)
+			if i := strings.Index(base, ".ko"); i >= 0 {
+				base = base[:i]
+			}
+			name = "[" + strings.ReplaceAll(base, "-", "_") + "]"
+		}
+		d := m.dsos[name]
+		if d == nil {
+			d = &dso{id: len(m.dsos) + 1, name: []byte(name), path: filename, kind: dsoModule}
+			if b, ok := m.ids[filename]; ok {
+				d.setBuildID(b.id)
+			} else if b, ok := m.ids[name]; ok {
+				d.setBuildID(b.id)
+			}
+			m.dsos[name] = d
+		}
+		m.kmaps.insert(mapping{start: start, end: start + length, dso: d, identity: true})
+	case isKernel:
+		if len(bid) > 0 && len(m.kernel.buildID) == 0 {
+			m.kernel.setBuildID(bid)
+		}
+		if pgoff != 0 && len(filename) > len(kname) {
+			m.kref, m.krefName = pgoff, filename[len(kname):]
+		}
+		end := start + length
+		if start == 0 && length == 0 {
+			end = ^uint64(0)
+		}
+		// Replace the kernel map.
+		l := m.kmaps.list[:0]
+		for _, km := range m.kmaps.list {
+			if km.dso != m.kernel {
+				l = append(l, km)
+			}
+		}
+		m.kmaps.list = l
+		m.kmaps.insert(mapping{start: start, end: end, dso: m.kernel, identity: true})
+	}
+}
+
+// setKernelRange moves the kernel's map to [start, end), as perf's
+// map__fixup_start and map__fixup_end do once its symbols are loaded.
+func (m *machine) setKernelRange(start, end uint64) {
+	for i := range m.kmaps.list {
+		if m.kmaps.list[i].dso == m.kernel {
+			m.kmaps.list[i].start, m.kmaps.list[i].end = start, end
+		}
+	}
+	sort.SliceStable(m.kmaps.list, func(i, j int) bool { return m.kmaps.list[i].start < m.kmaps.list[j].start })
+}
+
+// ksymbol handles a KSYMBOL record (a BPF program or trampoline's code).
+func (m *machine) ksymbol(addr uint64, length uint32, unregister bool, name string) {
+	if unregister {
+		l := m.kmaps.list[:0]
+		for _, km := range m.kmaps.list {
+			if !(km.start == addr && km.dso.kind == dsoKsym) {
+				l = append(l, km)
+			}
+		}
+		m.kmaps.list = l
+		return
+	}
+	km := m.kmaps.find(addr)
+	if km == nil {
+		d := &dso{id: -1, name: []byte(name), path: name, kind: dsoKsym}
+		m.kmaps.insert(mapping{start: addr, end: addr + uint64(length), dso: d})
+		km = m.kmaps.find(addr)
+		if km == nil {
+			return
+		}
+	}
+	d := km.dso
+	if d.kind != dsoKsym {
+		return
+	}
+	off := km.mapIP(addr)
+	d.ksyms = append(d.ksyms, ksym{start: off, end: off + uint64(length), name: name})
+	d.syms = nil
+}
