@@ -139,7 +139,9 @@ func (w *Worker) Fold(b *Batch, s *sample.Sample) {
 			return
 		}
 		b.events.add(s.Event, true)
-		b.sym.count(s.Frames)
+		if symSampled(s) {
+			b.sym.count(s.Frames)
+		}
 		if w.st.offCPU {
 			b.items = append(b.items, item{kind: kindPlain, hasTime: s.HasTime, time: s.Time, weight: weight, stack: b.addBytes(st)})
 			return
@@ -219,6 +221,15 @@ func (w *Worker) foldSwitch(b *Batch, s *sample.Sample) {
 		it.stack = b.addBytes(w.offStack(s))
 	}
 	b.items = append(b.items, it)
+}
+
+// symSampled reports whether the symbol check counts the frames of s: every
+// fourth microsecond of timed samples, every untimed sample. The choice
+// depends on the sample alone, so the counts do not depend on how the
+// input was cut, and a quarter of a large capture says as much about its
+// symbols as all of it.
+func symSampled(s *sample.Sample) bool {
+	return !s.HasTime || s.Time/1000%4 == 0
 }
 
 // fieldInt returns the payload field name of s as an integer: its first
