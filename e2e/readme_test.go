@@ -38,7 +38,7 @@ var fenceRE = regexp.MustCompile("^```+\\s*([A-Za-z0-9_-]*)")
 
 // needsPerfRE finds perf record, perf-timetravel and sudo where a command
 // starts (not, say, in a grep pattern).
-var needsPerfRE = regexp.MustCompile(`(?m)(^|[;&|(]|\bsudo)\s*(perf\s+record\b|(\S*/)?perf-timetravel\b|sudo\b)`)
+var needsPerfRE = regexp.MustCompile(`(?m)(^|[;&|(]|\bsudo)\s*(perf\s+(sched\s+)?record\b|perf\s+probe\b|(\S*/)?perf-timetravel\b|sudo\b)`)
 
 var skipRE = regexp.MustCompile(`^<!--\s*e2e:\s*skip\b\s*(.*?)\s*-->\s*$`)
 
@@ -138,6 +138,9 @@ func docs() []string {
 //	                      about 70 s in (the perf stand-in prints it; the
 //	                      dmesg stand-in prints its kernel log lines)
 //	burst.data, before.data, after.data   other real captures (testdata/perf)
+//	offcpu.data, sched.data, hotcold.data, malloc.data, block.data,
+//	faults.data           the captures of "Off-CPU time and other events":
+//	                      offcpu, hotcold, malloc, block and mixed-events
 //	out.folded, before.folded, after.folded   their stackcollapse output
 //	tt/                   a perf-timetravel directory: the same window as
 //	                      perf-HOST-DATE-120s.data and .folded.gz
@@ -157,6 +160,10 @@ func docDir(t *testing.T) string {
 	link(t, bundled("burst"), filepath.Join(dir, "burst.data"))
 	link(t, bundled("before"), filepath.Join(dir, "before.data"))
 	link(t, bundled("after"), filepath.Join(dir, "after.data"))
+	for data, capture := range map[string]string{"offcpu": "offcpu", "sched": "offcpu", "hotcold": "hotcold",
+		"malloc": "malloc", "block": "block", "faults": "mixed-events"} {
+		link(t, bundled(capture), filepath.Join(dir, data+".data"))
+	}
 	ok(t, dir, `perf script --header -i tt/`+window+`.data | stackcollapse | gzip > tt/`+window+`.folded.gz
 		perf script -i perf.data | stackcollapse > out.folded
 		perf script -i before.data | stackcollapse > before.folded

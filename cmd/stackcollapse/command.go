@@ -2,12 +2,15 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
 	"flamekit/internal/cli"
+	"flamekit/pkg/collapse"
 	"flamekit/pkg/detect"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/perfscript"
@@ -39,7 +42,7 @@ Examples:
   bpftrace -e 'profile:hz:99 { @[kstack, ustack, comm] = count(); }' > out.bt
   stackcollapse --kernel out.bt | flamegraph > bpf.svg
 
-Exit status: 0 when the input was read (unrecognised lines are counted on
+Exit status: 0 when the input was read (malformed lines are counted on
 standard error), 1 when an input could not be read, 2 for usage errors.`
 
 // command is the stackcollapse command line (a kong grammar).
@@ -50,7 +53,15 @@ type command struct {
 	JIT         bool            `name:"jit" help:"Annotate JIT frames (perf-PID.map) with _[j]."`
 	All         bool            `help:"All annotations (--kernel --jit)."`
 	Addrs       bool            `help:"Include the raw address of frames without a symbol: [module <addr>]."`
-	EventFilter string          `name:"event-filter" placeholder:"EVENT" help:"Keep only samples of EVENT (e.g. cpu-clock:pppH). Default: the first event in the input."`
+	EventFilter string          `name:"event-filter" placeholder:"EVENT" help:"Keep only samples of EVENT: its name (cpu-clock:pppH, sched:sched_switch) or a part of it between colons (sched_switch). Default: the first event in the input."`
+	Weight      string          `name:"weight" placeholder:"FIELD" help:"Weight each sample by its numeric payload field FIELD (size of a malloc probe, bytes_alloc of kmem events, nr_sector of block requests) instead of perf's period."`
+	OffCPU      bool            `name:"off-cpu" help:"Write the time threads spent off CPU, in microseconds, by the stack where they blocked (from sched:sched_switch samples: perf record -e sched:sched_switch -a -g)."`
+	States      string          `name:"states" placeholder:"LETTERS" help:"With --off-cpu: the prev_state letters that count (default SD: sleeping and disk waits; all: every state, as bcc's offcputime)."`
+	MinBlock    string          `name:"min-block" placeholder:"TIME" help:"With --off-cpu: leave out intervals shorter than TIME (microseconds, or with a unit: 500us, 2ms, 1s). Default 1us."`
+	MaxBlock    string          `name:"max-block" placeholder:"TIME" help:"With --off-cpu: leave out intervals longer than TIME."`
+	ClipOpen    bool            `name:"clip-open" help:"With --off-cpu: count the intervals still open at the capture's end up to its last sample, rather than leaving them out."`
+	Wakers      bool            `name:"wakers" help:"Off-CPU stacks followed by the waker's stack after a -- frame, as bcc's offwaketime (needs sched:sched_waking or sched_wakeup samples; flamegraph --colors chain)."`
+	HotCold     bool            `name:"hot-cold" help:"On-CPU samples (cpu-clock) and off-CPU time of one capture in one graph, in microseconds; off-CPU frames end in _[i] (flamegraph --colors java draws them aqua)."`
 	Inline      bool            `help:"Expand inlined functions with addr2line (slow)."`
 	Context     bool            `help:"With --inline, add :file:line to each frame."`
 	Srcline     bool            `help:"The input was made with perf script -F+srcline: add the source line to each frame."`
@@ -82,6 +93,11 @@ func (c *command) Run(env *cli.Env) error {
 		PID: c.PID, TID: c.TID, Kernel: c.Kernel || c.All, JIT: c.JIT || c.All,
 		Addrs: c.Addrs, Inline: c.Inline, Context: c.Context, Srcline: c.Srcline,
 		EventFilter: c.EventFilter, NoIdle: c.NoIdle, NoTime: c.NoTime,
+		Weight: c.Weight, OffCPU: c.OffCPU, States: c.States, ClipOpen: c.ClipOpen,
+		Wakers: c.Wakers, HotCold: c.HotCold,
+	}
+	if err := c.offCPUOptions(&opt); err != nil {
+		return err
 	}
 	if (c.RefWall == "") != (c.RefPerf == "") {
 		return cli.Usagef("--ref-wall and --ref-perf go together: a wall-clock time and the perf time it happened at")
@@ -180,19 +196,58 @@ func (c *command) collapsePerf(env *cli.Env, srcs []*source, opt perfscript.Opti
 		Options: opt,
 		Workers: c.Jobs,
 		Warnf:   env.Warnf,
-		Notef:   func(format string, args ...any) { fmt.Fprintf(env.Stderr, format, args...) },
 	}
 	sum, err := col.Run(env.Stdout, inputs)
-	if err == nil && sum.Samples == 0 && sum.Unrecognised > 0 {
+	var usage *collapse.OptionsError
+	if errors.As(err, &usage) {
+		return cli.Usagef("%v", usage)
+	}
+	if err == nil && sum.Samples == 0 && sum.Skipped.Count > 0 {
 		return fmt.Errorf("no samples found, and the input has lines that are not perf script text (counted above): is it the output of 'perf script'?")
 	}
 	return err
 }
 
+// offCPUOptions checks the flags that only --off-cpu (or --hot-cold) uses
+// and reads --min-block and --max-block.
+func (c *command) offCPUOptions(opt *perfscript.Options) error {
+	offCPU := c.OffCPU || c.Wakers || c.HotCold
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"--states", c.States != ""}, {"--min-block", c.MinBlock != ""}, {"--max-block", c.MaxBlock != ""}, {"--clip-open", c.ClipOpen}} {
+		if f.set && !offCPU {
+			return cli.Usagef("%s needs --off-cpu (or --hot-cold)", f.name)
+		}
+	}
+	var err error
+	if opt.MinBlock, err = parseBlock("--min-block", c.MinBlock); err != nil {
+		return err
+	}
+	opt.MaxBlock, err = parseBlock("--max-block", c.MaxBlock)
+	return err
+}
+
+// parseBlock reads a --min-block or --max-block value: microseconds, as
+// bcc's offcputime -m and -M take them, or a duration with its unit.
+func parseBlock(flag, v string) (time.Duration, error) {
+	if v == "" {
+		return 0, nil
+	}
+	if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 {
+		return time.Duration(n * float64(time.Microsecond)), nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, cli.Usagef("%s %q: want microseconds (1000) or a duration with its unit (500us, 2ms, 1s)", flag, v)
+	}
+	return d, nil
+}
+
 // refusePerfData fails an input that is a perf.data file (the binary file
 // perf record writes) rather than the text perf script prints from it:
 // the most common slip, which would otherwise give a screenful of
-// unrecognised lines.
+// malformed lines.
 func refusePerfData(name string, rc io.ReadCloser) (io.ReadCloser, error) {
 	br := bufio.NewReader(rc)
 	if magic, _ := br.Peek(8); string(magic) == "PERFILE2" || string(magic) == "PERFFILE" {

@@ -39,7 +39,7 @@ func TestBadInput(t *testing.T) {
 		out, stderr string
 	}{
 		{"empty file", write("empty", nil), 0, "", ""},
-		{"garbage lines", write("garbage", []byte("hello\nworld\n"+good)), 0, "p;a 5\n", "skipped 2 unrecognised lines"},
+		{"garbage lines", write("garbage", []byte("hello\nworld\n"+good)), 0, "p;a 5\n", "skipped 2 malformed lines (first: "},
 		{"binary", write("bin", bin), 1, "", "not an input flamekit reads: it looks like binary data starting 00 07 0e"},
 		{"perf.data instead of its text", write("perf.data", append([]byte("PERFILE2"), bin...)), 1, "", "is a perf.data file, not perf script text: run perf script --header -i"},
 		{"NUL bytes", write("nul", []byte("p\x00q 1 1.0: 5 ev:\n\t1 a\x00b (/x)\n\n")), 0, "p\x00q;a\x00b 5\n", ""},

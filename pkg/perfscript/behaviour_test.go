@@ -47,11 +47,11 @@ func TestDeliberateDifferences(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, w := range []int{1, 3} {
-				got := collapse(t, []byte(tc.in), Options{NoTime: true}, w, 16)
+				got := collapseText(t, []byte(tc.in), Options{NoTime: true}, w, 16)
 				if got.out != tc.want {
 					t.Errorf("workers %d:\ngot  %q\nwant %q\nstderr %s", w, got.out, tc.want, got.stderr)
 				}
-				if got.sum.Unrecognised != 0 {
+				if got.sum.Skipped.Count != 0 {
 					t.Errorf("unrecognised lines: %s", got.stderr)
 				}
 			}
@@ -74,9 +74,12 @@ func TestPerlRules(t *testing.T) {
 		{"tid 0 means pid ?", Options{TID: true},
 			"swapper 0/0 [000] 1.0: 1 cpu-clock:\n\t1 idle (/x)\n\nbash 10/11 2.0: 2 cpu-clock:\n\t1 f (/x)\n\n",
 			"bash-10/11;f 2\nswapper-?/0;idle 1\n"},
-		{"tracepoint payload: no filtering, period 1", Options{},
+		{"tracepoints are filtered like other events (not by Perl)", Options{},
 			"a 1 1.0: 5 cpu-clock:\n\t1 f (/x)\n\ntp 2 2.0: sched:sched_switch: prev_comm=x\n\t1 g ([kernel.kallsyms])\n\n",
-			"a;f 5\ntp;g 1\n"},
+			"a;f 5\n"},
+		{"a tracepoint can be kept, weighted by its period", Options{EventFilter: "sched_switch"},
+			"a 1 1.0: 5 cpu-clock:\n\t1 f (/x)\n\ntp 2 2.0: 1 sched:sched_switch: prev_comm=x\n\t1 g ([kernel.kallsyms])\n\n",
+			"tp;g 1\n"},
 		{"offset strip is lowercase only", Options{},
 			"p 1 1.0: 1 ev:\n\t1 A+0x1A (/x)\n\t2 B+0x1a (/x)\n\t3 C+0x10/0x20 (/x)\n\n",
 			"p;C+0x10/0x20;B;A+0x1A 1\n"},
@@ -200,11 +203,16 @@ func TestParallelEqualsSequential(t *testing.T) {
 	inputs = append(append(inputs, samples...), compat...)
 	for _, path := range inputs {
 		data := readFile(t, path)
-		for _, opt := range []Options{{}, {NoTime: true}, {NoTime: true, TID: true, Kernel: true}, {NoIdle: true}} {
+		opts := []Options{{}, {NoTime: true}, {NoTime: true, TID: true, Kernel: true}, {NoIdle: true}}
+		if strings.Contains(path, "offcpu") || strings.Contains(path, "hotcold") || strings.Contains(path, "tracepoint") {
+			opts = append(opts, Options{OffCPU: true}, Options{OffCPU: true, Wakers: true, States: "all", ClipOpen: true},
+				Options{HotCold: true, NoTime: true})
+		}
+		for _, opt := range opts {
 			seq := sequential(t, data, opt)
 			for _, cfg := range [][2]int{{2, 1}, {2, 700}, {4, 4096}, {3, 64 << 10}} {
-				par := collapse(t, data, opt, cfg[0], cfg[1])
-				if par.out != seq.out || par.stderr != seq.stderr || par.sum != seq.sum {
+				par := collapseText(t, data, opt, cfg[0], cfg[1])
+				if par.out != seq.out || par.stderr != seq.stderr || !sameSummary(par.sum, seq.sum) {
 					t.Fatalf("%s %+v workers %d chunk %d: differs from sequential:\n%s\nstderr %q vs %q",
 						path, opt, cfg[0], cfg[1], firstDiff(seq.out, par.out), seq.stderr, par.stderr)
 				}
@@ -233,9 +241,50 @@ func TestWeightConserved(t *testing.T) {
 			}
 		}
 		for _, opt := range []Options{{}, {NoTime: true}} {
-			got := collapse(t, data, opt, 2, 8192)
+			got := collapseText(t, data, opt, 2, 8192)
 			if tot := total(t, got.out); tot != want || float64(got.sum.Weight) != want {
-				t.Errorf("%s %+v: output total %v, summary %d, periods read %v", name, opt, tot, got.sum.Weight, want)
+				t.Errorf("%s %+v: output total %v, summary %v, periods read %v", name, opt, tot, got.sum.Weight, want)
+			}
+		}
+	}
+}
+
+// TestEventFilterKeepsExactly: on mixed captures (cpu-clock and
+// page-faults; cpu-clock and sched:sched_switch), --event-filter keeps
+// exactly the named event, tracepoints included: the output total is the
+// sum of that event's periods (1 for a sample without one), counted here
+// independently, and the metadata names it.
+func TestEventFilterKeepsExactly(t *testing.T) {
+	header := regexp.MustCompile(`(?m)^\S.*?\s\d+\.\d+:\s+(?:(\d+)\s+)?(\S+):(?:\s.*)?$`)
+	for _, name := range []string{"mixed-events", "hotcold", "offcpu"} {
+		data := readFile(t, filepath.Join("../../testdata/perf", name+".txt.gz"))
+		want := map[string]float64{}
+		for _, m := range header.FindAllSubmatch(data, -1) {
+			p := 1.0
+			if len(m[1]) > 0 && string(m[1]) != "0" {
+				p, _ = strconv.ParseFloat(string(m[1]), 64)
+			}
+			want[string(m[2])] += p
+		}
+		if len(want) < 2 {
+			t.Fatalf("%s: events %v, want a mixed capture", name, want)
+		}
+		for event, sum := range want {
+			for _, filter := range []string{event, event[strings.LastIndexByte(event, ':')+1:]} {
+				got := collapseText(t, data, Options{EventFilter: filter}, 2, 64<<10)
+				if got.err != nil {
+					// A part that names several events is refused.
+					if !strings.Contains(got.err.Error(), "matches several events") {
+						t.Errorf("%s --event-filter %s: %v", name, filter, got.err)
+					}
+					continue
+				}
+				if tot := total(t, got.out); tot != sum {
+					t.Errorf("%s --event-filter %s: total %v, the event's periods sum to %v", name, filter, tot, sum)
+				}
+				if !strings.Contains(got.out, `event="`+event+`"`) {
+					t.Errorf("%s --event-filter %s: metadata does not name %s", name, filter, event)
+				}
 			}
 		}
 	}

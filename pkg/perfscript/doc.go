@@ -1,10 +1,11 @@
-// Package perfscript folds the text that `perf script` prints into folded
-// stacks, as FlameGraph's stackcollapse-perf.pl does: the same frames,
-// flags (--pid, --tid, --kernel, --jit, --addrs, --inline, --srcline,
-// --event-filter) and weights (perf's periods), with the fixes listed in
-// the README, and each sample's time kept as a timed folded line.
+// Package perfscript reads the text that `perf script` prints: it parses
+// sample headers and frame lines into sample.Samples (the one sample model
+// shared with the perf.data reader) and hands them to the collapse stage
+// (package collapse), which folds them as FlameGraph's stackcollapse-perf.pl
+// does, keeping each sample's time.
 //
 // A [Collapser] reads [Input]s as one stream, cut at sample boundaries into
-// chunks that several goroutines parse at once; its output does not depend
-// on the cut.
+// chunks that several goroutines parse and fold at once; its output does
+// not depend on the cut. A [Reader] parses one input sequentially, for
+// callers that want the samples themselves.
 package perfscript

@@ -7,15 +7,18 @@ import (
 	"io"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 
+	"flamekit/pkg/collapse"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/sample"
 )
 
 // DefaultChunkSize is how much input one worker parses at a time.
 const DefaultChunkSize = 2 << 20
+
+// Options are the collapse options (see package collapse).
+type Options = collapse.Options
 
 // Input is one perf script text to read.
 type Input struct {
@@ -24,10 +27,11 @@ type Input struct {
 	Open   func() (io.ReadCloser, error) // opens (and decompresses) the input
 }
 
-// Collapser turns perf script text into folded stacks: classic output
-// (sorted, summed per stack, as stackcollapse-perf.pl prints it) or, when
-// the input has timestamps and Options.NoTime is false, one timed line per
-// sample in input order, framed by metadata lines.
+// Collapser turns perf script text into folded stacks through the collapse
+// stage (package collapse): classic output (sorted, summed per stack, as
+// stackcollapse-perf.pl prints it) or, when the input has timestamps and
+// Options.NoTime is false, one timed line per sample in input order,
+// framed by metadata lines.
 //
 // The input is cut at sample boundaries into chunks that Workers
 // goroutines parse at once; the output does not depend on the cut.
@@ -37,47 +41,68 @@ type Collapser struct {
 	ChunkSize int // bytes per chunk; 0 means DefaultChunkSize
 	// Warnf prints a message on standard error (may be nil).
 	Warnf func(format string, args ...any)
-	// Notef prints Perl's "Filtering for events of type: X" line as is.
-	Notef func(format string, args ...any)
 }
 
 // Summary is what a run read and wrote.
 type Summary struct {
-	Samples      int64 // samples written (or summed)
-	Weight       int64 // sum of their weights (periods, or 1 each)
-	Timed        bool  // timed output was written
-	Unrecognised int   // lines that were neither header, frame, blank nor comment
+	collapse.Summary
+	// Skipped counts the lines that were neither a sample header, a
+	// frame, a comment nor blank.
+	Skipped folded.Skips
 }
 
-// job is one chunk on its way through the workers to the writer.
+// ErrNotPerfScript is the error of a skipped line.
+var ErrNotPerfScript = errors.New("not a perf script sample header, frame, comment or blank line")
+
+// job is one chunk on its way through the workers to the merge stage.
 type job struct {
-	data        []byte
-	buf         *[]byte
-	file        int
-	last        bool // last chunk of its file
-	timed       bool
-	filter      []byte
-	filterKnown bool
-	defaulted   bool
-	outBuf      *[]byte      // pooled buffer for res.out
-	start       *folded.Meta // written before this chunk's lines
-	event       string       // event for the file's closing metadata line
-	res         chunkResult
-	done        chan struct{}
+	data    []byte
+	buf     *[]byte
+	file    int
+	first   bool            // first chunk of its file
+	last    bool            // last chunk of its file
+	capture *sample.Capture // the file's header facts, on its first chunk
+	batch   *collapse.Batch
+	lines   int
+	skipped int
+	bad     []badLine
+	done    chan struct{}
 }
 
-// fileState is the driver's view of one input.
+// fileState is the reader's view of one input.
 type fileState struct {
-	info       captureInfo
-	headerSeen bool   // a sample header was met (the --header block is over)
-	firstEvent string // event of the first header, for the metadata
-	started    bool   // the opening metadata line was attached to a job
+	capture    sample.Capture
+	headerSeen bool // a sample header was met (the --header block is over)
+	jobs       int
 }
 
-var (
-	bufPool = sync.Pool{New: func() any { b := make([]byte, 0, DefaultChunkSize+64<<10); return &b }}
-	outPool = sync.Pool{New: func() any { b := make([]byte, 0, DefaultChunkSize); return &b }}
-)
+// freeList keeps buffers for reuse within one run. Unlike a sync.Pool it
+// survives garbage collections, which otherwise make every chunk allocate
+// (and clear) megabytes afresh.
+type freeList[T any] struct {
+	c    chan T
+	make func() T
+}
+
+func newFreeList[T any](n int, newT func() T) *freeList[T] {
+	return &freeList[T]{c: make(chan T, n), make: newT}
+}
+
+func (f *freeList[T]) get() T {
+	select {
+	case x := <-f.c:
+		return x
+	default:
+		return f.make()
+	}
+}
+
+func (f *freeList[T]) put(x T) {
+	select {
+	case f.c <- x:
+	default:
+	}
+}
 
 // Run reads the inputs in order, as one stream, and writes the folded
 // output to w. Inputs that cannot be read are reported in the returned
@@ -96,79 +121,97 @@ func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
 		// A srcline line may be read across a blank line: no cutting.
 		workers, chunk = 1, int(^uint(0)>>2)
 	}
-	var inl *inliner
-	if opt.Inline {
-		inl = newInliner(opt.Context, c.warn)
+	st, err := collapse.New(w, opt)
+	if err != nil {
+		return Summary{}, err
 	}
-
-	// State decided while reading, in input order.
-	var (
-		timedKnown, timed bool
-		filter            []byte
-		filterKnown       = opt.EventFilter != ""
-		defaulted         = !filterKnown
-	)
-	if filterKnown {
-		filter = []byte(opt.EventFilter)
-	}
+	st.Warnf = c.Warnf
 
 	jobs := make(chan *job)
 	queue := make(chan *job, 2*workers+2)
-	parsers := make([]*parser, workers)
+	// Chunks in flight: the queue, one per worker, one being read.
+	inFlight := cap(queue) + workers + 2
+	bufs := newFreeList(inFlight, func() *[]byte { b := make([]byte, 0, min(chunk, DefaultChunkSize)+64<<10); return &b })
+	batches := newFreeList(inFlight, st.NewBatch)
 	var wg sync.WaitGroup
-	for i := range parsers {
-		p := &parser{opt: &opt, agg: newAggregator(), inl: inl}
-		parsers[i] = p
+	for range workers {
+		wk := st.Worker()
+		p := &parser{}
+		if opt.Srcline {
+			p.srcline = wk.SrclineCount
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				p.filter, p.filterKnown, p.defaulted, p.timed = j.filter, j.filterKnown, j.defaulted, j.timed
-				p.parse(j.data, &j.res)
+				p.reset(j.data)
+				for s := p.next(); s != nil; s = p.next() {
+					wk.Fold(j.batch, s)
+				}
+				j.lines, j.skipped = p.lineNo, p.skipped
+				j.bad = append(j.bad[:0], p.bad...)
 				close(j.done)
 			}
 		}()
 	}
 
-	wr := &writer{c: c, w: w, inputs: inputs, lineBase: make([]int, len(inputs)), fstats: make([]fileStats, len(inputs))}
+	var (
+		skips    folded.Skips
+		lineBase = make([]int, len(inputs))
+		mergeErr error
+		mu       sync.Mutex
+	)
+	failed := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return mergeErr != nil
+	}
 	mergeDone := make(chan struct{})
 	go func() {
 		defer close(mergeDone)
 		for j := range queue {
 			<-j.done
-			wr.job(j)
+			if j.first {
+				st.Begin(j.capture, inputs[j.file].Source)
+			}
+			err := st.Merge(j.batch)
+			for _, b := range j.bad {
+				skips.Note(inputs[j.file].Name, lineBase[j.file]+b.line, b.text, ErrNotPerfScript)
+			}
+			skips.Count += j.skipped - len(j.bad)
+			lineBase[j.file] += j.lines
+			if j.last {
+				err = st.End()
+			}
+			if err != nil {
+				mu.Lock()
+				mergeErr = err
+				mu.Unlock()
+			}
+			batches.put(j.batch)
+			bufs.put(j.buf)
+			j.data, j.batch, j.buf = nil, nil, nil
 		}
 	}()
 
 	var inputErrs []error
 	for fi, in := range inputs {
-		if wr.failed() {
+		if failed() {
 			break
 		}
 		fs := &fileState{}
 		emit := func(data []byte, bp *[]byte, last bool) {
-			if !timedKnown || !filterKnown || !fs.headerSeen {
-				prescan(data, fs, &opt, &timedKnown, &timed, &filter, &filterKnown)
+			if st.PrescanWanted() || !fs.headerSeen {
+				prescan(data, fs, st)
 			}
-			j := &job{data: data, buf: bp, file: fi, last: last, timed: timedKnown && timed,
-				filter: filter, filterKnown: filterKnown, defaulted: defaulted, done: make(chan struct{})}
-			if j.timed {
-				j.outBuf = outPool.Get().(*[]byte)
-				j.res.out = (*j.outBuf)[:0]
+			j := &job{data: data, buf: bp, file: fi, first: fs.jobs == 0, last: last, done: make(chan struct{})}
+			if j.first {
+				capture := fs.capture
+				j.capture = &capture
 			}
-			event := fs.firstEvent
-			if filterKnown {
-				event = string(filter)
-			}
-			if j.timed && !fs.started {
-				fs.started = true
-				j.start = fs.info.startMeta(event, in.Source)
-				if opt.RefWall != "" {
-					j.start.Set(folded.KeyRefWall, opt.RefWall)
-					j.start.Set(folded.KeyRefPerf, opt.RefPerf)
-				}
-			}
-			j.event = event
+			fs.jobs++
+			j.batch = batches.get()
+			st.ResetBatch(j.batch)
 			queue <- j
 			jobs <- j
 		}
@@ -177,7 +220,7 @@ func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
 			inputErrs = append(inputErrs, err)
 			continue
 		}
-		err = readChunks(rc, chunk, emit, wr.failed)
+		err = readChunks(rc, chunk, bufs.get, emit, failed)
 		if cerr := rc.Close(); err == nil && cerr != nil {
 			err = cerr
 		}
@@ -190,20 +233,13 @@ func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
 	wg.Wait()
 	<-mergeDone
 
-	sum := Summary{Samples: wr.samples, Weight: wr.weight, Timed: timedKnown && timed, Unrecognised: wr.unrec}
-	if wr.unrec > 0 {
-		lines := "lines"
-		if wr.unrec == 1 {
-			lines = "line"
-		}
-		c.warn("skipped %d unrecognised %s (not a sample header, frame, comment or blank line): %s",
-			wr.unrec, lines, strings.Join(wr.bad, "; "))
+	cs, err := st.Close()
+	sum := Summary{Summary: cs, Skipped: skips}
+	if skips.Count > 0 {
+		c.warn("%s", skips)
 	}
-	if wr.err == nil && !sum.Timed {
-		wr.err = writeClassic(w, parsers)
-	}
-	if wr.err != nil {
-		return sum, wr.err
+	if err != nil {
+		return sum, err
 	}
 	return sum, errors.Join(inputErrs...)
 }
@@ -215,11 +251,13 @@ func (c *Collapser) warn(format string, args ...any) {
 }
 
 // prescan reads a chunk's header block and first sample headers before it
-// is handed to a worker: the default event filter (the first event of the
-// whole input), whether output is timed, and the capture facts of the
-// --header block must be known in input order.
-func prescan(data []byte, fs *fileState, opt *Options, timedKnown, timed *bool, filter *[]byte, filterKnown *bool) {
+// is handed to a worker: the capture facts of the --header block and what
+// the stage decides from the first samples (the default event, timed or
+// classic output) must be known in input order. Frame lines are not
+// parsed.
+func prescan(data []byte, fs *fileState, st *collapse.Stage) {
 	var toks []token
+	var s sample.Sample
 	for len(data) > 0 {
 		var line []byte
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -232,7 +270,7 @@ func prescan(data []byte, fs *fileState, opt *Options, timedKnown, timed *bool, 
 		}
 		if line[0] == '#' {
 			if !fs.headerSeen {
-				fs.info.headerLine(line)
+				headerLine(&fs.capture, line)
 			}
 			continue
 		}
@@ -245,62 +283,81 @@ func prescan(data []byte, fs *fileState, opt *Options, timedKnown, timed *bool, 
 		if !ok || h.sideBand {
 			continue
 		}
-		if !fs.headerSeen {
-			fs.headerSeen = true
-			fs.firstEvent = string(h.anchoredEvent)
+		fs.headerSeen = true
+		s.Event, s.Payload, s.HasTime = h.event, h.payload, false
+		if h.time != nil {
+			_, err := folded.ParseTime(h.time)
+			s.HasTime = err == nil
 		}
-		if !*timedKnown {
-			*timedKnown, *timed = true, h.time != nil && !opt.NoTime
-		}
-		if !*filterKnown && h.event != nil {
-			*filter, *filterKnown = append([]byte(nil), h.event...), true
-		}
-		if *filterKnown {
+		if !st.Prescan(&s) {
 			return
 		}
 	}
 }
 
-// readChunks reads r and calls emit with chunks that end at a sample
-// boundary: after a blank line, or after a sample printed on one line.
-// The last chunk (last = true) is the rest of the input, whatever it is.
-func readChunks(r io.Reader, size int, emit func(data []byte, bp *[]byte, last bool), stop func() bool) error {
-	var carry []byte
+// chunker cuts a stream into chunks that end at a sample boundary: after
+// a blank line, or after a sample printed on one line.
+type chunker struct {
+	r     io.Reader
+	size  int
+	carry []byte
+	done  bool
+}
+
+// next fills *bp with the next chunk and returns it; last is true for the
+// last one (the rest of the input, whatever it is), err is the read error
+// that ended the input, if any.
+func (c *chunker) next(bp *[]byte) (data []byte, last bool, err error) {
+	b := append((*bp)[:0], c.carry...)
+	want := max(c.size, len(c.carry)+c.size/2)
+	eof := false
+	split := -1
 	for {
-		bp := bufPool.Get().(*[]byte)
-		b := append((*bp)[:0], carry...)
-		want := max(size, len(carry)+size/2)
-		var rerr error
-		eof := false
-		split := -1
-		for {
-			for len(b) < want && !eof {
-				if cap(b)-len(b) < 32<<10 {
-					b = slices.Grow(b, max(len(b), 64<<10))
-				}
-				n, err := r.Read(b[len(b):cap(b)])
-				b = b[:len(b)+n]
-				if err == io.EOF {
-					eof = true
-				} else if err != nil {
-					rerr, eof = err, true
-				}
+		for len(b) < want && !eof {
+			if cap(b)-len(b) < 32<<10 {
+				b = slices.Grow(b, max(len(b), 64<<10))
 			}
-			if eof {
-				break
+			n, rerr := c.r.Read(b[len(b):cap(b)])
+			b = b[:len(b)+n]
+			if rerr == io.EOF {
+				eof = true
+			} else if rerr != nil {
+				err, eof = rerr, true
 			}
-			if split = findSplit(b); split > 0 {
-				break
-			}
-			want = 2 * len(b) // one sample larger than a chunk: read on
 		}
-		*bp = b
-		if eof || stop() {
-			emit(b, bp, true)
-			return rerr
+		if eof {
+			break
 		}
-		carry = append(carry[:0], b[split:]...)
-		emit(b[:split], bp, false)
+		if split = findSplit(b); split > 0 {
+			break
+		}
+		want = 2 * len(b) // one sample larger than a chunk: read on
+	}
+	*bp = b
+	if eof {
+		c.done = true
+		return b, true, err
+	}
+	c.carry = append(c.carry[:0], b[split:]...)
+	return b[:split], false, nil
+}
+
+// readChunks reads r and calls emit with its chunks (see chunker), until
+// the last or until stop returns true.
+func readChunks(r io.Reader, size int, getBuf func() *[]byte, emit func(data []byte, bp *[]byte, last bool), stop func() bool) error {
+	c := &chunker{r: r, size: size}
+	for {
+		bp := getBuf()
+		data, last, err := c.next(bp)
+		if !last && stop() {
+			// Hand over what was read, as the last chunk.
+			data = (*bp)[:len(*bp)]
+			last = true
+		}
+		emit(data, bp, last)
+		if last {
+			return err
+		}
 	}
 }
 
@@ -331,136 +388,4 @@ func findSplit(b []byte) int {
 		end = start - 1
 	}
 	return -1
-}
-
-// fileStats is what the writer saw of one input.
-type fileStats struct {
-	samples     int64
-	first, last folded.Time
-	hasTime     bool
-}
-
-// writer receives parsed chunks in input order and writes them.
-type writer struct {
-	c        *Collapser
-	w        io.Writer
-	inputs   []Input
-	lineBase []int
-	fstats   []fileStats
-	samples  int64
-	weight   int64
-	unrec    int
-	bad      []string
-	filtered bool
-	mu       sync.Mutex
-	err      error
-	buf      []byte
-}
-
-func (wr *writer) failed() bool {
-	wr.mu.Lock()
-	defer wr.mu.Unlock()
-	return wr.err != nil
-}
-
-func (wr *writer) write(b []byte) {
-	if wr.err != nil || len(b) == 0 {
-		return
-	}
-	if _, err := wr.w.Write(b); err != nil {
-		wr.mu.Lock()
-		wr.err = err
-		wr.mu.Unlock()
-	}
-}
-
-func (wr *writer) job(j *job) {
-	r := &j.res
-	fs := &wr.fstats[j.file]
-	if j.start != nil {
-		wr.buf = folded.AppendMeta(wr.buf[:0], j.start)
-		wr.write(wr.buf)
-	}
-	wr.write(r.out)
-	wr.samples += r.samples
-	wr.weight = addSat(wr.weight, r.weight)
-	fs.samples += r.samples
-	if r.hasTime {
-		if !fs.hasTime {
-			fs.first, fs.hasTime = r.first, true
-		}
-		fs.last = r.last
-	}
-	wr.unrec += r.unrec
-	for _, b := range r.bad {
-		if len(wr.bad) < maxBadLines {
-			wr.bad = append(wr.bad, fmt.Sprintf("%s:%d: %s", wr.inputs[j.file].Name, wr.lineBase[j.file]+b.line, b.text))
-		}
-	}
-	wr.lineBase[j.file] += r.lines
-	if r.filterMsg != nil && !wr.filtered {
-		wr.filtered = true
-		if wr.c.Notef != nil {
-			wr.c.Notef("Filtering for events of type: %s\n", r.filterMsg)
-		}
-	}
-	if j.last && j.timed {
-		m := &folded.Meta{}
-		m.Set(folded.KeyEvent, j.event)
-		if fs.hasTime {
-			m.Set(folded.KeyFirst, fs.first.String())
-			m.Set(folded.KeyLast, fs.last.String())
-		}
-		m.Set(folded.KeySamples, strconv.FormatInt(fs.samples, 10))
-		m.Set(folded.KeySource, wr.inputs[j.file].Source)
-		wr.buf = folded.AppendMeta(wr.buf[:0], m)
-		wr.write(wr.buf)
-	}
-	if j.outBuf != nil {
-		*j.outBuf = r.out[:0]
-		outPool.Put(j.outBuf)
-	}
-	j.data, j.res.out = nil, nil
-	bufPool.Put(j.buf)
-}
-
-// writeClassic merges the workers' sums and writes them sorted bytewise,
-// as stackcollapse-perf.pl does.
-func writeClassic(w io.Writer, parsers []*parser) error {
-	base := parsers[0].agg
-	for _, p := range parsers[1:] {
-		a := p.agg
-		if len(a.stacks) > len(base.stacks) {
-			base, a = a, base
-		}
-		for i, s := range a.stacks {
-			if k, ok := base.index[s]; ok {
-				base.counts[k] = addSat(base.counts[k], a.counts[i])
-			} else {
-				base.index[s] = len(base.stacks)
-				base.stacks = append(base.stacks, s)
-				base.counts = append(base.counts, a.counts[i])
-			}
-		}
-	}
-	order := make([]int, len(base.stacks))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return strings.Compare(base.stacks[a], base.stacks[b]) })
-	var buf []byte
-	for _, i := range order {
-		buf = append(buf, base.stacks[i]...)
-		buf = append(buf, ' ')
-		buf = strconv.AppendInt(buf, base.counts[i], 10)
-		buf = append(buf, '\n')
-		if len(buf) >= 64<<10 {
-			if _, err := w.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-		}
-	}
-	_, err := w.Write(buf)
-	return err
 }

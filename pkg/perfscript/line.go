@@ -25,20 +25,21 @@ func isHex(c byte) bool { return isLowerHex(c) || c >= 'A' && c <= 'F' }
 
 // header is what a sample header line (the "event line") holds.
 type header struct {
-	comm     []byte // process or thread name
-	pid, tid []byte // ids as printed; pid "?" when perf printed one id
-	period   []byte // period digits, empty when absent
-	// event is the event name without its final ':', when the line ends
-	// with "event:" as Perl's event pattern wants; nil (never empty) when
-	// it does not.
+	comm []byte // process or thread name
+	// id1 and id2 are the ids as printed: "pid/tid" gives both, a single
+	// id gives id1 and a nil id2.
+	id1, id2 []byte
+	cpu      int    // the [cpu] column, -1 when absent
+	time     []byte // seconds, without the ':' (nil when no time column)
+	period   []byte // period digits before the event, nil when absent
+	// event is the event name without its final ':': the field after the
+	// time (and period), or, on a line without a time, what Perl's event
+	// pattern finds; nil (never empty) when there is none.
 	event    []byte
-	time     []byte    // seconds, without the ':' (nil when no time column)
+	payload  []byte    // the text after the event (tracepoint fields), or nil
 	frame    frameLine // a frame printed on the event line itself (no -g)
 	hasFrame bool      // frame is set
 	sideBand bool      // a PERF_RECORD_* side-band record, not a sample
-	// anchoredEvent is the event field after the time (also for
-	// tracepoints, whose payload hides it from Perl's pattern).
-	anchoredEvent []byte
 }
 
 // perlHeader matches /^(\S.+?)\s+(\d+)\/*(\d+)*\s+/: comm is the shortest
@@ -232,7 +233,9 @@ func anchoredHeader(line []byte, toks []token) (h header, rest int, ok bool) {
 		if i >= 2 && isTODTime(line[toks[i].start:toks[i].end]) && isTODDate(line[toks[i-1].start:toks[i-1].end]) {
 			i -= 2
 		}
+		cpu := -1
 		if i >= 1 && isCPUToken(line[toks[i].start:toks[i].end]) {
+			cpu = atoi(line[toks[i].start+1 : toks[i].end-1])
 			i--
 		}
 		if i < 1 {
@@ -243,23 +246,25 @@ func anchoredHeader(line []byte, toks []token) (h header, rest int, ok bool) {
 			continue
 		}
 		h.comm = line[toks[0].start:toks[i-1].end]
-		h.pid, h.tid = a, b
+		h.id1, h.id2 = a, b
+		h.cpu = cpu
 		h.time = line[t.start : t.end-1]
 		return h, k + 1, true
 	}
 	return h, 0, false
 }
 
-// perfIDs applies Perl's rule: without a second id, or with a second id of
-// "0" (false in Perl), the only id is the tid and the pid is "?".
-func perfIDs(a, b []byte) (pid, tid []byte) {
-	if len(b) == 0 || len(b) == 1 && b[0] == '0' {
-		return question, a
+// atoi converts decimal digits, saturating at a large value.
+func atoi(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if n > 1<<30 {
+			return n
+		}
+		n = n*10 + int(c-'0')
 	}
-	return a, b
+	return n
 }
-
-var question = []byte("?")
 
 // frameLine is what a frame line of a call graph holds.
 type frameLine struct {
@@ -337,53 +342,59 @@ func eventLineFrame(rest []byte) (frameLine, bool) {
 
 // parseHeader classifies a line that may be a sample header: a line that
 // Perl's header pattern matches (Perl then treats it as a header) or that
-// the time-anchored reading accepts. Comm, pid and tid come from the
+// the time-anchored reading accepts. Comm and ids come from the
 // time-anchored reading when the line has a time field, else from Perl's
 // pattern, which is then the only test.
 func parseHeader(line []byte, toks []token) (h header, ok bool) {
 	indented := len(line) == 0 || isSpace(line[0])
 	h, rest, anchored := anchoredHeader(line, toks)
-	if anchored {
-		// Side-band records (--show-task-events): "comm 0 [000] 0.000000:
-		// PERF_RECORD_COMM: ...".
-		if rest < len(toks) && bytes.HasPrefix(line[toks[rest].start:], []byte("PERF_RECORD_")) {
-			h.sideBand = true
-			return h, true
-		}
-		h.pid, h.tid = perfIDs(h.pid, h.tid)
-		// A frame on the event line: [period] event: ip sym (dso).
-		r := rest
-		var period []byte
-		if r < len(toks) && allDigits(line[toks[r].start:toks[r].end]) {
-			period = line[toks[r].start:toks[r].end]
-			r++
-		}
-		if r < len(toks) {
-			if ev := line[toks[r].start:toks[r].end]; len(ev) >= 2 && ev[len(ev)-1] == ':' {
-				h.anchoredEvent = ev[:len(ev)-1]
-				if r+1 < len(toks) {
-					if f, ok := eventLineFrame(line[toks[r].end:]); ok {
-						h.period, h.event = period, h.anchoredEvent
-						h.frame, h.hasFrame = f, true
-						return h, true
-					}
-				}
-			}
-		}
-	} else {
+	if !anchored {
 		// Perl's pattern is needed only when the line has no time field.
 		comm, d1, d2, perlOK := perlHeader(line)
-		if !perlOK {
+		if !perlOK || indented {
 			return h, false
 		}
-		h.comm = comm
-		h.pid, h.tid = perfIDs(d1, d2)
+		h.comm, h.id1, h.cpu = comm, d1, -1
+		if len(d2) > 0 {
+			h.id2 = d2
+		}
+		h.period, h.event, _ = perlEvent(line)
+		if len(h.period) == 0 {
+			h.period = nil
+		}
+		return h, true
 	}
-	if indented {
-		// Only lines starting with a non-space are headers for Perl; an
-		// indented line is a header only when it carries its own frame.
-		return h, false
+	// Side-band records (--show-task-events): "comm 0 [000] 0.000000:
+	// PERF_RECORD_COMM: ...".
+	if rest < len(toks) && bytes.HasPrefix(line[toks[rest].start:], []byte("PERF_RECORD_")) {
+		h.sideBand = true
+		return h, true
 	}
-	h.period, h.event, _ = perlEvent(line)
-	return h, true
+	// [period] event: then a frame (no -g), a payload, or nothing.
+	r := rest
+	var period []byte
+	if r < len(toks) && allDigits(line[toks[r].start:toks[r].end]) {
+		period = line[toks[r].start:toks[r].end]
+		r++
+	}
+	if r < len(toks) {
+		if ev := line[toks[r].start:toks[r].end]; len(ev) >= 2 && ev[len(ev)-1] == ':' {
+			h.event, h.period = ev[:len(ev)-1], period
+			after := line[toks[r].end:]
+			if r+1 < len(toks) {
+				if f, ok := eventLineFrame(after); ok {
+					h.frame, h.hasFrame = f, true
+					return h, true
+				}
+			}
+			after = bytes.TrimLeft(after, " \t")
+			after = bytes.TrimRight(after, " \t\r\n\f\v")
+			if len(after) > 0 {
+				h.payload = after
+			}
+		}
+	}
+	// Only lines starting with a non-space are headers for Perl; an
+	// indented line is a header only when it carries its own frame.
+	return h, !indented
 }

@@ -7,17 +7,11 @@ import (
 	"time"
 
 	"flamekit/pkg/folded"
+	"flamekit/pkg/sample"
 )
 
-// captureInfo is what the perf script --header block says about a capture.
-type captureInfo struct {
-	host, osRelease, perfVersion, capturedOn, cmdline string
-	first, last                                       string
-	clock, refWall, refPerf                           string
-}
-
-// headerLine reads one "# key : value" line of perf script --header.
-func (c *captureInfo) headerLine(line []byte) {
+// headerLine reads one "# key : value" line of perf script --header into c.
+func headerLine(c *sample.Capture, line []byte) {
 	line = bytes.TrimRight(line, " \t\r")
 	body := bytes.TrimLeft(line[1:], " ")
 	k, v, ok := bytes.Cut(body, []byte(":"))
@@ -28,22 +22,39 @@ func (c *captureInfo) headerLine(line []byte) {
 	val := string(bytes.TrimSpace(v))
 	switch key {
 	case "hostname":
-		c.host = val
+		c.Host = val
 	case "os release":
-		c.osRelease = val
+		c.OSRelease = val
 	case "perf version":
-		c.perfVersion = val
+		c.PerfVersion = val
 	case "captured on":
-		c.capturedOn = val
+		c.CapturedOn = val
 	case "cmdline":
-		c.cmdline = val
-	case "time of first sample":
-		c.first = val
-	case "time of last sample":
-		c.last = val
+		c.Cmdline = val
+	case "time of first sample", "time of last sample":
+		// perf record --off-cpu writes its samples at the end of the run
+		// with a dummy time of about 18446744069.41 s, which becomes
+		// the "time of last sample": a time that no perf clock reading
+		// can be is left out.
+		if _, err := folded.ParseTime([]byte(val)); err != nil {
+			break
+		}
+		if key == "time of first sample" {
+			c.First = val
+		} else {
+			c.Last = val
+		}
+	case "event":
+		// "name = cpu-clock:pppH, , id = { 25, 26 }, type = 1, ..."
+		if name, ok := strings.CutPrefix(val, "name = "); ok {
+			name, _, _ = strings.Cut(name, ",")
+			if name = strings.TrimSpace(name); name != "" {
+				c.Events = append(c.Events, name)
+			}
+		}
 	case "clockid":
 		// "monotonic (1)"
-		c.clock, _, _ = strings.Cut(val, " (")
+		c.Clock, _, _ = strings.Cut(val, " (")
 	case "reference time":
 		// "2026-11-22 02:01:04.284867 = 1795312864.284867 (TOD) = 692.619527301 (monotonic)"
 		parts := strings.Split(val, " = ")
@@ -51,10 +62,10 @@ func (c *captureInfo) headerLine(line []byte) {
 			tod, _, _ := strings.Cut(parts[1], " ")
 			perf, _, _ := strings.Cut(parts[2], " ")
 			if w, ok := rfc3339(tod); ok {
-				c.refWall = w
+				c.RefWall = w
 			}
 			if _, err := folded.ParseTime([]byte(perf)); err == nil {
-				c.refPerf = perf
+				c.RefPerf = perf
 			}
 		}
 	}
@@ -73,22 +84,4 @@ func rfc3339(epoch string) (string, bool) {
 		out += "." + frac
 	}
 	return out + "Z", true
-}
-
-// startMeta is the metadata line written before a file's first sample.
-func (c *captureInfo) startMeta(event, source string) *folded.Meta {
-	m := &folded.Meta{}
-	m.Set(folded.KeyHost, c.host)
-	m.Set(folded.KeyOSRelease, c.osRelease)
-	m.Set(folded.KeyPerfVersion, c.perfVersion)
-	m.Set(folded.KeyCapturedOn, c.capturedOn)
-	m.Set(folded.KeyCmdline, c.cmdline)
-	m.Set(folded.KeyEvent, event)
-	m.Set(folded.KeyFirst, c.first)
-	m.Set(folded.KeyLast, c.last)
-	m.Set(folded.KeyClock, c.clock)
-	m.Set(folded.KeyRefWall, c.refWall)
-	m.Set(folded.KeyRefPerf, c.refPerf)
-	m.Set(folded.KeySource, source)
-	return m
 }

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
-	gold "flamekit/internal/golden"
+	"flamekit/internal/golden"
 	"flamekit/pkg/folded"
 )
 
@@ -37,13 +38,12 @@ type result struct {
 
 // collapse runs a Collapser over data. chunk 0 and workers 1 with a huge
 // chunk give the sequential path.
-func collapse(t testing.TB, data []byte, opt Options, workers, chunk int) result {
+func collapseText(t testing.TB, data []byte, opt Options, workers, chunk int) result {
 	t.Helper()
 	var out, stderr bytes.Buffer
 	c := &Collapser{
 		Options: opt, Workers: workers, ChunkSize: chunk,
 		Warnf: func(f string, a ...any) { fmt.Fprintf(&stderr, "stackcollapse: "+f+"\n", a...) },
-		Notef: func(f string, a ...any) { fmt.Fprintf(&stderr, f, a...) },
 	}
 	in := Input{Name: "input", Open: func() (io.ReadCloser, error) {
 		return folded.Decompress(io.NopCloser(bytes.NewReader(data)))
@@ -53,7 +53,7 @@ func collapse(t testing.TB, data []byte, opt Options, workers, chunk int) result
 }
 
 func sequential(t testing.TB, data []byte, opt Options) result {
-	return collapse(t, data, opt, 1, 1<<40)
+	return collapseText(t, data, opt, 1, 1<<40)
 }
 
 func readFile(t testing.TB, path string) []byte {
@@ -74,11 +74,16 @@ func readFile(t testing.TB, path string) []byte {
 	return b
 }
 
-// golden compares got with the golden file (gzipped when the name ends in
-// .gz), or rewrites it with -update.
-func golden(t *testing.T, path, got string) {
+// checkGolden compares got with a golden file (gzipped when the name ends
+// in .gz); go test -update rewrites it.
+func checkGolden(t *testing.T, path, got string) {
 	t.Helper()
-	gold.Check(t, path, []byte(got))
+	golden.Check(t, path, []byte(got))
+}
+
+// sameSummary compares two summaries, the first skipped line by its text.
+func sameSummary(a, b Summary) bool {
+	return reflect.DeepEqual(a.Summary, b.Summary) && a.Skipped.String() == b.Skipped.String()
 }
 
 // firstDiff shows the first differing line of two outputs.

@@ -39,6 +39,12 @@ type Frame struct {
 	// DSO is the text between the parentheses: "[kernel.kallsyms]", a
 	// path, "/tmp/perf-PID.map" for JIT code, "[unknown]", or "inlined".
 	DSO []byte
+	// Srcline is what `perf script -F+srcline` printed after the frame
+	// line ("  inl.c:4"), as read, or nil. A frame whose symbol holds
+	// several "->" pieces may own several such lines, separated by '\n'.
+	// Only the text reader fills it, when asked to (stackcollapse
+	// --srcline).
+	Srcline []byte
 }
 
 // Sample is one sample: the header line of `perf script` and its frames.

@@ -1,4 +1,4 @@
-package perfscript
+package collapse
 
 import (
 	"fmt"
@@ -55,18 +55,18 @@ int main(int c, char **v) { (void)v; return outer(c); }
 	if pc == 0 {
 		t.Skip("the compiler did not leave an address inside leaf")
 	}
-	in := fmt.Sprintf("prog 1 1.0: 1 ev:\n\t%x outer+0x%x (%s)\n\t1 [unknown] ([unknown])\n\n", pc, pc-base, bin)
-	got := sequential(t, []byte(in), Options{NoTime: true, Inline: true})
+	in := smp("prog", fmt.Sprintf("%x outer+0x%x (%s)", pc, pc-base, bin), "1 [unknown] ([unknown])")
+	got := run(t, Options{NoTime: true, Inline: true}, in)
 	if want := "prog;[unknown];outer;mid;leaf 1\n"; got.out != want {
 		t.Errorf("--inline: got %q, want %q (stderr %s)", got.out, want, got.stderr)
 	}
-	got = sequential(t, []byte(in), Options{NoTime: true, Inline: true, Context: true})
+	got = run(t, Options{NoTime: true, Inline: true, Context: true}, in)
 	if !regexp.MustCompile(`^prog;\[unknown\];outer:inl\.c:\d+;mid:inl\.c:\d+;leaf:inl\.c:\d+ 1\n$`).MatchString(got.out) {
 		t.Errorf("--inline --context: got %q", got.out)
 	}
 	// Kernel and perf-map modules are never expanded.
-	k := "prog 1 1.0: 1 ev:\n\tffffffff81 do_sys+0x1 ([kernel.kallsyms])\n\n"
-	if got := sequential(t, []byte(k), Options{NoTime: true, Inline: true}); got.out != "prog;do_sys 1\n" {
+	k := smp("prog", "ffffffff81 do_sys+0x1 ([kernel.kallsyms])")
+	if got := run(t, Options{NoTime: true, Inline: true}, k); got.out != "prog;do_sys 1\n" {
 		t.Errorf("kernel frame: %q", got.out)
 	}
 }

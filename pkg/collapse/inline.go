@@ -1,4 +1,4 @@
-package perfscript
+package collapse
 
 import (
 	"bufio"

@@ -1,0 +1,215 @@
+package collapse
+
+import (
+	"hash/maphash"
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"flamekit/pkg/folded"
+)
+
+// aggregator sums weights per distinct folded stack (classic output).
+//
+// Stacks are copied into large arena blocks rather than allocated one by
+// one: a profile can hold tens of thousands of distinct stacks of several
+// hundred bytes, and one allocation each cost more than everything else
+// the classic output does per sample.
+type aggregator struct {
+	index  map[string]int
+	stacks []string
+	counts []int64
+	block  []byte  // the arena block being filled
+	order  []int32 // the stacks in sorted order, once sorted
+}
+
+// arenaBlock is the size of an arena block.
+const arenaBlock = 1 << 20
+
+func newAggregator() *aggregator { return &aggregator{index: make(map[string]int)} }
+
+// intern returns a copy of stack that lives as long as the aggregator.
+func (a *aggregator) intern(stack []byte) string {
+	n := len(stack)
+	if n == 0 {
+		return ""
+	}
+	if n > arenaBlock/4 {
+		return string(stack)
+	}
+	if cap(a.block)-len(a.block) < n {
+		a.block = make([]byte, 0, arenaBlock)
+	}
+	start := len(a.block)
+	a.block = append(a.block, stack...)
+	// The block is never written again below len: the string is
+	// immutable, as Go requires.
+	return unsafe.String(&a.block[start], n)
+}
+
+func (a *aggregator) add(stack []byte, n int64) {
+	a.order = nil
+	if i, ok := a.index[string(stack)]; ok {
+		a.counts[i] = addSat(a.counts[i], n)
+		return
+	}
+	s := a.intern(stack)
+	a.index[s] = len(a.stacks)
+	a.stacks = append(a.stacks, s)
+	a.counts = append(a.counts, n)
+}
+
+// sort orders the stacks bytewise, as stackcollapse-perf.pl sorts its
+// output. The worker that filled the aggregator does it, in parallel with
+// the others (Worker.Done).
+func (a *aggregator) sort() {
+	if a.order != nil || len(a.stacks) == 0 {
+		return
+	}
+	a.order = make([]int32, len(a.stacks))
+	for i := range a.order {
+		a.order[i] = int32(i)
+	}
+	slices.SortFunc(a.order, func(x, y int32) int { return strings.Compare(a.stacks[x], a.stacks[y]) })
+}
+
+// writeMerged writes the sums of sorted aggregators as classic folded lines,
+// sorted, the sums of a stack found in several of them added: a k-way
+// merge through a heap, one pass over the distinct stacks. Counts are divided by div (1000 turns
+// nanoseconds into microseconds).
+func writeMerged(w io.Writer, aggs []*aggregator, div int64) error {
+	// A heap of the lists' heads, smallest stack first.
+	type head struct {
+		a   *aggregator
+		pos int
+	}
+	stackOf := func(h head) string { return h.a.stacks[h.a.order[h.pos]] }
+	var heap []head
+	less := func(i, j int) bool { return stackOf(heap[i]) < stackOf(heap[j]) }
+	down := func(i int) {
+		for {
+			l, m := 2*i+1, i
+			if l < len(heap) && less(l, m) {
+				m = l
+			}
+			if r := l + 1; r < len(heap) && less(r, m) {
+				m = r
+			}
+			if m == i {
+				return
+			}
+			heap[i], heap[m] = heap[m], heap[i]
+			i = m
+		}
+	}
+	for _, a := range aggs {
+		if len(a.order) > 0 {
+			heap = append(heap, head{a, 0})
+		}
+	}
+	for i := len(heap)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	var buf []byte
+	for len(heap) > 0 {
+		stack := stackOf(heap[0])
+		var sum int64
+		for len(heap) > 0 && stackOf(heap[0]) == stack {
+			h := &heap[0]
+			sum = addSat(sum, h.a.counts[h.a.order[h.pos]])
+			if h.pos++; h.pos == len(h.a.order) {
+				heap[0] = heap[len(heap)-1]
+				heap = heap[:len(heap)-1]
+			}
+			down(0)
+		}
+		buf = append(buf, stack...)
+		buf = append(buf, ' ')
+		if div == 1 {
+			buf = strconv.AppendInt(buf, sum, 10)
+		} else {
+			buf = folded.AppendCount(buf, float64(sum)/float64(div))
+		}
+		buf = append(buf, '\n')
+		if len(buf) >= 64<<10 {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	_, err := w.Write(buf)
+	return err
+}
+
+// addSat adds b to a, saturating at the largest int64.
+func addSat(a, b int64) int64 {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// shards is the number of parts of a sharedSums.
+const shards = 64
+
+// sharedSums is the classic sums of all the workers of a stage, cut into
+// shards by a hash of the stack, each behind its own lock. Workers fold
+// different chunks of one profile, which hold mostly the same distinct
+// stacks: with one table each, every worker copied and indexed each of
+// them, and the tables had to be merged at the end; here each distinct
+// stack is copied once, and two workers rarely want the same shard at
+// once.
+type sharedSums struct {
+	seed   maphash.Seed
+	shards [shards]struct {
+		mu  sync.Mutex
+		agg aggregator
+		_   [64]byte // keep shards' locks on separate cache lines
+	}
+}
+
+func newSharedSums() *sharedSums {
+	s := &sharedSums{seed: maphash.MakeSeed()}
+	for i := range s.shards {
+		s.shards[i].agg.index = make(map[string]int)
+	}
+	return s
+}
+
+// add adds n to stack.
+func (s *sharedSums) add(stack []byte, n int64) {
+	sh := &s.shards[maphash.Bytes(s.seed, stack)%shards]
+	sh.mu.Lock()
+	sh.agg.add(stack, n)
+	sh.mu.Unlock()
+}
+
+// aggregators returns the shards, sorted, for writeMerged; the shards are
+// sorted by up to GOMAXPROCS goroutines at once. No add may run.
+func (s *sharedSums) aggregators() []*aggregator {
+	out := make([]*aggregator, shards)
+	var wg sync.WaitGroup
+	next := make(chan *aggregator, shards)
+	for i := range s.shards {
+		out[i] = &s.shards[i].agg
+		next <- out[i]
+	}
+	close(next)
+	for range min(runtime.GOMAXPROCS(0), shards) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for a := range next {
+				a.sort()
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}

@@ -1,0 +1,235 @@
+package collapse
+
+import (
+	"bytes"
+
+	"flamekit/pkg/sample"
+)
+
+// This file holds stackcollapse-perf.pl's naming rules: how a sample
+// becomes one folded stack, "root;outermost;...;leaf".
+
+var (
+	question   = []byte("?")
+	unknownSym = []byte("[unknown]")
+	arrow      = []byte("->")
+)
+
+// ids applies Perl's rule to the ids a sample printed: without a second id,
+// or with a second id of "0" (false in Perl), the only id is the tid and
+// the pid is "?".
+func ids(s *sample.Sample) (pid, tid []byte) {
+	switch {
+	case s.PID == nil:
+		return question, s.TID
+	case len(s.TID) == 0 || len(s.TID) == 1 && s.TID[0] == '0':
+		return question, s.PID
+	}
+	return s.PID, s.TID
+}
+
+// appendRoot appends the root frame of a sample with the given comm and
+// ids: "comm", "comm-PID" or "comm-PID/TID", spaces made '_'.
+func appendRoot(dst []byte, opt *Options, comm, pid, tid []byte) []byte {
+	start := len(dst)
+	dst = append(dst, comm...)
+	switch {
+	case opt.TID:
+		dst = append(dst, '-')
+		dst = append(dst, pid...)
+		dst = append(dst, '/')
+		dst = append(dst, tid...)
+	case opt.PID:
+		dst = append(dst, '-')
+		dst = append(dst, pid...)
+	}
+	for i := start; i < len(dst); i++ {
+		if dst[i] == ' ' {
+			dst[i] = '_'
+		}
+	}
+	return dst
+}
+
+// folder applies the naming rules; one per goroutine (the inliner is
+// shared and safe for concurrent use).
+type folder struct {
+	opt *Options
+	inl *inliner
+}
+
+// fold appends the folded stack of s to dst: the root frame, then the
+// frames from the outermost to the leaf.
+func (f *folder) fold(dst []byte, s *sample.Sample) []byte {
+	pid, tid := ids(s)
+	start := len(dst)
+	dst = appendRoot(dst, f.opt, s.Comm, pid, tid)
+	java := bytes.HasPrefix(dst[start:], []byte("java"))
+	for i := len(s.Frames) - 1; i >= 0; i-- {
+		dst = f.frame(dst, &s.Frames[i], java)
+	}
+	return dst
+}
+
+// frame appends ";" and the frames one frame line gives (none when Perl
+// drops it, several for "->" pieces and inlined functions), following
+// stackcollapse-perf.pl's per-frame rules in their order.
+func (f *folder) frame(dst []byte, fr *sample.Frame, java bool) []byte {
+	if f.opt.Inline && f.inl != nil && inlineEligible(fr.DSO) {
+		if res := f.inl.resolve(fr.Addr, fr.Symbol, fr.DSO); res != "" && res != "??" && res != "??:??:0" {
+			dst = append(dst, ';')
+			return append(dst, res...)
+		}
+	}
+	raw := stripOffset(fr.Symbol)
+	if skipFrame(raw) {
+		return dst
+	}
+	for bytes.HasSuffix(raw, arrow) { // split drops trailing empty fields
+		raw = raw[:len(raw)-2]
+	}
+	if len(raw) == 0 {
+		return dst
+	}
+	src := fr.Srcline
+	unknown := false
+	for i := 0; ; i++ {
+		piece := raw
+		j := bytes.Index(raw, arrow)
+		if j >= 0 {
+			piece, raw = raw[:j], raw[j+2:]
+		}
+		dst = append(dst, ';')
+		dst, unknown = f.piece(dst, i, piece, fr, java, unknown)
+		if f.opt.Srcline && !unknown {
+			var line []byte
+			line, src, _ = bytes.Cut(src, []byte{'\n'})
+			if line = tidySrcline(line); len(line) > 0 {
+				dst = append(dst, ':')
+				dst = append(dst, line...)
+			}
+		}
+		if j < 0 {
+			return dst
+		}
+	}
+}
+
+// piece appends one "->" piece of a frame line. unknown is Perl's "is
+// unknown" flag of the line, which a piece naming no module sets.
+func (f *folder) piece(dst []byte, i int, piece []byte, fr *sample.Frame, java, unknown bool) ([]byte, bool) {
+	ps := len(dst)
+	if bytes.Equal(piece, unknownSym) {
+		dst = append(dst, '[')
+		if !bytes.Equal(fr.DSO, unknownSym) {
+			mod := fr.DSO
+			if k := bytes.LastIndexByte(mod, '/'); k >= 0 {
+				mod = mod[k+1:]
+			}
+			dst = append(dst, mod...)
+		} else {
+			dst = append(dst, "unknown"...)
+			unknown = true
+		}
+		if f.opt.Addrs {
+			dst = append(dst, " <"...)
+			dst = append(dst, fr.Addr...)
+			dst = append(dst, '>')
+		}
+		dst = append(dst, ']')
+	} else {
+		dst = append(dst, piece...)
+	}
+	n := tidyGeneric(dst[ps:])
+	dst = dst[:ps+n]
+	if java && len(dst) > ps && dst[ps] == 'L' && bytes.IndexByte(dst[ps:], '/') >= 0 {
+		copy(dst[ps:], dst[ps+1:])
+		dst = dst[:len(dst)-1]
+	}
+	switch {
+	case i > 0:
+		if !bytes.Contains(dst[ps:], []byte("_[i]")) {
+			dst = append(dst, "_[i]"...)
+		}
+	case f.opt.Kernel && isKernelModule(fr.DSO):
+		dst = append(dst, "_[k]"...)
+	case f.opt.JIT && isJITModule(fr.DSO):
+		if !bytes.Contains(dst[ps:], []byte("_[j]")) {
+			dst = append(dst, "_[j]"...)
+		}
+	}
+	return dst, unknown
+}
+
+// SrclineCount returns how many `perf script -F+srcline` lines follow the
+// frame line of fr, as stackcollapse-perf.pl consumes them: one per "->"
+// piece of the symbol, up to the first piece that names no module
+// ("[unknown]" in "[unknown]"); none for a frame it drops or that --inline
+// expands (inlined reports whether it does). The text reader calls it to
+// know which lines belong to a frame.
+func SrclineCount(fr *sample.Frame, inlined bool) int {
+	if inlined {
+		return 0
+	}
+	raw := stripOffset(fr.Symbol)
+	if skipFrame(raw) {
+		return 0
+	}
+	for bytes.HasSuffix(raw, arrow) {
+		raw = raw[:len(raw)-2]
+	}
+	if len(raw) == 0 {
+		return 0
+	}
+	n := 0
+	for {
+		piece := raw
+		j := bytes.Index(raw, arrow)
+		if j >= 0 {
+			piece, raw = raw[:j], raw[j+2:]
+		}
+		if bytes.Equal(piece, unknownSym) && bytes.Equal(fr.DSO, unknownSym) {
+			return n
+		}
+		n++
+		if j < 0 {
+			return n
+		}
+	}
+}
+
+// tidySrcline tidies a perf script -F+srcline line as Perl does: every
+// [...] group removed (non-greedy), blanks trimmed.
+func tidySrcline(b []byte) []byte {
+	if i := bytes.IndexByte(b, '['); i >= 0 {
+		var out []byte
+		for {
+			i := bytes.IndexByte(b, '[')
+			if i < 0 {
+				break
+			}
+			j := bytes.IndexByte(b[i:], ']')
+			if j < 0 {
+				break
+			}
+			out = append(out, b[:i]...)
+			b = b[i+j+1:]
+		}
+		b = append(out, b...)
+	}
+	return bytes.TrimFunc(b, func(r rune) bool { return r < 128 && isSpace(byte(r)) })
+}
+
+// isSpace reports whether c is whitespace as Perl's \s sees it in ASCII.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// isWord reports whether c matches Perl's \w on bytes (ASCII only).
+func isWord(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+func isLowerHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }

@@ -1,0 +1,140 @@
+package collapse
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"flamekit/pkg/folded"
+	"flamekit/pkg/sample"
+)
+
+// fuzzSamples turns bytes into a sequence of scheduler and CPU samples, 6
+// bytes each: kind, prev tid, next tid, state, time step, frames.
+func fuzzSamples(data []byte) []sample.Sample {
+	states := []string{"S", "D", "R", "R+", "I", "X", "D|K", "Z"}
+	kinds := []string{"sched:sched_switch", "sched:sched_waking", "sched:sched_stat_sleep", "offcpu-time", "cpu-clock:pppH", "sched:sched_wakeup"}
+	frames := []string{"1 __schedule ([kernel.kallsyms])", "2 read (/libc)", "3 main (/a)"}
+	var out []sample.Sample
+	t := folded.Time(1e9)
+	for ; len(data) >= 6; data = data[6:] {
+		kind := kinds[int(data[0])%len(kinds)]
+		prev, next := int(data[1])%6, int(data[2])%6
+		state := states[int(data[3])%len(states)]
+		switch step := data[4]; {
+		case step == 255:
+			t -= 1000 // out of order by a microsecond
+		default:
+			t += folded.Time(step) * 7919 * 1000 // up to 2 s, in microseconds
+		}
+		s := smp(fmt.Sprintf("t%d", prev), frames[:int(data[5])%4]...)
+		s.TID = []byte(fmt.Sprint(prev))
+		s.Event = []byte(kind)
+		s.Time, s.HasTime = t, data[5]&0x80 == 0 || kind != "offcpu-time"
+		switch kind {
+		case "sched:sched_switch":
+			s.Payload = fmt.Appendf(nil, "prev_comm=t%d prev_pid=%d prev_prio=120 prev_state=%s ==> next_comm=t%d next_pid=%d next_prio=120",
+				prev, prev, state, next, next)
+		case "sched:sched_waking", "sched:sched_wakeup":
+			s.Payload = fmt.Appendf(nil, "comm=t%d pid=%d prio=120 target_cpu=000", next, next)
+		case "sched:sched_stat_sleep":
+			s.Payload = fmt.Appendf(nil, "comm=t%d pid=%d delay=%d [ns]", next, next, int(data[3])*1000000)
+		default:
+			s.Period, s.HasPeriod = int64(data[3])*100000, true
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// FuzzOffCPU drives the off-CPU state machine with arbitrary sequences of
+// switches, wakeups, sched_stat and offcpu-time samples: it never panics,
+// its timed output is in time order and sums to the classic output's total
+// and to the summary's weight, and cutting the input into batches of any
+// size changes nothing.
+func FuzzOffCPU(f *testing.F) {
+	f.Add([]byte("\x00\x01\x02\x00\x10\x03\x00\x02\x01\x02\x20\x01\x01\x03\x01\x00\x05\x02\x00\x01\x00\x02\x30\x00"))
+	f.Add([]byte("\x00\x01\x00\x01\xff\x01\x00\x00\x01\x02\x01\x02\x03\x01\x01\x10\x01\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		samples := fuzzSamples(data)
+		for _, opt := range []Options{
+			{OffCPU: true},
+			{OffCPU: true, States: "all", ClipOpen: true, Wakers: true},
+			{HotCold: true},
+			{OffCPU: true, MinBlock: 50 * time.Millisecond, MaxBlock: time.Second, TID: true},
+		} {
+			timed := run(t, opt, samples...)
+			opt.NoTime = true
+			classic := run(t, opt, samples...)
+			if (timed.err == nil) != (classic.err == nil) {
+				t.Fatalf("%+v: errors %v and %v", opt, timed.err, classic.err)
+			}
+			if timed.err != nil && !strings.Contains(timed.err.Error(), "--off-cpu needs") {
+				t.Fatal(timed.err)
+			}
+			tt, tc := checkFolded(t, timed.out), checkFolded(t, classic.out)
+			if !near(tt, tc) || !near(tt, timed.sum.Weight) || !near(tc, classic.sum.Weight) {
+				t.Fatalf("%+v: timed total %v (summary %v), classic total %v (summary %v)", opt, tt, timed.sum.Weight, tc, classic.sum.Weight)
+			}
+			opt.NoTime = false
+			if got := runBatches(t, opt, samples); got != timed.out {
+				t.Fatalf("%+v: one sample per batch differs:\n%s\nvs\n%s", opt, got, timed.out)
+			}
+		}
+	})
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(a)) }
+
+// checkFolded parses output, checks that timed lines are in time order,
+// and returns the total.
+func checkFolded(t *testing.T, out string) float64 {
+	t.Helper()
+	var sum float64
+	var last folded.Time
+	seen := false
+	rd := folded.NewReader(strings.NewReader(out), "output")
+	for rd.Next() {
+		rec := rd.Record()
+		sum += rec.Count
+		if rec.Count <= 0 {
+			t.Fatalf("count %v in %q", rec.Count, rec.Stack)
+		}
+		if rec.Kind == folded.Timed {
+			if seen && rec.Time < last {
+				t.Fatalf("time goes back: %v after %v", rec.Time, last)
+			}
+			last, seen = rec.Time, true
+		}
+	}
+	if err := rd.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
+// runBatches runs samples through a Worker and Merge one sample per batch,
+// as the parallel reader would with tiny chunks.
+func runBatches(t *testing.T, opt Options, samples []sample.Sample) string {
+	var out bytes.Buffer
+	st, err := New(&out, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := st.Worker()
+	st.Begin(nil, "")
+	for i := range samples {
+		if st.PrescanWanted() {
+			st.Prescan(&samples[i])
+		}
+		b := st.NewBatch()
+		w.Fold(b, &samples[i])
+		st.Merge(b)
+	}
+	st.End()
+	st.Close()
+	return out.String()
+}

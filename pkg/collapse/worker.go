@@ -1,0 +1,361 @@
+package collapse
+
+import (
+	"bytes"
+	"slices"
+	"strconv"
+
+	"flamekit/pkg/folded"
+	"flamekit/pkg/idle"
+	"flamekit/pkg/sample"
+)
+
+// decisions are what the stage decided from the first samples of the
+// input (see Stage.Prescan). A Batch carries a copy, so that a Worker folds
+// with the decisions of its place in the input.
+type decisions struct {
+	gen   uint32 // changes whenever the decisions do
+	timed bool   // timed output (the first sample had a time)
+	// filter is the name of the event kept (the on-CPU event with
+	// --hot-cold), known once a sample of it was seen; nil with --off-cpu.
+	filter      []byte
+	filterKnown bool
+}
+
+// same reports whether d and o would fold a sample alike.
+func (d *decisions) same(o *decisions) bool { return d.gen == o.gen }
+
+// item is a sample the ordered part of the stage needs (off-CPU input),
+// reduced to what it needs. Its stacks are offsets into Batch.arena.
+type item struct {
+	kind    kind
+	state   stateSet // kindSwitch: prev_state
+	hasTime bool
+	time    folded.Time
+	pid     int64 // kindSwitch: prev_pid; kindWake, kindStat: the woken pid
+	next    int64 // kindSwitch: next_pid
+	weight  int64 // kindStat: delay; kindOffCPUTime, kindPlain: period (ns)
+	stack   [2]int32
+	extra   [2]int32 // kindStat: the waker part
+}
+
+// Batch is what a Worker made of consecutive samples, on its way to
+// Stage.Merge. Get one from Stage.NewBatch.
+type Batch struct {
+	d        decisions
+	out      []byte // timed lines, in input order
+	samples  int64  // samples written
+	weight   int64  // sum of their weights
+	span     folded.Span
+	all      folded.Span // of every sample with a time: the capture's ends
+	events   eventCounts
+	noWeight int64  // samples without the --weight field
+	items    []item // off-CPU input, in input order
+	arena    []byte
+	sym      symCounts
+}
+
+// empty reports whether nothing was added to b.
+func (b *Batch) empty() bool {
+	return len(b.out) == 0 && b.samples == 0 && len(b.events) == 0 && len(b.items) == 0
+}
+
+// reset empties b for reuse with decisions d.
+func (b *Batch) reset(d decisions) {
+	*b = Batch{d: d, out: b.out[:0], items: b.items[:0], arena: b.arena[:0], events: b.events[:0]}
+}
+
+// addBytes appends p to the arena and returns its offsets.
+func (b *Batch) addBytes(p []byte) [2]int32 {
+	start := len(b.arena)
+	b.arena = append(b.arena, p...)
+	return [2]int32{int32(start), int32(len(b.arena))}
+}
+
+func (b *Batch) bytesAt(o [2]int32) []byte { return b.arena[o[0]:o[1]] }
+
+// Worker applies the rules that need nothing but the sample itself: the
+// naming rules, the event filter, weights and the idle filter. Each
+// goroutine that folds samples owns one (Stage.Worker); the classic sums
+// of all workers go to one table, sharded by stack (see sharedSums).
+type Worker struct {
+	st    *Stage
+	fold  folder
+	idle  idle.Filter
+	stack []byte
+
+	// The kind of the last event seen, under the decisions of
+	// generation lastGen (cached: captures hold few events).
+	lastGen   uint32
+	lastSet   bool
+	lastEvent []byte
+	lastKind  kind
+}
+
+// kindOf returns what to do with the samples of ev under b's decisions.
+func (w *Worker) kindOf(b *Batch, ev []byte) kind {
+	if w.lastSet && w.lastGen == b.d.gen && bytes.Equal(ev, w.lastEvent) && (ev == nil) == (w.lastEvent == nil) {
+		return w.lastKind
+	}
+	k := w.st.kindOf(&b.d, ev)
+	w.lastSet, w.lastGen, w.lastKind = true, b.d.gen, k
+	w.lastEvent = append(w.lastEvent[:0], ev...)
+	if ev == nil {
+		w.lastEvent = nil
+	}
+	return k
+}
+
+// Fold applies the per-sample rules to s and adds the result to b.
+func (w *Worker) Fold(b *Batch, s *sample.Sample) {
+	opt := &w.st.opt
+	if s.HasTime && s.Time != 0 { // side-band records are stamped 0.000000
+		b.all.Add(s.Time)
+	}
+	k := w.kindOf(b, s.Event)
+	if k == kindDrop {
+		b.events.add(s.Event, false)
+		return
+	}
+	switch k {
+	case kindPlain:
+		weight := int64(1)
+		switch {
+		case opt.Weight != "":
+			v, ok := fieldInt(s, opt.Weight)
+			if !ok || v < 0 {
+				b.noWeight++
+				b.events.add(s.Event, false)
+				return
+			}
+			weight = v
+		case s.HasPeriod && s.Period != 0:
+			weight = s.Period
+		}
+		st := w.fold.fold(w.stack[:0], s)
+		w.stack = st
+		if opt.NoIdle && w.idle.Is(st) {
+			b.events.add(s.Event, false)
+			return
+		}
+		b.events.add(s.Event, true)
+		if symSampled(s) {
+			b.sym.count(s.Frames)
+		}
+		if w.st.offCPU {
+			b.items = append(b.items, item{kind: kindPlain, hasTime: s.HasTime, time: s.Time, weight: weight, stack: b.addBytes(st)})
+			return
+		}
+		b.samples++
+		b.weight = addSat(b.weight, weight)
+		if !b.d.timed {
+			w.st.sums.add(st, weight)
+			return
+		}
+		b.out = append(b.out, st...)
+		b.out = append(b.out, ' ')
+		b.out = strconv.AppendInt(b.out, weight, 10)
+		if s.HasTime {
+			b.out = append(b.out, " @"...)
+			b.out = s.Time.Append(b.out)
+			if s.Time != 0 {
+				b.span.Add(s.Time)
+			}
+		}
+		b.out = append(b.out, '\n')
+	case kindSwitch:
+		w.foldSwitch(b, s)
+	case kindWake:
+		pid, ok := fieldInt(s, "pid")
+		if !ok || !s.HasTime {
+			b.events.add(s.Event, false)
+			return
+		}
+		b.events.add(s.Event, true)
+		b.items = append(b.items, item{kind: kindWake, hasTime: true, time: s.Time, pid: pid, stack: b.addBytes(w.wakerPart(s))})
+	case kindStat:
+		pid, ok1 := fieldInt(s, "pid")
+		delay, ok2 := fieldInt(s, "delay")
+		if !ok1 || !ok2 || !s.HasTime || delay < 0 {
+			b.events.add(s.Event, false)
+			return
+		}
+		b.events.add(s.Event, true)
+		it := item{kind: kindStat, hasTime: true, time: s.Time, pid: pid, weight: delay}
+		switch string(s.Event) {
+		case evStatSleep:
+			it.state = stateBit('S')
+		default:
+			it.state = stateBit('D')
+		}
+		if opt.Wakers {
+			it.extra = b.addBytes(w.wakerPart(s))
+		}
+		b.items = append(b.items, it)
+	case kindOffCPUTime:
+		b.events.add(s.Event, true)
+		b.sym.count(s.Frames)
+		st := w.offStack(s)
+		b.items = append(b.items, item{kind: kindOffCPUTime, hasTime: s.HasTime, time: s.Time, weight: s.Period, stack: b.addBytes(st)})
+	}
+}
+
+// foldSwitch turns a sched_switch sample into an item: the switch-out of
+// prev_pid, with its stack, and the switch-in of next_pid. The ids come
+// from the payload, not the header: an exiting task is printed ":-1 -1/-1".
+func (w *Worker) foldSwitch(b *Batch, s *sample.Sample) {
+	prev, ok1 := fieldInt(s, "prev_pid")
+	next, ok2 := fieldInt(s, "next_pid")
+	stateText, ok3 := s.Field("prev_state")
+	if !ok1 || !ok2 || !ok3 || !s.HasTime {
+		b.events.add(s.Event, false)
+		return
+	}
+	if i := bytes.IndexByte(stateText, ' '); i >= 0 {
+		stateText = stateText[:i] // "S ==>"
+	}
+	b.events.add(s.Event, true)
+	it := item{kind: kindSwitch, hasTime: true, time: s.Time, pid: prev, next: next, state: statesOf(stateText)}
+	if prev != 0 {
+		b.sym.count(s.Frames)
+		it.stack = b.addBytes(w.offStack(s))
+	}
+	b.items = append(b.items, it)
+}
+
+// symSampled reports whether the symbol check counts the frames of s: every
+// fourth microsecond of timed samples, every untimed sample. The choice
+// depends on the sample alone, so the counts do not depend on how the
+// input was cut, and a quarter of a large capture says as much about its
+// symbols as all of it.
+func symSampled(s *sample.Sample) bool {
+	return !s.HasTime || s.Time/1000%4 == 0
+}
+
+// fieldInt returns the payload field name of s as an integer: its first
+// word, decimal or hexadecimal with 0x ("delay=100078421 [ns]" gives
+// 100078421). Payloads are printed by each event's own format: most say
+// "name=value", system calls say "name: value,", and the block events
+// print their fields by position (see positional).
+func fieldInt(s *sample.Sample, name string) (int64, bool) {
+	v, ok := s.Field(name)
+	if !ok {
+		v, ok = colonField(s.Payload, name)
+	}
+	if !ok {
+		v, ok = positional(s.Event, s.Payload, name)
+	}
+	if !ok {
+		return 0, false
+	}
+	if i := bytes.IndexByte(v, ' '); i >= 0 {
+		v = v[:i]
+	}
+	v = bytes.TrimSuffix(v, []byte(","))
+	n, err := strconv.ParseInt(string(v), 0, 64)
+	if err != nil {
+		u, uerr := strconv.ParseUint(string(v), 0, 64)
+		if uerr != nil || u > 1<<63-1 {
+			return 0, false
+		}
+		n = int64(u)
+	}
+	return n, true
+}
+
+// colonField finds "name: value" in a payload, the form of the syscalls
+// events ("fd: 0x00000003, buf: 0x7ffd52a0, count: 0x00002000").
+func colonField(payload []byte, name string) ([]byte, bool) {
+	key := name + ":"
+	for p := payload; len(p) > 0; {
+		i := bytes.Index(p, []byte(key))
+		if i < 0 {
+			return nil, false
+		}
+		if (i == 0 || p[i-1] == ' ') && i+len(key) < len(p) && p[i+len(key)] == ' ' {
+			return bytes.TrimLeft(p[i+len(key):], " "), true
+		}
+		p = p[i+len(key):]
+	}
+	return nil, false
+}
+
+// positional reads the fields of the block events, which perf prints by
+// position ("254,0 RA 4096 () 321615200 + 8 0x2,0,4 [link]" for
+// block_rq_issue: dev, rwbs, bytes, cmd, sector + nr_sector, ioprio,
+// comm): sector and nr_sector around the "+", bytes third in the request
+// events that have it.
+func positional(event, payload []byte, name string) ([]byte, bool) {
+	if !bytes.HasPrefix(event, []byte("block:")) {
+		return nil, false
+	}
+	toks := bytes.Fields(payload)
+	plus := slices.IndexFunc(toks, func(t []byte) bool { return string(t) == "+" })
+	switch {
+	case name == "sector" && plus >= 1:
+		return toks[plus-1], true
+	case name == "nr_sector" && plus >= 0 && plus+1 < len(toks):
+		return toks[plus+1], true
+	case name == "bytes" && plus >= 0 && len(toks) > 2 && (string(event) == "block:block_rq_issue" || string(event) == "block:block_rq_insert"):
+		return toks[2], true
+	}
+	return nil, false
+}
+
+// offStack folds an off-CPU sample's stack, with the --hot-cold mark.
+func (w *Worker) offStack(s *sample.Sample) []byte {
+	st := w.fold.fold(w.stack[:0], s)
+	w.stack = st
+	if !w.st.opt.HotCold {
+		return st
+	}
+	return markOffCPU(st)
+}
+
+// markOffCPU appends OffCPUMark to every frame but the root, in place.
+func markOffCPU(stack []byte) []byte {
+	i := bytes.IndexByte(stack, ';')
+	if i < 0 {
+		return stack
+	}
+	out := make([]byte, 0, len(stack)+8*len(OffCPUMark))
+	out = append(out, stack[:i]...)
+	for _, f := range bytes.Split(stack[i+1:], []byte{';'}) {
+		out = append(out, ';')
+		out = append(out, f...)
+		if !bytes.HasSuffix(f, []byte(OffCPUMark)) {
+			out = append(out, OffCPUMark...)
+		}
+	}
+	return out
+}
+
+// wakerPart is the waker's side of an offwaketime stack: the waker's
+// frames from the leaf to the outermost, then its root frame (comm).
+func (w *Worker) wakerPart(s *sample.Sample) []byte {
+	st := w.fold.fold(w.stack[:0], s)
+	w.stack = st
+	out := make([]byte, 0, len(st))
+	for end := len(st); end > 0; {
+		i := bytes.LastIndexByte(st[:end], ';')
+		out = append(out, st[i+1:end]...)
+		if i < 0 {
+			break
+		}
+		out = append(out, ';')
+		end = i
+	}
+	return out
+}
+
+// SrclineCount returns how many source lines of `perf script -F+srcline`
+// follow the frame line fr (see the function SrclineCount), knowing
+// whether --inline expands it.
+func (w *Worker) SrclineCount(fr *sample.Frame) int {
+	inlined := false
+	if w.fold.opt.Inline && w.fold.inl != nil && inlineEligible(fr.DSO) {
+		res := w.fold.inl.resolve(fr.Addr, fr.Symbol, fr.DSO)
+		inlined = res != "" && res != "??" && res != "??:??:0"
+	}
+	return SrclineCount(fr, inlined)
+}
