@@ -164,8 +164,13 @@ func TestHeadEndsQuietly(t *testing.T) {
 			if r.code != 0 {
 				t.Errorf("pipeline status %d, want 0:\n%s", r.code, r)
 			}
-			if len(r.stderr) != 0 {
-				t.Errorf("stderr is not empty:\n%s", r.stderr)
+			// The capture's own warning (frames of JIT code without a
+			// perf map) is not about the pipe; anything else is.
+			for _, l := range strings.Split(strings.TrimSpace(string(r.stderr)), "\n") {
+				if l != "" && !strings.Contains(l, "with no symbol") {
+					t.Errorf("stderr is not empty:\n%s", r.stderr)
+					break
+				}
 			}
 			if n := bytes.Count(r.stdout, []byte("\n")); n != 1 {
 				t.Errorf("%d lines on stdout, want 1", n)

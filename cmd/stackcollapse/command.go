@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"flamekit/pkg/capture"
 	"fmt"
 	"io"
 	"strconv"
@@ -71,6 +72,7 @@ type command struct {
 	RefPerf     string          `name:"ref-perf" placeholder:"SECONDS" help:"The perf-clock (dmesg) time of --ref-wall, e.g. 2404.748841."`
 	Jobs        int             `name:"jobs" short:"j" default:"0" help:"Parse with this many threads (default: all CPUs)."`
 	Format      string          `name:"format" enum:"auto,perf,bpftrace,pprof,perf-data,folded" default:"auto" help:"Input format: auto (recognise each input by its content), perf (perf script text), pprof (profile.proto, gzipped or not: Go's -cpuprofile/-memprofile, perf_data_converter, timeslice --format pprof), bpftrace (map dump), folded (passed through), perf-data (refused: run perf script)."`
+	NoPerf      bool            `name:"no-perf" help:"Never run perf script: a perf.data file that stackcollapse cannot read as perf does (--call-graph dwarf, LBR, pipe mode, another host's capture without perf archive) is an error instead."`
 	Map         string          `name:"map" placeholder:"@NAME" help:"bpftrace input: the map to fold (default: the first map with a stack in its key)."`
 	Version     cli.VersionFlag `help:"Print the version and exit."`
 	Files       []string        `arg:"" optional:"" name:"FILE" help:"Input files: perf script text, pprof, bpftrace dumps, folded stacks (.gz read transparently); '-' or none for standard input."`
@@ -121,14 +123,18 @@ func (c *command) Run(env *cli.Env) error {
 			}
 		}
 	}()
+	hasData := false
 	for _, name := range names {
 		s, err := detectSource(name, env.Stdin, forced)
 		if err != nil {
 			return err
 		}
 		srcs = append(srcs, s)
-		if err := unsupported(s); err != nil {
-			return err
+		if s.kind == detect.PerfData {
+			if s.name == "-" {
+				return fmt.Errorf("%s is a perf.data file: name the file (stackcollapse perf.data), which is read at offsets, or run perf script --header -i perf.data | stackcollapse", s.display)
+			}
+			hasData = true
 		}
 	}
 	var pprofs []opened
@@ -152,6 +158,10 @@ func (c *command) Run(env *cli.Env) error {
 	case len(pprofs) > 0:
 		return cli.Usagef("some inputs are pprof and some %s: fold them in separate runs", other)
 	}
+	collapsePerf := c.collapsePerf
+	if hasData {
+		collapsePerf = c.collapseInOrder
+	}
 	perfDone := false
 	for _, s := range srcs {
 		var err error
@@ -163,7 +173,7 @@ func (c *command) Run(env *cli.Env) error {
 		default: // perf script text, empty input, undetected text
 			if !perfDone {
 				perfDone = true
-				err = c.collapsePerf(env, srcs, opt)
+				err = collapsePerf(env, srcs, opt)
 			}
 		}
 		if err != nil {
@@ -206,6 +216,58 @@ func (c *command) collapsePerf(env *cli.Env, srcs []*source, opt perfscript.Opti
 		return fmt.Errorf("no samples found, and the input has lines that are not perf script text (counted above): is it the output of 'perf script'?")
 	}
 	return err
+}
+
+// collapseInOrder folds the perf.data files and perf script texts among
+// srcs through one collapse stage, one input after the other: the perf.data
+// reader delivers its samples in time order, one at a time.
+func (c *command) collapseInOrder(env *cli.Env, srcs []*source, opt perfscript.Options) error {
+	st, err := collapse.New(env.Stdout, opt)
+	var usage *collapse.OptionsError
+	if errors.As(err, &usage) {
+		return cli.Usagef("%v", usage)
+	}
+	if err != nil {
+		return err
+	}
+	st.Warnf = env.Warnf
+	f := &capture.Folder{Stage: st, Warnf: env.Warnf}
+	if !c.NoPerf {
+		f.Perf = "perf"
+	}
+	var inputErrs []error
+	for _, s := range srcs {
+		if s.kind == detect.Bpftrace || s.kind == detect.Folded {
+			continue
+		}
+		source := s.name
+		if s.name == "-" {
+			source = ""
+		}
+		if s.kind == detect.PerfData {
+			err = f.Data(s.name, source)
+		} else {
+			var rc io.ReadCloser
+			if rc, err = s.reader(env.Stdin); err == nil {
+				err = f.Text(rc, s.display, source)
+				rc.Close()
+			}
+		}
+		if err != nil {
+			if st.Err() != nil {
+				return err // the output failed: stop
+			}
+			inputErrs = append(inputErrs, err)
+		}
+	}
+	sum, err := st.Close()
+	if err != nil {
+		return err
+	}
+	if len(inputErrs) == 0 && sum.Samples == 0 && f.Skipped.Count > 0 {
+		return fmt.Errorf("no samples found, and the input has lines that are not perf script text (counted above): is it the output of 'perf script'?")
+	}
+	return errors.Join(inputErrs...)
 }
 
 // offCPUOptions checks the flags that only --off-cpu (or --hot-cold) uses

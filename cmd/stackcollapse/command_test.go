@@ -41,7 +41,7 @@ func TestBadInput(t *testing.T) {
 		{"empty file", write("empty", nil), 0, "", ""},
 		{"garbage lines", write("garbage", []byte("hello\nworld\n"+good)), 0, "p;a 5\n", "skipped 2 malformed lines (first: "},
 		{"binary", write("bin", bin), 1, "", "not an input flamekit reads: it looks like binary data starting 00 07 0e"},
-		{"perf.data instead of its text", write("perf.data", append([]byte("PERFILE2"), bin...)), 1, "", "is a perf.data file, not perf script text: run perf script --header -i"},
+		{"malformed perf.data", write("perf.data", append([]byte("PERFILE2"), bin...)), 1, "", "perf.data: offset 0x8: unexpected header size"},
 		{"NUL bytes", write("nul", []byte("p\x00q 1 1.0: 5 ev:\n\t1 a\x00b (/x)\n\n")), 0, "p\x00q;a\x00b 5\n", ""},
 		{"1 MiB symbol", write("huge", []byte(huge)), 0, "p;" + strings.Repeat("s", 1<<20) + " 5\n", ""},
 		{"truncated gzip", write("trunc.gz", gz.Bytes()[:gz.Len()/2]), 1, "", "truncated"},

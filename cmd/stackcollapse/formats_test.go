@@ -88,13 +88,13 @@ func TestFormatRefused(t *testing.T) {
 		stdin  []byte
 		stderr string
 	}{
-		{"perf.data, whatever its name", []string{filepath.Join(dir, "data.folded")}, nil, "data.folded is a perf.data file, not perf script text: run perf script --header -i"},
+		{"perf.data on standard input", nil, perfData, "<stdin> is a perf.data file: name the file (stackcollapse perf.data)"},
 		{"binary", []string{filepath.Join(dir, "a.out")}, nil, "a.out: not an input flamekit reads: it looks like binary data starting 7f 45 4c 46"},
 		{"--format bpftrace on folded input", []string{"--format", "bpftrace", "../../testdata/bpf/bcc-profile.txt.gz"}, nil, "no bpftrace map in it"},
 		{"--format perf on folded input", []string{"--format", "perf", "../../testdata/bpf/bcc-profile.txt.gz"}, nil, "is it the output of 'perf script'?"},
 		{"--format pprof on folded input", []string{"--format", "pprof", "../../testdata/bpf/bcc-profile.txt.gz"}, nil, "not a valid profile.proto"},
 		{"--map names no map", []string{"--map", "nope", "../../testdata/bpf/bpftrace-maps.txt.gz"}, nil, "no such map @nope (maps: @bytes, @cpu, @samples, @size (histogram))"},
-		{"a refused input stops before any output", []string{"../../testdata/bpf/bcc-profile.txt.gz", filepath.Join(dir, "data.folded")}, nil, "is a perf.data file"},
+		{"a refused input stops before any output", []string{"../../testdata/bpf/bcc-profile.txt.gz", filepath.Join(dir, "a.out")}, nil, "not an input flamekit reads"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,8 +110,13 @@ func TestFormatRefused(t *testing.T) {
 	if code, _, errb := run(t, nil, "--format", "jfr", "x"); code != 2 || !strings.Contains(errb, "auto") {
 		t.Errorf("bad --format: exit %d, stderr %q", code, errb)
 	}
+	// perf.data is read, whatever the file's name.
+	code, out, errb := run(t, nil, "--no-time", filepath.Join(dir, "data.folded"))
+	if code != 0 || out == "" {
+		t.Errorf("perf.data named data.folded: exit %d, stderr %q", code, errb)
+	}
 	// pprof is read, whatever the file's name, but not mixed with others.
-	code, out, errb := run(t, nil, filepath.Join(dir, "profile.txt"))
+	code, out, errb = run(t, nil, filepath.Join(dir, "profile.txt"))
 	if code != 0 || out == "" || !strings.Contains(errb, "folding sample type cpu/nanoseconds") {
 		t.Errorf("pprof named profile.txt: exit %d, stderr %q", code, errb)
 	}

@@ -76,20 +76,6 @@ type readCloser struct {
 	io.Closer
 }
 
-// unsupported returns the error for an input stackcollapse cannot fold:
-// a perf.data file.
-func unsupported(s *source) error {
-	switch s.kind {
-	case detect.PerfData:
-		file := s.display
-		if s.name == "-" {
-			file = "perf.data"
-		}
-		return fmt.Errorf("%s is a perf.data file, not perf script text: run perf script --header -i %s | stackcollapse", s.display, file)
-	}
-	return nil
-}
-
 // foldBpftrace writes the stacks of a bpftrace dump, summed and sorted.
 func (c *command) foldBpftrace(env *cli.Env, s *source) error {
 	rc, err := s.reader(env.Stdin)

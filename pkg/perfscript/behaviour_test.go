@@ -1,6 +1,7 @@
 package perfscript
 
 import (
+	"bytes"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -27,6 +28,9 @@ func TestDeliberateDifferences(t *testing.T) {
 				"         swapper     0 [000]   682.984451:   10101010 cpu-clock:pppH:  ffffffff821f236b pv_native_safe_halt+0xb ([kernel.kallsyms])\n" +
 				"   tricky 12 [3] 19268 [001]   682.984521:   10101010 cycles:u:      7ffa70765127 __strcmp_evex+0x7 (/usr/lib/libc.so.6)\n",
 			"false;[unknown] 34467\ntricky_12_[3];__strcmp_evex 10101010\n"},
+		{"frames in deleted files keep their symbol and module (TestDeletedModules)",
+			"p 1 1.0: 1 ev:\n\t1 leaf+0x10 (/usr/lib/libx.so.1 (deleted))\n\tc6a96 [unknown] (/memfd:sealed-91 (deleted))\n\t2 main (/x)\n\n",
+			"p;main;[memfd:sealed-91 (deleted)];leaf 1\n"},
 		{"Go receivers keep their names",
 			"go 1 1.0: 1 ev:\n\t1 net/http.(*Client).Do+0x10 (/x)\n\t2 main.(*Pool).run (/x)\n\n",
 			"go;main.(*Pool).run;net/http.(*Client).Do 1\n"},
@@ -286,6 +290,30 @@ func TestEventFilterKeepsExactly(t *testing.T) {
 					t.Errorf("%s --event-filter %s: metadata does not name %s", name, filter, event)
 				}
 			}
+		}
+	}
+}
+
+// TestDeletedModules: perf prints a frame in a deleted file (a library
+// upgraded while the program ran, a memfd) as "sym+0x10 (/lib/x (deleted))".
+// stackcollapse-perf.pl takes "deleted" for the module and folds the frame
+// to "sym+0x10 " or "[unknown] "; flamekit reads the module whole, as the
+// perf.data reader knows it, so both paths fold to the same frames.
+func TestDeletedModules(t *testing.T) {
+	data := readFile(t, "../../testdata/perf/burst.txt.gz")
+	if !bytes.Contains(data, []byte(" (deleted))")) {
+		t.Fatal("the burst capture has no frame in a deleted file any more")
+	}
+	for _, rule := range []bool{false, true} {
+		perlModuleRule = rule
+		got := sequential(t, data, Options{NoTime: true})
+		perlModuleRule = false
+		perlSplit := strings.Contains(got.out, "[unknown] ;") || strings.Contains(got.out, "[unknown]  ")
+		if perlSplit != rule {
+			t.Errorf("Perl's module rule %v: a frame split inside \"(... (deleted))\" = %v", rule, perlSplit)
+		}
+		if !rule && !strings.Contains(got.out, " (deleted)]") {
+			t.Error("no [module (deleted)] frame for the unknown symbols of deleted files")
 		}
 	}
 }

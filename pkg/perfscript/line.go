@@ -271,8 +271,10 @@ type frameLine struct {
 	pc, rawfunc, module []byte
 }
 
-// parseFrame matches /^\s*(\w+)\s*(.+) \((.*)\)/. rawfunc ends at the last
-// " (" that has a ')' after it (greedy .+), module ends at the last ')'.
+// parseFrame matches /^\s*(\w+)\s*(.+) \((.*)\)/, but for the start of the
+// module: module ends at the last ')' and starts at the '(' matching it
+// (see matchingParen), where Perl's greedy .+ makes it start at the last
+// " (". Where the parentheses do not balance, Perl's rule decides.
 // The rare fallbacks follow the order in which Perl backtracks when the
 // symbol text before that " (" is empty.
 func parseFrame(line []byte) (f frameLine, ok bool) {
@@ -292,15 +294,21 @@ func parseFrame(line []byte) (f frameLine, ok bool) {
 	if q < we+2 {
 		return f, false
 	}
-	p := q
-	for {
-		p = bytes.LastIndexByte(line[:p], '(')
-		if p < 1 {
-			return f, false
-		}
-		if line[p-1] == ' ' {
-			p--
-			break
+	p := -1
+	if !perlModuleRule {
+		p = matchingParen(line, q)
+	}
+	if p < 0 {
+		// Perl's rule: the last " (" before the last ')'.
+		for p = q; ; {
+			p = bytes.LastIndexByte(line[:p], '(')
+			if p < 1 {
+				return f, false
+			}
+			if line[p-1] == ' ' {
+				p--
+				break
+			}
 		}
 	}
 	s := we
@@ -319,6 +327,35 @@ func parseFrame(line []byte) (f frameLine, ok bool) {
 	}
 	f.module = line[p+2 : q]
 	return f, true
+}
+
+// perlModuleRule makes parseFrame split module from symbol exactly as
+// stackcollapse-perf.pl does, for the tests that compare with its output.
+var perlModuleRule = false
+
+// matchingParen returns the index of the blank before the '(' that the ')'
+// at q closes, when that '(' follows a blank: where the module of a frame
+// line starts. So a module whose name holds parentheses, as perf prints a
+// deleted file ("(/memfd:x (deleted))"), is read whole, where Perl's pattern
+// takes "deleted" for the module and leaves "sym (/memfd:x" as the symbol.
+// It returns -1 when the parentheses do not balance there.
+func matchingParen(line []byte, q int) int {
+	depth := 0
+	for i := q; i > 0; i-- {
+		switch line[i] {
+		case ')':
+			depth++
+		case '(':
+			depth--
+			if depth == 0 {
+				if line[i-1] == ' ' {
+					return i - 1
+				}
+				return -1
+			}
+		}
+	}
+	return -1
 }
 
 // eventLineFrame reads the frame that perf prints on the event line itself

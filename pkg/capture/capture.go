@@ -1,0 +1,217 @@
+// Package capture feeds captures of every kind perf users bring to the one
+// collapse stage (pkg/collapse): perf.data files, read directly with
+// pkg/perfdata and pkg/symbols, and the text of `perf script`, read with
+// pkg/perfscript. Where the perf.data reader cannot print what perf script
+// would (DWARF or LBR call graphs, pipe mode, a capture from another host
+// without its binaries), it runs perf script on the file instead, when
+// allowed to, and says so.
+//
+//	st, _ := collapse.New(os.Stdout, collapse.Options{})
+//	f := capture.Folder{Stage: st, Perf: "perf"}
+//	err := f.Data("perf.data", "perf.data")
+//	sum, err := st.Close()
+package capture
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+
+	"flamekit/pkg/collapse"
+	"flamekit/pkg/folded"
+	"flamekit/pkg/perfdata"
+	"flamekit/pkg/perfscript"
+	"flamekit/pkg/symbols"
+)
+
+// Folder adds captures to a collapse stage, one input after the other.
+type Folder struct {
+	// Stage receives the samples; the caller closes it.
+	Stage *collapse.Stage
+	// Perf is the perf binary to run (perf script --header -i FILE) on a
+	// perf.data file that the reader cannot read as perf does; "" never
+	// runs perf, and such a file is an error.
+	Perf string
+	// Resolver resolves addresses to symbols in perf.data files; nil
+	// means one with perf's default places (made on first use, shared
+	// by every file).
+	Resolver *symbols.Resolver
+	// Warnf prints a message on standard error (may be nil): why perf
+	// script is run, what a perf.data file held that was skipped, and the
+	// lines of perf script text that were not read.
+	Warnf func(format string, args ...any)
+	// Skipped counts the lines of perf script text that were not read.
+	Skipped folded.Skips
+}
+
+func (f *Folder) warnf(format string, args ...any) {
+	if f.Warnf != nil {
+		f.Warnf(format, args...)
+	}
+}
+
+// Data folds the perf.data file at path as one input; source is its name
+// in the metadata ("" for none).
+func (f *Folder) Data(path, source string) error {
+	if f.Resolver == nil {
+		f.Resolver = symbols.NewResolver(symbols.Options{})
+	}
+	file, cleanup, err := gunzipped(path)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	r, err := perfdata.Open(file, perfdata.Options{Symbolizer: f.Resolver})
+	var unsupported *perfdata.UnsupportedError
+	if errors.As(err, &unsupported) {
+		if f.Perf == "" {
+			return fmt.Errorf("%w; run perf script --header -i %s | stackcollapse, or allow stackcollapse to run it (without --no-perf)", err, path)
+		}
+		f.warnf("%s: %s: reading it with %s script instead", path, unsupported.Reason, f.Perf)
+		return f.script(file, path, source)
+	}
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	st := f.Stage
+	st.Begin(r.Capture(), source)
+	frameless := int64(0)
+	for r.Next() {
+		s := r.Sample()
+		if !r.PrintsFrames() {
+			// perf script prints such a sample (an event recorded
+			// without a call graph and without an ip) on one indented
+			// line, which stackcollapse-perf.pl does not read.
+			frameless++
+			continue
+		}
+		if err := st.Add(s); err != nil {
+			return err
+		}
+	}
+	if err := r.Err(); err != nil {
+		st.End()
+		return err
+	}
+	if err := st.End(); err != nil {
+		return err
+	}
+	f.report(path, r.Stats(), frameless)
+	return nil
+}
+
+// report says what the reader skipped or perf lost, so that nothing is
+// left out without a word.
+func (f *Folder) report(path string, s perfdata.Stats, frameless int64) {
+	var parts []string
+	add := func(n int64, what string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+		}
+	}
+	add(frameless, "samples without an ip or call graph left out (perf script prints them on one line, which stackcollapse-perf.pl does not read)")
+	add(s.DroppedChains, "call chains dropped as perf drops them (a bad context marker)")
+	add(s.GuestSamples, "samples of a virtual machine's guest left out, as perf script does")
+	add(s.Lost, "events lost by the kernel while recording (LOST records)")
+	add(s.LostSamples, "samples lost by the kernel while recording")
+	add(s.Unknown, "records of unknown types skipped")
+	if len(parts) > 0 {
+		f.warnf("%s: %s", path, strings.Join(parts, "; "))
+	}
+}
+
+// script folds the text perf script prints for the perf.data file at file
+// (path as the user named it).
+func (f *Folder) script(file, path, source string) error {
+	cmd := exec.Command(f.Perf, "script", "--header", "-i", file)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("%s: running %s script: %w (install perf, or run perf script where the capture was made)", path, f.Perf, err)
+	}
+	ferr := f.Text(out, path, source)
+	if ferr != nil {
+		io.Copy(io.Discard, out) // let perf finish
+	}
+	werr := cmd.Wait()
+	if ferr != nil {
+		return ferr
+	}
+	if werr != nil {
+		return fmt.Errorf("%s: %s script failed: %w: %s", path, f.Perf, werr, strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}
+
+// Text folds perf script text read from r as one input: name names it in
+// messages, source in the metadata ("" for none). It reads sequentially;
+// perfscript.Collapser folds text on every core when no other kind of
+// input is in the same run.
+func (f *Folder) Text(r io.Reader, name, source string) error {
+	st := f.Stage
+	rd := perfscript.NewReader(r, name)
+	begun := false
+	for rd.Next() {
+		if !begun {
+			// The capture's facts are complete once the first sample
+			// is read.
+			st.Begin(rd.Capture(), source)
+			begun = true
+		}
+		if err := st.Add(rd.Sample()); err != nil {
+			return err
+		}
+	}
+	if !begun {
+		st.Begin(rd.Capture(), source)
+	}
+	if err := rd.Err(); err != nil {
+		st.End()
+		return err
+	}
+	if sk := rd.Skips(); sk.Count > 0 {
+		f.Skipped.Merge(sk)
+		f.warnf("%s", sk)
+	}
+	return st.End()
+}
+
+// gunzipped returns the name of the perf.data file at path, or of a
+// temporary gunzipped copy of it when it is gzipped (the reader reads a
+// file at offsets), and what removes the copy.
+func gunzipped(path string) (string, func(), error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", nil, err
+	}
+	defer f.Close()
+	var magic [2]byte
+	if n, _ := io.ReadFull(f, magic[:]); n < 2 || magic != [2]byte{0x1f, 0x8b} {
+		return path, func() {}, nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return "", nil, err
+	}
+	rc, err := folded.Decompress(f)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp("", "stackcollapse-*.data")
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: a gunzipped copy is needed to read it: %w", path, err)
+	}
+	cleanup := func() { tmp.Close(); os.Remove(tmp.Name()) }
+	if _, err := io.Copy(tmp, rc); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return tmp.Name(), cleanup, nil
+}
