@@ -9,7 +9,9 @@
 # folded stacks, as perf-timetravel --convert writes them; classic folded
 # works too, without slices and heat maps). When both exist, NAME.folded.gz
 # is used. NAME.data is first converted, once, to OUT/NAME.folded.gz:
-#   perf script --header -i NAME.data | stackcollapse | gzip
+#   stackcollapse NAME.data | gzip
+# (stackcollapse reads perf.data itself, and runs perf script on the files it
+# cannot read as perf does: DWARF call graphs, another host's capture)
 #
 # Outputs, in OUT (default: DIR):
 #   NAME.svg                 the whole capture
@@ -25,7 +27,7 @@
 #   HEATMAP=  (1: heat maps)
 #   STACKCOLLAPSE_FLAGS=  FLAMEGRAPH_FLAGS=  TIMESLICE_FLAGS=  (e.g. --no-idle,
 #   applied to slices and heat maps)
-#   PERF=perf  STACKCOLLAPSE=stackcollapse  FLAMEGRAPH=flamegraph
+#   STACKCOLLAPSE=stackcollapse  FLAMEGRAPH=flamegraph
 #   TIMESLICE=timeslice  (commands; default: found on PATH)
 # File names must not contain blanks, ':' or '%'.
 
@@ -39,7 +41,6 @@ DIR ?= .
 OUT ?= $(DIR)
 SLICE ?=
 HEATMAP ?=
-PERF ?= perf
 STACKCOLLAPSE ?= stackcollapse
 FLAMEGRAPH ?= flamegraph
 TIMESLICE ?= timeslice
@@ -81,7 +82,7 @@ $(OUT):
 # perf.data -> timed folded, kept (it is the slow step). Every output is
 # written in place: make deletes it if its recipe fails or is interrupted.
 $(OUT)/%.folded.gz: $(DIR)/%.data | $(OUT)
-	$(PERF) script --header -i $< | $(STACKCOLLAPSE) $(STACKCOLLAPSE_FLAGS) | gzip > $@
+	$(STACKCOLLAPSE) $(STACKCOLLAPSE_FLAGS) $< | gzip > $@
 
 # The span of a capture in seconds (last - first sample), from its metadata
 # lines, else from its timed lines; empty for classic folded stacks.

@@ -3,9 +3,14 @@ package main
 import (
 	"cmp"
 	"errors"
+	"flamekit/pkg/capture"
+	"flamekit/pkg/collapse"
+	"flamekit/pkg/detect"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/kong"
 
@@ -156,6 +161,7 @@ func (c *command) Run(env *cli.Env) error {
 		return cli.Usagef("standard input (-) is given %d times", n)
 	}
 	inputs := timeslice.NewInputs(names, env.Stdin)
+	perfData(inputs, env)
 	defer inputs.Close()
 
 	// A window on perf's clock is placed at once. One counted from the
@@ -452,4 +458,44 @@ func (c *command) summary(env *cli.Env, s *timeslice.Slicer, w *timeslice.Window
 		list = fmt.Sprintf("%s ... %s", names[0], names[len(names)-1])
 	}
 	env.Warnf("%d samples %s%s, from %d of %d inputs: %s", st.Kept, what, idle, st.Used, len(inputs), list)
+}
+
+// perfData makes the perf.data files among the inputs read as the timed
+// folded stacks stackcollapse makes of them (stackcollapse FILE.data),
+// folded again each time they are read.
+func perfData(inputs timeslice.Inputs, env *cli.Env) {
+	var mu sync.Mutex
+	said := map[string]bool{}
+	warnf := func(format string, args ...any) { // each message once, however often a file is read
+		msg := fmt.Sprintf(format, args...)
+		mu.Lock()
+		defer mu.Unlock()
+		if !said[msg] {
+			said[msg] = true
+			env.Warnf("%s", msg)
+		}
+	}
+	for i, in := range inputs {
+		if in.Name == "-" || !isPerfData(in.Name) {
+			continue
+		}
+		name := in.Name
+		inputs[i] = timeslice.NewInput(name, func() (io.ReadCloser, error) {
+			return capture.Folded(name, collapse.Options{}, "perf", warnf), nil
+		})
+		inputs[i].Display = in.Display
+	}
+}
+
+// isPerfData reports whether the file at name starts as a perf.data file
+// (gzipped or not).
+func isPerfData(name string) bool {
+	rc, err := folded.OpenStdin(name, nil)
+	if err != nil {
+		return false
+	}
+	defer rc.Close()
+	var magic [8]byte
+	n, _ := io.ReadFull(rc, magic[:])
+	return detect.Detect(magic[:n], false) == detect.PerfData
 }

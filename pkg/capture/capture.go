@@ -215,3 +215,35 @@ func gunzipped(path string) (string, func(), error) {
 	}
 	return tmp.Name(), cleanup, nil
 }
+
+// Folded returns the timed folded stacks of the perf.data file at path, as
+// stackcollapse writes them, folded with opt on another goroutine as they
+// are read: for readers of folded stacks (timeslice) given a perf.data
+// file. perf is as in Folder. The messages of a complete read go to warnf
+// once the fold has ended; closing the reader before its end stops the
+// folding, and its messages (about a part of the file) are dropped.
+func Folded(path string, opt collapse.Options, perf string, warnf func(string, ...any)) io.ReadCloser {
+	pr, pw := io.Pipe()
+	go func() {
+		var msgs []string
+		keep := func(format string, args ...any) { msgs = append(msgs, fmt.Sprintf(format, args...)) }
+		st, err := collapse.New(pw, opt)
+		if err != nil {
+			pw.CloseWithError(err)
+			return
+		}
+		st.Warnf = keep
+		f := &Folder{Stage: st, Perf: perf, Warnf: keep}
+		err = f.Data(path, path)
+		if _, cerr := st.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil && warnf != nil {
+			for _, m := range msgs {
+				warnf("%s", m)
+			}
+		}
+		pw.CloseWithError(err) // nil: the reader sees io.EOF
+	}()
+	return pr
+}
