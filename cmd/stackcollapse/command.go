@@ -264,8 +264,13 @@ func (c *command) collapseInOrder(env *cli.Env, srcs []*source, opt perfscript.O
 	if err != nil {
 		return err
 	}
-	if len(inputErrs) == 0 && sum.Samples == 0 && f.Skipped.Count > 0 {
-		return fmt.Errorf("no samples found, and the input has lines that are not perf script text (counted above): is it the output of 'perf script'?")
+	if len(inputErrs) == 0 && sum.Samples == 0 {
+		switch {
+		case f.Frameless > 0:
+			return fmt.Errorf("no sample to fold: the %d samples have no call graph (record with perf record -g)", f.Frameless)
+		case f.Skipped.Count > 0:
+			return fmt.Errorf("no samples found, and the input has lines that are not perf script text (counted above): is it the output of 'perf script'?")
+		}
 	}
 	return errors.Join(inputErrs...)
 }

@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 
 	"flamekit/pkg/collapse"
 	"flamekit/pkg/folded"
@@ -26,6 +27,14 @@ import (
 	"flamekit/pkg/perfscript"
 	"flamekit/pkg/symbols"
 )
+
+// DefaultResolver returns the Resolver with perf's default places
+// (symbols.Options{}), made on first use and shared by every Folder that
+// has none, so that a symbol table is loaded once per process however many
+// perf.data files are read.
+var DefaultResolver = sync.OnceValue(func() *symbols.Resolver {
+	return symbols.NewResolver(symbols.Options{})
+})
 
 // Folder adds captures to a collapse stage, one input after the other.
 type Folder struct {
@@ -36,15 +45,18 @@ type Folder struct {
 	// runs perf, and such a file is an error.
 	Perf string
 	// Resolver resolves addresses to symbols in perf.data files; nil
-	// means one with perf's default places (made on first use, shared
-	// by every file).
+	// means DefaultResolver.
 	Resolver *symbols.Resolver
 	// Warnf prints a message on standard error (may be nil): why perf
 	// script is run, what a perf.data file held that was skipped, and the
 	// lines of perf script text that were not read.
 	Warnf func(format string, args ...any)
-	// Skipped counts the lines of perf script text that were not read.
-	Skipped folded.Skips
+	// Skipped counts the lines of perf script text that were not read,
+	// and Frameless the perf.data samples left out because perf script
+	// prints them without frames (an event recorded without -g whose
+	// samples have no ip).
+	Skipped   folded.Skips
+	Frameless int64
 }
 
 func (f *Folder) warnf(format string, args ...any) {
@@ -57,7 +69,7 @@ func (f *Folder) warnf(format string, args ...any) {
 // in the metadata ("" for none).
 func (f *Folder) Data(path, source string) error {
 	if f.Resolver == nil {
-		f.Resolver = symbols.NewResolver(symbols.Options{})
+		f.Resolver = DefaultResolver()
 	}
 	file, cleanup, err := gunzipped(path)
 	if err != nil {
@@ -100,6 +112,7 @@ func (f *Folder) Data(path, source string) error {
 	if err := st.End(); err != nil {
 		return err
 	}
+	f.Frameless += frameless
 	f.report(path, r.Stats(), frameless)
 	return nil
 }
