@@ -22,11 +22,15 @@ import (
 // heads of files, or a first reading), or that sample when it is earlier.
 // dropped receives the idle samples --no-idle drops.
 type busy struct {
-	rows   int
-	heat   bool
-	noIdle bool // the Slicer drops idle samples (and gives them to dropped)
-	guess  folded.Time
-	known  bool // guess is set
+	rows int
+	heat bool
+	// weights: the heat map sums the samples' counts (off-CPU time) in
+	// unit, rather than counting samples.
+	weights bool
+	unit    string
+	noIdle  bool // the Slicer drops idle samples (and gives them to dropped)
+	guess   folded.Time
+	known   bool // guess is set
 
 	started bool
 	origin  folded.Time
@@ -63,7 +67,11 @@ func (b *busy) Sample(rec *folded.Record) error {
 	}
 	b.start(rec.Time)
 	if b.hm != nil {
-		b.hm.Add(rec.Time)
+		if b.weights {
+			b.hm.AddN(rec.Time, uint64(math.Round(max(rec.Count, 0))))
+		} else {
+			b.hm.Add(rec.Time)
+		}
 	}
 	if !b.noIdle && b.idle.Is(rec.Stack) {
 		b.series.Cover(rec.Time)

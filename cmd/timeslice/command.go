@@ -115,10 +115,10 @@ type command struct {
 	To        string          `help:"End of the window (excluded): 75s, @43523.774 or a wall-clock time. Default: the end of the capture." placeholder:"TIME"`
 	NoIdle    bool            `name:"no-idle" help:"Drop the samples of idle CPUs (same list as stackcollapse --no-idle; interrupt and softirq work on an idle CPU is kept)."`
 	KeepTime  bool            `name:"keep-time" help:"Write timed folded lines (one per sample, with a metadata line describing the slice) instead of summed classic stacks, so slices can be chained."`
-	Heatmap   heatmapFormat   `help:"Draw the sub-second heat map instead: --heatmap writes an interactive SVG (over 10 minutes, an overview and the sub-second map of the stretch clicked; hover for details; click a start and an end cell for the timeslice command of that range; bursts are marked), --heatmap=text a terminal view. Cells count samples (lines, not periods), as FlameScope." placeholder:""`
+	Heatmap   heatmapFormat   `help:"Draw the sub-second heat map instead: --heatmap writes an interactive SVG (over 10 minutes, an overview and the sub-second map of the stretch clicked; hover for details; click a start and an end cell for the timeslice command of that range; bursts are marked), --heatmap=text a terminal view. Cells count samples (lines, not periods), as FlameScope; for off-CPU input (stackcollapse --off-cpu) they sum its microseconds (see --measure)." placeholder:""`
 	Rows      int             `default:"50" help:"Heat map rows per second (50 = 20 ms buckets; 1 to 1000)."`
 	Bursts    bool            `help:"Print the windows whose busy rate stands out most from the rest of the capture, best first, one a line: how far it stands out (robust z-score), where it is (perf clock, after the first sample, wall clock), its top processes and stacks, and the timeslice command that cuts it. Idle samples never count. The heat map marks the same windows."`
-	Measure   string          `enum:"auto,samples,weight" default:"auto" help:"What --bursts and the heat map's marks measure: samples (busy sample lines), weight (the sum of their counts: off-CPU time, periods) or auto (weight when the counts differ from line to line, else samples)."`
+	Measure   string          `enum:"auto,samples,weight" default:"auto" help:"What --bursts, the heat map's marks and its cells measure: samples (sample lines), weight (the sum of their counts: off-CPU time, periods) or auto (bursts: weight when the counts differ from line to line; cells: weight when the metadata says the counts are off-CPU time or another weight; else samples)."`
 	Top       int             `default:"10" help:"--bursts: print at most N windows." placeholder:"N"`
 	Threshold float64         `default:"5" help:"--bursts: the robust z-score a second needs to count as busy." placeholder:"Z"`
 	Quiet     bool            `short:"q" help:"Do not print the resolved window and sample count on stderr (warnings still are)."`
@@ -320,6 +320,7 @@ func (c *command) output(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inp
 		// input says about itself).
 		before := inputs.Clock()
 		b := newBusy(c.Rows, c.Heatmap != "", s.Opts.NoIdle, before.Origin, before.HasOrigin)
+		b.weights, b.unit = c.heatWeights(inputs)
 		c.busy = b
 		s.Sink = b
 		s.Opts.Dropped = timeslice.SinkFunc(b.dropped)
@@ -406,6 +407,9 @@ func (c *command) heatInfo(inputs timeslice.Inputs, w *timeslice.Window, clock *
 		args += " --no-idle"
 	}
 	info := heatmap.Info{Title: title, Args: args, Inputs: srcs, NoIdle: c.NoIdle}
+	if b := c.busy; b != nil && b.weights {
+		info.Unit = b.unit
+	}
 	if w != nil {
 		info.Notes = append(info.Notes, timeslice.DescribeWindow(w, clock)[0])
 	}
@@ -498,4 +502,29 @@ func isPerfData(name string) bool {
 	var magic [8]byte
 	n, _ := io.ReadFull(rc, magic[:])
 	return detect.Detect(magic[:n], false) == detect.PerfData
+}
+
+// heatWeights says whether the heat map's cells sum the samples' weights
+// (--measure weight, or auto on input whose metadata says its counts are
+// off-CPU time or another weight) and in what unit, for the legend.
+func (c *command) heatWeights(inputs timeslice.Inputs) (bool, string) {
+	what, unit := inputs.Weight()
+	if c.Measure == "samples" || c.Measure == "auto" && what == "" {
+		return false, ""
+	}
+	switch unit {
+	case "us":
+		unit = "µs"
+	case "":
+		unit = "weight"
+	}
+	switch what {
+	case "off-cpu":
+		return true, unit + " off-CPU"
+	case "hot-cold":
+		return true, unit + " on- or off-CPU"
+	case "":
+		return true, "weight (periods)"
+	}
+	return true, unit + " of " + what
 }

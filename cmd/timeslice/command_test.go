@@ -891,3 +891,23 @@ func normaliseNames(s, dir string) string {
 	s = regexp.MustCompile(`timeslice --from \S+ --to \S+.*`).ReplaceAllString(s, "timeslice ...")
 	return strings.ReplaceAll(s, dir, "")
 }
+
+// TestHeatmapSumsOffCPUTime: for off-CPU input (stackcollapse --off-cpu),
+// the heat map's cells sum the microseconds; --measure samples counts lines.
+func TestHeatmapSumsOffCPUTime(t *testing.T) {
+	in := "# flamekit v1 timed event=\"sched:sched_switch\" weight=\"off-cpu\" unit=\"us\"\n" +
+		"app;read 150000 @10.010000\napp;sleep 800000 @10.500000\napp;read 2000 @11.010000\n" +
+		"# flamekit v1 timed event=\"sched:sched_switch\" first=\"10.010000\" last=\"11.010000\" samples=\"3\" weight=\"off-cpu\" unit=\"us\"\n"
+	code, out, stderr := run(t, in, "--heatmap=text")
+	if code != 0 || !strings.Contains(out, "a cell sums the µs off-CPU of its samples: 952000 in all, fullest cell 800000") {
+		t.Errorf("off-CPU heat map: exit %d, stderr %s\n%s", code, stderr, out)
+	}
+	code, out, _ = run(t, in, "--heatmap=text", "--measure", "samples")
+	if code != 0 || !strings.Contains(out, "a cell counts samples (lines, not periods): 3 in all, fullest cell 1") {
+		t.Errorf("--measure samples: exit %d\n%s", code, out)
+	}
+	code, svg, _ := run(t, in, "--heatmap")
+	if code != 0 || !strings.Contains(svg, `data-unit="µs off-CPU"`) || !strings.Contains(svg, "µs off-CPU per 20 ms cell:") {
+		t.Errorf("the SVG does not name the unit of its cells (exit %d)", code)
+	}
+}

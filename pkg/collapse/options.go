@@ -81,12 +81,6 @@ const OffCPUMark = "_[i]"
 // not counted).
 const UnitMicroseconds = "us"
 
-// Metadata keys flamekit's off-CPU and weighted output adds.
-const (
-	KeyUnit   = "unit"   // what one unit of a count is: "us"
-	KeyWeight = "weight" // what the counts measure: "off-cpu", "hot-cold", or a payload field
-)
-
 // offCPU reports whether the off-CPU state machine runs.
 func (o *Options) offCPU() bool { return o.OffCPU || o.HotCold || o.Wakers }
 

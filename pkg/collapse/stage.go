@@ -245,13 +245,13 @@ func (st *Stage) meta(event string) *folded.Meta {
 func (st *Stage) unitMeta(m *folded.Meta) {
 	switch {
 	case st.opt.HotCold:
-		m.Set(KeyWeight, "hot-cold")
-		m.Set(KeyUnit, UnitMicroseconds)
+		m.Set(folded.KeyWeight, "hot-cold")
+		m.Set(folded.KeyUnit, UnitMicroseconds)
 	case st.offCPU:
-		m.Set(KeyWeight, "off-cpu")
-		m.Set(KeyUnit, UnitMicroseconds)
+		m.Set(folded.KeyWeight, "off-cpu")
+		m.Set(folded.KeyUnit, UnitMicroseconds)
 	case st.opt.Weight != "":
-		m.Set(KeyWeight, st.opt.Weight)
+		m.Set(folded.KeyWeight, st.opt.Weight)
 	}
 }
 

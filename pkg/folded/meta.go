@@ -24,6 +24,8 @@ const (
 	KeyRefPerf     = "ref-perf"     // perf-clock time of ref-wall, seconds
 	KeySource      = "source"       // name of the input the stream came from
 	KeySamples     = "samples"      // number of timed lines written
+	KeyWeight      = "weight"       // what the counts measure when not perf's periods: "off-cpu", "hot-cold", a payload field (stackcollapse --weight)
+	KeyUnit        = "unit"         // the unit of those counts: "us"
 )
 
 // Field is one key="value" pair of a metadata line.

@@ -100,7 +100,13 @@ func (m *Map) Rows() int { return m.rows }
 func (m *Map) Origin() folded.Time { return m.origin }
 
 // Add counts one sample at perf time t.
-func (m *Map) Add(t folded.Time) {
+func (m *Map) Add(t folded.Time) { m.AddN(t, 1) }
+
+// AddN adds n to the cell of time t: the weight of a sample (off-CPU
+// microseconds) for a map that sums weights rather than counting samples
+// (see Info.Unit). What a cell cannot hold (2^32-1) is counted in
+// Saturated.
+func (m *Map) AddN(t folded.Time, n uint64) {
 	sec, row := m.Cell(t)
 	if m.cur < 0 || sec != m.curSec {
 		m.cover(sec)
@@ -114,12 +120,12 @@ func (m *Map) Add(t folded.Time) {
 		m.cur, m.curSec = s, sec
 	}
 	c := &m.cells[int(m.cur)*m.rows+row]
-	if *c == math.MaxUint32 {
-		m.saturated++
-		return
+	if room := uint64(math.MaxUint32 - *c); n > room {
+		m.saturated += int64(n - room)
+		n = room
 	}
-	*c++
-	m.total++
+	*c += uint32(n)
+	m.total += int64(n)
 }
 
 // Cover widens the map to the second of t without counting a sample: the

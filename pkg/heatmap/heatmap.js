@@ -145,6 +145,7 @@ function init(evt) {
 	hm = {
 		d: d, g: d.grid, rows: d.grid.rows, origin: d.origin, dc: d.detail, ov: d.ov,
 		args: root.getAttribute("data-args") || "",
+		unit: root.getAttribute("data-unit") || "",
 		wallMs: root.hasAttribute("data-wall-ms") ? Number(root.getAttribute("data-wall-ms")) : null,
 		wallEst: root.getAttribute("data-wall-est") === "true",
 		bin: atob(d.grid.cells), chunks: new Map(),
@@ -405,6 +406,12 @@ function plural(n, what) {
 	return n + " " + what + (n === 1 ? "" : "s");
 }
 
+// amount says what a cell holds: samples, or the sum of their weights in
+// the map's unit (data-unit, e.g. "µs off-CPU").
+function amount(n) {
+	return hm.unit ? n + " " + hm.unit : plural(n, "sample");
+}
+
 function detailMove(evt) {
 	var cell = detailCell(evt);
 	if (cell === null) {
@@ -416,7 +423,7 @@ function detailMove(evt) {
 	hm.hover.setAttribute("visibility", "visible");
 	var rel = cellStart(hm.rows, cell.s, cell.r);
 	hm.details.textContent = "second " + cell.s + ", " + formatMs(cell.r, hm.rows) + " ms (" + formatRel(rel) +
-		" after the first sample): " + plural(count(cell.s, cell.r), "sample") +
+		" after the first sample): " + amount(count(cell.s, cell.r)) +
 		"   @" + formatTime(absTime(hm.origin, rel)) + wall(rel);
 }
 
@@ -553,7 +560,7 @@ function overviewMove(evt) {
 	var per = o.len / 60, from = o.first + cell.c * o.len + cell.r * per;
 	var n = hm.ovCounts[cell.c * 60 + cell.r];
 	hm.details.textContent = (per === 1 ? "second " + from : "seconds " + from + " to " + (from + per - 1)) +
-		" (" + clock(from) + " after the first sample): " + plural(n, "sample") +
+		" (" + clock(from) + " after the first sample): " + amount(n) +
 		"; click for the sub-second map there" + wall(from * 1e9);
 }
 

@@ -38,6 +38,10 @@ type Info struct {
 	Inputs []Source
 	// NoIdle says idle samples were excluded.
 	NoIdle bool
+	// Unit is what a cell sums when it sums the samples' weights rather
+	// than counting them (Map.AddN), e.g. "µs off-CPU"; "" when a cell
+	// counts samples.
+	Unit string
 	// Wall maps perf time to the wall clock for hover details (nil when
 	// unknown); WallEstimated says the mapping is an estimate.
 	Wall          func(folded.Time) time.Time
@@ -174,6 +178,9 @@ image { image-rendering: pixelated; }
 		fmt.Fprintf(bw, "<text class=\"note\" x=\"%d\" y=\"%d\">%s</text>\n", l.x0, 42+i*14, xmlesc.String(n))
 	}
 	fmt.Fprintf(bw, "<g id=\"hm\" data-args=\"%s\"", xmlesc.String(info.Args))
+	if info.Unit != "" {
+		fmt.Fprintf(bw, " data-unit=\"%s\"", xmlesc.String(info.Unit))
+	}
 	if info.Wall != nil {
 		ms := float64(info.Wall(g.Origin).UnixNano()) / 1e6
 		fmt.Fprintf(bw, ` data-wall-ms="%s" data-wall-est="%t"`, strconv.FormatFloat(ms, 'f', 3, 64), info.WallEstimated)
@@ -183,7 +190,7 @@ image { image-rendering: pixelated; }
 		g.writeOverview(bw, &l, info.Marks)
 	}
 	g.writeDetail(bw, &l, info.Marks)
-	g.writeLegend(bw, &l)
+	g.writeLegend(bw, &l, &info)
 	fmt.Fprintf(bw, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", l.x0, l.detailsY)
 	fmt.Fprintf(bw, "<text id=\"cmd\" x=\"%d\" y=\"%d\">%s</text>\n", l.x0, l.detailsY+20, "Click a start cell, then an end cell: the timeslice command for that range appears here (needs a browser with script).")
 	fmt.Fprintf(bw, "<text id=\"copied\" class=\"note\" x=\"%d\" y=\"%d\"> </text>\n", l.x0, l.detailsY+38)
@@ -253,13 +260,13 @@ func (g *Grid) legend(info Info) []string {
 	}
 	lines := []string{
 		fmt.Sprintf("time: seconds after the first sample, @%v%s: second 14 here is --from 14s", g.Origin, wall),
-		fmt.Sprintf("sub-second map: a column per second, rows of %s ms, 0 ms at the bottom; a cell counts samples (lines, not periods): %d in all, fullest cell %d; %s",
-			formatMs(1000/float64(g.Rows)), g.Total, g.Max, what),
+		fmt.Sprintf("sub-second map: a column per second, rows of %s ms, 0 ms at the bottom; %s: %d in all, fullest cell %d; %s",
+			formatMs(1000/float64(g.Rows)), info.cellWhat(), g.Total, g.Max, what),
 	}
 	if g.Long() {
 		o := g.Overview()
-		lines = append(lines, fmt.Sprintf("overview: a column per %s, a row per %s (0 at the bottom), fullest row %d samples; click it for the sub-second map of %s there",
-			formatDuration(o.Len), formatDuration(o.RowSeconds()), o.Max, formatDuration(StretchSeconds)))
+		lines = append(lines, fmt.Sprintf("overview: a column per %s, a row per %s (0 at the bottom), fullest row %d %s; click it for the sub-second map of %s there",
+			formatDuration(o.Len), formatDuration(o.RowSeconds()), o.Max, info.unit(), formatDuration(StretchSeconds)))
 	}
 	return lines
 }
@@ -436,7 +443,7 @@ func (g *Grid) writeDetail(bw *bufio.Writer, l *layout, marks []Mark) {
 }
 
 // writeLegend writes the colour scales.
-func (g *Grid) writeLegend(bw *bufio.Writer, l *layout) {
+func (g *Grid) writeLegend(bw *bufio.Writer, l *layout, info *Info) {
 	x, y := l.x0, l.legendY
 	bar := func(label string, max uint64) {
 		fmt.Fprintf(bw, "<text class=\"axis\" x=\"%d\" y=\"%d\">%s 0</text>\n", x, y+9, label)
@@ -445,9 +452,9 @@ func (g *Grid) writeLegend(bw *bufio.Writer, l *layout) {
 		fmt.Fprintf(bw, "<text class=\"axis\" x=\"%d\" y=\"%d\">%d</text>\n", x+166, y+9, max)
 		x += 220
 	}
-	bar(fmt.Sprintf("samples per %s ms cell:", formatMs(1000/float64(g.Rows))), uint64(g.Max))
+	bar(fmt.Sprintf("%s per %s ms cell:", info.unit(), formatMs(1000/float64(g.Rows))), uint64(g.Max))
 	if l.long {
-		bar(fmt.Sprintf("samples per %s (overview):", formatDuration(l.ov.RowSeconds())), l.ov.Max)
+		bar(fmt.Sprintf("%s per %s (overview):", info.unit(), formatDuration(l.ov.RowSeconds())), l.ov.Max)
 	}
 }
 
@@ -457,4 +464,20 @@ func ShellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// unit names what a cell holds, in the plural: "samples", or Info.Unit.
+func (info *Info) unit() string {
+	if info.Unit != "" {
+		return info.Unit
+	}
+	return "samples"
+}
+
+// cellWhat says what a cell holds, for the legend.
+func (info *Info) cellWhat() string {
+	if info.Unit != "" {
+		return "a cell sums the " + info.Unit + " of its samples"
+	}
+	return "a cell counts samples (lines, not periods)"
 }

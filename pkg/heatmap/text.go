@@ -45,7 +45,7 @@ func (g *Grid) WriteText(w io.Writer, info Info) error {
 	for _, n := range info.Notes {
 		fmt.Fprintf(bw, "%s\n", oneLine(n))
 	}
-	fmt.Fprintf(bw, "shades: '%s' = 0 .. %d samples per cell\n", Shades, g.Max)
+	fmt.Fprintf(bw, "shades: '%s' = 0 .. %d %s per cell\n", Shades, g.Max, info.unit())
 	// Marks, by the columns they cover.
 	marked := make(map[int][]int)
 	for i, m := range info.Marks {

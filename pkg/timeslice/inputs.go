@@ -75,6 +75,25 @@ func hasRef(refs []WallRef, r WallRef) bool {
 	return false
 }
 
+// Weight returns what the inputs' counts measure and their unit, as their
+// metadata says (read, or from their heads): "off-cpu" and "us" for
+// stackcollapse --off-cpu output; "" when the counts are perf's periods.
+func (ins Inputs) Weight() (what, unit string) {
+	for _, in := range ins {
+		metas := in.Metas
+		if !in.Read {
+			metas = in.head.metas
+		}
+		for i := range metas {
+			if w, ok := metas[i].Get(folded.KeyWeight); ok && what == "" {
+				what, _ = w, true
+				unit, _ = metas[i].Get(folded.KeyUnit)
+			}
+		}
+	}
+	return what, unit
+}
+
 // RequireTimed returns an error when the inputs read hold lines but none
 // with a time: timeslice cannot place them in time.
 func (ins Inputs) RequireTimed() error {
