@@ -173,10 +173,16 @@ func ParseCount(b []byte) (float64, bool) {
 
 // AppendCount appends v formatted as Perl prints a number, but never with
 // an exponent (which no folded reader accepts): integers without a
-// fraction, other values rounded to 15 significant digits ("1.5", "0.3").
+// fraction, exactly, whatever their size; other values rounded to 15
+// significant digits ("1.5", "0.3"), as Perl prints them.
 func AppendCount(dst []byte, v float64) []byte {
-	if v == math.Trunc(v) && math.Abs(v) < 1<<63 {
-		return strconv.AppendInt(dst, int64(v), 10)
+	if v == math.Trunc(v) {
+		if math.Abs(v) < 1<<63 {
+			return strconv.AppendInt(dst, int64(v), 10)
+		}
+		if !math.IsInf(v, 0) {
+			return strconv.AppendFloat(dst, v, 'f', 0, 64) // exact: reads back as v
+		}
 	}
 	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 15, 64), 64)
 	if err != nil {
