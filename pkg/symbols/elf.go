@@ -3,6 +3,7 @@ package symbols
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -74,7 +75,7 @@ func elfTable(syms, runtime *elfFile) (*Table, error) {
 		b.removeDuplicates(order)
 		addPLT(&b, runtime)
 	}
-	return b.build(nil), nil
+	return b.build(), nil
 }
 
 func (ef *elfFile) Close() error { return ef.c.Close() }
@@ -165,18 +166,19 @@ func (ef *elfFile) debuglink() string {
 // does not exist): then the symbols before stay, but no fix-up is done.
 func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error) {
 	err = guard(syms.path, func() error {
-		var list []elf.Symbol
-		var err error
+		typ := elf.SHT_DYNSYM
 		if syms.hasSymtab() {
-			list, err = syms.f.Symbols()
-		} else {
-			list, err = syms.f.DynamicSymbols()
+			typ = elf.SHT_SYMTAB
 		}
+		list, err := readSymbols(syms.f, typ)
 		if err != nil {
 			if errors.Is(err, elf.ErrNoSymbols) {
 				return nil
 			}
 			return fmt.Errorf("%s: %w", syms.path, err)
+		}
+		if b.syms == nil {
+			b.syms = make([]sym, 0, len(list))
 		}
 		loads := loadSegments(runtime.f)
 		for i := range list {
@@ -189,19 +191,125 @@ func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error
 			if !ok {
 				continue
 			}
-			v := s.Value
+			v := s.value
 			if p := segmentOf(loads, v); p != nil {
 				v -= p.Vaddr - p.Off
 			} else {
-				sec := sectionOf(s.Section, syms.f, runtime.f)
+				sec := sectionOf(s.section, syms.f, runtime.f)
 				v -= sec.Addr - sec.Offset
 			}
-			b.add(v, v+s.Size, Demangle(s.Name), elf.ST_BIND(s.Info))
+			b.addMangled(v, v+s.size, s.name, elf.ST_BIND(s.info))
 			n++
 		}
 		return nil
 	})
 	return n, aborted, err
+}
+
+// elfSym is one entry of an ELF symbol table, with what perf looks at.
+type elfSym struct {
+	name        string
+	value, size uint64
+	section     elf.SectionIndex
+	info, other byte
+}
+
+// readSymbols returns the entries of the first section of type typ
+// (SHT_SYMTAB or SHT_DYNSYM) but the first, null one, with the errors of
+// debug/elf's Symbols: elf.ErrNoSymbols when there is none. Unlike
+// debug/elf, the names are cut from the string table as read instead of
+// one string each, and .dynsym's version sections are not read (perf
+// does not read them either).
+func readSymbols(f *elf.File, typ elf.SectionType) ([]elfSym, error) {
+	st, err := openSymbols(f, typ)
+	if err != nil {
+		return nil, err
+	}
+	syms := make([]elfSym, st.len())
+	for i := range syms {
+		syms[i] = st.at(i)
+	}
+	return syms, nil
+}
+
+// symbolTable is an ELF symbol table section as read, with its strings.
+type symbolTable struct {
+	data []byte // the entries, the null first one dropped
+	strs string
+	size int // of an entry
+	bo   binary.ByteOrder
+}
+
+// openSymbols reads the first section of type typ and its string table,
+// failing as debug/elf's Symbols does.
+func openSymbols(f *elf.File, typ elf.SectionType) (*symbolTable, error) {
+	if f.Class != elf.ELFCLASS32 && f.Class != elf.ELFCLASS64 {
+		return nil, errors.New("not implemented")
+	}
+	sec := f.SectionByType(typ)
+	if sec == nil {
+		return nil, elf.ErrNoSymbols
+	}
+	data, err := sec.Data()
+	if err != nil {
+		return nil, fmt.Errorf("cannot load symbol section: %w", err)
+	}
+	if len(data) == 0 {
+		return nil, elf.ErrNoSymbols
+	}
+	size, sizeName := elf.Sym32Size, "SymSize"
+	if f.Class == elf.ELFCLASS64 {
+		size, sizeName = elf.Sym64Size, "Sym64Size"
+	}
+	if len(data)%size != 0 {
+		return nil, errors.New("length of symbol section is not a multiple of " + sizeName)
+	}
+	if sec.Link <= 0 || int(sec.Link) >= len(f.Sections) {
+		return nil, fmt.Errorf("cannot load string table section: %w", errors.New("section has invalid string table link"))
+	}
+	strdata, err := f.Sections[sec.Link].Data()
+	if err != nil {
+		return nil, fmt.Errorf("cannot load string table section: %w", err)
+	}
+	return &symbolTable{data: data[size:], strs: bytesToString(strdata), size: size, bo: f.ByteOrder}, nil
+}
+
+// len returns the number of entries.
+func (st *symbolTable) len() int { return len(st.data) / st.size }
+
+// at returns entry i (0 being the one after the null entry).
+func (st *symbolTable) at(i int) elfSym {
+	e := st.data[i*st.size : (i+1)*st.size]
+	bo := st.bo
+	var s elfSym
+	var name uint32
+	if st.size == elf.Sym64Size {
+		name = bo.Uint32(e[0:4])
+		s.info, s.other = e[4], e[5]
+		s.section = elf.SectionIndex(bo.Uint16(e[6:8]))
+		s.value, s.size = bo.Uint64(e[8:16]), bo.Uint64(e[16:24])
+	} else {
+		name = bo.Uint32(e[0:4])
+		s.value, s.size = uint64(bo.Uint32(e[4:8])), uint64(bo.Uint32(e[8:12]))
+		s.info, s.other = e[12], e[13]
+		s.section = elf.SectionIndex(bo.Uint16(e[14:16]))
+	}
+	s.name = cString(st.strs, name)
+	return s
+}
+
+// cString returns the NUL-terminated string at off in an ELF string
+// table, "" when off is outside it or the string is not terminated (as
+// debug/elf reads it).
+func cString(strs string, off uint32) string {
+	if uint64(off) >= uint64(len(strs)) {
+		return ""
+	}
+	rest := strs[off:]
+	if i := strings.IndexByte(rest, 0); i >= 0 {
+		return rest[:i]
+	}
+	return ""
 }
 
 // perfKeeps applies dso__load_sym's filters to one symbol: functions,
@@ -210,31 +318,31 @@ func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error
 // never absolute symbols (the SHN_ABS version names) nor symbols of
 // sections that are not loaded (SHF_ALLOC). stop reports a symbol whose
 // section does not exist, where perf stops reading.
-func perfKeeps(s *elf.Symbol, syms, runtime *elf.File) (keep, stop bool) {
-	typ := elf.ST_TYPE(s.Info)
-	vis := elf.ST_VISIBILITY(s.Other)
-	named := s.Name != "" && s.Section != elf.SHN_UNDEF
-	label := typ == elf.STT_NOTYPE && named && s.Section != elf.SHN_ABS &&
+func perfKeeps(s *elfSym, syms, runtime *elf.File) (keep, stop bool) {
+	typ := elf.ST_TYPE(s.info)
+	vis := elf.ST_VISIBILITY(s.other)
+	named := s.name != "" && s.section != elf.SHN_UNDEF
+	label := typ == elf.STT_NOTYPE && named && s.section != elf.SHN_ABS &&
 		vis != elf.STV_HIDDEN && vis != elf.STV_INTERNAL
 	kept := named && (typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC || typ == elf.STT_OBJECT)
 	if !label && !kept {
 		return false, false
 	}
-	if s.Section == elf.SHN_ABS {
+	if s.section == elf.SHN_ABS {
 		return false, false
 	}
-	if int(s.Section) >= len(syms.Sections) {
+	if int(s.section) >= len(syms.Sections) {
 		return false, true
 	}
-	sec := syms.Sections[s.Section]
+	sec := syms.Sections[s.section]
 	if sec.Flags&elf.SHF_ALLOC == 0 {
 		return false, false
 	}
 	if sec.Type == elf.SHT_NOBITS {
-		if int(s.Section) >= len(runtime.Sections) {
+		if int(s.section) >= len(runtime.Sections) {
 			return false, true
 		}
-		sec = runtime.Sections[s.Section]
+		sec = runtime.Sections[s.section]
 	}
 	if label && !strings.Contains(sec.Name, "text") && !strings.Contains(sec.Name, "data") {
 		return false, false
@@ -308,9 +416,13 @@ func addPLTUnguarded(b *builder, ef *elfFile) int {
 	if err != nil {
 		return 0
 	}
-	dsyms, err := f.DynamicSymbols()
+	dsyms, err := openSymbols(f, elf.SHT_DYNSYM)
 	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
 		return 0
+	}
+	ndsyms := 0
+	if dsyms != nil {
+		ndsyms = dsyms.len()
 	}
 	if int(dynsym.Link) >= len(f.Sections) || f.Sections[dynsym.Link].Size == 0 {
 		return 0
@@ -343,8 +455,9 @@ func addPLTUnguarded(b *builder, ef *elfFile) int {
 			symIdx = uint64(f.ByteOrder.Uint32(relData[at+4:]) >> 8)
 		}
 		name := ""
-		if symIdx > 0 && symIdx <= uint64(len(dsyms)) {
-			name = Demangle(dsyms[symIdx-1].Name)
+		if symIdx > 0 && symIdx <= uint64(ndsyms) {
+			// The names of a PLT are few: demangled now.
+			name = Demangle(dsyms.at(int(symIdx - 1)).name)
 		}
 		b.addLate(off, off+entry, name+"@plt", elf.STB_GLOBAL)
 		off += entry

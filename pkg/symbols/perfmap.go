@@ -38,7 +38,7 @@ func ParsePerfMap(data []byte) (*Table, int) {
 		}
 		b.add(start, start+size, string(l[n:]), elf.STB_GLOBAL)
 	}
-	return b.build(nil), skipped
+	return b.build(), skipped
 }
 
 // strtoull16 parses a number as C's strtoull(s, &end, 16) does (leading

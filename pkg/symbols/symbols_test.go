@@ -345,3 +345,22 @@ func TestLookupDoesNotAllocate(t *testing.T) {
 		t.Errorf("%v allocations per lookup, want 0", allocs)
 	}
 }
+
+// TestReadSymbols checks the package's ELF symbol table reader against
+// debug/elf's on the fixtures and on large objects of this machine.
+func TestReadSymbols(t *testing.T) {
+	paths := []string{"testdata/elf/fixture", "testdata/elf/fixture.debug", "testdata/elf/fixture.stripped", "testdata/elf/libfixture.so"}
+	for _, p := range []string{"/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/bin/node", "/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so"} {
+		if _, err := os.Stat(p); err == nil {
+			paths = append(paths, p)
+		}
+	}
+	for _, p := range paths {
+		ef, err := openELF(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkReadSymbols(t, ef.f)
+		ef.Close()
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"debug/elf"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"unsafe"
 )
 
 // Symbol is the symbol an address resolved to.
@@ -34,8 +36,9 @@ func (s Symbol) PrintedOffset(mapStart uint64) uint64 {
 
 // Table is one object's symbols, ready for lookups: a kernel's kallsyms
 // (without its modules), one kernel module, an ELF file with its debug
-// file and PLT, or a perf map. A Table never changes once built, so it
-// may be shared between goroutines. A nil *Table has no symbols.
+// file and PLT, or a perf map. Its symbols never change once built, and
+// the names it demangles on first lookup are kept with atomic stores, so
+// a Table may be shared between goroutines. A nil *Table has no symbols.
 type Table struct {
 	// Flat segments: segStart[i] is where segment i starts (ascending); it
 	// ends where segment i+1 starts. segSym[i] is the symbol covering it,
@@ -44,14 +47,21 @@ type Table struct {
 	segSym   []int32
 	// Symbols, by index.
 	start []uint64
-	size0 []bool // symbol of size zero (start == end)
-	names []string
+	size0 []bool   // symbol of size zero (start == end)
+	names []string // as perf prints them, unless raw says mangled
+	// raw[i] reports that names[i] is still mangled; its demangled form
+	// is made on the first lookup that finds it and kept in dem[i]. Both
+	// are nil when every name is final (kallsyms, perf maps, C tables).
+	raw []bool
+	dem []atomic.Pointer[string]
 }
 
 // Lookup returns the symbol perf finds for addr, an address in the
 // table's own space: file-relative for ELF files (what perf script prints
 // for user frames), absolute for the kernel, its modules and perf maps.
-// It does not allocate.
+// It allocates only the first time it finds a symbol whose name is
+// mangled (C++, Rust, OCaml): names are demangled on first use, not when
+// the table is loaded, and kept. It is safe for concurrent use.
 func (t *Table) Lookup(addr uint64) (Symbol, bool) {
 	if t == nil {
 		return Symbol{}, false
@@ -74,7 +84,23 @@ func (t *Table) Lookup(addr uint64) (Symbol, bool) {
 		return Symbol{}, false
 	}
 	st := t.start[s]
-	return Symbol{Name: t.names[s], Offset: addr - st, ZeroSize: t.size0[s] && addr == st}, true
+	name := t.names[s]
+	if t.raw != nil && t.raw[s] {
+		name = t.demangled(s)
+	}
+	return Symbol{Name: name, Offset: addr - st, ZeroSize: t.size0[s] && addr == st}, true
+}
+
+// demangled returns the name of symbol s, mangled in names[s], as perf
+// prints it, demangling it the first time. Two goroutines may both
+// demangle it; they store the same text.
+func (t *Table) demangled(s int32) string {
+	if p := t.dem[s].Load(); p != nil {
+		return *p
+	}
+	n := Demangle(t.names[s])
+	t.dem[s].Store(&n)
+	return n
 }
 
 // Len returns the number of symbols in the table.
@@ -111,6 +137,8 @@ type sym struct {
 	bind       elf.SymBind
 	seq        int32 // insertion order, which decides among equal starts
 	gone       bool  // removed by a rule
+	raw        bool  // name is mangled: Demangle gives what perf prints
+	late       bool  // inserted after the fix-ups (see addLate)
 }
 
 // builder assembles a table by replaying what perf does to its rb-tree of
@@ -133,31 +161,65 @@ func (b *builder) add(start, end uint64, name string, bind elf.SymBind) {
 	b.syms = append(b.syms, sym{start: start, end: end, name: name, bind: bind, seq: int32(len(b.syms))})
 }
 
+// addMangled adds a symbol whose name perf demangles; the demangling is
+// left to the first lookup (most symbols of a large object are never
+// looked up), or to removeDuplicates when perf's choice between aliases
+// needs the printed name.
+func (b *builder) addMangled(start, end uint64, name string, bind elf.SymBind) {
+	b.add(start, end, name, bind)
+	b.syms[len(b.syms)-1].raw = mayDemangle(name)
+}
+
 // addLate inserts a symbol after the fix-ups (perf's PLT entries).
 func (b *builder) addLate(start, end uint64, name string, bind elf.SymBind) {
 	b.add(start, end, name, bind)
+	b.syms[len(b.syms)-1].late = true
 	b.ops = append(b.ops, treeOp{insert: true, idx: int32(len(b.syms) - 1)})
 }
 
-// inOrder returns the indices of the live symbols as perf's tree orders
-// them: by start, equal starts in insertion order.
-func (b *builder) inOrder() []int32 {
-	idx := make([]int32, 0, len(b.syms))
-	for i := range b.syms {
-		if !b.syms[i].gone {
-			idx = append(idx, int32(i))
-		}
+// printedName returns symbol i's name as perf prints it, demangling it
+// now if it was added mangled.
+func (b *builder) printedName(i int32) string {
+	s := &b.syms[i]
+	if s.raw {
+		s.name, s.raw = Demangle(s.name), false
 	}
-	slices.SortStableFunc(idx, func(x, y int32) int {
-		sx, sy := b.syms[x].start, b.syms[y].start
-		switch {
-		case sx < sy:
-			return -1
-		case sx > sy:
-			return 1
+	return s.name
+}
+
+// inOrder returns the indices of the live symbols as perf's tree orders
+// them: by start, equal starts in insertion order (index order).
+func (b *builder) inOrder() []int32 {
+	type key struct {
+		start uint64
+		idx   int32
+	}
+	keys := make([]key, 0, len(b.syms))
+	sorted := true
+	for i := range b.syms {
+		if b.syms[i].gone {
+			continue
 		}
-		return 0
-	})
+		if n := len(keys); n > 0 && keys[n-1].start > b.syms[i].start {
+			sorted = false
+		}
+		keys = append(keys, key{b.syms[i].start, int32(i)})
+	}
+	if !sorted {
+		slices.SortFunc(keys, func(x, y key) int {
+			switch {
+			case x.start < y.start:
+				return -1
+			case x.start > y.start:
+				return 1
+			}
+			return int(x.idx - y.idx)
+		})
+	}
+	idx := make([]int32, len(keys))
+	for i, k := range keys {
+		idx[i] = k.idx
+	}
 	return idx
 }
 
@@ -205,7 +267,7 @@ func (b *builder) removeDuplicates(order []int32) {
 			curr = next
 			continue
 		}
-		if chooseBest(&b.syms[curr], &b.syms[next]) {
+		if b.chooseBest(curr, next) {
 			b.erase(next)
 		} else {
 			b.erase(curr)
@@ -219,40 +281,67 @@ func (b *builder) erase(i int32) {
 	b.ops = append(b.ops, treeOp{idx: i})
 }
 
+// chooseBest is choose_best_symbol for symbols i and j of b, which looks
+// at their names as perf prints them (demangled) only when their sizes
+// and bindings do not decide.
+func (b *builder) chooseBest(i, j int32) bool {
+	x, y := &b.syms[i], &b.syms[j]
+	if k, ok := chooseBestByKind(x, y); ok {
+		return k
+	}
+	return chooseBestByName(b.printedName(i), b.printedName(j))
+}
+
 // chooseBest reports whether perf's choose_best_symbol keeps a over b
 // (two symbols at one address, a first in tree order): the one with a
 // size, then not weak, then global, then with fewer leading
-// underscores, then with the longer name, then a.
+// underscores, then with the longer name, then a. The names are those
+// perf prints.
 func chooseBest(a, b *sym) bool {
+	if k, ok := chooseBestByKind(a, b); ok {
+		return k
+	}
+	return chooseBestByName(a.name, b.name)
+}
+
+// chooseBestByKind is choose_best_symbol's tests before the names; ok is
+// false when they do not decide.
+func chooseBestByKind(a, b *sym) (keepA, ok bool) {
 	sa, sb := a.end-a.start, b.end-b.start
 	if sb == 0 && sa > 0 {
-		return true
+		return true, true
 	}
 	if sa == 0 && sb > 0 {
-		return false
+		return false, true
 	}
 	wa, wb := a.bind == elf.STB_WEAK, b.bind == elf.STB_WEAK
 	if wb && !wa {
-		return true
+		return true, true
 	}
 	if wa && !wb {
-		return false
+		return false, true
 	}
 	ga, gb := a.bind == elf.STB_GLOBAL, b.bind == elf.STB_GLOBAL
 	if ga && !gb {
-		return true
+		return true, true
 	}
 	if gb && !ga {
-		return false
+		return false, true
 	}
-	ua, ub := leadingUnderscores(a.name), leadingUnderscores(b.name)
+	return false, false
+}
+
+// chooseBestByName is choose_best_symbol's last tests: fewer leading
+// underscores, then the longer name, then a.
+func chooseBestByName(a, b string) bool {
+	ua, ub := leadingUnderscores(a), leadingUnderscores(b)
 	if ub > ua {
 		return true
 	}
 	if ua > ub {
 		return false
 	}
-	return len(a.name) >= len(b.name)
+	return len(a) >= len(b)
 }
 
 func leadingUnderscores(s string) int {
@@ -263,14 +352,20 @@ func leadingUnderscores(s string) int {
 	return n
 }
 
-// build returns the table of the live symbols. nameOf maps a symbol to
-// the name the table keeps (kallsyms names lose their module suffix).
-func (b *builder) build(nameOf func(string) string) *Table {
+// build returns the table of the live symbols.
+func (b *builder) build() *Table {
 	order := b.inOrder()
 	t := &Table{
 		start: make([]uint64, len(order)),
 		size0: make([]bool, len(order)),
 		names: make([]string, len(order)),
+	}
+	for _, si := range order {
+		if b.syms[si].raw {
+			t.raw = make([]bool, len(order))
+			t.dem = make([]atomic.Pointer[string], len(order))
+			break
+		}
 	}
 	// Table index of each builder symbol.
 	tix := make([]int32, len(b.syms))
@@ -279,11 +374,10 @@ func (b *builder) build(nameOf func(string) string) *Table {
 		s := &b.syms[si]
 		t.start[i] = s.start
 		t.size0[i] = s.end == s.start
-		n := s.name
-		if nameOf != nil {
-			n = nameOf(n)
+		t.names[i] = s.name
+		if s.raw {
+			t.raw[i] = true
 		}
-		t.names[i] = n
 		tix[si] = int32(i)
 		if s.end < s.start || (s.end == s.start && s.start == ^uint64(0)) {
 			// An end past the address space: only the tree
@@ -350,14 +444,8 @@ func (t *Table) push(addr uint64, s int32) {
 // the recorded erasures and late inserts.
 func (b *builder) replay() *rbTree {
 	tree := newRBTree(b.syms)
-	late := make(map[int32]bool)
-	for _, op := range b.ops {
-		if op.insert {
-			late[op.idx] = true
-		}
-	}
 	for i := range b.syms {
-		if !late[int32(i)] {
+		if !b.syms[i].late {
 			tree.insert(int32(i))
 		}
 	}
@@ -398,4 +486,14 @@ func (t *Table) flattenTree(tree *rbTree, syms []sym, tix []int32) {
 			t.push(p+1, ask(p+1))
 		}
 	}
+}
+
+// bytesToString returns the bytes of b as a string without copying them;
+// b must never change afterwards (it is used on buffers the package reads
+// a file into and then only cuts names from).
+func bytesToString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
