@@ -58,12 +58,12 @@ func ELFTable(name string, data []byte) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	return elfTable(ef, ef)
+	return elfTable(ef, ef, 1)
 }
 
 // elfTable builds the table of symbols from syms with runtime as the
-// file mapped at run time.
-func elfTable(syms, runtime *elfFile) (*Table, error) {
+// file mapped at run time, on up to workers goroutines.
+func elfTable(syms, runtime *elfFile, workers int) (*Table, error) {
 	var b builder
 	n, aborted, err := loadELF(&b, syms, runtime)
 	if err != nil {
@@ -72,6 +72,7 @@ func elfTable(syms, runtime *elfFile) (*Table, error) {
 	if !aborted && n > 0 {
 		order := b.inOrder()
 		b.fixupEnds(order, false)
+		b.demangleAliases(order, workers)
 		b.removeDuplicates(order)
 		addPLT(&b, runtime)
 	}

@@ -8,6 +8,7 @@ package symbols
 // segments.
 type rbTree struct {
 	syms                []sym
+	key                 []uint64 // syms' starts, dense for the descents
 	left, right, parent []int32 // -1: none
 	red                 []bool
 	root                int32
@@ -17,8 +18,13 @@ const rbNil = int32(-1)
 
 func newRBTree(syms []sym) *rbTree {
 	n := len(syms)
+	key := make([]uint64, n)
+	for i := range syms {
+		key[i] = syms[i].start
+	}
 	t := &rbTree{
 		syms:   syms,
+		key:    key,
 		left:   make([]int32, n),
 		right:  make([]int32, n),
 		parent: make([]int32, n),
@@ -54,12 +60,12 @@ func (t *rbTree) rotateSetParents(old, nw int32, red bool) {
 }
 
 func (t *rbTree) insert(n int32) {
-	key := t.syms[n].start
+	key := t.key[n]
 	p := rbNil
 	link := &t.root
 	for *link != rbNil {
 		p = *link
-		if key < t.syms[p].start {
+		if key < t.key[p] {
 			link = &t.left[p]
 		} else {
 			link = &t.right[p]

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -228,7 +229,8 @@ func (r *Resolver) Preload(path, buildID string) {
 		return
 	}
 	preload(r, r.dsos, dsoKey{path, buildID}, func(miss *[]Missing) *Table {
-		return r.loadDSO(path, strings.ToLower(buildID), miss)
+		// One core: the caller is busy on the other.
+		return r.loadDSO(path, strings.ToLower(buildID), 1, miss)
 	})
 }
 
@@ -262,7 +264,8 @@ func (r *Resolver) DSOTable(path, buildID string) *Table {
 		return r.PerfMapTable(pid)
 	}
 	return get(r, r.dsos, dsoKey{path, buildID}, func(miss *[]Missing) *Table {
-		return r.loadDSO(path, strings.ToLower(buildID), miss)
+		// The caller waits: every core helps.
+		return r.loadDSO(path, strings.ToLower(buildID), runtime.GOMAXPROCS(0), miss)
 	})
 }
 
@@ -444,7 +447,7 @@ func (r *Resolver) buildIDPath(id, base string) string {
 // build-id is not the recorded one is never used. The first file with a
 // .symtab gives the symbols, the first with a .dynsym gives the runtime
 // view (program headers, PLT).
-func (r *Resolver) loadDSO(path, buildID string, miss *[]Missing) *Table {
+func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *Table {
 	vdso := path == "[vdso]"
 	if !vdso && (!strings.HasPrefix(path, "/") || pseudoFile(path)) {
 		// [heap], [stack], //anon, /memfd:…: nothing to load.
@@ -535,7 +538,7 @@ func (r *Resolver) loadDSO(path, buildID string, miss *[]Missing) *Table {
 	if runtime == nil {
 		runtime = syms
 	}
-	t, err := elfTable(syms, runtime)
+	t, err := elfTable(syms, runtime, workers)
 	if err != nil {
 		*miss = append(*miss, Missing{Path: path, BuildID: buildID, Err: err})
 		return nil

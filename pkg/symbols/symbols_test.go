@@ -364,3 +364,74 @@ func TestReadSymbols(t *testing.T) {
 		ef.Close()
 	}
 }
+
+// flattenOverlaps asks perf's tree only inside groups of overlapping
+// symbols; over random tables with overlaps, aliases, symbols of size
+// zero and late inserts it gives the segments of flattenTree, which asks
+// the tree everywhere.
+func TestFlattenOverlaps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := 0; round < 2000; round++ {
+		var b builder
+		n := 1 + rng.IntN(60)
+		for i := 0; i < n; i++ {
+			start := uint64(rng.IntN(4 * n))
+			var size uint64
+			switch rng.IntN(4) {
+			case 0: // size zero
+			case 1:
+				size = uint64(1 + rng.IntN(3))
+			default:
+				size = uint64(1 + rng.IntN(12))
+			}
+			if rng.IntN(10) == 0 {
+				b.addLate(start, start+size, "late", elf.STB_GLOBAL)
+			} else {
+				b.add(start, start+size, "s", elf.STB_GLOBAL)
+			}
+		}
+		if round%2 == 0 {
+			order := b.inOrder()
+			b.fixupEnds(order, false)
+			b.removeDuplicates(order)
+		}
+		order := b.inOrder()
+		tix := make([]int32, len(b.syms))
+		for i, si := range order {
+			tix[si] = int32(i)
+		}
+		tree := b.replay()
+		var want, got Table
+		want.flattenTree(tree, b.syms, tix)
+		got.flattenOverlaps(tree, order, b.syms, tix)
+		if !slices.Equal(got.segStart, want.segStart) || !slices.Equal(got.segSym, want.segSym) {
+			t.Fatalf("round %d: segments\n%v %v\nwant\n%v %v\nsymbols %+v", round, got.segStart, got.segSym, want.segStart, want.segSym, b.syms)
+		}
+	}
+}
+
+// sortKeys is a stable sort by start.
+func TestSortKeys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 10, 63, 64, 65, 1000, 5000} {
+		for _, spread := range []uint64{4, 1 << 20, 1 << 62} {
+			keys := make([]orderKey, n)
+			for i := range keys {
+				keys[i] = orderKey{0xffffffff80000000 + rng.Uint64N(spread), int32(i)}
+			}
+			want := slices.Clone(keys)
+			slices.SortStableFunc(want, func(x, y orderKey) int {
+				switch {
+				case x.start < y.start:
+					return -1
+				case x.start > y.start:
+					return 1
+				}
+				return 0
+			})
+			if got := sortKeys(keys); !slices.Equal(got, want) {
+				t.Fatalf("n %d spread %#x: not the stable order", n, spread)
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -190,11 +191,7 @@ func (b *builder) printedName(i int32) string {
 // inOrder returns the indices of the live symbols as perf's tree orders
 // them: by start, equal starts in insertion order (index order).
 func (b *builder) inOrder() []int32 {
-	type key struct {
-		start uint64
-		idx   int32
-	}
-	keys := make([]key, 0, len(b.syms))
+	keys := make([]orderKey, 0, len(b.syms))
 	sorted := true
 	for i := range b.syms {
 		if b.syms[i].gone {
@@ -203,24 +200,61 @@ func (b *builder) inOrder() []int32 {
 		if n := len(keys); n > 0 && keys[n-1].start > b.syms[i].start {
 			sorted = false
 		}
-		keys = append(keys, key{b.syms[i].start, int32(i)})
+		keys = append(keys, orderKey{b.syms[i].start, int32(i)})
 	}
 	if !sorted {
-		slices.SortFunc(keys, func(x, y key) int {
-			switch {
-			case x.start < y.start:
-				return -1
-			case x.start > y.start:
-				return 1
-			}
-			return int(x.idx - y.idx)
-		})
+		keys = sortKeys(keys)
 	}
 	idx := make([]int32, len(keys))
 	for i, k := range keys {
 		idx[i] = k.idx
 	}
 	return idx
+}
+
+type orderKey struct {
+	start uint64
+	idx   int32
+}
+
+// sortKeys sorts keys by start, keeping the order of equal starts (a
+// radix sort, a byte at a time, skipping the bytes all keys share). It
+// returns the sorted slice, keys or a new one.
+func sortKeys(keys []orderKey) []orderKey {
+	if len(keys) < 64 {
+		slices.SortStableFunc(keys, func(x, y orderKey) int {
+			switch {
+			case x.start < y.start:
+				return -1
+			case x.start > y.start:
+				return 1
+			}
+			return 0
+		})
+		return keys
+	}
+	buf := make([]orderKey, len(keys))
+	for shift := 0; shift < 64; shift += 8 {
+		var count [256]int
+		for _, k := range keys {
+			count[byte(k.start>>shift)]++
+		}
+		if count[byte(keys[0].start>>shift)] == len(keys) {
+			continue
+		}
+		pos := 0
+		for d, c := range count {
+			count[d] = pos
+			pos += c
+		}
+		for _, k := range keys {
+			d := byte(k.start >> shift)
+			buf[count[d]] = k
+			count[d]++
+		}
+		keys, buf = buf, keys
+	}
+	return keys
 }
 
 // fixupEnds gives symbols of unknown size the start of the next one as
@@ -251,6 +285,43 @@ func (b *builder) fixupEnds(order []int32, kallsyms bool) {
 func isModuleName(name string) bool { return strings.IndexByte(name, '[') >= 0 }
 
 func roundUp(x, to uint64) uint64 { return (x + to - 1) / to * to }
+
+// demangleAliases demangles, on up to workers goroutines, the names
+// removeDuplicates may compare: those of symbols sharing their start
+// with another (in C++ most are constructor and destructor aliases,
+// thousands in a large object), so that it does not demangle them one
+// by one. order is as inOrder returns it.
+func (b *builder) demangleAliases(order []int32, workers int) {
+	var list []int32
+	for i := 0; i < len(order); {
+		j := i + 1
+		for j < len(order) && b.syms[order[j]].start == b.syms[order[i]].start {
+			j++
+		}
+		if j-i > 1 {
+			for _, si := range order[i:j] {
+				if b.syms[si].raw {
+					list = append(list, si)
+				}
+			}
+		}
+		i = j
+	}
+	if workers < 2 || len(list) < 256 {
+		return // removeDuplicates demangles what it compares
+	}
+	var wg sync.WaitGroup
+	per := (len(list) + workers - 1) / workers
+	for w := 0; w < workers; w++ {
+		part := list[min(w*per, len(list)):min((w+1)*per, len(list))]
+		wg.Go(func() {
+			for _, si := range part {
+				b.printedName(si)
+			}
+		})
+	}
+	wg.Wait()
+}
 
 // removeDuplicates keeps one symbol per start address, as perf's
 // symbols__fixup_duplicate: walking in tree order, of two neighbours at
@@ -369,7 +440,7 @@ func (b *builder) build() *Table {
 	}
 	// Table index of each builder symbol.
 	tix := make([]int32, len(b.syms))
-	overlap := false
+	overlap, wraps := false, false
 	for i, si := range order {
 		s := &b.syms[si]
 		t.start[i] = s.start
@@ -382,7 +453,7 @@ func (b *builder) build() *Table {
 		if s.end < s.start || (s.end == s.start && s.start == ^uint64(0)) {
 			// An end past the address space: only the tree
 			// knows what perf makes of it.
-			overlap = true
+			overlap, wraps = true, true
 		}
 		if i > 0 {
 			p := &b.syms[order[i-1]]
@@ -396,8 +467,85 @@ func (b *builder) build() *Table {
 		return t
 	}
 	tree := b.replay()
-	t.flattenTree(tree, b.syms, tix)
+	if wraps {
+		t.flattenTree(tree, b.syms, tix)
+	} else {
+		t.flattenOverlaps(tree, order, b.syms, tix)
+	}
 	return t
+}
+
+// extEnd returns the address just past what a symbol covers: its end, its
+// start + 1 for a symbol of size zero (perf's symbols__find matches its
+// start).
+func extEnd(s *sym) uint64 {
+	if s.end == s.start {
+		return s.start + 1
+	}
+	return s.end
+}
+
+// flattenOverlaps builds the segments of symbols that overlap somewhere,
+// none running past the end of the address space. Symbols go in groups,
+// each a run whose extents chain into one another. A symbol alone in its
+// group is what perf's tree finds at its addresses: on the search path,
+// a node starting after it starts past its end (so the search goes
+// left), a node starting before it ends before its start (so it goes
+// right); and addresses between groups are found by no node. So only
+// the groups of several symbols need the tree, asked as flattenTree
+// asks it, at every address where its answer can change.
+func (t *Table) flattenOverlaps(tree *rbTree, order []int32, syms []sym, tix []int32) {
+	t.segStart = make([]uint64, 0, 2*len(order))
+	t.segSym = make([]int32, 0, 2*len(order))
+	ask := func(addr uint64) int32 {
+		if i := tree.find(addr); i >= 0 {
+			return tix[i]
+		}
+		return -1
+	}
+	var points []uint64
+	for i := 0; i < len(order); {
+		s := &syms[order[i]]
+		end := extEnd(s)
+		j := i + 1
+		for j < len(order) && syms[order[j]].start < end {
+			end = max(end, extEnd(&syms[order[j]]))
+			j++
+		}
+		// The next group's start, where this one's answers stop.
+		next, last := uint64(0), j == len(order)
+		if !last {
+			next = syms[order[j]].start
+		}
+		if j == i+1 {
+			t.push(s.start, int32(i))
+			if last || next != end {
+				t.push(end, -1)
+			}
+			i = j
+			continue
+		}
+		points = points[:0]
+		for k := i; k < j; k++ {
+			points = append(points, syms[order[k]].start, syms[order[k]].end)
+		}
+		slices.Sort(points)
+		points = slices.Compact(points)
+		for k, p := range points {
+			t.push(p, ask(p))
+			if p == ^uint64(0) {
+				break
+			}
+			if k+1 < len(points) {
+				if points[k+1] > p+1 {
+					t.push(p+1, ask(p+1))
+				}
+			} else if last || next > p+1 {
+				t.push(p+1, ask(p+1))
+			}
+		}
+		i = j
+	}
 }
 
 // flatten builds the segments of non-overlapping symbols.
