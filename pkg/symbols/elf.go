@@ -171,7 +171,7 @@ func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error
 		if syms.hasSymtab() {
 			typ = elf.SHT_SYMTAB
 		}
-		list, err := readSymbols(syms.f, typ)
+		st, err := openSymbols(syms.f, typ)
 		if err != nil {
 			if errors.Is(err, elf.ErrNoSymbols) {
 				return nil
@@ -179,11 +179,12 @@ func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error
 			return fmt.Errorf("%s: %w", syms.path, err)
 		}
 		if b.syms == nil {
-			b.syms = make([]sym, 0, len(list))
+			b.syms = make([]sym, 0, st.len())
 		}
 		loads := loadSegments(runtime.f)
-		for i := range list {
-			s := &list[i]
+		for i := range st.len() {
+			e := st.at(i)
+			s := &e
 			ok, stop := perfKeeps(s, syms.f, runtime.f)
 			if stop {
 				aborted = true
@@ -215,25 +216,11 @@ type elfSym struct {
 	info, other byte
 }
 
-// readSymbols returns the entries of the first section of type typ
-// (SHT_SYMTAB or SHT_DYNSYM) but the first, null one, with the errors of
-// debug/elf's Symbols: elf.ErrNoSymbols when there is none. Unlike
-// debug/elf, the names are cut from the string table as read instead of
-// one string each, and .dynsym's version sections are not read (perf
-// does not read them either).
-func readSymbols(f *elf.File, typ elf.SectionType) ([]elfSym, error) {
-	st, err := openSymbols(f, typ)
-	if err != nil {
-		return nil, err
-	}
-	syms := make([]elfSym, st.len())
-	for i := range syms {
-		syms[i] = st.at(i)
-	}
-	return syms, nil
-}
-
-// symbolTable is an ELF symbol table section as read, with its strings.
+// symbolTable is an ELF symbol table section as read, with its strings:
+// the entries are decoded one at a time, and the names are cut from the
+// string table as read instead of one string each (debug/elf's Symbols
+// makes both a slice of every entry and a string per name). .dynsym's
+// version sections are not read (perf does not read them either).
 type symbolTable struct {
 	data []byte // the entries, the null first one dropped
 	strs string

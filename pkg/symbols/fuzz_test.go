@@ -111,3 +111,16 @@ func checkReadSymbols(t *testing.T, f *elf.File) {
 		}
 	}
 }
+
+// readSymbols returns every entry of the symbol table openSymbols opens.
+func readSymbols(f *elf.File, typ elf.SectionType) ([]elfSym, error) {
+	st, err := openSymbols(f, typ)
+	if err != nil {
+		return nil, err
+	}
+	syms := make([]elfSym, st.len())
+	for i := range syms {
+		syms[i] = st.at(i)
+	}
+	return syms, nil
+}

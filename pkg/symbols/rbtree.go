@@ -9,7 +9,7 @@ package symbols
 type rbTree struct {
 	syms                []sym
 	key                 []uint64 // syms' starts, dense for the descents
-	left, right, parent []int32 // -1: none
+	left, right, parent []int32  // -1: none
 	red                 []bool
 	root                int32
 }

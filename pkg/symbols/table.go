@@ -50,11 +50,17 @@ type Table struct {
 	start []uint64
 	size0 []bool   // symbol of size zero (start == end)
 	names []string // as perf prints them, unless raw says mangled
-	// raw[i] reports that names[i] is still mangled; its demangled form
-	// is made on the first lookup that finds it and kept in dem[i]. Both
-	// are nil when every name is final (kallsyms, perf maps, C tables).
+	// raw[i] reports that names[i] is still mangled, or that symbol i
+	// stands for two aliases (see alias); its name as perf prints it is
+	// made on the first lookup that finds it and kept in dem[i]. Both are
+	// nil when every name is final (kallsyms, perf maps, C tables).
 	raw []bool
 	dem []atomic.Pointer[string]
+	// alias[i] is the (mangled) name of the alias that shares symbol i's
+	// start, size and binding and that perf keeps instead of symbol i if
+	// its printed name is better (chooseBestByName), decided on first
+	// lookup: which one perf keeps changes nothing else in the table.
+	alias map[int32]string
 }
 
 // Lookup returns the symbol perf finds for addr, an address in the
@@ -100,8 +106,31 @@ func (t *Table) demangled(s int32) string {
 		return *p
 	}
 	n := Demangle(t.names[s])
+	if alt, ok := t.alias[s]; ok {
+		if an := Demangle(alt); !chooseBestByName(n, an) {
+			n = an
+		}
+	}
 	t.dem[s].Store(&n)
 	return n
+}
+
+// setAlias makes slot stand for itself and the alias called name.
+func (t *Table) setAlias(slot int32, name string) {
+	t.lazyNames()
+	t.raw[slot] = true
+	if t.alias == nil {
+		t.alias = map[int32]string{}
+	}
+	t.alias[slot] = name
+}
+
+// lazyNames allocates what names demangled on lookup need.
+func (t *Table) lazyNames() {
+	if t.raw == nil {
+		t.raw = make([]bool, len(t.names))
+		t.dem = make([]atomic.Pointer[string], len(t.names))
+	}
 }
 
 // Len returns the number of symbols in the table.
@@ -151,11 +180,21 @@ type sym struct {
 type builder struct {
 	syms []sym
 	ops  []treeOp // tree operations after the initial inserts, in order
+	// order is inOrder's last answer, for syms[:ordered].
+	order   []int32
+	ordered int
+	// eager: decide every pair of aliases in removeDuplicates (for the
+	// tests, which compare with lazy decisions).
+	eager bool
 }
 
 type treeOp struct {
 	insert bool
 	idx    int32
+	// lazy: an erasure of idx or alt (two aliases, alt first in tree
+	// order) that only their printed names decide, left to build.
+	lazy bool
+	alt  int32
 }
 
 func (b *builder) add(start, end uint64, name string, bind elf.SymBind) {
@@ -189,26 +228,73 @@ func (b *builder) printedName(i int32) string {
 }
 
 // inOrder returns the indices of the live symbols as perf's tree orders
-// them: by start, equal starts in insertion order (index order).
+// them: by start, equal starts in insertion order (index order). Its
+// answer is kept: a later call only drops the symbols erased since and
+// merges those added since.
 func (b *builder) inOrder() []int32 {
-	keys := make([]orderKey, 0, len(b.syms))
-	sorted := true
+	if b.order != nil {
+		return b.reorder()
+	}
+	sorted, live := true, 0
+	var last uint64
 	for i := range b.syms {
 		if b.syms[i].gone {
 			continue
 		}
-		if n := len(keys); n > 0 && keys[n-1].start > b.syms[i].start {
+		if live > 0 && b.syms[i].start < last {
 			sorted = false
 		}
-		keys = append(keys, orderKey{b.syms[i].start, int32(i)})
+		last = b.syms[i].start
+		live++
 	}
-	if !sorted {
-		keys = sortKeys(keys)
+	idx := make([]int32, 0, live)
+	if sorted {
+		for i := range b.syms {
+			if !b.syms[i].gone {
+				idx = append(idx, int32(i))
+			}
+		}
+	} else {
+		keys := make([]orderKey, 0, live)
+		for i := range b.syms {
+			if !b.syms[i].gone {
+				keys = append(keys, orderKey{b.syms[i].start, int32(i)})
+			}
+		}
+		for _, k := range sortKeys(keys) {
+			idx = append(idx, k.idx)
+		}
 	}
-	idx := make([]int32, len(keys))
-	for i, k := range keys {
-		idx[i] = k.idx
+	b.order, b.ordered = idx, len(b.syms)
+	return idx
+}
+
+// reorder is inOrder after a first call: the kept order without the
+// symbols erased since, merged with those added since (which come after
+// any older symbol of the same start).
+func (b *builder) reorder() []int32 {
+	var added []orderKey
+	for i := b.ordered; i < len(b.syms); i++ {
+		if !b.syms[i].gone {
+			added = append(added, orderKey{b.syms[i].start, int32(i)})
+		}
 	}
+	added = sortKeys(added)
+	idx := make([]int32, 0, len(b.order)+len(added))
+	for _, i := range b.order {
+		if b.syms[i].gone {
+			continue
+		}
+		for len(added) > 0 && added[0].start < b.syms[i].start {
+			idx = append(idx, added[0].idx)
+			added = added[1:]
+		}
+		idx = append(idx, i)
+	}
+	for _, k := range added {
+		idx = append(idx, k.idx)
+	}
+	b.order, b.ordered = idx, len(b.syms)
 	return idx
 }
 
@@ -288,9 +374,9 @@ func roundUp(x, to uint64) uint64 { return (x + to - 1) / to * to }
 
 // demangleAliases demangles, on up to workers goroutines, the names
 // removeDuplicates may compare: those of symbols sharing their start
-// with another (in C++ most are constructor and destructor aliases,
-// thousands in a large object), so that it does not demangle them one
-// by one. order is as inOrder returns it.
+// with two others or more (pairs are decided lazily; see
+// removeDuplicates), so that it does not demangle them one by one. order
+// is as inOrder returns it.
 func (b *builder) demangleAliases(order []int32, workers int) {
 	var list []int32
 	for i := 0; i < len(order); {
@@ -298,7 +384,7 @@ func (b *builder) demangleAliases(order []int32, workers int) {
 		for j < len(order) && b.syms[order[j]].start == b.syms[order[i]].start {
 			j++
 		}
-		if j-i > 1 {
+		if j-i > 2 {
 			for _, si := range order[i:j] {
 				if b.syms[si].raw {
 					list = append(list, si)
@@ -327,6 +413,10 @@ func (b *builder) demangleAliases(order []int32, workers int) {
 // symbols__fixup_duplicate: walking in tree order, of two neighbours at
 // one address choose_best_symbol keeps one; the erasures are recorded in
 // the order perf performs them.
+//
+// Two aliases alone at their address, of one size, whose bindings tie
+// are told apart only by their printed names; when one is mangled, the
+// choice is left to build (see replay), to spare demangling them.
 func (b *builder) removeDuplicates(order []int32) {
 	if len(order) == 0 {
 		return
@@ -336,6 +426,15 @@ func (b *builder) removeDuplicates(order []int32) {
 		next := order[i]
 		if b.syms[curr].start != b.syms[next].start {
 			curr = next
+			continue
+		}
+		x, y := &b.syms[curr], &b.syms[next]
+		if _, decided := chooseBestByKind(x, y); !decided && !b.eager && (x.raw || y.raw) && x.end == y.end &&
+			order[i-1] == curr && (i < 2 || b.syms[order[i-2]].start != x.start) &&
+			(i+1 == len(order) || b.syms[order[i+1]].start != x.start) {
+			// A pair: curr survives for now.
+			y.gone = true
+			b.ops = append(b.ops, treeOp{idx: next, lazy: true, alt: curr})
 			continue
 		}
 		if b.chooseBest(curr, next) {
@@ -438,8 +537,6 @@ func (b *builder) build() *Table {
 			break
 		}
 	}
-	// Table index of each builder symbol.
-	tix := make([]int32, len(b.syms))
 	overlap, wraps := false, false
 	for i, si := range order {
 		s := &b.syms[si]
@@ -449,7 +546,6 @@ func (b *builder) build() *Table {
 		if s.raw {
 			t.raw[i] = true
 		}
-		tix[si] = int32(i)
 		if s.end < s.start || (s.end == s.start && s.start == ^uint64(0)) {
 			// An end past the address space: only the tree
 			// knows what perf makes of it.
@@ -462,11 +558,23 @@ func (b *builder) build() *Table {
 			}
 		}
 	}
+	// Table index of each builder symbol.
+	tix := make([]int32, len(b.syms))
+	for i, si := range order {
+		tix[si] = int32(i)
+	}
 	if !overlap {
 		t.flatten(order, b.syms)
+		// Without the tree, which alias survives changes nothing
+		// but the name.
+		for _, op := range b.ops {
+			if op.lazy {
+				t.setAlias(tix[op.alt], b.syms[op.idx].name)
+			}
+		}
 		return t
 	}
-	tree := b.replay()
+	tree := b.replay(t, tix)
 	if wraps {
 		t.flattenTree(tree, b.syms, tix)
 	} else {
@@ -589,8 +697,17 @@ func (t *Table) push(addr uint64, s int32) {
 }
 
 // replay rebuilds perf's tree: every symbol inserted in file order, then
-// the recorded erasures and late inserts.
-func (b *builder) replay() *rbTree {
+// the recorded erasures and late inserts. A lazy erasure of two aliases
+// (see removeDuplicates) stays undecided when the first has a right
+// child: erasing either leaves a tree of the same shape, with one or the
+// other in the same place (the first has the second as successor: with
+// two children, the kernel's rb_erase moves the successor into its
+// place and fixes up where the successor was, as erasing the successor
+// itself does; with only a right child, that child is a red leaf, the
+// second, and either erasure leaves one black leaf). Otherwise it is
+// decided now, by their printed names, and t and tix follow: t is the
+// table being built, tix the table index of each builder symbol.
+func (b *builder) replay(t *Table, tix []int32) *rbTree {
 	tree := newRBTree(b.syms)
 	for i := range b.syms {
 		if !b.syms[i].late {
@@ -598,10 +715,27 @@ func (b *builder) replay() *rbTree {
 		}
 	}
 	for _, op := range b.ops {
-		if op.insert {
+		switch {
+		case op.insert:
 			tree.insert(op.idx)
-		} else {
+		case !op.lazy:
 			tree.erase(op.idx)
+		case tree.right[op.alt] != rbNil:
+			tree.erase(op.idx)
+			t.setAlias(tix[op.alt], b.syms[op.idx].name)
+		default:
+			keep, drop := op.alt, op.idx
+			if !chooseBestByName(b.printedName(keep), b.printedName(drop)) {
+				keep, drop = drop, keep
+			}
+			tree.erase(drop)
+			b.syms[drop].gone, b.syms[keep].gone = true, false
+			slot := tix[op.alt]
+			tix[keep] = slot
+			t.names[slot] = b.syms[keep].name
+			if t.raw != nil {
+				t.raw[slot] = false
+			}
 		}
 	}
 	return tree
