@@ -16,6 +16,7 @@ type elfFile struct {
 	path string
 	f    *elf.File
 	c    io.Closer
+	size int64 // of the file
 }
 
 // openELF opens an ELF file. debug/elf is not trusted with a hostile
@@ -25,12 +26,17 @@ func openELF(path string) (*elfFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	st, err := osf.Stat()
+	if err != nil {
+		osf.Close()
+		return nil, err
+	}
 	ef, err := newELF(path, osf)
 	if err != nil {
 		osf.Close()
 		return nil, err
 	}
-	ef.c = osf
+	ef.c, ef.size = osf, st.Size()
 	return ef, nil
 }
 
@@ -58,6 +64,7 @@ func ELFTable(name string, data []byte) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
+	ef.size = int64(len(data))
 	return elfTable(ef, ef, 1)
 }
 
@@ -171,7 +178,9 @@ func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error
 		if syms.hasSymtab() {
 			typ = elf.SHT_SYMTAB
 		}
-		st, err := openSymbols(syms.f, typ)
+		// The entries are read once, in order; the names stay, cut
+		// from the string table.
+		st, err := syms.openSymbols(typ, true, false)
 		if err != nil {
 			if errors.Is(err, elf.ErrNoSymbols) {
 				return nil
@@ -182,16 +191,14 @@ func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error
 			b.syms = make([]sym, 0, st.len())
 		}
 		loads := loadSegments(runtime.f)
-		for i := range st.len() {
-			e := st.at(i)
-			s := &e
+		err = st.each(func(s *elfSym) bool {
 			ok, stop := perfKeeps(s, syms.f, runtime.f)
 			if stop {
 				aborted = true
-				return nil
+				return false
 			}
 			if !ok {
-				continue
+				return true
 			}
 			v := s.value
 			if p := segmentOf(loads, v); p != nil {
@@ -202,6 +209,10 @@ func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error
 			}
 			b.addMangled(v, v+s.size, s.name, elf.ST_BIND(s.info))
 			n++
+			return true
+		})
+		if err != nil {
+			return fmt.Errorf("%s: cannot load symbol section: %w", syms.path, err)
 		}
 		return nil
 	})
@@ -216,21 +227,78 @@ type elfSym struct {
 	info, other byte
 }
 
-// symbolTable is an ELF symbol table section as read, with its strings:
-// the entries are decoded one at a time, and the names are cut from the
-// string table as read instead of one string each (debug/elf's Symbols
-// makes both a slice of every entry and a string per name). .dynsym's
-// version sections are not read (perf does not read them either).
+// symbolTable is an ELF symbol table section with its string table, read
+// as debug/elf's Symbols reads them but without making a slice of every
+// entry and a string per name: entries are decoded one at a time, the
+// names cut from the string table. Sections are read whole, or (lazy)
+// piece by piece from the file when only some entries are wanted or the
+// entries are read once in order: the memory a whole read needs is the
+// larger cost, for a fresh process, than the reading. .dynsym's version
+// sections are not read (perf does not read them either).
 type symbolTable struct {
-	data []byte // the entries, the null first one dropped
-	strs string
-	size int // of an entry
-	bo   binary.ByteOrder
+	syms, strs sectionBytes
+	n          int // entries after the null one
+	size       int // of an entry
+	bo         binary.ByteOrder
 }
 
-// openSymbols reads the first section of type typ and its string table,
-// failing as debug/elf's Symbols does.
-func openSymbols(f *elf.File, typ elf.SectionType) (*symbolTable, error) {
+// sectionBytes is a section's content: in memory, or in the file.
+type sectionBytes struct {
+	mem  []byte
+	sec  *elf.Section // nil: mem
+	size uint64
+}
+
+// readSection returns sec's content, read whole or (lazy) left in the
+// file, failing as sec.Data does. A section is read whole when it is
+// compressed, SHT_NOBITS, or not within the file (then Data gives the
+// error).
+func (ef *elfFile) readSection(sec *elf.Section, lazy bool) (sectionBytes, error) {
+	if lazy && sec.Flags&elf.SHF_COMPRESSED == 0 && sec.Type != elf.SHT_NOBITS &&
+		sec.Offset <= uint64(ef.size) && sec.Size <= uint64(ef.size)-sec.Offset {
+		return sectionBytes{sec: sec, size: sec.Size}, nil
+	}
+	data, err := sec.Data()
+	return sectionBytes{mem: data, size: uint64(len(data))}, err
+}
+
+// readAt fills p from off, which is within the content.
+func (d *sectionBytes) readAt(p []byte, off uint64) error {
+	if d.sec == nil {
+		copy(p, d.mem[off:])
+		return nil
+	}
+	_, err := d.sec.ReadAt(p, int64(off))
+	return err
+}
+
+// cString returns the NUL-terminated string at off, "" when off is
+// outside the content or the string is not terminated (as debug/elf
+// reads it).
+func (d *sectionBytes) cString(off uint32) string {
+	if d.sec == nil {
+		return cString(bytesToString(d.mem), off)
+	}
+	var b []byte
+	var chunk [256]byte
+	for at := uint64(off); at < d.size; at += uint64(len(chunk)) {
+		p := chunk[:min(uint64(len(chunk)), d.size-at)]
+		if d.readAt(p, at) != nil {
+			return ""
+		}
+		if i := bytes.IndexByte(p, 0); i >= 0 {
+			return string(append(b, p[:i]...))
+		}
+		b = append(b, p...)
+	}
+	return ""
+}
+
+// openSymbols opens the first section of type typ and its string table,
+// failing as debug/elf's Symbols does; lazySyms and lazyStrs leave them
+// in the file (see readSection).
+func (ef *elfFile) openSymbols(typ elf.SectionType, lazySyms, lazyStrs bool) (*symbolTable, error) {
+	f := ef.f
 	if f.Class != elf.ELFCLASS32 && f.Class != elf.ELFCLASS64 {
 		return nil, errors.New("not implemented")
 	}
@@ -238,36 +306,75 @@ func openSymbols(f *elf.File, typ elf.SectionType) (*symbolTable, error) {
 	if sec == nil {
 		return nil, elf.ErrNoSymbols
 	}
-	data, err := sec.Data()
+	syms, err := ef.readSection(sec, lazySyms)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load symbol section: %w", err)
 	}
-	if len(data) == 0 {
+	if syms.size == 0 {
 		return nil, elf.ErrNoSymbols
 	}
 	size, sizeName := elf.Sym32Size, "SymSize"
 	if f.Class == elf.ELFCLASS64 {
 		size, sizeName = elf.Sym64Size, "Sym64Size"
 	}
-	if len(data)%size != 0 {
+	if syms.size%uint64(size) != 0 {
 		return nil, errors.New("length of symbol section is not a multiple of " + sizeName)
 	}
 	if sec.Link <= 0 || int(sec.Link) >= len(f.Sections) {
 		return nil, fmt.Errorf("cannot load string table section: %w", errors.New("section has invalid string table link"))
 	}
-	strdata, err := f.Sections[sec.Link].Data()
+	strs, err := ef.readSection(f.Sections[sec.Link], lazyStrs)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load string table section: %w", err)
 	}
-	return &symbolTable{data: data[size:], strs: bytesToString(strdata), size: size, bo: f.ByteOrder}, nil
+	return &symbolTable{syms: syms, strs: strs, n: int(syms.size/uint64(size)) - 1, size: size, bo: f.ByteOrder}, nil
 }
 
 // len returns the number of entries.
-func (st *symbolTable) len() int { return len(st.data) / st.size }
+func (st *symbolTable) len() int { return st.n }
 
 // at returns entry i (0 being the one after the null entry).
-func (st *symbolTable) at(i int) elfSym {
-	e := st.data[i*st.size : (i+1)*st.size]
+func (st *symbolTable) at(i int) (elfSym, error) {
+	var e [elf.Sym64Size]byte
+	if err := st.syms.readAt(e[:st.size], uint64(i+1)*uint64(st.size)); err != nil {
+		return elfSym{}, err
+	}
+	return st.decode(e[:st.size]), nil
+}
+
+// each calls fn with every entry in order, reading a lazy section a
+// block at a time; fn returns false to stop.
+func (st *symbolTable) each(fn func(s *elfSym) bool) error {
+	if st.syms.sec == nil {
+		for i := range st.n {
+			e := st.syms.mem[(i+1)*st.size : (i+2)*st.size]
+			s := st.decode(e)
+			if !fn(&s) {
+				return nil
+			}
+		}
+		return nil
+	}
+	const block = 4096
+	buf := make([]byte, block*st.size)
+	for i := 0; i < st.n; i += block {
+		p := buf[:min(block, st.n-i)*st.size]
+		if err := st.syms.readAt(p, uint64(i+1)*uint64(st.size)); err != nil {
+			return err
+		}
+		for len(p) > 0 {
+			s := st.decode(p[:st.size])
+			if !fn(&s) {
+				return nil
+			}
+			p = p[st.size:]
+		}
+	}
+	return nil
+}
+
+// decode decodes one entry.
+func (st *symbolTable) decode(e []byte) elfSym {
 	bo := st.bo
 	var s elfSym
 	var name uint32
@@ -282,7 +389,7 @@ func (st *symbolTable) at(i int) elfSym {
 		s.info, s.other = e[12], e[13]
 		s.section = elf.SectionIndex(bo.Uint16(e[14:16]))
 	}
-	s.name = cString(st.strs, name)
+	s.name = st.strs.cString(name)
 	return s
 }
 
@@ -404,7 +511,8 @@ func addPLTUnguarded(b *builder, ef *elfFile) int {
 	if err != nil {
 		return 0
 	}
-	dsyms, err := openSymbols(f, elf.SHT_DYNSYM)
+	// A few entries and names of .dynsym are wanted: read from the file.
+	dsyms, err := ef.openSymbols(elf.SHT_DYNSYM, true, true)
 	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
 		return 0
 	}
@@ -444,8 +552,12 @@ func addPLTUnguarded(b *builder, ef *elfFile) int {
 		}
 		name := ""
 		if symIdx > 0 && symIdx <= uint64(ndsyms) {
+			e, err := dsyms.at(int(symIdx - 1))
+			if err != nil {
+				return n
+			}
 			// The names of a PLT are few: demangled now.
-			name = Demangle(dsyms.at(int(symIdx - 1)).name)
+			name = Demangle(e.name)
 		}
 		b.addLate(off, off+entry, name+"@plt", elf.STB_GLOBAL)
 		off += entry

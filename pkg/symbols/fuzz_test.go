@@ -48,8 +48,9 @@ func FuzzELFTable(f *testing.F) {
 	f.Add([]byte("\x7fELF\x02\x01\x01"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if ef, err := newELF("fuzz", bytes.NewReader(data)); err == nil {
+			ef.size = int64(len(data))
 			guard("fuzz", func() error {
-				checkReadSymbols(t, ef.f)
+				checkReadSymbols(t, ef)
 				return nil
 			})
 		}
@@ -79,18 +80,23 @@ func FuzzDemangle(f *testing.F) {
 	})
 }
 
-// checkReadSymbols checks that readSymbols reads f's symbol tables as
-// debug/elf does: the same entries, or the same error. Only .dynsym may
-// differ, where debug/elf fails on a malformed version section that
-// readSymbols (like perf) does not read.
-func checkReadSymbols(t *testing.T, f *elf.File) {
+// checkReadSymbols checks that openSymbols, its sections read whole or
+// lazily, reads ef's symbol tables as debug/elf does: the same entries,
+// or the same error. Only .dynsym may differ, where debug/elf fails on a
+// malformed version section that openSymbols (like perf) does not read.
+func checkReadSymbols(t *testing.T, ef *elfFile) {
 	t.Helper()
+	f := ef.f
 	for _, c := range []struct {
-		typ  elf.SectionType
-		read func() ([]elf.Symbol, error)
-	}{{elf.SHT_SYMTAB, f.Symbols}, {elf.SHT_DYNSYM, f.DynamicSymbols}} {
+		typ        elf.SectionType
+		read       func() ([]elf.Symbol, error)
+		lazy, each bool
+	}{
+		{elf.SHT_SYMTAB, f.Symbols, false, false}, {elf.SHT_DYNSYM, f.DynamicSymbols, false, false},
+		{elf.SHT_SYMTAB, f.Symbols, true, true}, {elf.SHT_DYNSYM, f.DynamicSymbols, true, false},
+	} {
 		want, werr := c.read()
-		got, gerr := readSymbols(f, c.typ)
+		got, gerr := readSymbols(ef, c.typ, c.lazy, c.each)
 		if werr != nil || gerr != nil {
 			if werr != nil && gerr != nil && werr.Error() == gerr.Error() {
 				continue
@@ -112,15 +118,27 @@ func checkReadSymbols(t *testing.T, f *elf.File) {
 	}
 }
 
-// readSymbols returns every entry of the symbol table openSymbols opens.
-func readSymbols(f *elf.File, typ elf.SectionType) ([]elfSym, error) {
-	st, err := openSymbols(f, typ)
+// readSymbols returns every entry of the symbol table openSymbols opens,
+// its sections lazy or not, read by each or by at.
+func readSymbols(ef *elfFile, typ elf.SectionType, lazy, each bool) ([]elfSym, error) {
+	st, err := ef.openSymbols(typ, lazy, lazy)
 	if err != nil {
 		return nil, err
 	}
-	syms := make([]elfSym, st.len())
-	for i := range syms {
-		syms[i] = st.at(i)
+	var syms []elfSym
+	if each {
+		err = st.each(func(s *elfSym) bool {
+			syms = append(syms, *s)
+			return true
+		})
+		return syms, err
+	}
+	for i := range st.len() {
+		s, err := st.at(i)
+		if err != nil {
+			return nil, err
+		}
+		syms = append(syms, s)
 	}
 	return syms, nil
 }
