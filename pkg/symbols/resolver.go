@@ -446,7 +446,8 @@ func (r *Resolver) buildIDPath(id, base string) string {
 // DebugDir/.build-id/xx/rest.debug, and the object itself. A file whose
 // build-id is not the recorded one is never used. The first file with a
 // .symtab gives the symbols, the first with a .dynsym gives the runtime
-// view (program headers, PLT).
+// view (program headers, PLT). The table is built on up to workers
+// goroutines; what could not be loaded is added to miss.
 func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *Table {
 	vdso := path == "[vdso]"
 	if !vdso && (!strings.HasPrefix(path, "/") || pseudoFile(path)) {

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"flamekit/internal/golden"
+	"sync"
+	"time"
 )
 
 // Names and what perf 6.1 prints for them on this machine (checked with
@@ -524,6 +526,107 @@ func TestLazyAliases(t *testing.T) {
 			if got, want := oracleText(lazy.Lookup(a)), oracleText(eager.Lookup(a)); got != want {
 				t.Fatalf("round %d: %#x: %q, want %q", round, a, got, want)
 			}
+		}
+	}
+}
+
+// Preloading changes no answer and no Missing report: objects are
+// reported when a lookup first asks for them, in that order, whether
+// their load was started by Preload or not.
+func TestPreload(t *testing.T) {
+	mapDir := t.TempDir()
+	os.WriteFile(filepath.Join(mapDir, "perf-77.map"), []byte("7f0000001000 100 Interpreted:foo\n"), 0o644)
+	opts := Options{BuildIDDir: t.TempDir(), DebugDir: t.TempDir(), PerfMapDir: mapDir,
+		Kallsyms: "testdata/kallsyms/fixture.txt", KernelNotes: "/nonexistent"}
+	fixture, _ := filepath.Abs("testdata/elf/fixture")
+	lookups := func(r *Resolver) []string {
+		var out []string
+		add := func(s Symbol, ok bool) { out = append(out, oracleText(s, ok)) }
+		add(r.DSO("/nonexistent/b.so", "", 0x10))
+		add(r.DSO(fixture, "", 0x11d0))
+		add(r.DSO(fixture, "", 0x1070))
+		add(r.Kernel("", 0xffffffff81000310))
+		add(r.Module("", "[mod_b]", 0xffffffffa0000181))
+		add(r.PerfMap(78, 0x7f0000001010))
+		add(r.DSO("/tmp/perf-77.map", "", 0x7f0000001010))
+		add(r.DSO("/nonexistent/a.so", "", 0x10))
+		a, ok := r.KernelSymbolAddr("", "_text")
+		out = append(out, fmt.Sprint(a, ok))
+		for _, m := range r.Missing() {
+			out = append(out, "missing "+m.Path+" "+m.Err.Error())
+		}
+		return out
+	}
+	want := lookups(NewResolver(opts))
+	for round := 0; round < 20; round++ {
+		r := NewResolver(opts)
+		// In another order than the lookups, and twice.
+		for k := 0; k < 2; k++ {
+			r.Preload("/nonexistent/a.so", "")
+			r.Preload(fixture, "")
+			r.PreloadKernel("")
+			r.Preload("/tmp/perf-78.map", "")
+			r.Preload("/nonexistent/b.so", "")
+		}
+		if round%2 == 0 {
+			// Let the background loads finish first, or not.
+			for r.Missing(); ; {
+				r.mu.Lock()
+				w := r.working
+				r.mu.Unlock()
+				if !w {
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+			if m := r.Missing(); len(m) != 0 {
+				t.Fatalf("round %d: Missing reports %d preloaded objects before any lookup", round, len(m))
+			}
+		}
+		if got := lookups(r); !slices.Equal(got, want) {
+			t.Fatalf("round %d: with Preload\n%q\nwant\n%q", round, got, want)
+		}
+	}
+}
+
+// A Resolver and its Tables may be used by several goroutines at once
+// (run with -race): every goroutine gets the answers of a lone one.
+func TestConcurrentLookups(t *testing.T) {
+	opts := Options{BuildIDDir: t.TempDir(), DebugDir: t.TempDir(),
+		Kallsyms: "testdata/kallsyms/fixture.txt", KernelNotes: "/nonexistent"}
+	fixture, _ := filepath.Abs("testdata/elf/fixture")
+	lone := NewResolver(opts)
+	tb := lone.DSOTable(fixture, "")
+	if tb.raw == nil {
+		t.Fatal("the fixture has no mangled names: the lazy demangling is not exercised")
+	}
+	addrs := probeAddrs(tb, 0)
+	kaddrs := probeAddrs(lone.KernelSymbols("").Table, 0)
+	var want []string
+	for _, a := range addrs {
+		want = append(want, oracleText(lone.DSO(fixture, "", a)))
+	}
+	for _, a := range kaddrs {
+		want = append(want, oracleText(lone.Kernel("", a)))
+	}
+	r := NewResolver(opts)
+	r.Preload(fixture, "")
+	var wg sync.WaitGroup
+	got := make([][]string, 4)
+	for g := range got {
+		wg.Go(func() {
+			for _, a := range addrs {
+				got[g] = append(got[g], oracleText(r.DSO(fixture, "", a)))
+			}
+			for _, a := range kaddrs {
+				got[g] = append(got[g], oracleText(r.Kernel("", a)))
+			}
+		})
+	}
+	wg.Wait()
+	for g := range got {
+		if !slices.Equal(got[g], want) {
+			t.Errorf("goroutine %d: answers differ from a lone resolver's", g)
 		}
 	}
 }
