@@ -190,6 +190,11 @@ func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error
 		if b.syms == nil {
 			b.syms = make([]sym, 0, st.len())
 		}
+		if st.strs.sec == nil && b.text == "" {
+			// The names are cut from it: the table refers to them
+			// by offset.
+			b.text = bytesToString(st.strs.mem)
+		}
 		loads := loadSegments(runtime.f)
 		err = st.each(func(s *elfSym) bool {
 			ok, stop := perfKeeps(s, syms.f, runtime.f)

@@ -69,7 +69,7 @@ func ParseKallsyms(path string, data []byte) (*Kernel, error) {
 // names are cut (one copy of the file instead of one string per name).
 func parseKallsyms(path, text string) (*Kernel, error) {
 	k := &Kernel{Path: path, Modules: map[string]*Table{}}
-	b := builder{syms: make([]sym, 0, strings.Count(text, "\n")+1)}
+	b := builder{text: text, syms: make([]sym, 0, strings.Count(text, "\n")+1)}
 	allZero, any := true, false
 	for rest := text; len(rest) > 0; {
 		l := rest
@@ -118,22 +118,23 @@ func parseKallsyms(path, text string) (*Kernel, error) {
 		if s.gone {
 			continue
 		}
-		if tab := strings.IndexByte(s.name, '\t'); tab >= 0 {
-			if m := s.name[tab+1:]; m != mod {
+		name := b.name(i)
+		if tab := strings.IndexByte(name, '\t'); tab >= 0 {
+			if m := name[tab+1:]; m != mod {
 				// Module symbols come in runs of one module.
 				mod = m
-				name := strings.TrimSpace(m)
-				name = strings.TrimSuffix(strings.TrimPrefix(name, "["), "]")
-				if mb = mods[name]; mb == nil {
-					mb = &builder{}
-					mods[name] = mb
+				key := strings.TrimSpace(m)
+				key = strings.TrimSuffix(strings.TrimPrefix(key, "["), "]")
+				if mb = mods[key]; mb == nil {
+					mb = &builder{text: text}
+					mods[key] = mb
 				}
 			}
-			mb.add(s.start, s.end, s.name[:tab], s.bind)
+			mb.add(s.start, s.end, name[:tab], s.bind)
 			b.erase(i)
 			continue
 		}
-		if s.name == entryTrampoline {
+		if name == entryTrampoline {
 			b.erase(i)
 		}
 	}

@@ -71,12 +71,16 @@ func TestDemangle(t *testing.T) {
 }
 
 func TestChooseBest(t *testing.T) {
-	s := func(size uint64, bind elf.SymBind, name string) *sym {
-		return &sym{start: 100, end: 100 + size, bind: bind, name: name}
+	type named struct {
+		sym
+		name string
+	}
+	s := func(size uint64, bind elf.SymBind, name string) named {
+		return named{sym{start: 100, end: 100 + size, bind: bind}, name}
 	}
 	tests := []struct {
 		name  string
-		a, b  *sym
+		a, b  named
 		wantA bool
 	}{
 		{"sized beats unsized", s(0, elf.STB_GLOBAL, "a"), s(8, elf.STB_LOCAL, "b"), false},
@@ -88,7 +92,7 @@ func TestChooseBest(t *testing.T) {
 		{"tie keeps the first", s(8, elf.STB_GLOBAL, "abc"), s(8, elf.STB_GLOBAL, "xyz"), true},
 	}
 	for _, tc := range tests {
-		if got := chooseBest(tc.a, tc.b); got != tc.wantA {
+		if got := chooseBest(&tc.a.sym, &tc.b.sym, tc.a.name, tc.b.name); got != tc.wantA {
 			t.Errorf("%s: chooseBest = %v, want %v", tc.name, got, tc.wantA)
 		}
 	}
@@ -402,7 +406,7 @@ func TestFlattenOverlaps(t *testing.T) {
 		for i, si := range order {
 			tix[si] = int32(i)
 		}
-		tree := b.replay(&Table{names: make([]string, len(order))}, tix)
+		tree := b.replay(&Table{refs: make([]nameRef, len(order))}, tix)
 		var want, got Table
 		want.flattenTree(tree, b.syms, tix)
 		got.flattenOverlaps(tree, order, b.syms, tix)
@@ -629,4 +633,13 @@ func TestConcurrentLookups(t *testing.T) {
 			t.Errorf("goroutine %d: answers differ from a lone resolver's", g)
 		}
 	}
+}
+
+// chooseBest is builder.chooseBest for two symbols given with their
+// printed names.
+func chooseBest(a, b *sym, an, bn string) bool {
+	if k, ok := chooseBestByKind(a, b); ok {
+		return k
+	}
+	return chooseBestByName(an, bn)
 }

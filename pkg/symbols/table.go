@@ -48,9 +48,15 @@ type Table struct {
 	segSym   []int32
 	// Symbols, by index.
 	start []uint64
-	size0 []bool   // symbol of size zero (start == end)
-	names []string // as perf prints them, unless raw says mangled
-	// raw[i] reports that names[i] is still mangled, or that symbol i
+	size0 []bool // symbol of size zero (start == end)
+	// Names, as perf prints them unless raw says otherwise: refs[i] is
+	// symbol i's, cut from text (the string table or file the names come
+	// from), or in extra. So the table holds no pointer per symbol for
+	// the garbage collector to follow.
+	text  string
+	refs  []nameRef
+	extra []string
+	// raw[i] reports that name i is still mangled, or that symbol i
 	// stands for two aliases (see alias); its name as perf prints it is
 	// made on the first lookup that finds it and kept in dem[i]. Both are
 	// nil when every name is final (kallsyms, perf maps, C tables).
@@ -91,21 +97,30 @@ func (t *Table) Lookup(addr uint64) (Symbol, bool) {
 		return Symbol{}, false
 	}
 	st := t.start[s]
-	name := t.names[s]
+	name := t.name(s)
 	if t.raw != nil && t.raw[s] {
 		name = t.demangled(s)
 	}
 	return Symbol{Name: name, Offset: addr - st, ZeroSize: t.size0[s] && addr == st}, true
 }
 
-// demangled returns the name of symbol s, mangled in names[s], as perf
+// name returns name i as stored.
+func (t *Table) name(i int32) string {
+	r := t.refs[i]
+	if r.n == extraName {
+		return t.extra[r.off]
+	}
+	return t.text[r.off : r.off+r.n]
+}
+
+// demangled returns the name of symbol s, mangled in its name, as perf
 // prints it, demangling it the first time. Two goroutines may both
 // demangle it; they store the same text.
 func (t *Table) demangled(s int32) string {
 	if p := t.dem[s].Load(); p != nil {
 		return *p
 	}
-	n := Demangle(t.names[s])
+	n := Demangle(t.name(s))
 	if alt, ok := t.alias[s]; ok {
 		if an := Demangle(alt); !chooseBestByName(n, an) {
 			n = an
@@ -128,8 +143,8 @@ func (t *Table) setAlias(slot int32, name string) {
 // lazyNames allocates what names demangled on lookup need.
 func (t *Table) lazyNames() {
 	if t.raw == nil {
-		t.raw = make([]bool, len(t.names))
-		t.dem = make([]atomic.Pointer[string], len(t.names))
+		t.raw = make([]bool, len(t.refs))
+		t.dem = make([]atomic.Pointer[string], len(t.refs))
 	}
 }
 
@@ -138,7 +153,7 @@ func (t *Table) Len() int {
 	if t == nil {
 		return 0
 	}
-	return len(t.names)
+	return len(t.refs)
 }
 
 // Range returns the lowest address the table resolves (its first
@@ -161,9 +176,11 @@ func (t *Table) Range() (lo, hi uint64) {
 }
 
 // sym is a symbol while a table is built, with what perf's rules need.
+// It holds no pointer (its name is a nameRef), so that building a table
+// of 100,000 symbols costs the garbage collector nothing.
 type sym struct {
 	start, end uint64 // end == start: size unknown or zero
-	name       string
+	ref        nameRef
 	bind       elf.SymBind
 	seq        int32 // insertion order, which decides among equal starts
 	gone       bool  // removed by a rule
@@ -180,6 +197,9 @@ type sym struct {
 type builder struct {
 	syms []sym
 	ops  []treeOp // tree operations after the initial inserts, in order
+	// The symbols' names: cut from text, or in extra (see ref).
+	text  string
+	extra []string
 	// order is inOrder's last answer, for syms[:ordered].
 	order   []int32
 	ordered int
@@ -197,8 +217,42 @@ type treeOp struct {
 	alt  int32
 }
 
+// nameRef is where a name is: text[off:off+n], or extra[off] when n is
+// extraName.
+type nameRef struct{ off, n uint32 }
+
+const extraName = ^uint32(0)
+
+// ref returns the reference of name: into b.text when name is a piece of
+// it (as the names of a string table or kallsyms are), else a new entry
+// of extra.
+func (b *builder) ref(name string) nameRef {
+	if len(name) == 0 {
+		return nameRef{}
+	}
+	if len(b.text) > 0 {
+		base := uintptr(unsafe.Pointer(unsafe.StringData(b.text)))
+		p := uintptr(unsafe.Pointer(unsafe.StringData(name)))
+		if p >= base && p-base <= uintptr(len(b.text)-len(name)) &&
+			p-base < uintptr(extraName) && uint64(len(name)) < uint64(extraName) {
+			return nameRef{uint32(p - base), uint32(len(name))}
+		}
+	}
+	b.extra = append(b.extra, name)
+	return nameRef{uint32(len(b.extra) - 1), extraName}
+}
+
+// name returns symbol i's name.
+func (b *builder) name(i int32) string {
+	r := b.syms[i].ref
+	if r.n == extraName {
+		return b.extra[r.off]
+	}
+	return b.text[r.off : r.off+r.n]
+}
+
 func (b *builder) add(start, end uint64, name string, bind elf.SymBind) {
-	b.syms = append(b.syms, sym{start: start, end: end, name: name, bind: bind, seq: int32(len(b.syms))})
+	b.syms = append(b.syms, sym{start: start, end: end, ref: b.ref(name), bind: bind, seq: int32(len(b.syms))})
 }
 
 // addMangled adds a symbol whose name perf demangles; the demangling is
@@ -220,11 +274,15 @@ func (b *builder) addLate(start, end uint64, name string, bind elf.SymBind) {
 // printedName returns symbol i's name as perf prints it, demangling it
 // now if it was added mangled.
 func (b *builder) printedName(i int32) string {
-	s := &b.syms[i]
-	if s.raw {
-		s.name, s.raw = Demangle(s.name), false
+	if b.syms[i].raw {
+		b.setPrinted(i, Demangle(b.name(i)))
 	}
-	return s.name
+	return b.name(i)
+}
+
+// setPrinted gives symbol i its name as perf prints it.
+func (b *builder) setPrinted(i int32, name string) {
+	b.syms[i].ref, b.syms[i].raw = b.ref(name), false
 }
 
 // inOrder returns the indices of the live symbols as perf's tree orders
@@ -354,7 +412,7 @@ func (b *builder) fixupEnds(order []int32, kallsyms bool) {
 		if prev.end != prev.start {
 			continue
 		}
-		if kallsyms && isModuleName(prev.name) != isModuleName(curr.name) {
+		if kallsyms && isModuleName(b.name(order[i-1])) != isModuleName(b.name(order[i])) {
 			prev.end = roundUp(prev.end+4096, 4096)
 		} else {
 			prev.end = curr.start
@@ -396,17 +454,21 @@ func (b *builder) demangleAliases(order []int32, workers int) {
 	if workers < 2 || len(list) < 256 {
 		return // removeDuplicates demangles what it compares
 	}
+	names := make([]string, len(list))
 	var wg sync.WaitGroup
 	per := (len(list) + workers - 1) / workers
 	for w := 0; w < workers; w++ {
-		part := list[min(w*per, len(list)):min((w+1)*per, len(list))]
+		lo, hi := min(w*per, len(list)), min((w+1)*per, len(list))
 		wg.Go(func() {
-			for _, si := range part {
-				b.printedName(si)
+			for k := lo; k < hi; k++ {
+				names[k] = Demangle(b.name(list[k]))
 			}
 		})
 	}
 	wg.Wait()
+	for k, si := range list {
+		b.setPrinted(si, names[k])
+	}
 }
 
 // removeDuplicates keeps one symbol per start address, as perf's
@@ -451,27 +513,18 @@ func (b *builder) erase(i int32) {
 	b.ops = append(b.ops, treeOp{idx: i})
 }
 
-// chooseBest is choose_best_symbol for symbols i and j of b, which looks
-// at their names as perf prints them (demangled) only when their sizes
-// and bindings do not decide.
+// chooseBest reports whether perf's choose_best_symbol keeps symbol i
+// over j (two symbols at one address, i first in tree order): the one
+// with a size, then not weak, then global, then with fewer leading
+// underscores, then with the longer name, then i. The names are those
+// perf prints (demangled), looked at only when sizes and bindings do not
+// decide.
 func (b *builder) chooseBest(i, j int32) bool {
 	x, y := &b.syms[i], &b.syms[j]
 	if k, ok := chooseBestByKind(x, y); ok {
 		return k
 	}
 	return chooseBestByName(b.printedName(i), b.printedName(j))
-}
-
-// chooseBest reports whether perf's choose_best_symbol keeps a over b
-// (two symbols at one address, a first in tree order): the one with a
-// size, then not weak, then global, then with fewer leading
-// underscores, then with the longer name, then a. The names are those
-// perf prints.
-func chooseBest(a, b *sym) bool {
-	if k, ok := chooseBestByKind(a, b); ok {
-		return k
-	}
-	return chooseBestByName(a.name, b.name)
 }
 
 // chooseBestByKind is choose_best_symbol's tests before the names; ok is
@@ -528,8 +581,12 @@ func (b *builder) build() *Table {
 	t := &Table{
 		start: make([]uint64, len(order)),
 		size0: make([]bool, len(order)),
-		names: make([]string, len(order)),
+		refs:  make([]nameRef, len(order)),
 	}
+	defer func() {
+		// Names demangled while building are in extra.
+		t.text, t.extra = b.text, b.extra
+	}()
 	for _, si := range order {
 		if b.syms[si].raw {
 			t.raw = make([]bool, len(order))
@@ -542,7 +599,7 @@ func (b *builder) build() *Table {
 		s := &b.syms[si]
 		t.start[i] = s.start
 		t.size0[i] = s.end == s.start
-		t.names[i] = s.name
+		t.refs[i] = s.ref
 		if s.raw {
 			t.raw[i] = true
 		}
@@ -569,7 +626,7 @@ func (b *builder) build() *Table {
 		// but the name.
 		for _, op := range b.ops {
 			if op.lazy {
-				t.setAlias(tix[op.alt], b.syms[op.idx].name)
+				t.setAlias(tix[op.alt], b.name(op.idx))
 			}
 		}
 		return t
@@ -722,7 +779,7 @@ func (b *builder) replay(t *Table, tix []int32) *rbTree {
 			tree.erase(op.idx)
 		case tree.right[op.alt] != rbNil:
 			tree.erase(op.idx)
-			t.setAlias(tix[op.alt], b.syms[op.idx].name)
+			t.setAlias(tix[op.alt], b.name(op.idx))
 		default:
 			keep, drop := op.alt, op.idx
 			if !chooseBestByName(b.printedName(keep), b.printedName(drop)) {
@@ -732,7 +789,7 @@ func (b *builder) replay(t *Table, tix []int32) *rbTree {
 			b.syms[drop].gone, b.syms[keep].gone = true, false
 			slot := tix[op.alt]
 			tix[keep] = slot
-			t.names[slot] = b.syms[keep].name
+			t.refs[slot] = b.syms[keep].ref
 			if t.raw != nil {
 				t.raw[slot] = false
 			}
