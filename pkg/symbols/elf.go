@@ -350,10 +350,10 @@ func (st *symbolTable) at(i int) (elfSym, error) {
 // each calls fn with every entry in order, reading a lazy section a
 // block at a time; fn returns false to stop.
 func (st *symbolTable) each(fn func(s *elfSym) bool) error {
+	var s elfSym // one for all: fn's pointer makes it escape
 	if st.syms.sec == nil {
 		for i := range st.n {
-			e := st.syms.mem[(i+1)*st.size : (i+2)*st.size]
-			s := st.decode(e)
+			s = st.decode(st.syms.mem[(i+1)*st.size : (i+2)*st.size])
 			if !fn(&s) {
 				return nil
 			}
@@ -368,7 +368,7 @@ func (st *symbolTable) each(fn func(s *elfSym) bool) error {
 			return err
 		}
 		for len(p) > 0 {
-			s := st.decode(p[:st.size])
+			s = st.decode(p[:st.size])
 			if !fn(&s) {
 				return nil
 			}
