@@ -16,7 +16,8 @@ type elfFile struct {
 	path string
 	f    *elf.File
 	c    io.Closer
-	size int64 // of the file
+	size int64    // of the file
+	file *os.File // nil when the ELF file is in memory
 }
 
 // openELF opens an ELF file. debug/elf is not trusted with a hostile
@@ -36,7 +37,7 @@ func openELF(path string) (*elfFile, error) {
 		osf.Close()
 		return nil, err
 	}
-	ef.c, ef.size = osf, st.Size()
+	ef.c, ef.size, ef.file = osf, st.Size(), osf
 	return ef, nil
 }
 
@@ -70,7 +71,18 @@ func ELFTable(name string, data []byte) (*Table, error) {
 
 // elfTable builds the table of symbols from syms with runtime as the
 // file mapped at run time, on up to workers goroutines.
-func elfTable(syms, runtime *elfFile, workers int) (*Table, error) {
+func elfTable(syms, runtime *elfFile, workers int) (t *Table, err error) {
+	// The names may be in a mapped file: reading it after it was
+	// truncated is an error, not a crash.
+	defer faultsPanic()()
+	defer func() {
+		if r := recover(); r != nil {
+			if !isFault(r) {
+				panic(r)
+			}
+			t, err = nil, fmt.Errorf("%s: file changed while read (%v)", syms.path, r)
+		}
+	}()
 	var b builder
 	n, aborted, err := loadELF(&b, syms, runtime)
 	if err != nil {
@@ -179,8 +191,8 @@ func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error
 			typ = elf.SHT_SYMTAB
 		}
 		// The entries are read once, in order; the names stay, cut
-		// from the string table.
-		st, err := syms.openSymbols(typ, true, false)
+		// from the string table, mapped.
+		st, err := syms.openSymbols(typ, readLazily, readMapped)
 		if err != nil {
 			if errors.Is(err, elf.ErrNoSymbols) {
 				return nil
@@ -193,7 +205,7 @@ func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error
 		if st.strs.sec == nil && b.text == "" {
 			// The names are cut from it: the table refers to them
 			// by offset.
-			b.text = bytesToString(st.strs.mem)
+			b.text, b.backing = bytesToString(st.strs.mem), st.backing
 		}
 		loads := loadSegments(runtime.f)
 		err = st.each(func(s *elfSym) bool {
@@ -245,7 +257,17 @@ type symbolTable struct {
 	n          int // entries after the null one
 	size       int // of an entry
 	bo         binary.ByteOrder
+	backing    *mapping // strs' mapping, when mapped
 }
+
+// How openSymbols reads a section (see readSection).
+type readMode int
+
+const (
+	readWhole  readMode = iota // into memory
+	readLazily                 // left in the file, read piece by piece
+	readMapped                 // mapped
+)
 
 // sectionBytes is a section's content: in memory, or in the file.
 type sectionBytes struct {
@@ -254,17 +276,24 @@ type sectionBytes struct {
 	size uint64
 }
 
-// readSection returns sec's content, read whole or (lazy) left in the
-// file, failing as sec.Data does. A section is read whole when it is
-// compressed, SHT_NOBITS, or not within the file (then Data gives the
-// error).
-func (ef *elfFile) readSection(sec *elf.Section, lazy bool) (sectionBytes, error) {
-	if lazy && sec.Flags&elf.SHF_COMPRESSED == 0 && sec.Type != elf.SHT_NOBITS &&
+// readSection returns sec's content, read as mode says, failing as
+// sec.Data does; m is the mapping of a mapped section. A section is read
+// whole when it is compressed, SHT_NOBITS, not within the file (then Data
+// gives the error), or cannot be mapped.
+func (ef *elfFile) readSection(sec *elf.Section, mode readMode) (d sectionBytes, m *mapping, err error) {
+	if mode != readWhole && sec.Flags&elf.SHF_COMPRESSED == 0 && sec.Type != elf.SHT_NOBITS &&
 		sec.Offset <= uint64(ef.size) && sec.Size <= uint64(ef.size)-sec.Offset {
-		return sectionBytes{sec: sec, size: sec.Size}, nil
+		switch {
+		case mode == readLazily:
+			return sectionBytes{sec: sec, size: sec.Size}, nil, nil
+		case ef.file != nil && sec.Size > 0:
+			if data, m, ok := mapFile(ef.file, int64(sec.Offset), int64(sec.Size)); ok {
+				return sectionBytes{mem: data, size: sec.Size}, m, nil
+			}
+		}
 	}
 	data, err := sec.Data()
-	return sectionBytes{mem: data, size: uint64(len(data))}, err
+	return sectionBytes{mem: data, size: uint64(len(data))}, nil, err
 }
 
 // readAt fills p from off, which is within the content.
@@ -300,9 +329,9 @@ func (d *sectionBytes) cString(off uint32) string {
 }
 
 // openSymbols opens the first section of type typ and its string table,
-// failing as debug/elf's Symbols does; lazySyms and lazyStrs leave them
-// in the file (see readSection).
-func (ef *elfFile) openSymbols(typ elf.SectionType, lazySyms, lazyStrs bool) (*symbolTable, error) {
+// failing as debug/elf's Symbols does, reading them as symsMode and
+// strsMode say (see readSection).
+func (ef *elfFile) openSymbols(typ elf.SectionType, symsMode, strsMode readMode) (*symbolTable, error) {
 	f := ef.f
 	if f.Class != elf.ELFCLASS32 && f.Class != elf.ELFCLASS64 {
 		return nil, errors.New("not implemented")
@@ -311,7 +340,7 @@ func (ef *elfFile) openSymbols(typ elf.SectionType, lazySyms, lazyStrs bool) (*s
 	if sec == nil {
 		return nil, elf.ErrNoSymbols
 	}
-	syms, err := ef.readSection(sec, lazySyms)
+	syms, _, err := ef.readSection(sec, symsMode)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load symbol section: %w", err)
 	}
@@ -328,11 +357,11 @@ func (ef *elfFile) openSymbols(typ elf.SectionType, lazySyms, lazyStrs bool) (*s
 	if sec.Link <= 0 || int(sec.Link) >= len(f.Sections) {
 		return nil, fmt.Errorf("cannot load string table section: %w", errors.New("section has invalid string table link"))
 	}
-	strs, err := ef.readSection(f.Sections[sec.Link], lazyStrs)
+	strs, m, err := ef.readSection(f.Sections[sec.Link], strsMode)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load string table section: %w", err)
 	}
-	return &symbolTable{syms: syms, strs: strs, n: int(syms.size/uint64(size)) - 1, size: size, bo: f.ByteOrder}, nil
+	return &symbolTable{syms: syms, strs: strs, n: int(syms.size/uint64(size)) - 1, size: size, bo: f.ByteOrder, backing: m}, nil
 }
 
 // len returns the number of entries.
@@ -517,7 +546,7 @@ func addPLTUnguarded(b *builder, ef *elfFile) int {
 		return 0
 	}
 	// A few entries and names of .dynsym are wanted: read from the file.
-	dsyms, err := ef.openSymbols(elf.SHT_DYNSYM, true, true)
+	dsyms, err := ef.openSymbols(elf.SHT_DYNSYM, readLazily, readLazily)
 	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
 		return 0
 	}

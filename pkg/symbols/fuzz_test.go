@@ -94,9 +94,17 @@ func checkReadSymbols(t *testing.T, ef *elfFile) {
 	}{
 		{elf.SHT_SYMTAB, f.Symbols, false, false}, {elf.SHT_DYNSYM, f.DynamicSymbols, false, false},
 		{elf.SHT_SYMTAB, f.Symbols, true, true}, {elf.SHT_DYNSYM, f.DynamicSymbols, true, false},
+		// As loadELF reads them: entries lazily, names mapped.
+		{elf.SHT_SYMTAB, f.Symbols, false, true},
 	} {
 		want, werr := c.read()
-		got, gerr := readSymbols(ef, c.typ, c.lazy, c.each)
+		var got []elfSym
+		var gerr error
+		if !c.lazy && c.each {
+			got, gerr = readSymbolsAs(ef, c.typ, readLazily, readMapped, true)
+		} else {
+			got, gerr = readSymbols(ef, c.typ, c.lazy, c.each)
+		}
 		if werr != nil || gerr != nil {
 			if werr != nil && gerr != nil && werr.Error() == gerr.Error() {
 				continue
@@ -121,7 +129,16 @@ func checkReadSymbols(t *testing.T, ef *elfFile) {
 // readSymbols returns every entry of the symbol table openSymbols opens,
 // its sections lazy or not, read by each or by at.
 func readSymbols(ef *elfFile, typ elf.SectionType, lazy, each bool) ([]elfSym, error) {
-	st, err := ef.openSymbols(typ, lazy, lazy)
+	mode := readWhole
+	if lazy {
+		mode = readLazily
+	}
+	return readSymbolsAs(ef, typ, mode, mode, each)
+}
+
+// readSymbolsAs is readSymbols with each section's read mode.
+func readSymbolsAs(ef *elfFile, typ elf.SectionType, symsMode, strsMode readMode, each bool) ([]elfSym, error) {
+	st, err := ef.openSymbols(typ, symsMode, strsMode)
 	if err != nil {
 		return nil, err
 	}

@@ -62,14 +62,26 @@ const entryTrampoline = "__entry_SYSCALL_64_trampoline"
 // the x86-64 entry trampoline dropped. Lines that are not of that form
 // are skipped and counted. path only names the data in errors.
 func ParseKallsyms(path string, data []byte) (*Kernel, error) {
-	return parseKallsyms(path, string(data))
+	return parseKallsyms(path, string(data), nil)
 }
 
 // parseKallsyms is ParseKallsyms on the file's text, from which the
-// names are cut (one copy of the file instead of one string per name).
-func parseKallsyms(path, text string) (*Kernel, error) {
-	k := &Kernel{Path: path, Modules: map[string]*Table{}}
-	b := builder{text: text, syms: make([]sym, 0, strings.Count(text, "\n")+1)}
+// names are cut (one copy of the file, or its mapping m, instead of one
+// string per name).
+func parseKallsyms(path, text string, m *mapping) (k *Kernel, err error) {
+	if m != nil {
+		defer faultsPanic()()
+		defer func() {
+			if r := recover(); r != nil {
+				if !isFault(r) {
+					panic(r)
+				}
+				k, err = nil, fmt.Errorf("%s: file changed while read (%v)", path, r)
+			}
+		}()
+	}
+	k = &Kernel{Path: path, Modules: map[string]*Table{}}
+	b := builder{text: text, backing: m, syms: make([]sym, 0, strings.Count(text, "\n")+1)}
 	allZero, any := true, false
 	for rest := text; len(rest) > 0; {
 		l := rest
@@ -126,8 +138,9 @@ func parseKallsyms(path, text string) (*Kernel, error) {
 				key := strings.TrimSpace(m)
 				key = strings.TrimSuffix(strings.TrimPrefix(key, "["), "]")
 				if mb = mods[key]; mb == nil {
-					mb = &builder{text: text}
-					mods[key] = mb
+					mb = &builder{text: text, backing: b.backing}
+					// The key is the callers' (Modules).
+					mods[strings.Clone(key)] = mb
 				}
 			}
 			mb.add(s.start, s.end, name[:tab], s.bind)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -412,12 +413,24 @@ func orNone(s string) string {
 	return s
 }
 
+// readKallsyms parses a kallsyms file, mapped when it can be (a copy in
+// the build-id cache; /proc/kallsyms cannot).
 func readKallsyms(path string) (*Kernel, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	return parseKallsyms(path, bytesToString(data))
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		if data, m, ok := mapFile(f, 0, st.Size()); ok {
+			return parseKallsyms(path, bytesToString(data), m)
+		}
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	return parseKallsyms(path, bytesToString(data), nil)
 }
 
 func isRegular(p string) bool {

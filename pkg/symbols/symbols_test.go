@@ -643,3 +643,60 @@ func chooseBest(a, b *sym, an, bn string) bool {
 	}
 	return chooseBestByName(an, bn)
 }
+
+// Names cut from a mapped file are copied before Lookup hands them out
+// (the mapping goes when the tables do), and a file truncated after it
+// was mapped makes lookups of names not read yet fail, not crash.
+func TestMappedNames(t *testing.T) {
+	data, err := os.ReadFile("testdata/kallsyms/fixture.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "kallsyms")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := NewResolver(Options{BuildIDDir: t.TempDir(), Kallsyms: path, KernelNotes: "/nonexistent"})
+	k := r.KernelSymbols("")
+	if k == nil || k.Table.backing == nil {
+		t.Skip("kallsyms not mapped on this system")
+	}
+	s, ok := r.Kernel("", 0xffffffff81000310)
+	if !ok || s.Name != "do_syscall_64_x" {
+		t.Fatalf("before truncation: %q %v", s.Name, ok)
+	}
+	if k.Table.backing.contains(s.Name) {
+		t.Error("Lookup handed out a name inside the mapping")
+	}
+	for m := range k.Modules {
+		if k.Table.backing.contains(m) {
+			t.Errorf("module name %q inside the mapping", m)
+		}
+	}
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := r.Kernel("", 0xffffffff81000310); !ok || s.Name != "do_syscall_64_x" {
+		t.Errorf("a name read before truncation: %q %v", s.Name, ok)
+	}
+	// Every other name is gone with the file's pages: no crash, no symbol.
+	failed := 0
+	for _, a := range probeAddrs(k.Table, 0) {
+		if _, ok := r.Kernel("", a); !ok {
+			failed++
+		}
+	}
+	if failed == 0 {
+		t.Error("no lookup failed after the file was truncated")
+	}
+	fixture, _ := filepath.Abs("testdata/elf/fixture")
+	tb := r.DSOTable(fixture, "")
+	if tb.backing == nil {
+		t.Fatal("the fixture's names are not mapped")
+	}
+	for _, a := range probeAddrs(tb, 0) {
+		if s, ok := tb.Lookup(a); ok && tb.backing.contains(s.Name) {
+			t.Fatalf("%#x: Lookup handed out a name inside the mapping", a)
+		}
+	}
+}

@@ -53,9 +53,10 @@ type Table struct {
 	// symbol i's, cut from text (the string table or file the names come
 	// from), or in extra. So the table holds no pointer per symbol for
 	// the garbage collector to follow.
-	text  string
-	refs  []nameRef
-	extra []string
+	text    string
+	refs    []nameRef
+	extra   []string
+	backing *mapping // text's file mapping, nil when text is in memory
 	// raw[i] reports that name i is still mangled, or that symbol i
 	// stands for two aliases (see alias); its name as perf prints it is
 	// made on the first lookup that finds it and kept in dem[i]. Both are
@@ -73,8 +74,9 @@ type Table struct {
 // table's own space: file-relative for ELF files (what perf script prints
 // for user frames), absolute for the kernel, its modules and perf maps.
 // It allocates only the first time it finds a symbol whose name is
-// mangled (C++, Rust, OCaml): names are demangled on first use, not when
-// the table is loaded, and kept. It is safe for concurrent use.
+// mangled (C++, Rust, OCaml) or comes from a mapped file: names are
+// demangled and copied on first use, not when the table is loaded, and
+// kept. It is safe for concurrent use.
 func (t *Table) Lookup(addr uint64) (Symbol, bool) {
 	if t == nil {
 		return Symbol{}, false
@@ -97,9 +99,15 @@ func (t *Table) Lookup(addr uint64) (Symbol, bool) {
 		return Symbol{}, false
 	}
 	st := t.start[s]
-	name := t.name(s)
-	if t.raw != nil && t.raw[s] {
-		name = t.demangled(s)
+	var name string
+	if t.backing != nil || (t.raw != nil && t.raw[s]) {
+		n, ok := t.printed(s)
+		if !ok {
+			return Symbol{}, false
+		}
+		name = n
+	} else {
+		name = t.name(s)
 	}
 	return Symbol{Name: name, Offset: addr - st, ZeroSize: t.size0[s] && addr == st}, true
 }
@@ -113,21 +121,37 @@ func (t *Table) name(i int32) string {
 	return t.text[r.off : r.off+r.n]
 }
 
-// demangled returns the name of symbol s, mangled in its name, as perf
-// prints it, demangling it the first time. Two goroutines may both
-// demangle it; they store the same text.
-func (t *Table) demangled(s int32) string {
+// printed returns the name of symbol s as perf prints it, made the first
+// time: demangled when raw, chosen between aliases (see alias), copied
+// out of a mapped file. Two goroutines may both make it; they store the
+// same text. ok is false when the mapped file cannot be read any more.
+func (t *Table) printed(s int32) (name string, ok bool) {
 	if p := t.dem[s].Load(); p != nil {
-		return *p
+		return *p, true
 	}
-	n := Demangle(t.name(s))
-	if alt, ok := t.alias[s]; ok {
-		if an := Demangle(alt); !chooseBestByName(n, an) {
-			n = an
+	if t.backing != nil {
+		defer faultsPanic()()
+		defer func() {
+			if r := recover(); r != nil {
+				if !isFault(r) {
+					panic(r)
+				}
+				name, ok = "", false
+			}
+		}()
+	}
+	n := t.name(s)
+	if t.raw != nil && t.raw[s] {
+		n = Demangle(n)
+		if alt, ok := t.alias[s]; ok {
+			if an := Demangle(alt); !chooseBestByName(n, an) {
+				n = an
+			}
 		}
 	}
+	n = t.backing.own(n)
 	t.dem[s].Store(&n)
-	return n
+	return n, true
 }
 
 // setAlias makes slot stand for itself and the alias called name.
@@ -198,8 +222,9 @@ type builder struct {
 	syms []sym
 	ops  []treeOp // tree operations after the initial inserts, in order
 	// The symbols' names: cut from text, or in extra (see ref).
-	text  string
-	extra []string
+	text    string
+	extra   []string
+	backing *mapping // text's file mapping, if it is one
 	// order is inOrder's last answer, for syms[:ordered].
 	order   []int32
 	ordered int
@@ -456,16 +481,29 @@ func (b *builder) demangleAliases(order []int32, workers int) {
 	}
 	names := make([]string, len(list))
 	var wg sync.WaitGroup
+	var fault atomic.Value // a fault reading a mapped file, raised again here
 	per := (len(list) + workers - 1) / workers
 	for w := 0; w < workers; w++ {
 		lo, hi := min(w*per, len(list)), min((w+1)*per, len(list))
 		wg.Go(func() {
+			defer faultsPanic()()
+			defer func() {
+				if r := recover(); r != nil {
+					if !isFault(r) {
+						panic(r)
+					}
+					fault.Store(r)
+				}
+			}()
 			for k := lo; k < hi; k++ {
 				names[k] = Demangle(b.name(list[k]))
 			}
 		})
 	}
 	wg.Wait()
+	if r := fault.Load(); r != nil {
+		panic(r)
+	}
 	for k, si := range list {
 		b.setPrinted(si, names[k])
 	}
@@ -585,7 +623,10 @@ func (b *builder) build() *Table {
 	}
 	defer func() {
 		// Names demangled while building are in extra.
-		t.text, t.extra = b.text, b.extra
+		t.text, t.extra, t.backing = b.text, b.extra, b.backing
+		if t.backing != nil {
+			t.lazyNames()
+		}
 	}()
 	for _, si := range order {
 		if b.syms[si].raw {
