@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 )
 
@@ -190,9 +191,9 @@ func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error
 		if syms.hasSymtab() {
 			typ = elf.SHT_SYMTAB
 		}
-		// The entries are read once, in order; the names stay, cut
-		// from the string table, mapped.
-		st, err := syms.openSymbols(typ, readLazily, readMapped)
+		// Mapped: the entries are read once, the names stay, cut
+		// from the string table.
+		st, err := syms.openSymbols(typ, readMapped, readMapped)
 		if err != nil {
 			if errors.Is(err, elf.ErrNoSymbols) {
 				return nil
@@ -258,6 +259,9 @@ type symbolTable struct {
 	size       int // of an entry
 	bo         binary.ByteOrder
 	backing    *mapping // strs' mapping, when mapped
+	// syms' mapping, when mapped: unmapped once unreachable, so every
+	// use of syms ends with runtime.KeepAlive(st).
+	symsMapping *mapping
 }
 
 // How openSymbols reads a section (see readSection).
@@ -340,7 +344,7 @@ func (ef *elfFile) openSymbols(typ elf.SectionType, symsMode, strsMode readMode)
 	if sec == nil {
 		return nil, elf.ErrNoSymbols
 	}
-	syms, _, err := ef.readSection(sec, symsMode)
+	syms, symsMapping, err := ef.readSection(sec, symsMode)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load symbol section: %w", err)
 	}
@@ -361,7 +365,8 @@ func (ef *elfFile) openSymbols(typ elf.SectionType, symsMode, strsMode readMode)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load string table section: %w", err)
 	}
-	return &symbolTable{syms: syms, strs: strs, n: int(syms.size/uint64(size)) - 1, size: size, bo: f.ByteOrder, backing: m}, nil
+	return &symbolTable{syms: syms, strs: strs, n: int(syms.size/uint64(size)) - 1, size: size, bo: f.ByteOrder,
+		backing: m, symsMapping: symsMapping}, nil
 }
 
 // len returns the number of entries.
@@ -369,6 +374,7 @@ func (st *symbolTable) len() int { return st.n }
 
 // at returns entry i (0 being the one after the null entry).
 func (st *symbolTable) at(i int) (elfSym, error) {
+	defer runtime.KeepAlive(st)
 	var e [elf.Sym64Size]byte
 	if err := st.syms.readAt(e[:st.size], uint64(i+1)*uint64(st.size)); err != nil {
 		return elfSym{}, err
@@ -379,6 +385,7 @@ func (st *symbolTable) at(i int) (elfSym, error) {
 // each calls fn with every entry in order, reading a lazy section a
 // block at a time; fn returns false to stop.
 func (st *symbolTable) each(fn func(s *elfSym) bool) error {
+	defer runtime.KeepAlive(st)
 	var s elfSym // one for all: fn's pointer makes it escape
 	if st.syms.sec == nil {
 		for i := range st.n {
@@ -545,8 +552,8 @@ func addPLTUnguarded(b *builder, ef *elfFile) int {
 	if err != nil {
 		return 0
 	}
-	// A few entries and names of .dynsym are wanted: read from the file.
-	dsyms, err := ef.openSymbols(elf.SHT_DYNSYM, readLazily, readLazily)
+	// A few entries and names of .dynsym are wanted: mapped.
+	dsyms, err := ef.openSymbols(elf.SHT_DYNSYM, readMapped, readMapped)
 	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
 		return 0
 	}
@@ -597,6 +604,7 @@ func addPLTUnguarded(b *builder, ef *elfFile) int {
 		off += entry
 		n++
 	}
+	runtime.KeepAlive(dsyms) // name was read from its mapping
 	return n
 }
 

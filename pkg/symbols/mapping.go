@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -16,6 +17,9 @@ import (
 type mapping struct {
 	mem []byte
 }
+
+// unmapped counts the mappings unmapped (for the tests).
+var unmapped atomic.Int64
 
 // contains reports whether s points into the mapping.
 func (m *mapping) contains(s string) bool {

@@ -28,6 +28,9 @@ func mapFile(f *os.File, off, size int64) (data []byte, m *mapping, ok bool) {
 		return nil, nil, false
 	}
 	m = &mapping{mem: mem}
-	runtime.AddCleanup(m, func(mem []byte) { syscall.Munmap(mem) }, mem)
+	runtime.AddCleanup(m, func(mem []byte) {
+		syscall.Munmap(mem)
+		unmapped.Add(1)
+	}, mem)
 	return mem[delta : delta+size], m, true
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"flamekit/internal/golden"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -698,5 +699,33 @@ func TestMappedNames(t *testing.T) {
 		if s, ok := tb.Lookup(a); ok && tb.backing.contains(s.Name) {
 			t.Fatalf("%#x: Lookup handed out a name inside the mapping", a)
 		}
+	}
+}
+
+// Names handed out stay valid after their table, and its mapping, are
+// gone.
+func TestMappedNamesOutliveTables(t *testing.T) {
+	fixture, _ := filepath.Abs("testdata/elf/fixture")
+	var names, want []string
+	func() {
+		r := NewResolver(Options{BuildIDDir: t.TempDir(), DebugDir: t.TempDir()})
+		tb := r.DSOTable(fixture, "")
+		for _, a := range probeAddrs(tb, 0) {
+			if s, ok := tb.Lookup(a); ok {
+				names = append(names, s.Name)
+				want = append(want, strings.Clone(s.Name))
+			}
+		}
+	}()
+	before := unmapped.Load()
+	for i := 0; i < 100 && unmapped.Load() == before; i++ {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	if unmapped.Load() == before {
+		t.Skip("the mapping was not unmapped: nothing checked")
+	}
+	if !slices.Equal(names, want) {
+		t.Error("names changed once their table was collected")
 	}
 }

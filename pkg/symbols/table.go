@@ -2,6 +2,7 @@ package symbols
 
 import (
 	"debug/elf"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -151,6 +152,7 @@ func (t *Table) printed(s int32) (name string, ok bool) {
 	}
 	n = t.backing.own(n)
 	t.dem[s].Store(&n)
+	runtime.KeepAlive(t) // n was read from its mapping
 	return n, true
 }
 
