@@ -109,19 +109,19 @@ func checkRB(t *testing.T, tr *rbTree) []int32 {
 		if n == rbNil {
 			return 1
 		}
-		if tr.parent[n] != parent {
-			t.Fatalf("node %d: parent %d, want %d", n, tr.parent[n], parent)
+		if tr.n[n].parent != parent {
+			t.Fatalf("node %d: parent %d, want %d", n, tr.n[n].parent, parent)
 		}
-		if tr.red[n] && (tr.isRed(tr.left[n]) || tr.isRed(tr.right[n])) {
+		if tr.n[n].red && (tr.isRed(tr.n[n].left) || tr.isRed(tr.n[n].right)) {
 			t.Fatalf("node %d: red with a red child", n)
 		}
-		lh := walk(tr.left[n], n)
+		lh := walk(tr.n[n].left, n)
 		order = append(order, n)
-		rh := walk(tr.right[n], n)
+		rh := walk(tr.n[n].right, n)
 		if lh != rh {
 			t.Fatalf("node %d: black heights %d and %d", n, lh, rh)
 		}
-		if !tr.red[n] {
+		if !tr.n[n].red {
 			lh++
 		}
 		return lh

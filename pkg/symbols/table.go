@@ -820,7 +820,7 @@ func (b *builder) replay(t *Table, tix []int32) *rbTree {
 			tree.insert(op.idx)
 		case !op.lazy:
 			tree.erase(op.idx)
-		case tree.right[op.alt] != rbNil:
+		case tree.n[op.alt].right != rbNil:
 			tree.erase(op.idx)
 			t.setAlias(tix[op.alt], b.name(op.idx))
 		default:
