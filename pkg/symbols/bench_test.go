@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -94,64 +93,4 @@ func BenchmarkLookup(b *testing.B) {
 			i++
 		}
 	})
-}
-
-// BenchmarkCapture replays the lookups a real capture needs, from the
-// file named by $FLAMEKIT_SYMBOLS_LOOKUPS (not committed: lines
-// "KIND\tPATH\tBUILDID\tADDR" in hexadecimal, KIND K for the kernel, M for
-// a module, D for an ELF object or the vdso, J for a perf map with the
-// pid as PATH), with a new Resolver each time: the whole symbol cost of
-// reading that capture, table loads included, as pkg/perfdata (which
-// asks each distinct address once) pays it.
-func BenchmarkCapture(b *testing.B) {
-	path := os.Getenv("FLAMEKIT_SYMBOLS_LOOKUPS")
-	if path == "" {
-		b.Skip("set FLAMEKIT_SYMBOLS_LOOKUPS to a file of lookups")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	type lookup struct {
-		kind     byte
-		path, id string
-		pid      int
-		addr     uint64
-	}
-	var ls []lookup
-	for n, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		f := strings.Split(l, "\t")
-		if len(f) != 4 || len(f[0]) != 1 {
-			b.Fatalf("%s:%d: bad line %q", path, n+1, l)
-		}
-		addr, err := strconv.ParseUint(f[3], 16, 64)
-		if err != nil {
-			b.Fatalf("%s:%d: %v", path, n+1, err)
-		}
-		pid, _ := strconv.Atoi(f[1])
-		ls = append(ls, lookup{f[0][0], f[1], f[2], pid, addr})
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		r := NewResolver(Options{})
-		found := 0
-		for _, l := range ls {
-			var ok bool
-			switch l.kind {
-			case 'K':
-				_, ok = r.Kernel(l.id, l.addr)
-			case 'M':
-				_, ok = r.Module(l.id, l.path, l.addr)
-			case 'D':
-				_, ok = r.DSO(l.path, l.id, l.addr)
-			case 'J':
-				_, ok = r.PerfMap(l.pid, l.addr)
-			}
-			if ok {
-				found++
-			}
-		}
-		b.ReportMetric(float64(found), "found")
-	}
-	b.ReportMetric(float64(len(ls)), "lookups")
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -161,12 +162,14 @@ func get[K comparable, T any](r *Resolver, m map[K]*load[T], k K, fn func(*[]Mis
 	return l.val
 }
 
-// run loads l with fn and marks it done, keeping a panic for the askers.
+// run loads l with fn and marks it done, keeping a panic, with the stack
+// it happened on, for the askers (a bug: loading turns bad input into
+// errors).
 func run[T any](l *load[T], fn func(*[]Missing) T) {
 	defer close(l.done)
 	defer func() {
 		if p := recover(); p != nil {
-			l.panicked = p
+			l.panicked = fmt.Sprintf("%v\n\nwhile loading symbols:\n%s", p, debug.Stack())
 		}
 	}()
 	l.val = fn(&l.misses)
