@@ -132,7 +132,7 @@ func parseKallsyms(path, text string, m *mapping) (k *Kernel, err error) {
 		}
 		name := b.name(i)
 		if tab := strings.IndexByte(name, '\t'); tab >= 0 {
-			if m := name[tab+1:]; m != mod {
+			if m := name[tab+1:]; mb == nil || m != mod {
 				// Module symbols come in runs of one module.
 				mod = m
 				key := strings.TrimSpace(m)
