@@ -193,7 +193,7 @@ func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error
 		}
 		// Mapped: the entries are read once, the names stay, cut
 		// from the string table.
-		st, err := syms.openSymbols(typ, readMapped, readMapped)
+		st, err := syms.openSymbols(typ, true)
 		if err != nil {
 			if errors.Is(err, elf.ErrNoSymbols) {
 				return nil
@@ -203,13 +203,13 @@ func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error
 		if b.syms == nil {
 			b.syms = make([]sym, 0, st.len())
 		}
-		if st.strs.sec == nil && b.text == "" {
+		if b.text == "" {
 			// The names are cut from it: the table refers to them
 			// by offset.
-			b.text, b.backing = bytesToString(st.strs.mem), st.backing
+			b.text, b.backing = bytesToString(st.strs), st.backing
 		}
 		loads := loadSegments(runtime.f)
-		err = st.each(func(s *elfSym) bool {
+		st.each(func(s *elfSym) bool {
 			ok, stop := perfKeeps(s, syms.f, runtime.f)
 			if stop {
 				aborted = true
@@ -229,9 +229,6 @@ func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error
 			n++
 			return true
 		})
-		if err != nil {
-			return fmt.Errorf("%s: cannot load symbol section: %w", syms.path, err)
-		}
 		return nil
 	})
 	return n, aborted, err
@@ -248,94 +245,38 @@ type elfSym struct {
 // symbolTable is an ELF symbol table section with its string table, read
 // as debug/elf's Symbols reads them but without making a slice of every
 // entry and a string per name: entries are decoded one at a time, the
-// names cut from the string table. Sections are read whole, or (lazy)
-// piece by piece from the file when only some entries are wanted or the
-// entries are read once in order: the memory a whole read needs is the
-// larger cost, for a fresh process, than the reading. .dynsym's version
-// sections are not read (perf does not read them either).
+// names cut from the string table. Both sections are mapped when they can
+// be (see mapFile), else read whole. .dynsym's version sections are not
+// read (perf does not read them either).
 type symbolTable struct {
-	syms, strs sectionBytes
-	n          int // entries after the null one
-	size       int // of an entry
+	syms, strs []byte // the string table's bytes may be a mapping's
+	n          int    // entries after the null one
+	size       int    // of an entry
 	bo         binary.ByteOrder
-	backing    *mapping // strs' mapping, when mapped
-	// syms' mapping, when mapped: unmapped once unreachable, so every
+	backing    *mapping // strs' mapping, nil when read
+	// syms' mapping, nil when read: unmapped once unreachable, so every
 	// use of syms ends with runtime.KeepAlive(st).
 	symsMapping *mapping
 }
 
-// How openSymbols reads a section (see readSection).
-type readMode int
-
-const (
-	readWhole  readMode = iota // into memory
-	readLazily                 // left in the file, read piece by piece
-	readMapped                 // mapped
-)
-
-// sectionBytes is a section's content: in memory, or in the file.
-type sectionBytes struct {
-	mem  []byte
-	sec  *elf.Section // nil: mem
-	size uint64
-}
-
-// readSection returns sec's content, read as mode says, failing as
-// sec.Data does; m is the mapping of a mapped section. A section is read
-// whole when it is compressed, SHT_NOBITS, not within the file (then Data
-// gives the error), or cannot be mapped.
-func (ef *elfFile) readSection(sec *elf.Section, mode readMode) (d sectionBytes, m *mapping, err error) {
-	if mode != readWhole && sec.Flags&elf.SHF_COMPRESSED == 0 && sec.Type != elf.SHT_NOBITS &&
-		sec.Offset <= uint64(ef.size) && sec.Size <= uint64(ef.size)-sec.Offset {
-		switch {
-		case mode == readLazily:
-			return sectionBytes{sec: sec, size: sec.Size}, nil, nil
-		case ef.file != nil && sec.Size > 0:
-			if data, m, ok := mapFile(ef.file, int64(sec.Offset), int64(sec.Size)); ok {
-				return sectionBytes{mem: data, size: sec.Size}, m, nil
-			}
+// readSection returns sec's content, mapped when map is set and it can
+// be (m is then the mapping), else read as sec.Data reads it, failing as
+// it does: a section is read when it is compressed, SHT_NOBITS, not
+// within the file (then Data gives the error), or in memory.
+func (ef *elfFile) readSection(sec *elf.Section, mapIt bool) (data []byte, m *mapping, err error) {
+	if mapIt && ef.file != nil && sec.Flags&elf.SHF_COMPRESSED == 0 && sec.Type != elf.SHT_NOBITS &&
+		sec.Size > 0 && sec.Offset <= uint64(ef.size) && sec.Size <= uint64(ef.size)-sec.Offset {
+		if data, m, ok := mapFile(ef.file, int64(sec.Offset), int64(sec.Size)); ok {
+			return data, m, nil
 		}
 	}
-	data, err := sec.Data()
-	return sectionBytes{mem: data, size: uint64(len(data))}, nil, err
-}
-
-// readAt fills p from off, which is within the content.
-func (d *sectionBytes) readAt(p []byte, off uint64) error {
-	if d.sec == nil {
-		copy(p, d.mem[off:])
-		return nil
-	}
-	_, err := d.sec.ReadAt(p, int64(off))
-	return err
-}
-
-// cString returns the NUL-terminated string at off, "" when off is
-// outside the content or the string is not terminated (as debug/elf
-// reads it).
-func (d *sectionBytes) cString(off uint32) string {
-	if d.sec == nil {
-		return cString(bytesToString(d.mem), off)
-	}
-	var b []byte
-	var chunk [256]byte
-	for at := uint64(off); at < d.size; at += uint64(len(chunk)) {
-		p := chunk[:min(uint64(len(chunk)), d.size-at)]
-		if d.readAt(p, at) != nil {
-			return ""
-		}
-		if i := bytes.IndexByte(p, 0); i >= 0 {
-			return string(append(b, p[:i]...))
-		}
-		b = append(b, p...)
-	}
-	return ""
+	data, err = sec.Data()
+	return data, nil, err
 }
 
 // openSymbols opens the first section of type typ and its string table,
-// failing as debug/elf's Symbols does, reading them as symsMode and
-// strsMode say (see readSection).
-func (ef *elfFile) openSymbols(typ elf.SectionType, symsMode, strsMode readMode) (*symbolTable, error) {
+// failing as debug/elf's Symbols does, mapping them when mapIt is set.
+func (ef *elfFile) openSymbols(typ elf.SectionType, mapIt bool) (*symbolTable, error) {
 	f := ef.f
 	if f.Class != elf.ELFCLASS32 && f.Class != elf.ELFCLASS64 {
 		return nil, errors.New("not implemented")
@@ -344,28 +285,28 @@ func (ef *elfFile) openSymbols(typ elf.SectionType, symsMode, strsMode readMode)
 	if sec == nil {
 		return nil, elf.ErrNoSymbols
 	}
-	syms, symsMapping, err := ef.readSection(sec, symsMode)
+	syms, symsMapping, err := ef.readSection(sec, mapIt)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load symbol section: %w", err)
 	}
-	if syms.size == 0 {
+	if len(syms) == 0 {
 		return nil, elf.ErrNoSymbols
 	}
 	size, sizeName := elf.Sym32Size, "SymSize"
 	if f.Class == elf.ELFCLASS64 {
 		size, sizeName = elf.Sym64Size, "Sym64Size"
 	}
-	if syms.size%uint64(size) != 0 {
+	if len(syms)%size != 0 {
 		return nil, errors.New("length of symbol section is not a multiple of " + sizeName)
 	}
 	if sec.Link <= 0 || int(sec.Link) >= len(f.Sections) {
 		return nil, fmt.Errorf("cannot load string table section: %w", errors.New("section has invalid string table link"))
 	}
-	strs, m, err := ef.readSection(f.Sections[sec.Link], strsMode)
+	strs, m, err := ef.readSection(f.Sections[sec.Link], mapIt)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load string table section: %w", err)
 	}
-	return &symbolTable{syms: syms, strs: strs, n: int(syms.size/uint64(size)) - 1, size: size, bo: f.ByteOrder,
+	return &symbolTable{syms: syms, strs: strs, n: len(syms)/size - 1, size: size, bo: f.ByteOrder,
 		backing: m, symsMapping: symsMapping}, nil
 }
 
@@ -373,45 +314,21 @@ func (ef *elfFile) openSymbols(typ elf.SectionType, symsMode, strsMode readMode)
 func (st *symbolTable) len() int { return st.n }
 
 // at returns entry i (0 being the one after the null entry).
-func (st *symbolTable) at(i int) (elfSym, error) {
+func (st *symbolTable) at(i int) elfSym {
 	defer runtime.KeepAlive(st)
-	var e [elf.Sym64Size]byte
-	if err := st.syms.readAt(e[:st.size], uint64(i+1)*uint64(st.size)); err != nil {
-		return elfSym{}, err
-	}
-	return st.decode(e[:st.size]), nil
+	return st.decode(st.syms[(i+1)*st.size : (i+2)*st.size])
 }
 
-// each calls fn with every entry in order, reading a lazy section a
-// block at a time; fn returns false to stop.
-func (st *symbolTable) each(fn func(s *elfSym) bool) error {
+// each calls fn with every entry in order; fn returns false to stop.
+func (st *symbolTable) each(fn func(s *elfSym) bool) {
 	defer runtime.KeepAlive(st)
 	var s elfSym // one for all: fn's pointer makes it escape
-	if st.syms.sec == nil {
-		for i := range st.n {
-			s = st.decode(st.syms.mem[(i+1)*st.size : (i+2)*st.size])
-			if !fn(&s) {
-				return nil
-			}
-		}
-		return nil
-	}
-	const block = 4096
-	buf := make([]byte, block*st.size)
-	for i := 0; i < st.n; i += block {
-		p := buf[:min(block, st.n-i)*st.size]
-		if err := st.syms.readAt(p, uint64(i+1)*uint64(st.size)); err != nil {
-			return err
-		}
-		for len(p) > 0 {
-			s = st.decode(p[:st.size])
-			if !fn(&s) {
-				return nil
-			}
-			p = p[st.size:]
+	for i := range st.n {
+		s = st.decode(st.syms[(i+1)*st.size : (i+2)*st.size])
+		if !fn(&s) {
+			return
 		}
 	}
-	return nil
 }
 
 // decode decodes one entry.
@@ -430,7 +347,7 @@ func (st *symbolTable) decode(e []byte) elfSym {
 		s.info, s.other = e[12], e[13]
 		s.section = elf.SectionIndex(bo.Uint16(e[14:16]))
 	}
-	s.name = st.strs.cString(name)
+	s.name = cString(bytesToString(st.strs), name)
 	return s
 }
 
@@ -553,7 +470,7 @@ func addPLTUnguarded(b *builder, ef *elfFile) int {
 		return 0
 	}
 	// A few entries and names of .dynsym are wanted: mapped.
-	dsyms, err := ef.openSymbols(elf.SHT_DYNSYM, readMapped, readMapped)
+	dsyms, err := ef.openSymbols(elf.SHT_DYNSYM, true)
 	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
 		return 0
 	}
@@ -593,12 +510,8 @@ func addPLTUnguarded(b *builder, ef *elfFile) int {
 		}
 		name := ""
 		if symIdx > 0 && symIdx <= uint64(ndsyms) {
-			e, err := dsyms.at(int(symIdx - 1))
-			if err != nil {
-				return n
-			}
 			// The names of a PLT are few: demangled now.
-			name = Demangle(e.name)
+			name = Demangle(dsyms.at(int(symIdx - 1)).name)
 		}
 		b.addLate(off, off+entry, name+"@plt", elf.STB_GLOBAL)
 		off += entry

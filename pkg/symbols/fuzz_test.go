@@ -80,31 +80,23 @@ func FuzzDemangle(f *testing.F) {
 	})
 }
 
-// checkReadSymbols checks that openSymbols, its sections read whole or
-// lazily, reads ef's symbol tables as debug/elf does: the same entries,
-// or the same error. Only .dynsym may differ, where debug/elf fails on a
+// checkReadSymbols checks that openSymbols, its sections read or mapped,
+// reads ef's symbol tables as debug/elf does: the same entries, or the
+// same error. Only .dynsym may differ, where debug/elf fails on a
 // malformed version section that openSymbols (like perf) does not read.
 func checkReadSymbols(t *testing.T, ef *elfFile) {
 	t.Helper()
 	f := ef.f
 	for _, c := range []struct {
-		typ        elf.SectionType
-		read       func() ([]elf.Symbol, error)
-		lazy, each bool
+		typ   elf.SectionType
+		read  func() ([]elf.Symbol, error)
+		mapIt bool
 	}{
-		{elf.SHT_SYMTAB, f.Symbols, false, false}, {elf.SHT_DYNSYM, f.DynamicSymbols, false, false},
-		{elf.SHT_SYMTAB, f.Symbols, true, true}, {elf.SHT_DYNSYM, f.DynamicSymbols, true, false},
-		// As loadELF reads them: entries lazily, names mapped.
-		{elf.SHT_SYMTAB, f.Symbols, false, true},
+		{elf.SHT_SYMTAB, f.Symbols, false}, {elf.SHT_DYNSYM, f.DynamicSymbols, false},
+		{elf.SHT_SYMTAB, f.Symbols, true}, {elf.SHT_DYNSYM, f.DynamicSymbols, true},
 	} {
 		want, werr := c.read()
-		var got []elfSym
-		var gerr error
-		if !c.lazy && c.each {
-			got, gerr = readSymbolsAs(ef, c.typ, readLazily, readMapped, true)
-		} else {
-			got, gerr = readSymbols(ef, c.typ, c.lazy, c.each)
-		}
+		got, gerr := readSymbols(ef, c.typ, c.mapIt)
 		if werr != nil || gerr != nil {
 			if werr != nil && gerr != nil && werr.Error() == gerr.Error() {
 				continue
@@ -127,35 +119,19 @@ func checkReadSymbols(t *testing.T, ef *elfFile) {
 }
 
 // readSymbols returns every entry of the symbol table openSymbols opens,
-// its sections lazy or not, read by each or by at.
-func readSymbols(ef *elfFile, typ elf.SectionType, lazy, each bool) ([]elfSym, error) {
-	mode := readWhole
-	if lazy {
-		mode = readLazily
-	}
-	return readSymbolsAs(ef, typ, mode, mode, each)
-}
-
-// readSymbolsAs is readSymbols with each section's read mode.
-func readSymbolsAs(ef *elfFile, typ elf.SectionType, symsMode, strsMode readMode, each bool) ([]elfSym, error) {
-	st, err := ef.openSymbols(typ, symsMode, strsMode)
+// read by each (and checked against at).
+func readSymbols(ef *elfFile, typ elf.SectionType, mapIt bool) ([]elfSym, error) {
+	st, err := ef.openSymbols(typ, mapIt)
 	if err != nil {
 		return nil, err
 	}
 	var syms []elfSym
-	if each {
-		err = st.each(func(s *elfSym) bool {
-			syms = append(syms, *s)
-			return true
-		})
-		return syms, err
-	}
-	for i := range st.len() {
-		s, err := st.at(i)
-		if err != nil {
-			return nil, err
+	st.each(func(s *elfSym) bool {
+		if *s != st.at(len(syms)) {
+			panic("each and at disagree")
 		}
-		syms = append(syms, s)
-	}
+		syms = append(syms, *s)
+		return true
+	})
 	return syms, nil
 }
