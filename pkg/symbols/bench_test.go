@@ -34,7 +34,7 @@ func BenchmarkLoadKallsyms(b *testing.B) {
 
 func BenchmarkLoadELF(b *testing.B) {
 	fixture, _ := filepath.Abs("testdata/elf/fixture")
-	for _, p := range []string{fixture, "/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/bin/node"} {
+	for _, p := range []string{fixture, "/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/bin/node", "/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so"} {
 		if _, err := os.Stat(p); err != nil {
 			continue
 		}

@@ -33,6 +33,18 @@ func Demangle(name string) string {
 	return name
 }
 
+// mayDemangle reports whether Demangle can change name: false means
+// Demangle(name) == name, cheaply.
+func mayDemangle(name string) bool {
+	if len(name) < 2 {
+		return false
+	}
+	if name[0] == '_' {
+		return name[1] == 'R' || name[1] == 'Z' || strings.HasPrefix(name, "_GLOBAL_")
+	}
+	return len(name) >= 5 && strings.HasPrefix(name, "caml") && name[4] >= 'A' && name[4] <= 'Z'
+}
+
 // demangleCxx demangles a C++ name as libiberty's cplus_demangle without
 // DMGL_PARAMS prints it, guarding against a panic of the demangler on a
 // hostile name. github.com/ianlancetaylor/demangle with NoParams parses

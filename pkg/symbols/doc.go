@@ -35,6 +35,22 @@
 // ("<rustprog::Fnv as rustprog::Digest>::digest"), OCaml; Go names as
 // they are.
 //
+// Cost: most symbols of a large object are never looked up, so a name
+// is demangled when a lookup first finds it, and kept; loading a table
+// demangles only aliases that perf's choice between them needs, and
+// not even those when the choice cannot change anything but the name
+// (then it is made on first lookup too). Names are cut from the string
+// table or kallsyms file mapped read-only (memory a process has never
+// touched costs a page fault per page, dearer on virtual machines than
+// the page cache's pages), tables refer to them by offset, so the
+// garbage collector has no pointer per symbol to follow, and a name is
+// copied out on the first lookup that finds it. Kallsyms is parsed once
+// per file, its reference symbols kept for KernelSymbolAddr. A Resolver
+// and its Tables are safe for concurrent use; Preload and PreloadKernel
+// load tables in the background, so that a reader of a capture, given
+// the objects of its build-id table up front, has them loaded on a
+// second core while it reads.
+//
 // Addresses: for an ELF object, the caller gives the file-relative
 // address perf prints in callchains, ip - map start + map pgoff; for the
 // kernel, its modules and perf maps, the absolute address. The caller

@@ -3,10 +3,12 @@ package symbols
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 )
 
@@ -15,6 +17,8 @@ type elfFile struct {
 	path string
 	f    *elf.File
 	c    io.Closer
+	size int64    // of the file
+	file *os.File // nil when the ELF file is in memory
 }
 
 // openELF opens an ELF file. debug/elf is not trusted with a hostile
@@ -24,12 +28,17 @@ func openELF(path string) (*elfFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	st, err := osf.Stat()
+	if err != nil {
+		osf.Close()
+		return nil, err
+	}
 	ef, err := newELF(path, osf)
 	if err != nil {
 		osf.Close()
 		return nil, err
 	}
-	ef.c = osf
+	ef.c, ef.size, ef.file = osf, st.Size(), osf
 	return ef, nil
 }
 
@@ -57,12 +66,24 @@ func ELFTable(name string, data []byte) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	return elfTable(ef, ef)
+	ef.size = int64(len(data))
+	return elfTable(ef, ef, 1)
 }
 
 // elfTable builds the table of symbols from syms with runtime as the
-// file mapped at run time.
-func elfTable(syms, runtime *elfFile) (*Table, error) {
+// file mapped at run time, on up to workers goroutines.
+func elfTable(syms, runtime *elfFile, workers int) (t *Table, err error) {
+	// The names may be in a mapped file: reading it after it was
+	// truncated is an error, not a crash.
+	defer faultsPanic()()
+	defer func() {
+		if r := recover(); r != nil {
+			if !isFault(r) {
+				panic(r)
+			}
+			t, err = nil, fmt.Errorf("%s: file changed while read (%v)", syms.path, r)
+		}
+	}()
 	var b builder
 	n, aborted, err := loadELF(&b, syms, runtime)
 	if err != nil {
@@ -71,10 +92,11 @@ func elfTable(syms, runtime *elfFile) (*Table, error) {
 	if !aborted && n > 0 {
 		order := b.inOrder()
 		b.fixupEnds(order, false)
+		b.demangleAliases(order, workers)
 		b.removeDuplicates(order)
 		addPLT(&b, runtime)
 	}
-	return b.build(nil), nil
+	return b.build(), nil
 }
 
 func (ef *elfFile) Close() error { return ef.c.Close() }
@@ -165,43 +187,182 @@ func (ef *elfFile) debuglink() string {
 // does not exist): then the symbols before stay, but no fix-up is done.
 func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error) {
 	err = guard(syms.path, func() error {
-		var list []elf.Symbol
-		var err error
+		typ := elf.SHT_DYNSYM
 		if syms.hasSymtab() {
-			list, err = syms.f.Symbols()
-		} else {
-			list, err = syms.f.DynamicSymbols()
+			typ = elf.SHT_SYMTAB
 		}
+		// Mapped: the entries are read once, the names stay, cut
+		// from the string table.
+		st, err := syms.openSymbols(typ, true)
 		if err != nil {
 			if errors.Is(err, elf.ErrNoSymbols) {
 				return nil
 			}
 			return fmt.Errorf("%s: %w", syms.path, err)
 		}
+		if b.syms == nil {
+			b.syms = make([]sym, 0, st.len())
+		}
+		if b.text == "" {
+			// The names are cut from it: the table refers to them
+			// by offset.
+			b.text, b.backing = bytesToString(st.strs), st.backing
+		}
 		loads := loadSegments(runtime.f)
-		for i := range list {
-			s := &list[i]
+		st.each(func(s *elfSym) bool {
 			ok, stop := perfKeeps(s, syms.f, runtime.f)
 			if stop {
 				aborted = true
-				return nil
+				return false
 			}
 			if !ok {
-				continue
+				return true
 			}
-			v := s.Value
+			v := s.value
 			if p := segmentOf(loads, v); p != nil {
 				v -= p.Vaddr - p.Off
 			} else {
-				sec := sectionOf(s.Section, syms.f, runtime.f)
+				sec := sectionOf(s.section, syms.f, runtime.f)
 				v -= sec.Addr - sec.Offset
 			}
-			b.add(v, v+s.Size, Demangle(s.Name), elf.ST_BIND(s.Info))
+			b.addMangled(v, v+s.size, s.name, elf.ST_BIND(s.info))
 			n++
-		}
+			return true
+		})
 		return nil
 	})
 	return n, aborted, err
+}
+
+// elfSym is one entry of an ELF symbol table, with what perf looks at.
+type elfSym struct {
+	name        string
+	value, size uint64
+	section     elf.SectionIndex
+	info, other byte
+}
+
+// symbolTable is an ELF symbol table section with its string table, read
+// as debug/elf's Symbols reads them but without making a slice of every
+// entry and a string per name: entries are decoded one at a time, the
+// names cut from the string table. Both sections are mapped when they can
+// be (see mapFile), else read whole. .dynsym's version sections are not
+// read (perf does not read them either).
+type symbolTable struct {
+	syms, strs []byte // the string table's bytes may be a mapping's
+	n          int    // entries after the null one
+	size       int    // of an entry
+	bo         binary.ByteOrder
+	backing    *mapping // strs' mapping, nil when read
+	// syms' mapping, nil when read: unmapped once unreachable, so every
+	// use of syms ends with runtime.KeepAlive(st).
+	symsMapping *mapping
+}
+
+// readSection returns sec's content, mapped when map is set and it can
+// be (m is then the mapping), else read as sec.Data reads it, failing as
+// it does: a section is read when it is compressed, SHT_NOBITS, not
+// within the file (then Data gives the error), or in memory.
+func (ef *elfFile) readSection(sec *elf.Section, mapIt bool) (data []byte, m *mapping, err error) {
+	if mapIt && ef.file != nil && sec.Flags&elf.SHF_COMPRESSED == 0 && sec.Type != elf.SHT_NOBITS &&
+		sec.Size > 0 && sec.Offset <= uint64(ef.size) && sec.Size <= uint64(ef.size)-sec.Offset {
+		if data, m, ok := mapFile(ef.file, int64(sec.Offset), int64(sec.Size)); ok {
+			return data, m, nil
+		}
+	}
+	data, err = sec.Data()
+	return data, nil, err
+}
+
+// openSymbols opens the first section of type typ and its string table,
+// failing as debug/elf's Symbols does, mapping them when mapIt is set.
+func (ef *elfFile) openSymbols(typ elf.SectionType, mapIt bool) (*symbolTable, error) {
+	f := ef.f
+	if f.Class != elf.ELFCLASS32 && f.Class != elf.ELFCLASS64 {
+		return nil, errors.New("not implemented")
+	}
+	sec := f.SectionByType(typ)
+	if sec == nil {
+		return nil, elf.ErrNoSymbols
+	}
+	syms, symsMapping, err := ef.readSection(sec, mapIt)
+	if err != nil {
+		return nil, fmt.Errorf("cannot load symbol section: %w", err)
+	}
+	if len(syms) == 0 {
+		return nil, elf.ErrNoSymbols
+	}
+	size, sizeName := elf.Sym32Size, "SymSize"
+	if f.Class == elf.ELFCLASS64 {
+		size, sizeName = elf.Sym64Size, "Sym64Size"
+	}
+	if len(syms)%size != 0 {
+		return nil, errors.New("length of symbol section is not a multiple of " + sizeName)
+	}
+	if sec.Link <= 0 || int(sec.Link) >= len(f.Sections) {
+		return nil, fmt.Errorf("cannot load string table section: %w", errors.New("section has invalid string table link"))
+	}
+	strs, m, err := ef.readSection(f.Sections[sec.Link], mapIt)
+	if err != nil {
+		return nil, fmt.Errorf("cannot load string table section: %w", err)
+	}
+	return &symbolTable{syms: syms, strs: strs, n: len(syms)/size - 1, size: size, bo: f.ByteOrder,
+		backing: m, symsMapping: symsMapping}, nil
+}
+
+// len returns the number of entries.
+func (st *symbolTable) len() int { return st.n }
+
+// at returns entry i (0 being the one after the null entry).
+func (st *symbolTable) at(i int) elfSym {
+	defer runtime.KeepAlive(st)
+	return st.decode(st.syms[(i+1)*st.size : (i+2)*st.size])
+}
+
+// each calls fn with every entry in order; fn returns false to stop.
+func (st *symbolTable) each(fn func(s *elfSym) bool) {
+	defer runtime.KeepAlive(st)
+	var s elfSym // one for all: fn's pointer makes it escape
+	for i := range st.n {
+		s = st.decode(st.syms[(i+1)*st.size : (i+2)*st.size])
+		if !fn(&s) {
+			return
+		}
+	}
+}
+
+// decode decodes one entry.
+func (st *symbolTable) decode(e []byte) elfSym {
+	bo := st.bo
+	var s elfSym
+	var name uint32
+	if st.size == elf.Sym64Size {
+		name = bo.Uint32(e[0:4])
+		s.info, s.other = e[4], e[5]
+		s.section = elf.SectionIndex(bo.Uint16(e[6:8]))
+		s.value, s.size = bo.Uint64(e[8:16]), bo.Uint64(e[16:24])
+	} else {
+		name = bo.Uint32(e[0:4])
+		s.value, s.size = uint64(bo.Uint32(e[4:8])), uint64(bo.Uint32(e[8:12]))
+		s.info, s.other = e[12], e[13]
+		s.section = elf.SectionIndex(bo.Uint16(e[14:16]))
+	}
+	s.name = cString(bytesToString(st.strs), name)
+	return s
+}
+
+// cString returns the NUL-terminated string at off in an ELF string
+// table, "" when off is outside it or the string is not terminated (as
+// debug/elf reads it).
+func cString(strs string, off uint32) string {
+	if uint64(off) >= uint64(len(strs)) {
+		return ""
+	}
+	rest := strs[off:]
+	if i := strings.IndexByte(rest, 0); i >= 0 {
+		return rest[:i]
+	}
+	return ""
 }
 
 // perfKeeps applies dso__load_sym's filters to one symbol: functions,
@@ -210,31 +371,31 @@ func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error
 // never absolute symbols (the SHN_ABS version names) nor symbols of
 // sections that are not loaded (SHF_ALLOC). stop reports a symbol whose
 // section does not exist, where perf stops reading.
-func perfKeeps(s *elf.Symbol, syms, runtime *elf.File) (keep, stop bool) {
-	typ := elf.ST_TYPE(s.Info)
-	vis := elf.ST_VISIBILITY(s.Other)
-	named := s.Name != "" && s.Section != elf.SHN_UNDEF
-	label := typ == elf.STT_NOTYPE && named && s.Section != elf.SHN_ABS &&
+func perfKeeps(s *elfSym, syms, runtime *elf.File) (keep, stop bool) {
+	typ := elf.ST_TYPE(s.info)
+	vis := elf.ST_VISIBILITY(s.other)
+	named := s.name != "" && s.section != elf.SHN_UNDEF
+	label := typ == elf.STT_NOTYPE && named && s.section != elf.SHN_ABS &&
 		vis != elf.STV_HIDDEN && vis != elf.STV_INTERNAL
 	kept := named && (typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC || typ == elf.STT_OBJECT)
 	if !label && !kept {
 		return false, false
 	}
-	if s.Section == elf.SHN_ABS {
+	if s.section == elf.SHN_ABS {
 		return false, false
 	}
-	if int(s.Section) >= len(syms.Sections) {
+	if int(s.section) >= len(syms.Sections) {
 		return false, true
 	}
-	sec := syms.Sections[s.Section]
+	sec := syms.Sections[s.section]
 	if sec.Flags&elf.SHF_ALLOC == 0 {
 		return false, false
 	}
 	if sec.Type == elf.SHT_NOBITS {
-		if int(s.Section) >= len(runtime.Sections) {
+		if int(s.section) >= len(runtime.Sections) {
 			return false, true
 		}
-		sec = runtime.Sections[s.Section]
+		sec = runtime.Sections[s.section]
 	}
 	if label && !strings.Contains(sec.Name, "text") && !strings.Contains(sec.Name, "data") {
 		return false, false
@@ -308,9 +469,14 @@ func addPLTUnguarded(b *builder, ef *elfFile) int {
 	if err != nil {
 		return 0
 	}
-	dsyms, err := f.DynamicSymbols()
+	// A few entries and names of .dynsym are wanted: mapped.
+	dsyms, err := ef.openSymbols(elf.SHT_DYNSYM, true)
 	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
 		return 0
+	}
+	ndsyms := 0
+	if dsyms != nil {
+		ndsyms = dsyms.len()
 	}
 	if int(dynsym.Link) >= len(f.Sections) || f.Sections[dynsym.Link].Size == 0 {
 		return 0
@@ -343,13 +509,15 @@ func addPLTUnguarded(b *builder, ef *elfFile) int {
 			symIdx = uint64(f.ByteOrder.Uint32(relData[at+4:]) >> 8)
 		}
 		name := ""
-		if symIdx > 0 && symIdx <= uint64(len(dsyms)) {
-			name = Demangle(dsyms[symIdx-1].Name)
+		if symIdx > 0 && symIdx <= uint64(ndsyms) {
+			// The names of a PLT are few: demangled now.
+			name = Demangle(dsyms.at(int(symIdx - 1)).name)
 		}
 		b.addLate(off, off+entry, name+"@plt", elf.STB_GLOBAL)
 		off += entry
 		n++
 	}
+	runtime.KeepAlive(dsyms) // name was read from its mapping
 	return n
 }
 

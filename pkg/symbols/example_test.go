@@ -62,3 +62,28 @@ func ExampleParsePerfMap() {
 	// byte[] java.util.Arrays.copyOfRange(byte[], int, int)+0x4b1 (0 lines skipped)
 	// Interpreter+0xffff80db8ac00000
 }
+
+// A reader of a capture knows its objects from the build-id table before
+// the first sample: preloading them has their tables loaded in the
+// background while it reads. The answers are the same as without.
+func ExampleResolver_Preload() {
+	fixture, _ := filepath.Abs("testdata/elf/fixture")
+	r := symbols.NewResolver(symbols.Options{
+		Kallsyms:    "testdata/kallsyms/fixture.txt",
+		KernelNotes: "/nonexistent",
+	})
+	r.PreloadKernel("")
+	r.Preload(fixture, "")
+	r.Preload("/nonexistent/libgone.so", "")
+	// … read records, then resolve the first sample's frames:
+	s, _ := r.DSO(fixture, "", 0x11d0)
+	fmt.Printf("%s+0x%x\n", s.Name, s.Offset)
+	s, _ = r.Kernel("", 0xffffffff81000305)
+	fmt.Printf("%s+0x%x\n", s.Name, s.Offset)
+	// Missing lists what lookups asked for, preloaded or not.
+	fmt.Println(len(r.Missing()))
+	// Output:
+	// ns::Acc<long>::work+0x7
+	// do_syscall_64_x+0x5
+	// 0
+}

@@ -1,6 +1,8 @@
 package symbols
 
 import (
+	"bytes"
+	"debug/elf"
 	"testing"
 )
 
@@ -45,6 +47,13 @@ func FuzzParsePerfMap(f *testing.F) {
 func FuzzELFTable(f *testing.F) {
 	f.Add([]byte("\x7fELF\x02\x01\x01"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if ef, err := newELF("fuzz", bytes.NewReader(data)); err == nil {
+			ef.size = int64(len(data))
+			guard("fuzz", func() error {
+				checkReadSymbols(t, ef)
+				return nil
+			})
+		}
 		tb, err := ELFTable("fuzz", data)
 		if err != nil {
 			return
@@ -58,10 +67,71 @@ func FuzzDemangle(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
+		if !mayDemangle(name) {
+			if out := Demangle(name); out != name {
+				t.Fatalf("mayDemangle(%q) is false but Demangle gives %q", name, out)
+			}
+		}
 		// An empty result is possible ("_RC0": a crate with no name,
 		// which perf prints as nothing too); an unbounded one is not.
 		if out := Demangle(name); len(out) > maxCxxOutput+maxRustOutput(len(name)) {
 			t.Fatalf("Demangle(%q): %d bytes", name, len(out))
 		}
 	})
+}
+
+// checkReadSymbols checks that openSymbols, its sections read or mapped,
+// reads ef's symbol tables as debug/elf does: the same entries, or the
+// same error. Only .dynsym may differ, where debug/elf fails on a
+// malformed version section that openSymbols (like perf) does not read.
+func checkReadSymbols(t *testing.T, ef *elfFile) {
+	t.Helper()
+	f := ef.f
+	for _, c := range []struct {
+		typ   elf.SectionType
+		read  func() ([]elf.Symbol, error)
+		mapIt bool
+	}{
+		{elf.SHT_SYMTAB, f.Symbols, false}, {elf.SHT_DYNSYM, f.DynamicSymbols, false},
+		{elf.SHT_SYMTAB, f.Symbols, true}, {elf.SHT_DYNSYM, f.DynamicSymbols, true},
+	} {
+		want, werr := c.read()
+		got, gerr := readSymbols(ef, c.typ, c.mapIt)
+		if werr != nil || gerr != nil {
+			if werr != nil && gerr != nil && werr.Error() == gerr.Error() {
+				continue
+			}
+			if c.typ == elf.SHT_DYNSYM && gerr == nil && f.SectionByType(elf.SHT_GNU_VERSYM) != nil {
+				continue
+			}
+			t.Fatalf("%v: readSymbols error %v, debug/elf %v", c.typ, gerr, werr)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%v: %d symbols, debug/elf %d", c.typ, len(got), len(want))
+		}
+		for i, w := range want {
+			g := got[i]
+			if g.name != w.Name || g.value != w.Value || g.size != w.Size || g.section != w.Section || g.info != w.Info || g.other != w.Other {
+				t.Fatalf("%v: symbol %d is %+v, debug/elf %+v", c.typ, i, g, w)
+			}
+		}
+	}
+}
+
+// readSymbols returns every entry of the symbol table openSymbols opens,
+// read by each (and checked against at).
+func readSymbols(ef *elfFile, typ elf.SectionType, mapIt bool) ([]elfSym, error) {
+	st, err := ef.openSymbols(typ, mapIt)
+	if err != nil {
+		return nil, err
+	}
+	var syms []elfSym
+	st.each(func(s *elfSym) bool {
+		if *s != st.at(len(syms)) {
+			panic("each and at disagree")
+		}
+		syms = append(syms, *s)
+		return true
+	})
+	return syms, nil
 }

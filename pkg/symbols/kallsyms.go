@@ -1,7 +1,6 @@
 package symbols
 
 import (
-	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"encoding/hex"
@@ -21,6 +20,31 @@ type Kernel struct {
 	Modules map[string]*Table
 	// Skipped counts the lines of the file that were not understood.
 	Skipped int
+
+	// refs has the address of the first function line of each of perf's
+	// reference symbols (refSymbols) found in the file.
+	refs [len(refSymbols)]struct {
+		addr  uint64
+		found bool
+	}
+}
+
+// refSymbols are the symbols perf takes as the kernel's reference for
+// relocation (its ref_reloc_sym_names): the "[kernel.kallsyms]_text"
+// MMAP record names one of them. Their addresses are kept while parsing,
+// so that KernelSymbolAddr need not read the file again.
+var refSymbols = [...]string{"_text", "_stext"}
+
+// refAddr returns the address of the first function (a line of type T
+// or W, either case) called name, as perf's kallsyms__get_function_start
+// finds it, when name is one of refSymbols (known reports that it is).
+func (k *Kernel) refAddr(name string) (addr uint64, found, known bool) {
+	for i, n := range refSymbols {
+		if n == name {
+			return k.refs[i].addr, k.refs[i].found, true
+		}
+	}
+	return 0, false, false
 }
 
 // entryTrampoline is the x86-64 symbol perf drops from kallsyms (the
@@ -38,21 +62,33 @@ const entryTrampoline = "__entry_SYSCALL_64_trampoline"
 // the x86-64 entry trampoline dropped. Lines that are not of that form
 // are skipped and counted. path only names the data in errors.
 func ParseKallsyms(path string, data []byte) (*Kernel, error) {
-	k := &Kernel{Path: path, Modules: map[string]*Table{}}
-	var b builder
-	// Names are cut from one copy of the file instead of one string each.
-	text := string(data)
-	base := 0
+	return parseKallsyms(path, string(data), nil)
+}
+
+// parseKallsyms is ParseKallsyms on the file's text, from which the
+// names are cut (one copy of the file, or its mapping m, instead of one
+// string per name).
+func parseKallsyms(path, text string, m *mapping) (k *Kernel, err error) {
+	if m != nil {
+		defer faultsPanic()()
+		defer func() {
+			if r := recover(); r != nil {
+				if !isFault(r) {
+					panic(r)
+				}
+				k, err = nil, fmt.Errorf("%s: file changed while read (%v)", path, r)
+			}
+		}()
+	}
+	k = &Kernel{Path: path, Modules: map[string]*Table{}}
+	b := builder{text: text, backing: m, syms: make([]sym, 0, strings.Count(text, "\n")+1)}
 	allZero, any := true, false
-	for line := 1; len(data) > 0; line++ {
-		var l []byte
-		lineStart := base
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			l, data = data[:i], data[i+1:]
-			base += i + 1
+	for rest := text; len(rest) > 0; {
+		l := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			l, rest = rest[:i], rest[i+1:]
 		} else {
-			l, data = data, nil
-			base += len(l)
+			rest = ""
 		}
 		if len(l) == 0 {
 			continue
@@ -66,11 +102,17 @@ func ParseKallsyms(path string, data []byte) (*Kernel, error) {
 		if addr != 0 {
 			allZero = false
 		}
+		if isFunctionType(typ) && (len(name) == 5 || len(name) == 6) {
+			for i, n := range refSymbols {
+				if name == n && !k.refs[i].found {
+					k.refs[i].addr, k.refs[i].found = addr, true
+				}
+			}
+		}
 		if !keepKallsymsType(typ) || name[0] == '$' {
 			continue
 		}
-		off := lineStart + (cap(l) - cap(name))
-		b.add(addr, addr, text[off:off+len(name)], kallsymsBind(typ))
+		b.add(addr, addr, name, kallsymsBind(typ))
 	}
 	if any && allZero {
 		return nil, fmt.Errorf("%s: every address is 0 (kernel.kptr_restrict hides them)", path)
@@ -81,34 +123,52 @@ func ParseKallsyms(path string, data []byte) (*Kernel, error) {
 
 	// Split the modules off, in tree order, as perf does.
 	mods := map[string]*builder{}
-	for _, i := range b.inOrder() {
+	var mod string
+	var mb *builder
+	for _, i := range order {
 		s := &b.syms[i]
-		if tab := strings.IndexByte(s.name, '\t'); tab >= 0 {
-			mod := strings.TrimSpace(s.name[tab+1:])
-			mod = strings.TrimSuffix(strings.TrimPrefix(mod, "["), "]")
-			mb := mods[mod]
-			if mb == nil {
-				mb = &builder{}
-				mods[mod] = mb
+		if s.gone {
+			continue
+		}
+		name := b.name(i)
+		if tab := strings.IndexByte(name, '\t'); tab >= 0 {
+			if m := name[tab+1:]; mb == nil || m != mod {
+				// Module symbols come in runs of one module.
+				mod = m
+				key := strings.TrimSpace(m)
+				key = strings.TrimSuffix(strings.TrimPrefix(key, "["), "]")
+				if mb = mods[key]; mb == nil {
+					mb = &builder{text: text, backing: b.backing}
+					// The key is the callers' (Modules).
+					mods[strings.Clone(key)] = mb
+				}
 			}
-			mb.add(s.start, s.end, s.name[:tab], s.bind)
+			mb.add(s.start, s.end, name[:tab], s.bind)
 			b.erase(i)
 			continue
 		}
-		if s.name == entryTrampoline {
+		if name == entryTrampoline {
 			b.erase(i)
 		}
 	}
-	k.Table = b.build(nil)
+	k.Table = b.build()
 	for name, mb := range mods {
-		k.Modules[name] = mb.build(nil)
+		k.Modules[name] = mb.build()
 	}
 	return k, nil
 }
 
+func isFunctionType(t byte) bool {
+	switch t {
+	case 'T', 't', 'W', 'w':
+		return true
+	}
+	return false
+}
+
 // parseKallsymsLine splits "ADDR TYPE NAME"; NAME is the rest of the line
 // (with its "\t[module]").
-func parseKallsymsLine(l []byte) (addr uint64, typ byte, name []byte, ok bool) {
+func parseKallsymsLine(l string) (addr uint64, typ byte, name string, ok bool) {
 	i := 0
 	for ; i < len(l); i++ {
 		c := l[i]
@@ -120,17 +180,17 @@ func parseKallsymsLine(l []byte) (addr uint64, typ byte, name []byte, ok bool) {
 			break
 		}
 		if i >= 16 {
-			return 0, 0, nil, false
+			return 0, 0, "", false
 		}
 		addr = addr<<4 | uint64(v)
 	}
 	if i == 0 || i+3 >= len(l) || l[i] != ' ' || l[i+2] != ' ' {
-		return 0, 0, nil, false
+		return 0, 0, "", false
 	}
 	typ = l[i+1]
-	name = bytes.TrimSuffix(l[i+3:], []byte("\r"))
+	name = strings.TrimSuffix(l[i+3:], "\r")
 	if len(name) == 0 {
-		return 0, 0, nil, false
+		return 0, 0, "", false
 	}
 	return addr, typ, name, true
 }
@@ -158,19 +218,15 @@ func kallsymsBind(t byte) elf.SymBind {
 // kallsymsFunctionAddr returns the address of the first function (type T
 // or W, either case) called name, as perf's kallsyms__get_function_start.
 func kallsymsFunctionAddr(data []byte, name string) (uint64, bool) {
-	for len(data) > 0 {
-		var l []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			l, data = data[:i], data[i+1:]
+	for rest := string(data); len(rest) > 0; {
+		l := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			l, rest = rest[:i], rest[i+1:]
 		} else {
-			l, data = data, nil
+			rest = ""
 		}
 		addr, typ, n, ok := parseKallsymsLine(l)
-		if !ok || string(n) != name {
-			continue
-		}
-		switch typ {
-		case 'T', 't', 'W', 'w':
+		if ok && n == name && isFunctionType(typ) {
 			return addr, true
 		}
 	}

@@ -1,8 +1,8 @@
 package symbols
 
 import (
-	"bytes"
 	"debug/elf"
+	"strings"
 )
 
 // ParsePerfMap builds the table of a JIT perf map's content
@@ -14,14 +14,16 @@ import (
 // duplicate fix-up is done, so entries that overlap are found as perf's
 // tree finds them. It returns the table and the number of lines skipped.
 func ParsePerfMap(data []byte) (*Table, int) {
-	var b builder
+	// The names are cut from one copy of the file.
+	text := string(data)
+	b := builder{text: text}
 	skipped := 0
-	for len(data) > 0 {
-		var l []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			l, data = data[:i+1], data[i+1:]
+	for len(text) > 0 {
+		var l string
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			l, text = text[:i+1], text[i+1:]
 		} else {
-			l, data = data, nil
+			l, text = text, ""
 		}
 		l = l[:len(l)-1]
 		start, n := strtoull16(l)
@@ -36,16 +38,16 @@ func ParsePerfMap(data []byte) (*Table, int) {
 			skipped++
 			continue
 		}
-		b.add(start, start+size, string(l[n:]), elf.STB_GLOBAL)
+		b.add(start, start+size, l[n:], elf.STB_GLOBAL)
 	}
-	return b.build(nil), skipped
+	return b.build(), skipped
 }
 
 // strtoull16 parses a number as C's strtoull(s, &end, 16) does (leading
 // blanks, a sign, an optional 0x, hexadecimal digits, saturating at the
 // maximum) and returns it with the count of bytes it used (0 when there
 // were no digits).
-func strtoull16(s []byte) (uint64, int) {
+func strtoull16(s string) (uint64, int) {
 	i := 0
 	for i < len(s) && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r')) {
 		i++

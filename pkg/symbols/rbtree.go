@@ -7,129 +7,131 @@ package symbols
 // It is used only while a table is built; lookups use the flattened
 // segments.
 type rbTree struct {
-	syms                []sym
-	left, right, parent []int32 // -1: none
-	red                 []bool
-	root                int32
+	syms []sym
+	n    []rbNode // by symbol index
+	root int32
+}
+
+// rbNode is a node of the tree: the links and color of a symbol, with its
+// start, together so that a descent reads one cache line per node.
+type rbNode struct {
+	key                 uint64 // the symbol's start
+	left, right, parent int32  // -1: none
+	red                 bool
 }
 
 const rbNil = int32(-1)
 
 func newRBTree(syms []sym) *rbTree {
-	n := len(syms)
-	t := &rbTree{
-		syms:   syms,
-		left:   make([]int32, n),
-		right:  make([]int32, n),
-		parent: make([]int32, n),
-		red:    make([]bool, n),
-		root:   rbNil,
+	t := &rbTree{syms: syms, n: make([]rbNode, len(syms)), root: rbNil}
+	for i := range syms {
+		t.n[i].key = syms[i].start
 	}
 	return t
 }
 
-func (t *rbTree) isRed(n int32) bool { return n != rbNil && t.red[n] }
+func (t *rbTree) isRed(n int32) bool { return n != rbNil && t.n[n].red }
 
 // changeChild makes nw take old's place under parent (or as the root).
 func (t *rbTree) changeChild(old, nw, parent int32) {
 	switch {
 	case parent == rbNil:
 		t.root = nw
-	case t.left[parent] == old:
-		t.left[parent] = nw
+	case t.n[parent].left == old:
+		t.n[parent].left = nw
 	default:
-		t.right[parent] = nw
+		t.n[parent].right = nw
 	}
 }
 
 // rotateSetParents gives nw old's parent and color, and makes old a child
 // of nw with the given color.
 func (t *rbTree) rotateSetParents(old, nw int32, red bool) {
-	p := t.parent[old]
-	t.parent[nw] = p
-	t.red[nw] = t.red[old]
-	t.parent[old] = nw
-	t.red[old] = red
+	p := t.n[old].parent
+	t.n[nw].parent = p
+	t.n[nw].red = t.n[old].red
+	t.n[old].parent = nw
+	t.n[old].red = red
 	t.changeChild(old, nw, p)
 }
 
 func (t *rbTree) insert(n int32) {
-	key := t.syms[n].start
+	key := t.n[n].key
 	p := rbNil
 	link := &t.root
 	for *link != rbNil {
 		p = *link
-		if key < t.syms[p].start {
-			link = &t.left[p]
+		if key < t.n[p].key {
+			link = &t.n[p].left
 		} else {
-			link = &t.right[p]
+			link = &t.n[p].right
 		}
 	}
-	t.parent[n], t.left[n], t.right[n], t.red[n] = p, rbNil, rbNil, true
+	t.n[n].parent, t.n[n].left, t.n[n].right, t.n[n].red = p, rbNil, rbNil, true
 	*link = n
 
 	node, parent := n, p
 	for {
 		if parent == rbNil {
-			t.parent[node], t.red[node] = rbNil, false
+			t.n[node].parent, t.n[node].red = rbNil, false
 			return
 		}
-		if !t.red[parent] {
+		if !t.n[parent].red {
 			return
 		}
-		gparent := t.parent[parent]
-		if tmp := t.right[gparent]; parent != tmp {
+		gparent := t.n[parent].parent
+		if tmp := t.n[gparent].right; parent != tmp {
 			if t.isRed(tmp) {
-				t.red[tmp], t.red[parent] = false, false
+				t.n[tmp].red, t.n[parent].red = false, false
 				node = gparent
-				parent = t.parent[node]
-				t.red[node] = true
+				parent = t.n[node].parent
+				t.n[node].red = true
 				continue
 			}
-			tmp = t.right[parent]
+			tmp = t.n[parent].right
 			if node == tmp {
-				tmp = t.left[node]
-				t.right[parent] = tmp
-				t.left[node] = parent
+				tmp = t.n[node].left
+				t.n[parent].right = tmp
+				t.n[node].left = parent
 				if tmp != rbNil {
-					t.parent[tmp], t.red[tmp] = parent, false
+					t.n[tmp].parent, t.n[tmp].red = parent, false
 				}
-				t.parent[parent], t.red[parent] = node, true
+				t.n[parent].parent, t.n[parent].red = node, true
 				parent = node
-				tmp = t.right[node]
+				tmp = t.n[node].right
 			}
-			t.left[gparent] = tmp
-			t.right[parent] = gparent
+			t.n[gparent].left = tmp
+			t.n[parent].right = gparent
 			if tmp != rbNil {
-				t.parent[tmp], t.red[tmp] = gparent, false
+				t.n[tmp].parent, t.n[tmp].red = gparent, false
 			}
 			t.rotateSetParents(gparent, parent, true)
 			return
 		} else {
-			tmp = t.left[gparent]
+			tmp = t.n[gparent].left
 			if t.isRed(tmp) {
-				t.red[tmp], t.red[parent] = false, false
+				t.n[tmp].red, t.n[parent].red = false, false
 				node = gparent
-				parent = t.parent[node]
-				t.red[node] = true
+				parent = t.n[node].parent
+				t.n[node].red = true
 				continue
 			}
-			tmp = t.left[parent]
+			tmp = t.n[parent].left
 			if node == tmp {
-				tmp = t.right[node]
-				t.left[parent] = tmp
-				t.right[node] = parent
+				tmp = t.n[node].right
+				t.n[parent].left = tmp
+				t.n[node].right = parent
 				if tmp != rbNil {
-					t.parent[tmp], t.red[tmp] = parent, false
+					t.n[tmp].parent, t.n[tmp].red = parent, false
 				}
-				t.parent[parent], t.red[parent] = node, true
+				t.n[parent].parent, t.n[parent].red = node, true
 				parent = node
-				tmp = t.left[node]
+				tmp = t.n[node].left
 			}
-			t.right[gparent] = tmp
-			t.left[parent] = gparent
+			t.n[gparent].right = tmp
+			t.n[parent].left = gparent
 			if tmp != rbNil {
-				t.parent[tmp], t.red[tmp] = gparent, false
+				t.n[tmp].parent, t.n[tmp].red = gparent, false
 			}
 			t.rotateSetParents(gparent, parent, true)
 			return
@@ -138,51 +140,51 @@ func (t *rbTree) insert(n int32) {
 }
 
 func (t *rbTree) erase(n int32) {
-	child := t.right[n]
-	tmp := t.left[n]
+	child := t.n[n].right
+	tmp := t.n[n].left
 	rebalance := rbNil
 	switch {
 	case tmp == rbNil:
-		parent, wasRed := t.parent[n], t.red[n]
+		parent, wasRed := t.n[n].parent, t.n[n].red
 		t.changeChild(n, child, parent)
 		if child != rbNil {
-			t.parent[child], t.red[child] = parent, wasRed
+			t.n[child].parent, t.n[child].red = parent, wasRed
 		} else if !wasRed {
 			rebalance = parent
 		}
 	case child == rbNil:
-		parent := t.parent[n]
-		t.parent[tmp], t.red[tmp] = parent, t.red[n]
+		parent := t.n[n].parent
+		t.n[tmp].parent, t.n[tmp].red = parent, t.n[n].red
 		t.changeChild(n, tmp, parent)
 	default:
 		successor, parent := child, rbNil
 		var child2 int32
-		tmp = t.left[child]
+		tmp = t.n[child].left
 		if tmp == rbNil {
 			parent = successor
-			child2 = t.right[successor]
+			child2 = t.n[successor].right
 		} else {
 			for tmp != rbNil {
 				parent = successor
 				successor = tmp
-				tmp = t.left[tmp]
+				tmp = t.n[tmp].left
 			}
-			child2 = t.right[successor]
-			t.left[parent] = child2
-			t.right[successor] = child
-			t.parent[child] = successor
+			child2 = t.n[successor].right
+			t.n[parent].left = child2
+			t.n[successor].right = child
+			t.n[child].parent = successor
 		}
-		tmp = t.left[n]
-		t.left[successor] = tmp
-		t.parent[tmp] = successor
-		np, nred := t.parent[n], t.red[n]
+		tmp = t.n[n].left
+		t.n[successor].left = tmp
+		t.n[tmp].parent = successor
+		np, nred := t.n[n].parent, t.n[n].red
 		t.changeChild(n, successor, np)
 		if child2 != rbNil {
-			t.parent[child2], t.red[child2] = parent, false
-		} else if !t.red[successor] {
+			t.n[child2].parent, t.n[child2].red = parent, false
+		} else if !t.n[successor].red {
 			rebalance = parent
 		}
-		t.parent[successor], t.red[successor] = np, nred
+		t.n[successor].parent, t.n[successor].red = np, nred
 	}
 	if rebalance != rbNil {
 		t.eraseColor(rebalance)
@@ -192,93 +194,93 @@ func (t *rbTree) erase(n int32) {
 func (t *rbTree) eraseColor(parent int32) {
 	node := rbNil
 	for {
-		sibling := t.right[parent]
+		sibling := t.n[parent].right
 		if node != sibling {
 			if t.isRed(sibling) {
-				tmp1 := t.left[sibling]
-				t.right[parent] = tmp1
-				t.left[sibling] = parent
-				t.parent[tmp1], t.red[tmp1] = parent, false
+				tmp1 := t.n[sibling].left
+				t.n[parent].right = tmp1
+				t.n[sibling].left = parent
+				t.n[tmp1].parent, t.n[tmp1].red = parent, false
 				t.rotateSetParents(parent, sibling, true)
 				sibling = tmp1
 			}
-			tmp1 := t.right[sibling]
+			tmp1 := t.n[sibling].right
 			if !t.isRed(tmp1) {
-				tmp2 := t.left[sibling]
+				tmp2 := t.n[sibling].left
 				if !t.isRed(tmp2) {
-					t.red[sibling] = true
-					if t.red[parent] {
-						t.red[parent] = false
+					t.n[sibling].red = true
+					if t.n[parent].red {
+						t.n[parent].red = false
 					} else {
 						node = parent
-						parent = t.parent[node]
+						parent = t.n[node].parent
 						if parent != rbNil {
 							continue
 						}
 					}
 					return
 				}
-				tmp1 = t.right[tmp2]
-				t.left[sibling] = tmp1
-				t.right[tmp2] = sibling
-				t.right[parent] = tmp2
+				tmp1 = t.n[tmp2].right
+				t.n[sibling].left = tmp1
+				t.n[tmp2].right = sibling
+				t.n[parent].right = tmp2
 				if tmp1 != rbNil {
-					t.parent[tmp1], t.red[tmp1] = sibling, false
+					t.n[tmp1].parent, t.n[tmp1].red = sibling, false
 				}
 				tmp1 = sibling
 				sibling = tmp2
 			}
-			tmp2 := t.left[sibling]
-			t.right[parent] = tmp2
-			t.left[sibling] = parent
-			t.parent[tmp1], t.red[tmp1] = sibling, false
+			tmp2 := t.n[sibling].left
+			t.n[parent].right = tmp2
+			t.n[sibling].left = parent
+			t.n[tmp1].parent, t.n[tmp1].red = sibling, false
 			if tmp2 != rbNil {
-				t.parent[tmp2] = parent
+				t.n[tmp2].parent = parent
 			}
 			t.rotateSetParents(parent, sibling, false)
 			return
 		}
-		sibling = t.left[parent]
+		sibling = t.n[parent].left
 		if t.isRed(sibling) {
-			tmp1 := t.right[sibling]
-			t.left[parent] = tmp1
-			t.right[sibling] = parent
-			t.parent[tmp1], t.red[tmp1] = parent, false
+			tmp1 := t.n[sibling].right
+			t.n[parent].left = tmp1
+			t.n[sibling].right = parent
+			t.n[tmp1].parent, t.n[tmp1].red = parent, false
 			t.rotateSetParents(parent, sibling, true)
 			sibling = tmp1
 		}
-		tmp1 := t.left[sibling]
+		tmp1 := t.n[sibling].left
 		if !t.isRed(tmp1) {
-			tmp2 := t.right[sibling]
+			tmp2 := t.n[sibling].right
 			if !t.isRed(tmp2) {
-				t.red[sibling] = true
-				if t.red[parent] {
-					t.red[parent] = false
+				t.n[sibling].red = true
+				if t.n[parent].red {
+					t.n[parent].red = false
 				} else {
 					node = parent
-					parent = t.parent[node]
+					parent = t.n[node].parent
 					if parent != rbNil {
 						continue
 					}
 				}
 				return
 			}
-			tmp1 = t.left[tmp2]
-			t.right[sibling] = tmp1
-			t.left[tmp2] = sibling
-			t.left[parent] = tmp2
+			tmp1 = t.n[tmp2].left
+			t.n[sibling].right = tmp1
+			t.n[tmp2].left = sibling
+			t.n[parent].left = tmp2
 			if tmp1 != rbNil {
-				t.parent[tmp1], t.red[tmp1] = sibling, false
+				t.n[tmp1].parent, t.n[tmp1].red = sibling, false
 			}
 			tmp1 = sibling
 			sibling = tmp2
 		}
-		tmp2 := t.right[sibling]
-		t.left[parent] = tmp2
-		t.right[sibling] = parent
-		t.parent[tmp1], t.red[tmp1] = sibling, false
+		tmp2 := t.n[sibling].right
+		t.n[parent].left = tmp2
+		t.n[sibling].right = parent
+		t.n[tmp1].parent, t.n[tmp1].red = sibling, false
 		if tmp2 != rbNil {
-			t.parent[tmp2] = parent
+			t.n[tmp2].parent = parent
 		}
 		t.rotateSetParents(parent, sibling, false)
 		return
@@ -294,9 +296,9 @@ func (t *rbTree) find(ip uint64) int32 {
 		s := &t.syms[n]
 		switch {
 		case ip < s.start:
-			n = t.left[n]
+			n = t.n[n].left
 		case ip > s.end || (ip == s.end && ip != s.start):
-			n = t.right[n]
+			n = t.n[n].right
 		default:
 			return n
 		}

@@ -4,11 +4,15 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Options says where a Resolver looks for symbols. Empty fields take
@@ -67,38 +71,185 @@ type Missing struct {
 var ErrBuildIDMismatch = errors.New("build-id differs")
 
 // Resolver finds the symbols perf script prints for addresses, loading
-// each object's table on first use and keeping it. A Resolver is not safe
-// for concurrent use; the Tables it returns are.
+// each object's table on first use and keeping it. A Resolver is safe for
+// concurrent use, and so are the Tables it returns. Preload and
+// PreloadKernel load tables in the background, on another core, before
+// they are needed.
 type Resolver struct {
-	opts     Options
-	kernels  map[string]*Kernel
-	dsos     map[dsoKey]*Table
-	perfMaps map[int]*Table
+	opts Options
+
+	mu       sync.Mutex
+	kernels  map[string]*load[*Kernel]
+	dsos     map[dsoKey]*load[*Table]
+	perfMaps map[int]*load[*Table]
+	kaddrs   map[kaddrKey]kaddr // KernelSymbolAddr of other names
 	missing  []Missing
-	running  *string // the running kernel's build-id, once read
+	queue    []func() // Preload's loads not started yet, in order
+	working  bool     // a background goroutine takes from queue
+
+	runningOnce sync.Once
+	running     string // the running kernel's build-id
 }
 
 type dsoKey struct{ path, buildID string }
+
+type kaddrKey struct{ path, name string }
+
+type kaddr struct {
+	addr uint64
+	ok   bool
+}
+
+// load is one object's table, loaded once by whoever starts it first: a
+// lookup, or the background goroutine of Preload.
+type load[T any] struct {
+	started  bool
+	done     chan struct{} // closed when val, misses and panicked are set
+	val      T
+	misses   []Missing // why it is missing, reported when first asked
+	asked    bool      // a lookup has asked for it (misses reported)
+	panicked any       // a panic of the load, raised again in the asker
+}
 
 // NewResolver returns a Resolver looking for symbols where opts says.
 func NewResolver(opts Options) *Resolver {
 	opts.fill()
 	return &Resolver{
 		opts:     opts,
-		kernels:  map[string]*Kernel{},
-		dsos:     map[dsoKey]*Table{},
-		perfMaps: map[int]*Table{},
+		kernels:  map[string]*load[*Kernel]{},
+		dsos:     map[dsoKey]*load[*Table]{},
+		perfMaps: map[int]*load[*Table]{},
+		kaddrs:   map[kaddrKey]kaddr{},
 	}
+}
+
+// get returns the value of m[k], loading it with fn unless that is done
+// or under way (then it waits for it). The first time a lookup asks for
+// it, what it could not load is added to Missing, so that Missing lists
+// objects in the order lookups asked for them, preloaded or not.
+func get[K comparable, T any](r *Resolver, m map[K]*load[T], k K, fn func(*[]Missing) T) T {
+	r.mu.Lock()
+	l := m[k]
+	if l != nil && l.asked {
+		// Loaded and reported: the common case.
+		r.mu.Unlock()
+		if l.panicked != nil {
+			panic(l.panicked)
+		}
+		return l.val
+	}
+	if l == nil {
+		l = &load[T]{done: make(chan struct{})}
+		m[k] = l
+	}
+	mine := !l.started
+	l.started = true
+	r.mu.Unlock()
+	if mine {
+		run(l, fn)
+	} else {
+		<-l.done
+	}
+	if l.panicked != nil {
+		panic(l.panicked)
+	}
+	r.mu.Lock()
+	if !l.asked {
+		l.asked = true
+		r.missing = append(r.missing, l.misses...)
+	}
+	r.mu.Unlock()
+	return l.val
+}
+
+// run loads l with fn and marks it done, keeping a panic, with the stack
+// it happened on, for the askers (a bug: loading turns bad input into
+// errors).
+func run[T any](l *load[T], fn func(*[]Missing) T) {
+	defer close(l.done)
+	defer func() {
+		if p := recover(); p != nil {
+			l.panicked = fmt.Sprintf("%v\n\nwhile loading symbols:\n%s", p, debug.Stack())
+		}
+	}()
+	l.val = fn(&l.misses)
+}
+
+// preload queues the load of m[k] for the background goroutine, unless
+// it is known or under way already.
+func preload[K comparable, T any](r *Resolver, m map[K]*load[T], k K, fn func(*[]Missing) T) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m[k] != nil {
+		return
+	}
+	l := &load[T]{done: make(chan struct{})}
+	m[k] = l
+	r.queue = append(r.queue, func() {
+		r.mu.Lock()
+		mine := !l.started
+		l.started = true
+		r.mu.Unlock()
+		if mine {
+			run(l, fn)
+		}
+	})
+	if !r.working {
+		r.working = true
+		go r.work()
+	}
+}
+
+// work runs the queued loads one after the other, then ends. One
+// goroutine is enough: the caller, busy with its own work, loads what it
+// needs before the queue reaches it itself.
+func (r *Resolver) work() {
+	for {
+		r.mu.Lock()
+		if len(r.queue) == 0 {
+			r.working = false
+			r.mu.Unlock()
+			return
+		}
+		f := r.queue[0]
+		r.queue[0] = nil
+		r.queue = r.queue[1:]
+		r.mu.Unlock()
+		f()
+	}
+}
+
+// Preload starts loading in the background the table DSOTable(path,
+// buildID) returns, and returns at once; a lookup that needs it before it
+// is loaded waits for it (or loads it itself if the background goroutine
+// has not started on it). Tables are loaded one at a time in the order of
+// the calls, by one goroutine, so that a caller reading a capture on one
+// core has its tables loaded on the other. Preloading changes no answer,
+// nor what Missing reports (an object is reported when a lookup first
+// asks for it).
+func (r *Resolver) Preload(path, buildID string) {
+	if pid, ok := perfMapPID(path); ok {
+		preload(r, r.perfMaps, pid, func(miss *[]Missing) *Table { return r.loadPerfMap(pid, miss) })
+		return
+	}
+	preload(r, r.dsos, dsoKey{path, buildID}, func(miss *[]Missing) *Table {
+		// One core: the caller is busy on the other.
+		return r.loadDSO(path, strings.ToLower(buildID), 1, miss)
+	})
+}
+
+// PreloadKernel is Preload for KernelSymbols(buildID).
+func (r *Resolver) PreloadKernel(buildID string) {
+	buildID = strings.ToLower(buildID)
+	preload(r, r.kernels, buildID, func(miss *[]Missing) *Kernel { return r.loadKernelMiss(buildID, miss) })
 }
 
 // Missing returns the objects whose symbols could not be loaded so far,
 // in the order they were asked for.
 func (r *Resolver) Missing() []Missing {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	return append([]Missing(nil), r.missing...)
-}
-
-func (r *Resolver) miss(path, buildID string, err error) {
-	r.missing = append(r.missing, Missing{Path: path, BuildID: buildID, Err: err})
 }
 
 // DSO returns the symbol for addr in the object perf script names path
@@ -113,13 +264,22 @@ func (r *Resolver) DSO(path, buildID string, addr uint64) (Symbol, bool) {
 // DSOTable returns the table DSO uses for path and buildID, loading it on
 // first use; nil when it has no symbols.
 func (r *Resolver) DSOTable(path, buildID string) *Table {
-	k := dsoKey{path, buildID}
-	if t, ok := r.dsos[k]; ok {
-		return t
+	if pid, ok := perfMapPID(path); ok {
+		return r.PerfMapTable(pid)
 	}
-	t := r.loadDSO(path, strings.ToLower(buildID))
-	r.dsos[k] = t
-	return t
+	return get(r, r.dsos, dsoKey{path, buildID}, func(miss *[]Missing) *Table {
+		// The caller waits: every core helps.
+		return r.loadDSO(path, strings.ToLower(buildID), runtime.GOMAXPROCS(0), miss)
+	})
+}
+
+// perfMapPID returns the pid of a perf map's path, "/tmp/perf-PID.map".
+func perfMapPID(path string) (int, bool) {
+	if !strings.HasPrefix(path, "/tmp/perf-") || !strings.HasSuffix(path, ".map") {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(path, "/tmp/perf-"), ".map"))
+	return pid, err == nil
 }
 
 // Kernel returns the kernel symbol (not a module's) for the absolute
@@ -156,14 +316,14 @@ func (r *Resolver) Module(buildID, module string, addr uint64) (Symbol, bool) {
 // neither is there.
 func (r *Resolver) KernelSymbols(buildID string) *Kernel {
 	buildID = strings.ToLower(buildID)
-	if k, ok := r.kernels[buildID]; ok {
-		return k
-	}
+	return get(r, r.kernels, buildID, func(miss *[]Missing) *Kernel { return r.loadKernelMiss(buildID, miss) })
+}
+
+func (r *Resolver) loadKernelMiss(buildID string, miss *[]Missing) *Kernel {
 	k, err := r.loadKernel(buildID)
 	if err != nil {
-		r.miss("[kernel.kallsyms]", buildID, err)
+		*miss = append(*miss, Missing{Path: "[kernel.kallsyms]", BuildID: buildID, Err: err})
 	}
-	r.kernels[buildID] = k
 	return k
 }
 
@@ -173,17 +333,32 @@ func (r *Resolver) KernelSymbols(buildID string) *Kernel {
 // MMAP record, whose pgoff holds the address at record time): when they
 // differ the kernel was relocated (KASLR) between the capture and the
 // file, and perf shifts kernel addresses by the difference (table -
-// recorded) before looking them up; modules are not shifted.
+// recorded) before looking them up; modules are not shifted. The
+// addresses of perf's reference symbols ("_text", "_stext") are kept
+// when the file is parsed; another name's is looked for in the file once
+// and kept.
 func (r *Resolver) KernelSymbolAddr(buildID, name string) (uint64, bool) {
 	k := r.KernelSymbols(buildID)
 	if k == nil {
 		return 0, false
 	}
-	data, err := os.ReadFile(k.Path)
-	if err != nil {
-		return 0, false
+	if addr, ok, known := k.refAddr(name); known {
+		return addr, ok
 	}
-	return kallsymsFunctionAddr(data, name)
+	key := kaddrKey{k.Path, name}
+	r.mu.Lock()
+	a, cached := r.kaddrs[key]
+	r.mu.Unlock()
+	if cached {
+		return a.addr, a.ok
+	}
+	if data, err := os.ReadFile(k.Path); err == nil {
+		a.addr, a.ok = kallsymsFunctionAddr(data, name)
+	}
+	r.mu.Lock()
+	r.kaddrs[key] = a
+	r.mu.Unlock()
+	return a.addr, a.ok
 }
 
 // PerfMap returns the JIT symbol for the absolute address addr from
@@ -195,30 +370,27 @@ func (r *Resolver) PerfMap(pid int, addr uint64) (Symbol, bool) {
 // PerfMapTable returns the table of perf-PID.map, loading it on first
 // use; nil when the file cannot be read.
 func (r *Resolver) PerfMapTable(pid int) *Table {
-	if t, ok := r.perfMaps[pid]; ok {
-		return t
-	}
+	return get(r, r.perfMaps, pid, func(miss *[]Missing) *Table { return r.loadPerfMap(pid, miss) })
+}
+
+func (r *Resolver) loadPerfMap(pid int, miss *[]Missing) *Table {
 	path := filepath.Join(r.opts.PerfMapDir, "perf-"+strconv.Itoa(pid)+".map")
-	var t *Table
 	data, err := os.ReadFile(path)
 	if err != nil {
-		r.miss(path, "", err)
-	} else {
-		t, _ = ParsePerfMap(data)
+		*miss = append(*miss, Missing{Path: path, Err: err})
+		return nil
 	}
-	r.perfMaps[pid] = t
+	t, _ := ParsePerfMap(data)
 	return t
 }
 
 func (r *Resolver) runningKernel() string {
-	if r.running == nil {
-		id := ""
+	r.runningOnce.Do(func() {
 		if data, err := os.ReadFile(r.opts.KernelNotes); err == nil {
-			id = parseBuildIDNotes(data, binary.NativeEndian)
+			r.running = parseBuildIDNotes(data, binary.NativeEndian)
 		}
-		r.running = &id
-	}
-	return *r.running
+	})
+	return r.running
 }
 
 func (r *Resolver) loadKernel(buildID string) (*Kernel, error) {
@@ -244,12 +416,24 @@ func orNone(s string) string {
 	return s
 }
 
+// readKallsyms parses a kallsyms file, mapped when it can be (a copy in
+// the build-id cache; /proc/kallsyms cannot).
 func readKallsyms(path string) (*Kernel, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParseKallsyms(path, data)
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		if data, m, ok := mapFile(f, 0, st.Size()); ok {
+			return parseKallsyms(path, bytesToString(data), m)
+		}
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	return parseKallsyms(path, bytesToString(data), nil)
 }
 
 func isRegular(p string) bool {
@@ -278,14 +462,9 @@ func (r *Resolver) buildIDPath(id, base string) string {
 // DebugDir/.build-id/xx/rest.debug, and the object itself. A file whose
 // build-id is not the recorded one is never used. The first file with a
 // .symtab gives the symbols, the first with a .dynsym gives the runtime
-// view (program headers, PLT).
-func (r *Resolver) loadDSO(path, buildID string) *Table {
-	if strings.HasPrefix(path, "/tmp/perf-") && strings.HasSuffix(path, ".map") {
-		pid, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(path, "/tmp/perf-"), ".map"))
-		if err == nil {
-			return r.PerfMapTable(pid)
-		}
-	}
+// view (program headers, PLT). The table is built on up to workers
+// goroutines; what could not be loaded is added to miss.
+func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *Table {
 	vdso := path == "[vdso]"
 	if !vdso && (!strings.HasPrefix(path, "/") || pseudoFile(path)) {
 		// [heap], [stack], //anon, /memfd:…: nothing to load.
@@ -367,7 +546,7 @@ func (r *Resolver) loadDSO(path, buildID string) *Table {
 		default:
 			err = fmt.Errorf("no file with its symbols: %w", fs.ErrNotExist)
 		}
-		r.miss(path, buildID, err)
+		*miss = append(*miss, Missing{Path: path, BuildID: buildID, Err: err})
 		return nil
 	}
 	if syms == nil {
@@ -376,9 +555,9 @@ func (r *Resolver) loadDSO(path, buildID string) *Table {
 	if runtime == nil {
 		runtime = syms
 	}
-	t, err := elfTable(syms, runtime)
+	t, err := elfTable(syms, runtime, workers)
 	if err != nil {
-		r.miss(path, buildID, err)
+		*miss = append(*miss, Missing{Path: path, BuildID: buildID, Err: err})
 		return nil
 	}
 	return t

@@ -20,7 +20,14 @@ const rustMaxDepth = 1024
 
 // demangleRust returns the demangled form of a Rust symbol name and
 // whether name is one.
-func demangleRust(name string) (string, bool) {
+func demangleRust(name string) (s string, ok bool) {
+	// Names are demangled by lookups, far from the loading code's guard:
+	// a bug of the demangler on a hostile name must not crash the caller.
+	defer func() {
+		if r := recover(); r != nil {
+			s, ok = "", false
+		}
+	}()
 	switch {
 	case strings.HasPrefix(name, "_R"):
 		return demangleRustV0(name[2:])

@@ -12,6 +12,9 @@ import (
 	"testing"
 
 	"flamekit/internal/golden"
+	"runtime"
+	"sync"
+	"time"
 )
 
 // Names and what perf 6.1 prints for them on this machine (checked with
@@ -69,12 +72,16 @@ func TestDemangle(t *testing.T) {
 }
 
 func TestChooseBest(t *testing.T) {
-	s := func(size uint64, bind elf.SymBind, name string) *sym {
-		return &sym{start: 100, end: 100 + size, bind: bind, name: name}
+	type named struct {
+		sym
+		name string
+	}
+	s := func(size uint64, bind elf.SymBind, name string) named {
+		return named{sym{start: 100, end: 100 + size, bind: bind}, name}
 	}
 	tests := []struct {
 		name  string
-		a, b  *sym
+		a, b  named
 		wantA bool
 	}{
 		{"sized beats unsized", s(0, elf.STB_GLOBAL, "a"), s(8, elf.STB_LOCAL, "b"), false},
@@ -86,7 +93,7 @@ func TestChooseBest(t *testing.T) {
 		{"tie keeps the first", s(8, elf.STB_GLOBAL, "abc"), s(8, elf.STB_GLOBAL, "xyz"), true},
 	}
 	for _, tc := range tests {
-		if got := chooseBest(tc.a, tc.b); got != tc.wantA {
+		if got := chooseBest(&tc.a.sym, &tc.b.sym, tc.a.name, tc.b.name); got != tc.wantA {
 			t.Errorf("%s: chooseBest = %v, want %v", tc.name, got, tc.wantA)
 		}
 	}
@@ -102,19 +109,19 @@ func checkRB(t *testing.T, tr *rbTree) []int32 {
 		if n == rbNil {
 			return 1
 		}
-		if tr.parent[n] != parent {
-			t.Fatalf("node %d: parent %d, want %d", n, tr.parent[n], parent)
+		if tr.n[n].parent != parent {
+			t.Fatalf("node %d: parent %d, want %d", n, tr.n[n].parent, parent)
 		}
-		if tr.red[n] && (tr.isRed(tr.left[n]) || tr.isRed(tr.right[n])) {
+		if tr.n[n].red && (tr.isRed(tr.n[n].left) || tr.isRed(tr.n[n].right)) {
 			t.Fatalf("node %d: red with a red child", n)
 		}
-		lh := walk(tr.left[n], n)
+		lh := walk(tr.n[n].left, n)
 		order = append(order, n)
-		rh := walk(tr.right[n], n)
+		rh := walk(tr.n[n].right, n)
 		if lh != rh {
 			t.Fatalf("node %d: black heights %d and %d", n, lh, rh)
 		}
-		if !tr.red[n] {
+		if !tr.n[n].red {
 			lh++
 		}
 		return lh
@@ -343,5 +350,382 @@ func TestLookupDoesNotAllocate(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per lookup, want 0", allocs)
+	}
+}
+
+// TestReadSymbols checks the package's ELF symbol table reader against
+// debug/elf's on the fixtures and on large objects of this machine.
+func TestReadSymbols(t *testing.T) {
+	paths := []string{"testdata/elf/fixture", "testdata/elf/fixture.debug", "testdata/elf/fixture.stripped", "testdata/elf/libfixture.so"}
+	for _, p := range []string{"/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/bin/node", "/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so"} {
+		if _, err := os.Stat(p); err == nil && !testing.Short() {
+			paths = append(paths, p)
+		}
+	}
+	for _, p := range paths {
+		ef, err := openELF(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkReadSymbols(t, ef)
+		ef.Close()
+	}
+}
+
+// flattenOverlaps asks perf's tree only inside groups of overlapping
+// symbols; over random tables with overlaps, aliases, symbols of size
+// zero and late inserts it gives the segments of flattenTree, which asks
+// the tree everywhere.
+func TestFlattenOverlaps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := 0; round < 2000; round++ {
+		var b builder
+		n := 1 + rng.IntN(60)
+		for i := 0; i < n; i++ {
+			start := uint64(rng.IntN(4 * n))
+			var size uint64
+			switch rng.IntN(4) {
+			case 0: // size zero
+			case 1:
+				size = uint64(1 + rng.IntN(3))
+			default:
+				size = uint64(1 + rng.IntN(12))
+			}
+			if rng.IntN(10) == 0 {
+				b.addLate(start, start+size, "late", elf.STB_GLOBAL)
+			} else {
+				b.add(start, start+size, "s", elf.STB_GLOBAL)
+			}
+		}
+		if round%2 == 0 {
+			order := b.inOrder()
+			b.fixupEnds(order, false)
+			b.removeDuplicates(order)
+		}
+		order := b.inOrder()
+		tix := make([]int32, len(b.syms))
+		for i, si := range order {
+			tix[si] = int32(i)
+		}
+		tree := b.replay(&Table{refs: make([]nameRef, len(order))}, tix)
+		var want, got Table
+		want.flattenTree(tree, b.syms, tix)
+		got.flattenOverlaps(tree, order, b.syms, tix)
+		if !slices.Equal(got.segStart, want.segStart) || !slices.Equal(got.segSym, want.segSym) {
+			t.Fatalf("round %d: segments\n%v %v\nwant\n%v %v\nsymbols %+v", round, got.segStart, got.segSym, want.segStart, want.segSym, b.syms)
+		}
+	}
+}
+
+// sortKeys is a stable sort by start.
+func TestSortKeys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 10, 63, 64, 65, 1000, 5000} {
+		for _, spread := range []uint64{4, 1 << 20, 1 << 62} {
+			keys := make([]orderKey, n)
+			for i := range keys {
+				keys[i] = orderKey{0xffffffff80000000 + rng.Uint64N(spread), int32(i)}
+			}
+			want := slices.Clone(keys)
+			slices.SortStableFunc(want, func(x, y orderKey) int {
+				switch {
+				case x.start < y.start:
+					return -1
+				case x.start > y.start:
+					return 1
+				}
+				return 0
+			})
+			if got := sortKeys(keys); !slices.Equal(got, want) {
+				t.Fatalf("n %d spread %#x: not the stable order", n, spread)
+			}
+		}
+	}
+}
+
+// inOrder after erasures and late inserts is the order of a fresh sort.
+func TestInOrderIncremental(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for round := 0; round < 300; round++ {
+		var b builder
+		n := rng.IntN(200)
+		for i := 0; i < n; i++ {
+			b.add(uint64(rng.IntN(3*n+1)), 0, "s", elf.STB_GLOBAL)
+		}
+		if round%3 == 0 {
+			slices.SortFunc(b.syms, func(x, y sym) int { return int(int64(x.start) - int64(y.start)) })
+		}
+		b.inOrder()
+		for k := 0; k < 3; k++ {
+			for i := range b.syms {
+				if rng.IntN(5) == 0 && !b.syms[i].gone {
+					b.erase(int32(i))
+				}
+			}
+			for i := rng.IntN(20); i > 0; i-- {
+				b.addLate(uint64(rng.IntN(3*n+1)), 0, "late", elf.STB_GLOBAL)
+			}
+			got := b.inOrder()
+			fresh := builder{syms: b.syms}
+			if want := fresh.inOrder(); !slices.Equal(got, want) {
+				t.Fatalf("round %d: %v, want %v", round, got, want)
+			}
+		}
+	}
+}
+
+// Pairs of aliases left to the first lookup give the tables, names and
+// all, that deciding them while building gives, over random tables of
+// mangled names with overlaps, aliases and late inserts: this checks the
+// claim of replay that the choice does not change the tree's shape.
+func TestLazyAliases(t *testing.T) {
+	names := []string{"_Z1av", "_Z2bbv", "_Z3cccv", "_Z2_av", "_Z3__av", "_ZN1a1bEv", "_ZN2aa1bC1Ev", "_ZN2aa1bC2Ev", "plain", "__plain", "_Zbad"}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for round := 0; round < 3000; round++ {
+		type in struct {
+			start, size uint64
+			name        string
+			bind        elf.SymBind
+			late        bool
+		}
+		var ins []in
+		n := 1 + rng.IntN(80)
+		for i := 0; i < n; i++ {
+			e := in{start: uint64(rng.IntN(2 * n)), name: names[rng.IntN(len(names))], bind: elf.STB_GLOBAL}
+			if rng.IntN(3) > 0 {
+				e.size = uint64(1 + rng.IntN(6))
+			}
+			if rng.IntN(8) == 0 {
+				e.bind = elf.STB_WEAK
+			}
+			if rng.IntN(4) == 0 && i > 0 {
+				// An alias of an earlier symbol.
+				p := ins[rng.IntN(i)]
+				e.start, e.size, e.bind = p.start, p.size, p.bind
+			}
+			e.late = rng.IntN(15) == 0
+			ins = append(ins, e)
+		}
+		build := func(eager bool) *Table {
+			b := builder{eager: eager}
+			for _, e := range ins {
+				if !e.late {
+					b.addMangled(e.start, e.start+e.size, e.name, e.bind)
+				}
+			}
+			order := b.inOrder()
+			b.fixupEnds(order, false)
+			b.removeDuplicates(order)
+			for _, e := range ins {
+				if e.late {
+					b.addLate(e.start, e.start+e.size, Demangle(e.name)+"@plt", e.bind)
+				}
+			}
+			return b.build()
+		}
+		lazy, eager := build(false), build(true)
+		if !slices.Equal(lazy.segStart, eager.segStart) || !slices.Equal(lazy.segSym, eager.segSym) {
+			t.Fatalf("round %d: segments differ\n%v %v\n%v %v\n%+v", round, lazy.segStart, lazy.segSym, eager.segStart, eager.segSym, ins)
+		}
+		for _, a := range probeAddrs(eager, 0) {
+			if got, want := oracleText(lazy.Lookup(a)), oracleText(eager.Lookup(a)); got != want {
+				t.Fatalf("round %d: %#x: %q, want %q", round, a, got, want)
+			}
+		}
+	}
+}
+
+// Preloading changes no answer and no Missing report: objects are
+// reported when a lookup first asks for them, in that order, whether
+// their load was started by Preload or not.
+func TestPreload(t *testing.T) {
+	mapDir := t.TempDir()
+	os.WriteFile(filepath.Join(mapDir, "perf-77.map"), []byte("7f0000001000 100 Interpreted:foo\n"), 0o644)
+	opts := Options{BuildIDDir: t.TempDir(), DebugDir: t.TempDir(), PerfMapDir: mapDir,
+		Kallsyms: "testdata/kallsyms/fixture.txt", KernelNotes: "/nonexistent"}
+	fixture, _ := filepath.Abs("testdata/elf/fixture")
+	lookups := func(r *Resolver) []string {
+		var out []string
+		add := func(s Symbol, ok bool) { out = append(out, oracleText(s, ok)) }
+		add(r.DSO("/nonexistent/b.so", "", 0x10))
+		add(r.DSO(fixture, "", 0x11d0))
+		add(r.DSO(fixture, "", 0x1070))
+		add(r.Kernel("", 0xffffffff81000310))
+		add(r.Module("", "[mod_b]", 0xffffffffa0000181))
+		add(r.PerfMap(78, 0x7f0000001010))
+		add(r.DSO("/tmp/perf-77.map", "", 0x7f0000001010))
+		add(r.DSO("/nonexistent/a.so", "", 0x10))
+		a, ok := r.KernelSymbolAddr("", "_text")
+		out = append(out, fmt.Sprint(a, ok))
+		for _, m := range r.Missing() {
+			out = append(out, "missing "+m.Path+" "+m.Err.Error())
+		}
+		return out
+	}
+	want := lookups(NewResolver(opts))
+	for round := 0; round < 20; round++ {
+		r := NewResolver(opts)
+		// In another order than the lookups, and twice.
+		for k := 0; k < 2; k++ {
+			r.Preload("/nonexistent/a.so", "")
+			r.Preload(fixture, "")
+			r.PreloadKernel("")
+			r.Preload("/tmp/perf-78.map", "")
+			r.Preload("/nonexistent/b.so", "")
+		}
+		if round%2 == 0 {
+			// Let the background loads finish first, or not.
+			for r.Missing(); ; {
+				r.mu.Lock()
+				w := r.working
+				r.mu.Unlock()
+				if !w {
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+			if m := r.Missing(); len(m) != 0 {
+				t.Fatalf("round %d: Missing reports %d preloaded objects before any lookup", round, len(m))
+			}
+		}
+		if got := lookups(r); !slices.Equal(got, want) {
+			t.Fatalf("round %d: with Preload\n%q\nwant\n%q", round, got, want)
+		}
+	}
+}
+
+// A Resolver and its Tables may be used by several goroutines at once
+// (run with -race): every goroutine gets the answers of a lone one.
+func TestConcurrentLookups(t *testing.T) {
+	opts := Options{BuildIDDir: t.TempDir(), DebugDir: t.TempDir(),
+		Kallsyms: "testdata/kallsyms/fixture.txt", KernelNotes: "/nonexistent"}
+	fixture, _ := filepath.Abs("testdata/elf/fixture")
+	lone := NewResolver(opts)
+	tb := lone.DSOTable(fixture, "")
+	if tb.raw == nil {
+		t.Fatal("the fixture has no mangled names: the lazy demangling is not exercised")
+	}
+	addrs := probeAddrs(tb, 0)
+	kaddrs := probeAddrs(lone.KernelSymbols("").Table, 0)
+	var want []string
+	for _, a := range addrs {
+		want = append(want, oracleText(lone.DSO(fixture, "", a)))
+	}
+	for _, a := range kaddrs {
+		want = append(want, oracleText(lone.Kernel("", a)))
+	}
+	r := NewResolver(opts)
+	r.Preload(fixture, "")
+	var wg sync.WaitGroup
+	got := make([][]string, 4)
+	for g := range got {
+		wg.Go(func() {
+			for _, a := range addrs {
+				got[g] = append(got[g], oracleText(r.DSO(fixture, "", a)))
+			}
+			for _, a := range kaddrs {
+				got[g] = append(got[g], oracleText(r.Kernel("", a)))
+			}
+		})
+	}
+	wg.Wait()
+	for g := range got {
+		if !slices.Equal(got[g], want) {
+			t.Errorf("goroutine %d: answers differ from a lone resolver's", g)
+		}
+	}
+}
+
+// chooseBest is builder.chooseBest for two symbols given with their
+// printed names.
+func chooseBest(a, b *sym, an, bn string) bool {
+	if k, ok := chooseBestByKind(a, b); ok {
+		return k
+	}
+	return chooseBestByName(an, bn)
+}
+
+// Names cut from a mapped file are copied before Lookup hands them out
+// (the mapping goes when the tables do), and a file truncated after it
+// was mapped makes lookups of names not read yet fail, not crash.
+func TestMappedNames(t *testing.T) {
+	data, err := os.ReadFile("testdata/kallsyms/fixture.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "kallsyms")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := NewResolver(Options{BuildIDDir: t.TempDir(), Kallsyms: path, KernelNotes: "/nonexistent"})
+	k := r.KernelSymbols("")
+	if k == nil || k.Table.backing == nil {
+		t.Skip("kallsyms not mapped on this system")
+	}
+	s, ok := r.Kernel("", 0xffffffff81000310)
+	if !ok || s.Name != "do_syscall_64_x" {
+		t.Fatalf("before truncation: %q %v", s.Name, ok)
+	}
+	if k.Table.backing.contains(s.Name) {
+		t.Error("Lookup handed out a name inside the mapping")
+	}
+	for m := range k.Modules {
+		if k.Table.backing.contains(m) {
+			t.Errorf("module name %q inside the mapping", m)
+		}
+	}
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := r.Kernel("", 0xffffffff81000310); !ok || s.Name != "do_syscall_64_x" {
+		t.Errorf("a name read before truncation: %q %v", s.Name, ok)
+	}
+	// Every other name is gone with the file's pages: no crash, no symbol.
+	failed := 0
+	for _, a := range probeAddrs(k.Table, 0) {
+		if _, ok := r.Kernel("", a); !ok {
+			failed++
+		}
+	}
+	if failed == 0 {
+		t.Error("no lookup failed after the file was truncated")
+	}
+	fixture, _ := filepath.Abs("testdata/elf/fixture")
+	tb := r.DSOTable(fixture, "")
+	if tb.backing == nil {
+		t.Fatal("the fixture's names are not mapped")
+	}
+	for _, a := range probeAddrs(tb, 0) {
+		if s, ok := tb.Lookup(a); ok && tb.backing.contains(s.Name) {
+			t.Fatalf("%#x: Lookup handed out a name inside the mapping", a)
+		}
+	}
+}
+
+// Names handed out stay valid after their table, and its mapping, are
+// gone.
+func TestMappedNamesOutliveTables(t *testing.T) {
+	fixture, _ := filepath.Abs("testdata/elf/fixture")
+	var names, want []string
+	func() {
+		r := NewResolver(Options{BuildIDDir: t.TempDir(), DebugDir: t.TempDir()})
+		tb := r.DSOTable(fixture, "")
+		for _, a := range probeAddrs(tb, 0) {
+			if s, ok := tb.Lookup(a); ok {
+				names = append(names, s.Name)
+				want = append(want, strings.Clone(s.Name))
+			}
+		}
+	}()
+	before := unmapped.Load()
+	for i := 0; i < 100 && unmapped.Load() == before; i++ {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	if unmapped.Load() == before {
+		t.Skip("the mapping was not unmapped: nothing checked")
+	}
+	if !slices.Equal(names, want) {
+		t.Error("names changed once their table was collected")
 	}
 }

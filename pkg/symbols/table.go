@@ -2,8 +2,12 @@ package symbols
 
 import (
 	"debug/elf"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
 )
 
 // Symbol is the symbol an address resolved to.
@@ -34,8 +38,9 @@ func (s Symbol) PrintedOffset(mapStart uint64) uint64 {
 
 // Table is one object's symbols, ready for lookups: a kernel's kallsyms
 // (without its modules), one kernel module, an ELF file with its debug
-// file and PLT, or a perf map. A Table never changes once built, so it
-// may be shared between goroutines. A nil *Table has no symbols.
+// file and PLT, or a perf map. Its symbols never change once built, and
+// the names it demangles on first lookup are kept with atomic stores, so
+// a Table may be shared between goroutines. A nil *Table has no symbols.
 type Table struct {
 	// Flat segments: segStart[i] is where segment i starts (ascending); it
 	// ends where segment i+1 starts. segSym[i] is the symbol covering it,
@@ -45,13 +50,34 @@ type Table struct {
 	// Symbols, by index.
 	start []uint64
 	size0 []bool // symbol of size zero (start == end)
-	names []string
+	// Names, as perf prints them unless raw says otherwise: refs[i] is
+	// symbol i's, cut from text (the string table or file the names come
+	// from), or in extra. So the table holds no pointer per symbol for
+	// the garbage collector to follow.
+	text    string
+	refs    []nameRef
+	extra   []string
+	backing *mapping // text's file mapping, nil when text is in memory
+	// raw[i] reports that name i is still mangled, or that symbol i
+	// stands for two aliases (see alias); its name as perf prints it is
+	// made on the first lookup that finds it and kept in dem[i]. Both are
+	// nil when every name is final (kallsyms, perf maps, C tables).
+	raw []bool
+	dem []atomic.Pointer[string]
+	// alias[i] is the (mangled) name of the alias that shares symbol i's
+	// start, size and binding and that perf keeps instead of symbol i if
+	// its printed name is better (chooseBestByName), decided on first
+	// lookup: which one perf keeps changes nothing else in the table.
+	alias map[int32]string
 }
 
 // Lookup returns the symbol perf finds for addr, an address in the
 // table's own space: file-relative for ELF files (what perf script prints
 // for user frames), absolute for the kernel, its modules and perf maps.
-// It does not allocate.
+// It allocates only the first time it finds a symbol whose name is
+// mangled (C++, Rust, OCaml) or comes from a mapped file: names are
+// demangled and copied on first use, not when the table is loaded, and
+// kept. It is safe for concurrent use.
 func (t *Table) Lookup(addr uint64) (Symbol, bool) {
 	if t == nil {
 		return Symbol{}, false
@@ -74,7 +100,78 @@ func (t *Table) Lookup(addr uint64) (Symbol, bool) {
 		return Symbol{}, false
 	}
 	st := t.start[s]
-	return Symbol{Name: t.names[s], Offset: addr - st, ZeroSize: t.size0[s] && addr == st}, true
+	var name string
+	if t.backing != nil || (t.raw != nil && t.raw[s]) {
+		n, ok := t.printed(s)
+		if !ok {
+			return Symbol{}, false
+		}
+		name = n
+	} else {
+		name = t.name(s)
+	}
+	return Symbol{Name: name, Offset: addr - st, ZeroSize: t.size0[s] && addr == st}, true
+}
+
+// name returns name i as stored.
+func (t *Table) name(i int32) string {
+	r := t.refs[i]
+	if r.n == extraName {
+		return t.extra[r.off]
+	}
+	return t.text[r.off : r.off+r.n]
+}
+
+// printed returns the name of symbol s as perf prints it, made the first
+// time: demangled when raw, chosen between aliases (see alias), copied
+// out of a mapped file. Two goroutines may both make it; they store the
+// same text. ok is false when the mapped file cannot be read any more.
+func (t *Table) printed(s int32) (name string, ok bool) {
+	if p := t.dem[s].Load(); p != nil {
+		return *p, true
+	}
+	if t.backing != nil {
+		defer faultsPanic()()
+		defer func() {
+			if r := recover(); r != nil {
+				if !isFault(r) {
+					panic(r)
+				}
+				name, ok = "", false
+			}
+		}()
+	}
+	n := t.name(s)
+	if t.raw != nil && t.raw[s] {
+		n = Demangle(n)
+		if alt, ok := t.alias[s]; ok {
+			if an := Demangle(alt); !chooseBestByName(n, an) {
+				n = an
+			}
+		}
+	}
+	n = t.backing.own(n)
+	t.dem[s].Store(&n)
+	runtime.KeepAlive(t) // n was read from its mapping
+	return n, true
+}
+
+// setAlias makes slot stand for itself and the alias called name.
+func (t *Table) setAlias(slot int32, name string) {
+	t.lazyNames()
+	t.raw[slot] = true
+	if t.alias == nil {
+		t.alias = map[int32]string{}
+	}
+	t.alias[slot] = name
+}
+
+// lazyNames allocates what names demangled on lookup need.
+func (t *Table) lazyNames() {
+	if t.raw == nil {
+		t.raw = make([]bool, len(t.refs))
+		t.dem = make([]atomic.Pointer[string], len(t.refs))
+	}
 }
 
 // Len returns the number of symbols in the table.
@@ -82,7 +179,7 @@ func (t *Table) Len() int {
 	if t == nil {
 		return 0
 	}
-	return len(t.names)
+	return len(t.refs)
 }
 
 // Range returns the lowest address the table resolves (its first
@@ -105,12 +202,16 @@ func (t *Table) Range() (lo, hi uint64) {
 }
 
 // sym is a symbol while a table is built, with what perf's rules need.
+// It holds no pointer (its name is a nameRef), so that building a table
+// of 100,000 symbols costs the garbage collector nothing.
 type sym struct {
 	start, end uint64 // end == start: size unknown or zero
-	name       string
+	ref        nameRef
 	bind       elf.SymBind
 	seq        int32 // insertion order, which decides among equal starts
 	gone       bool  // removed by a rule
+	raw        bool  // name is mangled: Demangle gives what perf prints
+	late       bool  // inserted after the fix-ups (see addLate)
 }
 
 // builder assembles a table by replaying what perf does to its rb-tree of
@@ -122,43 +223,209 @@ type sym struct {
 type builder struct {
 	syms []sym
 	ops  []treeOp // tree operations after the initial inserts, in order
+	// The symbols' names: cut from text, or in extra (see ref).
+	text    string
+	extra   []string
+	backing *mapping // text's file mapping, if it is one
+	// order is inOrder's last answer, for syms[:ordered].
+	order   []int32
+	ordered int
+	// eager: decide every pair of aliases in removeDuplicates (for the
+	// tests, which compare with lazy decisions).
+	eager bool
 }
 
 type treeOp struct {
 	insert bool
 	idx    int32
+	// lazy: an erasure of idx or alt (two aliases, alt first in tree
+	// order) that only their printed names decide, left to build.
+	lazy bool
+	alt  int32
+}
+
+// nameRef is where a name is: text[off:off+n], or extra[off] when n is
+// extraName.
+type nameRef struct{ off, n uint32 }
+
+const extraName = ^uint32(0)
+
+// ref returns the reference of name: into b.text when name is a piece of
+// it (as the names of a string table or kallsyms are), else a new entry
+// of extra.
+func (b *builder) ref(name string) nameRef {
+	if len(name) == 0 {
+		return nameRef{}
+	}
+	if len(b.text) > 0 {
+		base := uintptr(unsafe.Pointer(unsafe.StringData(b.text)))
+		p := uintptr(unsafe.Pointer(unsafe.StringData(name)))
+		if p >= base && p-base <= uintptr(len(b.text)-len(name)) &&
+			p-base < uintptr(extraName) && uint64(len(name)) < uint64(extraName) {
+			return nameRef{uint32(p - base), uint32(len(name))}
+		}
+	}
+	b.extra = append(b.extra, name)
+	return nameRef{uint32(len(b.extra) - 1), extraName}
+}
+
+// name returns symbol i's name.
+func (b *builder) name(i int32) string {
+	r := b.syms[i].ref
+	if r.n == extraName {
+		return b.extra[r.off]
+	}
+	return b.text[r.off : r.off+r.n]
 }
 
 func (b *builder) add(start, end uint64, name string, bind elf.SymBind) {
-	b.syms = append(b.syms, sym{start: start, end: end, name: name, bind: bind, seq: int32(len(b.syms))})
+	b.syms = append(b.syms, sym{start: start, end: end, ref: b.ref(name), bind: bind, seq: int32(len(b.syms))})
+}
+
+// addMangled adds a symbol whose name perf demangles; the demangling is
+// left to the first lookup (most symbols of a large object are never
+// looked up), or to removeDuplicates when perf's choice between aliases
+// needs the printed name.
+func (b *builder) addMangled(start, end uint64, name string, bind elf.SymBind) {
+	b.add(start, end, name, bind)
+	b.syms[len(b.syms)-1].raw = mayDemangle(name)
 }
 
 // addLate inserts a symbol after the fix-ups (perf's PLT entries).
 func (b *builder) addLate(start, end uint64, name string, bind elf.SymBind) {
 	b.add(start, end, name, bind)
+	b.syms[len(b.syms)-1].late = true
 	b.ops = append(b.ops, treeOp{insert: true, idx: int32(len(b.syms) - 1)})
 }
 
+// printedName returns symbol i's name as perf prints it, demangling it
+// now if it was added mangled.
+func (b *builder) printedName(i int32) string {
+	if b.syms[i].raw {
+		b.setPrinted(i, Demangle(b.name(i)))
+	}
+	return b.name(i)
+}
+
+// setPrinted gives symbol i its name as perf prints it.
+func (b *builder) setPrinted(i int32, name string) {
+	b.syms[i].ref, b.syms[i].raw = b.ref(name), false
+}
+
 // inOrder returns the indices of the live symbols as perf's tree orders
-// them: by start, equal starts in insertion order.
+// them: by start, equal starts in insertion order (index order). Its
+// answer is kept: a later call only drops the symbols erased since and
+// merges those added since.
 func (b *builder) inOrder() []int32 {
-	idx := make([]int32, 0, len(b.syms))
+	if b.order != nil {
+		return b.reorder()
+	}
+	sorted, live := true, 0
+	var last uint64
 	for i := range b.syms {
-		if !b.syms[i].gone {
-			idx = append(idx, int32(i))
+		if b.syms[i].gone {
+			continue
+		}
+		if live > 0 && b.syms[i].start < last {
+			sorted = false
+		}
+		last = b.syms[i].start
+		live++
+	}
+	idx := make([]int32, 0, live)
+	if sorted {
+		for i := range b.syms {
+			if !b.syms[i].gone {
+				idx = append(idx, int32(i))
+			}
+		}
+	} else {
+		keys := make([]orderKey, 0, live)
+		for i := range b.syms {
+			if !b.syms[i].gone {
+				keys = append(keys, orderKey{b.syms[i].start, int32(i)})
+			}
+		}
+		for _, k := range sortKeys(keys) {
+			idx = append(idx, k.idx)
 		}
 	}
-	slices.SortStableFunc(idx, func(x, y int32) int {
-		sx, sy := b.syms[x].start, b.syms[y].start
-		switch {
-		case sx < sy:
-			return -1
-		case sx > sy:
-			return 1
-		}
-		return 0
-	})
+	b.order, b.ordered = idx, len(b.syms)
 	return idx
+}
+
+// reorder is inOrder after a first call: the kept order without the
+// symbols erased since, merged with those added since (which come after
+// any older symbol of the same start).
+func (b *builder) reorder() []int32 {
+	var added []orderKey
+	for i := b.ordered; i < len(b.syms); i++ {
+		if !b.syms[i].gone {
+			added = append(added, orderKey{b.syms[i].start, int32(i)})
+		}
+	}
+	added = sortKeys(added)
+	idx := make([]int32, 0, len(b.order)+len(added))
+	for _, i := range b.order {
+		if b.syms[i].gone {
+			continue
+		}
+		for len(added) > 0 && added[0].start < b.syms[i].start {
+			idx = append(idx, added[0].idx)
+			added = added[1:]
+		}
+		idx = append(idx, i)
+	}
+	for _, k := range added {
+		idx = append(idx, k.idx)
+	}
+	b.order, b.ordered = idx, len(b.syms)
+	return idx
+}
+
+type orderKey struct {
+	start uint64
+	idx   int32
+}
+
+// sortKeys sorts keys by start, keeping the order of equal starts (a
+// radix sort, a byte at a time, skipping the bytes all keys share). It
+// returns the sorted slice, keys or a new one.
+func sortKeys(keys []orderKey) []orderKey {
+	if len(keys) < 64 {
+		slices.SortStableFunc(keys, func(x, y orderKey) int {
+			switch {
+			case x.start < y.start:
+				return -1
+			case x.start > y.start:
+				return 1
+			}
+			return 0
+		})
+		return keys
+	}
+	buf := make([]orderKey, len(keys))
+	for shift := 0; shift < 64; shift += 8 {
+		var count [256]int
+		for _, k := range keys {
+			count[byte(k.start>>shift)]++
+		}
+		if count[byte(keys[0].start>>shift)] == len(keys) {
+			continue
+		}
+		pos := 0
+		for d, c := range count {
+			count[d] = pos
+			pos += c
+		}
+		for _, k := range keys {
+			d := byte(k.start >> shift)
+			buf[count[d]] = k
+			count[d]++
+		}
+		keys, buf = buf, keys
+	}
+	return keys
 }
 
 // fixupEnds gives symbols of unknown size the start of the next one as
@@ -172,7 +439,7 @@ func (b *builder) fixupEnds(order []int32, kallsyms bool) {
 		if prev.end != prev.start {
 			continue
 		}
-		if kallsyms && isModuleName(prev.name) != isModuleName(curr.name) {
+		if kallsyms && isModuleName(b.name(order[i-1])) != isModuleName(b.name(order[i])) {
 			prev.end = roundUp(prev.end+4096, 4096)
 		} else {
 			prev.end = curr.start
@@ -190,10 +457,68 @@ func isModuleName(name string) bool { return strings.IndexByte(name, '[') >= 0 }
 
 func roundUp(x, to uint64) uint64 { return (x + to - 1) / to * to }
 
+// demangleAliases demangles, on up to workers goroutines, the names
+// removeDuplicates may compare: those of symbols sharing their start
+// with two others or more (pairs are decided lazily; see
+// removeDuplicates), so that it does not demangle them one by one. order
+// is as inOrder returns it.
+func (b *builder) demangleAliases(order []int32, workers int) {
+	var list []int32
+	for i := 0; i < len(order); {
+		j := i + 1
+		for j < len(order) && b.syms[order[j]].start == b.syms[order[i]].start {
+			j++
+		}
+		if j-i > 2 {
+			for _, si := range order[i:j] {
+				if b.syms[si].raw {
+					list = append(list, si)
+				}
+			}
+		}
+		i = j
+	}
+	if workers < 2 || len(list) < 256 {
+		return // removeDuplicates demangles what it compares
+	}
+	names := make([]string, len(list))
+	var wg sync.WaitGroup
+	var fault atomic.Value // a fault reading a mapped file, raised again here
+	per := (len(list) + workers - 1) / workers
+	for w := 0; w < workers; w++ {
+		lo, hi := min(w*per, len(list)), min((w+1)*per, len(list))
+		wg.Go(func() {
+			defer faultsPanic()()
+			defer func() {
+				if r := recover(); r != nil {
+					if !isFault(r) {
+						panic(r)
+					}
+					fault.Store(r)
+				}
+			}()
+			for k := lo; k < hi; k++ {
+				names[k] = Demangle(b.name(list[k]))
+			}
+		})
+	}
+	wg.Wait()
+	if r := fault.Load(); r != nil {
+		panic(r)
+	}
+	for k, si := range list {
+		b.setPrinted(si, names[k])
+	}
+}
+
 // removeDuplicates keeps one symbol per start address, as perf's
 // symbols__fixup_duplicate: walking in tree order, of two neighbours at
 // one address choose_best_symbol keeps one; the erasures are recorded in
 // the order perf performs them.
+//
+// Two aliases alone at their address, of one size, whose bindings tie
+// are told apart only by their printed names; when one is mangled, the
+// choice is left to build (see replay), to spare demangling them.
 func (b *builder) removeDuplicates(order []int32) {
 	if len(order) == 0 {
 		return
@@ -205,7 +530,16 @@ func (b *builder) removeDuplicates(order []int32) {
 			curr = next
 			continue
 		}
-		if chooseBest(&b.syms[curr], &b.syms[next]) {
+		x, y := &b.syms[curr], &b.syms[next]
+		if _, decided := chooseBestByKind(x, y); !decided && !b.eager && (x.raw || y.raw) && x.end == y.end &&
+			order[i-1] == curr && (i < 2 || b.syms[order[i-2]].start != x.start) &&
+			(i+1 == len(order) || b.syms[order[i+1]].start != x.start) {
+			// A pair: curr survives for now.
+			y.gone = true
+			b.ops = append(b.ops, treeOp{idx: next, lazy: true, alt: curr})
+			continue
+		}
+		if b.chooseBest(curr, next) {
 			b.erase(next)
 		} else {
 			b.erase(curr)
@@ -219,40 +553,58 @@ func (b *builder) erase(i int32) {
 	b.ops = append(b.ops, treeOp{idx: i})
 }
 
-// chooseBest reports whether perf's choose_best_symbol keeps a over b
-// (two symbols at one address, a first in tree order): the one with a
-// size, then not weak, then global, then with fewer leading
-// underscores, then with the longer name, then a.
-func chooseBest(a, b *sym) bool {
+// chooseBest reports whether perf's choose_best_symbol keeps symbol i
+// over j (two symbols at one address, i first in tree order): the one
+// with a size, then not weak, then global, then with fewer leading
+// underscores, then with the longer name, then i. The names are those
+// perf prints (demangled), looked at only when sizes and bindings do not
+// decide.
+func (b *builder) chooseBest(i, j int32) bool {
+	x, y := &b.syms[i], &b.syms[j]
+	if k, ok := chooseBestByKind(x, y); ok {
+		return k
+	}
+	return chooseBestByName(b.printedName(i), b.printedName(j))
+}
+
+// chooseBestByKind is choose_best_symbol's tests before the names; ok is
+// false when they do not decide.
+func chooseBestByKind(a, b *sym) (keepA, ok bool) {
 	sa, sb := a.end-a.start, b.end-b.start
 	if sb == 0 && sa > 0 {
-		return true
+		return true, true
 	}
 	if sa == 0 && sb > 0 {
-		return false
+		return false, true
 	}
 	wa, wb := a.bind == elf.STB_WEAK, b.bind == elf.STB_WEAK
 	if wb && !wa {
-		return true
+		return true, true
 	}
 	if wa && !wb {
-		return false
+		return false, true
 	}
 	ga, gb := a.bind == elf.STB_GLOBAL, b.bind == elf.STB_GLOBAL
 	if ga && !gb {
-		return true
+		return true, true
 	}
 	if gb && !ga {
-		return false
+		return false, true
 	}
-	ua, ub := leadingUnderscores(a.name), leadingUnderscores(b.name)
+	return false, false
+}
+
+// chooseBestByName is choose_best_symbol's last tests: fewer leading
+// underscores, then the longer name, then a.
+func chooseBestByName(a, b string) bool {
+	ua, ub := leadingUnderscores(a), leadingUnderscores(b)
 	if ub > ua {
 		return true
 	}
 	if ua > ub {
 		return false
 	}
-	return len(a.name) >= len(b.name)
+	return len(a) >= len(b)
 }
 
 func leadingUnderscores(s string) int {
@@ -263,32 +615,41 @@ func leadingUnderscores(s string) int {
 	return n
 }
 
-// build returns the table of the live symbols. nameOf maps a symbol to
-// the name the table keeps (kallsyms names lose their module suffix).
-func (b *builder) build(nameOf func(string) string) *Table {
+// build returns the table of the live symbols.
+func (b *builder) build() *Table {
 	order := b.inOrder()
 	t := &Table{
 		start: make([]uint64, len(order)),
 		size0: make([]bool, len(order)),
-		names: make([]string, len(order)),
+		refs:  make([]nameRef, len(order)),
 	}
-	// Table index of each builder symbol.
-	tix := make([]int32, len(b.syms))
-	overlap := false
+	defer func() {
+		// Names demangled while building are in extra.
+		t.text, t.extra, t.backing = b.text, b.extra, b.backing
+		if t.backing != nil {
+			t.lazyNames()
+		}
+	}()
+	for _, si := range order {
+		if b.syms[si].raw {
+			t.raw = make([]bool, len(order))
+			t.dem = make([]atomic.Pointer[string], len(order))
+			break
+		}
+	}
+	overlap, wraps := false, false
 	for i, si := range order {
 		s := &b.syms[si]
 		t.start[i] = s.start
 		t.size0[i] = s.end == s.start
-		n := s.name
-		if nameOf != nil {
-			n = nameOf(n)
+		t.refs[i] = s.ref
+		if s.raw {
+			t.raw[i] = true
 		}
-		t.names[i] = n
-		tix[si] = int32(i)
 		if s.end < s.start || (s.end == s.start && s.start == ^uint64(0)) {
 			// An end past the address space: only the tree
 			// knows what perf makes of it.
-			overlap = true
+			overlap, wraps = true, true
 		}
 		if i > 0 {
 			p := &b.syms[order[i-1]]
@@ -297,13 +658,102 @@ func (b *builder) build(nameOf func(string) string) *Table {
 			}
 		}
 	}
+	// Table index of each builder symbol.
+	tix := make([]int32, len(b.syms))
+	for i, si := range order {
+		tix[si] = int32(i)
+	}
 	if !overlap {
 		t.flatten(order, b.syms)
+		// Without the tree, which alias survives changes nothing
+		// but the name.
+		for _, op := range b.ops {
+			if op.lazy {
+				t.setAlias(tix[op.alt], b.name(op.idx))
+			}
+		}
 		return t
 	}
-	tree := b.replay()
-	t.flattenTree(tree, b.syms, tix)
+	tree := b.replay(t, tix)
+	if wraps {
+		t.flattenTree(tree, b.syms, tix)
+	} else {
+		t.flattenOverlaps(tree, order, b.syms, tix)
+	}
 	return t
+}
+
+// extEnd returns the address just past what a symbol covers: its end, its
+// start + 1 for a symbol of size zero (perf's symbols__find matches its
+// start).
+func extEnd(s *sym) uint64 {
+	if s.end == s.start {
+		return s.start + 1
+	}
+	return s.end
+}
+
+// flattenOverlaps builds the segments of symbols that overlap somewhere,
+// none running past the end of the address space. Symbols go in groups,
+// each a run whose extents chain into one another. A symbol alone in its
+// group is what perf's tree finds at its addresses: on the search path,
+// a node starting after it starts past its end (so the search goes
+// left), a node starting before it ends before its start (so it goes
+// right); and addresses between groups are found by no node. So only
+// the groups of several symbols need the tree, asked as flattenTree
+// asks it, at every address where its answer can change.
+func (t *Table) flattenOverlaps(tree *rbTree, order []int32, syms []sym, tix []int32) {
+	t.segStart = make([]uint64, 0, 2*len(order))
+	t.segSym = make([]int32, 0, 2*len(order))
+	ask := func(addr uint64) int32 {
+		if i := tree.find(addr); i >= 0 {
+			return tix[i]
+		}
+		return -1
+	}
+	var points []uint64
+	for i := 0; i < len(order); {
+		s := &syms[order[i]]
+		end := extEnd(s)
+		j := i + 1
+		for j < len(order) && syms[order[j]].start < end {
+			end = max(end, extEnd(&syms[order[j]]))
+			j++
+		}
+		// The next group's start, where this one's answers stop.
+		next, last := uint64(0), j == len(order)
+		if !last {
+			next = syms[order[j]].start
+		}
+		if j == i+1 {
+			t.push(s.start, int32(i))
+			if last || next != end {
+				t.push(end, -1)
+			}
+			i = j
+			continue
+		}
+		points = points[:0]
+		for k := i; k < j; k++ {
+			points = append(points, syms[order[k]].start, syms[order[k]].end)
+		}
+		slices.Sort(points)
+		points = slices.Compact(points)
+		for k, p := range points {
+			t.push(p, ask(p))
+			if p == ^uint64(0) {
+				break
+			}
+			if k+1 < len(points) {
+				if points[k+1] > p+1 {
+					t.push(p+1, ask(p+1))
+				}
+			} else if last || next > p+1 {
+				t.push(p+1, ask(p+1))
+			}
+		}
+		i = j
+	}
 }
 
 // flatten builds the segments of non-overlapping symbols.
@@ -347,25 +797,45 @@ func (t *Table) push(addr uint64, s int32) {
 }
 
 // replay rebuilds perf's tree: every symbol inserted in file order, then
-// the recorded erasures and late inserts.
-func (b *builder) replay() *rbTree {
+// the recorded erasures and late inserts. A lazy erasure of two aliases
+// (see removeDuplicates) stays undecided when the first has a right
+// child: erasing either leaves a tree of the same shape, with one or the
+// other in the same place (the first has the second as successor: with
+// two children, the kernel's rb_erase moves the successor into its
+// place and fixes up where the successor was, as erasing the successor
+// itself does; with only a right child, that child is a red leaf, the
+// second, and either erasure leaves one black leaf). Otherwise it is
+// decided now, by their printed names, and t and tix follow: t is the
+// table being built, tix the table index of each builder symbol.
+func (b *builder) replay(t *Table, tix []int32) *rbTree {
 	tree := newRBTree(b.syms)
-	late := make(map[int32]bool)
-	for _, op := range b.ops {
-		if op.insert {
-			late[op.idx] = true
-		}
-	}
 	for i := range b.syms {
-		if !late[int32(i)] {
+		if !b.syms[i].late {
 			tree.insert(int32(i))
 		}
 	}
 	for _, op := range b.ops {
-		if op.insert {
+		switch {
+		case op.insert:
 			tree.insert(op.idx)
-		} else {
+		case !op.lazy:
 			tree.erase(op.idx)
+		case tree.n[op.alt].right != rbNil:
+			tree.erase(op.idx)
+			t.setAlias(tix[op.alt], b.name(op.idx))
+		default:
+			keep, drop := op.alt, op.idx
+			if !chooseBestByName(b.printedName(keep), b.printedName(drop)) {
+				keep, drop = drop, keep
+			}
+			tree.erase(drop)
+			b.syms[drop].gone, b.syms[keep].gone = true, false
+			slot := tix[op.alt]
+			tix[keep] = slot
+			t.refs[slot] = b.syms[keep].ref
+			if t.raw != nil {
+				t.raw[slot] = false
+			}
 		}
 	}
 	return tree
@@ -398,4 +868,14 @@ func (t *Table) flattenTree(tree *rbTree, syms []sym, tix []int32) {
 			t.push(p+1, ask(p+1))
 		}
 	}
+}
+
+// bytesToString returns the bytes of b as a string without copying them;
+// b must never change afterwards (it is used on buffers the package reads
+// a file into and then only cuts names from).
+func bytesToString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
