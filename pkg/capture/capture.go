@@ -47,6 +47,10 @@ type Folder struct {
 	// Resolver resolves addresses to symbols in perf.data files; nil
 	// means DefaultResolver.
 	Resolver *symbols.Resolver
+	// AllowForeign reads a capture made on another host whose binaries
+	// are not here, their frames [unknown] (as perf script here would
+	// print them), instead of running perf script on it.
+	AllowForeign bool
 	// Warnf prints a message on standard error (may be nil): why perf
 	// script is run, what a perf.data file held that was skipped, and the
 	// lines of perf script text that were not read.
@@ -76,7 +80,7 @@ func (f *Folder) Data(path, source string) error {
 		return err
 	}
 	defer cleanup()
-	r, err := perfdata.Open(file, perfdata.Options{Symbolizer: f.Resolver})
+	r, err := perfdata.Open(file, perfdata.Options{Symbolizer: f.Resolver, AllowForeign: f.AllowForeign})
 	var unsupported *perfdata.UnsupportedError
 	if errors.As(err, &unsupported) {
 		if f.Perf == "" {
