@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -131,6 +132,7 @@ func newReader(f file, name string, opt Options) (*Reader, error) {
 	if err := r.checkForeign(); err != nil {
 		return nil, err
 	}
+	r.preload()
 	r.setFields()
 	r.m = newMachine(fi.buildIDs)
 	r.pos = int64(fi.data.off)
@@ -159,6 +161,37 @@ func (r *Reader) checkSupported() error {
 		}
 	}
 	return nil
+}
+
+// preloader is a Symbolizer that can load tables in the background
+// (*symbols.Resolver does).
+type preloader interface {
+	Preload(path, buildID string)
+	PreloadKernel(buildID string)
+}
+
+// preload asks the Symbolizer to load, on another goroutine, the tables of
+// every object the capture has samples in (its build-id table), the kernel
+// first, then the others by name: while this goroutine reads records, the
+// other core loads symbols. It changes no answer.
+func (r *Reader) preload() {
+	p, ok := r.opt.Symbolizer.(preloader)
+	if !ok {
+		return
+	}
+	var names []string
+	for name, b := range r.fi.buildIDs {
+		switch {
+		case name == "[kernel.kallsyms]":
+			p.PreloadKernel(hexID(b.id))
+		case !b.kernel && (strings.HasPrefix(name, "/") || name == "[vdso]"):
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		p.Preload(name, hexID(r.fi.buildIDs[name].id))
+	}
 }
 
 // hostname is the local host's name (a variable for the tests).
