@@ -56,7 +56,18 @@ func appendRoot(dst []byte, opt *Options, comm, pid, tid []byte) []byte {
 type folder struct {
 	opt *Options
 	inl *inliner
+	// memo holds what frame appends for each distinct frame seen (its
+	// symbol, module and, where --addrs uses it, address, and the java
+	// rule), when nothing else decides it (no --inline, no --srcline):
+	// samples repeat their frames, and the rules run once per distinct
+	// frame. Its memory grows with the distinct frames of the input.
+	memo    map[string][]byte
+	memoKey []byte
 }
+
+// maxMemo bounds the memo of a folder, for inputs whose frames never
+// repeat (every address a new symbol+offset).
+const maxMemo = 1 << 20
 
 // fold appends the folded stack of s to dst: the root frame, then the
 // frames from the outermost to the leaf.
@@ -75,6 +86,36 @@ func (f *folder) fold(dst []byte, s *sample.Sample) []byte {
 // drops it, several for "->" pieces and inlined functions), following
 // stackcollapse-perf.pl's per-frame rules in their order.
 func (f *folder) frame(dst []byte, fr *sample.Frame, java bool) []byte {
+	if f.opt.Inline || f.opt.Srcline {
+		return f.frameRules(dst, fr, java)
+	}
+	k := append(f.memoKey[:0], fr.Symbol...)
+	k = append(k, 0)
+	k = append(k, fr.DSO...)
+	if java {
+		k = append(k, 0, 'j')
+	}
+	if f.opt.Addrs && bytes.Contains(fr.Symbol, unknownSym) {
+		k = append(k, 0)
+		k = append(k, fr.Addr...)
+	}
+	f.memoKey = k
+	if v, ok := f.memo[string(k)]; ok { // no allocation on a hit
+		return append(dst, v...)
+	}
+	start := len(dst)
+	dst = f.frameRules(dst, fr, java)
+	if f.memo == nil {
+		f.memo = make(map[string][]byte)
+	}
+	if len(f.memo) < maxMemo {
+		f.memo[string(k)] = bytes.Clone(dst[start:])
+	}
+	return dst
+}
+
+// frameRules is frame without the memo.
+func (f *folder) frameRules(dst []byte, fr *sample.Frame, java bool) []byte {
 	if f.opt.Inline && f.inl != nil && inlineEligible(fr.DSO) {
 		if res := f.inl.resolve(fr.Addr, fr.Symbol, fr.DSO); res != "" && res != "??" && res != "??:??:0" {
 			dst = append(dst, ';')

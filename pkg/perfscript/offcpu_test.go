@@ -93,14 +93,41 @@ func TestOffCPUAccuracyLive(t *testing.T) {
 			}
 			fmt.Fprintf(&timehist, "# perf sched timehist -i offcpu.data --tid %s   (%s)\n%s", m[1], th.thread, out)
 		}
-		checkOffCPUAccuracy(t, text, measured.Bytes(), timehist.Bytes())
+		// On a busy machine perf can drop scheduler events without
+		// counting them as lost: a thread then switches out with no
+		// switch-in before it, which the off-CPU stage counts (Lost) and
+		// reports. Such a capture cannot be exact: record again, and skip
+		// when three in a row are incomplete.
+		if n := droppedSwitchIns(text); n > 0 {
+			if attempt < 3 {
+				t.Logf("attempt %d: perf dropped scheduler events of the workload (%d switch-outs without their switch-in); recording again", attempt, n)
+				continue
+			}
+			t.Skipf("perf dropped scheduler events of the workload in three captures in a row (%d switch-outs without their switch-in in the last): the machine is too busy for an exact capture; TestOffCPUAccuracy checks the committed one", n)
+		}
+		// A loaded machine may also lose a stack (a chain perf drops) or
+		// add run-queue waits to the program's measure: record again,
+		// and fail only when three fresh captures disagree.
+		bad := offCPUDisagreements(t, text, measured.Bytes(), timehist.Bytes())
+		if len(bad) == 0 {
+			return
+		}
+		if attempt < 3 {
+			t.Logf("attempt %d disagrees (%s); recording again", attempt, bad[0])
+			continue
+		}
+		for _, msg := range bad {
+			t.Error(msg)
+		}
 		return
 	}
 }
 
-// checkOffCPUAccuracy compares stackcollapse --off-cpu on a capture with
-// the workload's own measures and with perf sched timehist's rows.
-func checkOffCPUAccuracy(t *testing.T, capture, measured, timehist []byte) {
+// offCPUDisagreements compares stackcollapse --off-cpu on a capture with
+// the workload's own measures and with perf sched timehist's rows, and
+// returns where they disagree.
+func offCPUDisagreements(t *testing.T, capture, measured, timehist []byte) []string {
+	var bad []string
 	t.Helper()
 	known := map[string]float64{} // thread -> ms off CPU inside its function
 	for _, m := range regexp.MustCompile(`(?m)^measured (\w+) \w+ off ([\d.]+) ms`).FindAllSubmatch(measured, -1) {
@@ -123,7 +150,7 @@ func checkOffCPUAccuracy(t *testing.T, capture, measured, timehist []byte) {
 			}
 			ms := stackTotal(t, got.out, th.thread+";", ";"+th.fn+";") / 1000
 			if want := known[th.thread]; math.Abs(ms-want) > 0.05*want {
-				t.Errorf("--states %q: %s in %s: %.3f ms off CPU, the program measured %.3f ms (more than 5 %% apart)", states, th.thread, th.fn, ms, want)
+				bad = append(bad, fmt.Sprintf("--states %q: %s in %s: %.3f ms off CPU, the program measured %.3f ms (more than 5 %% apart)", states, th.thread, th.fn, ms, want))
 			} else {
 				t.Logf("--states %q: %s in %s: %.3f ms off CPU, measured %.3f ms (%+.2f %%)", states, th.thread, th.fn, ms, want, 100*(ms-want)/want)
 			}
@@ -144,7 +171,7 @@ func checkOffCPUAccuracy(t *testing.T, capture, measured, timehist []byte) {
 			sumTH += r.ms
 			i := findInterval(ours[tid], r)
 			if i < 0 {
-				t.Errorf("%s: timehist's interval of %.3f ms ending at %.6f is not in the output", th.thread, r.ms, r.end)
+				bad = append(bad, fmt.Sprintf("%s: timehist's interval of %.3f ms ending at %.6f is not in the output", th.thread, r.ms, r.end))
 				continue
 			}
 			matched[i] = true
@@ -160,10 +187,19 @@ func checkOffCPUAccuracy(t *testing.T, capture, measured, timehist []byte) {
 		// the task it prints as ":-1" (the exiting task's header); we key
 		// on the switch's payload and keep it.
 		if len(extra) > 1 {
-			t.Errorf("%s: %d intervals that timehist does not have: %+v", th.thread, len(extra), extra)
+			bad = append(bad, fmt.Sprintf("%s: %d intervals that timehist does not have: %+v", th.thread, len(extra), extra))
 		}
 		t.Logf("%s: %.3f ms off CPU in %d intervals; timehist %.3f ms in %d rows; the exit interval timehist misses: %+v",
 			th.thread, sumOurs, len(ours[tid]), sumTH, len(rows[th.thread]), extra)
+	}
+	return bad
+}
+
+// checkOffCPUAccuracy fails t where offCPUDisagreements finds any.
+func checkOffCPUAccuracy(t *testing.T, capture, measured, timehist []byte) {
+	t.Helper()
+	for _, msg := range offCPUDisagreements(t, capture, measured, timehist) {
+		t.Error(msg)
 	}
 }
 
@@ -283,4 +319,30 @@ func TestSymbolWarnings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// droppedSwitchIns counts the switch-outs of the workload's threads that
+// come while the thread is already switched out: perf dropped the
+// switch-in between (it does so on a busy machine without counting the
+// events as lost).
+func droppedSwitchIns(text []byte) int {
+	workload := map[string]bool{}
+	for _, th := range offcpuThreads {
+		workload[th.thread] = true
+	}
+	out := map[string]bool{} // tid -> switched out
+	n := 0
+	re := regexp.MustCompile(`sched_switch: prev_comm=(\S+) prev_pid=(\d+) .*==> next_comm=(\S+) next_pid=(\d+)`)
+	for _, m := range re.FindAllSubmatch(text, -1) {
+		if workload[string(m[1])] {
+			if out[string(m[2])] {
+				n++
+			}
+			out[string(m[2])] = true
+		}
+		if workload[string(m[3])] {
+			out[string(m[4])] = false
+		}
+	}
+	return n
 }
