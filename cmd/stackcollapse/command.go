@@ -18,13 +18,17 @@ import (
 )
 
 // description is the stackcollapse --help text.
-const description = `Fold perf script output into stacks, one line per stack, for flamegraph.
+const description = `Fold perf captures into stacks, one line per stack, for flamegraph.
 
-Reads the text of "perf script" (with or without --header) from FILEs or
-standard input ("-"), gzipped or not; also pprof profiles, bpftrace map
-dumps and already-folded stacks (bcc's -f output, async-profiler's
-collapsed), each input recognised by its content (see --format). Stacks are
-folded as
+Reads perf.data files themselves (perf record's output, several times
+faster than perf script | stackcollapse, with the same output), the text of
+"perf script" (with or without --header) from FILEs or standard input ("-"),
+gzipped or not; also pprof profiles, bpftrace map dumps and already-folded
+stacks (bcc's -f output, async-profiler's collapsed), each input recognised
+by its content (see --format). A perf.data file that cannot be read as perf
+would (--call-graph dwarf, LBR, pipe mode, another host's capture without
+its binaries) is read through perf script, with a note (--no-perf: an
+error instead). Stacks are folded as
 stackcollapse-perf.pl folds them (same frames, same flags, weights = perf's
 periods). When the samples have timestamps, the output keeps them: one
 timed line "stack weight @seconds" per sample, in input order, after a
@@ -34,7 +38,10 @@ instead, as stackcollapse-perf.pl prints them (but for a few documented
 fixes, listed in the README).
 
 Examples:
-  perf record -F 99 -a -g -- sleep 30 && perf script --header > out.perf
+  perf record -F 99 -a -g -- sleep 30
+  stackcollapse perf.data | flamegraph > cpu.svg
+  stackcollapse perf.data | timeslice --at 14s±2.5 | flamegraph > spike.svg
+  perf script --header > out.perf
   stackcollapse out.perf | flamegraph > cpu.svg
   stackcollapse out.perf | timeslice --at 70s±2.5 | flamegraph > spike.svg
   perf script | stackcollapse --no-time --all > out.folded
@@ -71,7 +78,7 @@ type command struct {
 	RefWall     string          `name:"ref-wall" placeholder:"TIME" help:"With --ref-perf: a wall-clock time (RFC 3339, or epoch seconds) known to have happened at perf time --ref-perf, e.g. from a marker written to /dev/kmsg; put in the metadata so that timeslice maps perf time to the wall clock exactly."`
 	RefPerf     string          `name:"ref-perf" placeholder:"SECONDS" help:"The perf-clock (dmesg) time of --ref-wall, e.g. 2404.748841."`
 	Jobs        int             `name:"jobs" short:"j" default:"0" help:"Parse with this many threads (default: all CPUs)."`
-	Format      string          `name:"format" enum:"auto,perf,bpftrace,pprof,perf-data,folded" default:"auto" help:"Input format: auto (recognise each input by its content), perf (perf script text), pprof (profile.proto, gzipped or not: Go's -cpuprofile/-memprofile, perf_data_converter, timeslice --format pprof), bpftrace (map dump), folded (passed through), perf-data (refused: run perf script)."`
+	Format      string          `name:"format" enum:"auto,perf,bpftrace,pprof,perf-data,folded" default:"auto" help:"Input format: auto (recognise each input by its content), perf (perf script text), pprof (profile.proto, gzipped or not: Go's -cpuprofile/-memprofile, perf_data_converter, timeslice --format pprof), bpftrace (map dump), folded (passed through), perf-data (perf record's file, read directly)."`
 	NoPerf      bool            `name:"no-perf" help:"Never run perf script: a perf.data file that stackcollapse cannot read as perf does (--call-graph dwarf, LBR, pipe mode, another host's capture without perf archive) is an error instead."`
 	Map         string          `name:"map" placeholder:"@NAME" help:"bpftrace input: the map to fold (default: the first map with a stack in its key)."`
 	Version     cli.VersionFlag `help:"Print the version and exit."`
