@@ -9,8 +9,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/page"
 
 	"github.com/chromedp/chromedp"
 )
@@ -27,12 +30,21 @@ func Chromium(t testing.TB) string {
 }
 
 // Browser is a headless Chromium with a fresh profile and no network.
+// JavaScript dialogs (alert, prompt) are recorded and answered.
 type Browser struct {
 	Ctx context.Context
+
+	mu      sync.Mutex
+	dialogs []string
+	answer  string
 }
 
-// New starts a headless Chromium, stopped when the test ends.
-func New(t testing.TB) *Browser {
+// New starts a headless Chromium with a 1400×1300 window, stopped when the
+// test ends.
+func New(t testing.TB) *Browser { return NewSize(t, 1400, 1300) }
+
+// NewSize is New with a window of w×h CSS pixels.
+func NewSize(t testing.TB, w, h int) *Browser {
 	exe := Chromium(t)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe),
@@ -44,7 +56,7 @@ func New(t testing.TB) *Browser {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1400, 1300),
+		chromedp.WindowSize(w, h),
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
@@ -53,7 +65,46 @@ func New(t testing.TB) *Browser {
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("starting chromium: %v", err)
 	}
-	return &Browser{Ctx: ctx}
+	b := &Browser{Ctx: ctx}
+	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
+	go func() {
+		for ev, err := range dialogs {
+			if err != nil {
+				return
+			}
+			b.mu.Lock()
+			b.dialogs = append(b.dialogs, string(ev.Type)+": "+ev.Message)
+			answer := b.answer
+			b.mu.Unlock()
+			chromedp.Call(ctx, page.HandleJavaScriptDialog,
+				page.HandleJavaScriptDialogParams{Accept: true, PromptText: answer})
+		}
+	}()
+	return b
+}
+
+// SetAnswer sets the text the next prompt dialogs are answered with.
+func (b *Browser) SetAnswer(s string) {
+	b.mu.Lock()
+	b.answer = s
+	b.mu.Unlock()
+}
+
+// Dialogs returns how many dialogs the page has opened.
+func (b *Browser) Dialogs() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.dialogs)
+}
+
+// Evaluate evaluates JavaScript (awaiting a promise) and returns its value.
+func Evaluate[T any](t testing.TB, b *Browser, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(b.Ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("%v\nin: %s", err, js)
+	}
+	return v
 }
 
 // Do runs actions, failing the test on error.

@@ -1,120 +1,43 @@
 package svg
 
 import (
-	"context"
 	"encoding/json"
+	"flamekit/internal/browsertest"
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
 
-// chromium returns the path of a local Chromium, or skips the test.
-func chromium(t testing.TB) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("skipping browser test: no chromium in PATH (Debian: apt-get install chromium)")
-	return ""
-}
+// browser is a headless Chromium (see internal/browsertest).
+type browser struct{ *browsertest.Browser }
 
-// browser starts a headless Chromium (no network, fresh profile) and
-// returns a context for chromedp.Run. Dialogs (prompt, alert) are
-// recorded in *dialogs and answered with *answer.
-type browser struct {
-	mu      *sync.Mutex
-	ctx     context.Context
-	dialogs []string
-	answer  string
-}
+func newBrowser(t testing.TB) *browser { return &browser{browsertest.NewSize(t, 1300, 900)} }
 
-func newBrowser(t testing.TB) *browser {
-	exe := chromium(t)
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1300, 900),
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelC := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
-	b := &browser{ctx: ctx}
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting chromium: %v", err)
-	}
-	var mu sync.Mutex
-	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
-	go func() {
-		for ev, err := range dialogs {
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			b.dialogs = append(b.dialogs, string(ev.Type)+": "+ev.Message)
-			answer := b.answer
-			mu.Unlock()
-			chromedp.Call(ctx, page.HandleJavaScriptDialog,
-				page.HandleJavaScriptDialogParams{Accept: true, PromptText: answer})
-		}
-	}()
-	b.mu = &mu
-	return b
-}
+func (b *browser) setAnswer(s string) { b.SetAnswer(s) }
 
-func (b *browser) setAnswer(s string) {
-	b.mu.Lock()
-	b.answer = s
-	b.mu.Unlock()
-}
-
-func (b *browser) dialogCount() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.dialogs)
-}
+func (b *browser) dialogCount() int { return b.Dialogs() }
 
 func (b *browser) run(t testing.TB, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	if err := chromedp.Do(b.ctx, actions...); err != nil {
-		t.Fatal(err)
-	}
+	b.Do(t, actions...)
 }
 
 func eval[T any](t testing.TB, b *browser, js string) T {
 	t.Helper()
-	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatalf("%v\nin: %s", err, js)
-	}
-	return v
+	return browsertest.Evaluate[T](t, b.Browser, js)
 }
 
 func (b *browser) eval(t testing.TB, js string, out any) {
 	t.Helper()
-	v := eval[json.RawMessage](t, b, js)
-	if err := json.Unmarshal(v, out); err != nil {
-		t.Fatalf("%v: %s", err, v)
-	}
+	b.Eval(t, js, out)
 }
 
 // writeSVG renders lines of folded text into a file and returns its URL.
@@ -252,7 +175,7 @@ func TestBrowserInteractions(t *testing.T) {
 	b.setAnswer("b")
 	b.run(t, chromedp.KeyEvent(kb.F3))
 	if b.dialogCount() != n+1 {
-		t.Errorf("F3 opened no prompt (dialogs %q)", b.dialogs)
+		t.Errorf("F3 opened no prompt (%d dialogs)", b.dialogCount())
 	}
 
 	// URL state: zoom and search restored on load
@@ -363,7 +286,7 @@ func TestBrowserHostileNames(t *testing.T) {
 			details: document.getElementById("details").textContent};
 	})()`, &got)
 	if got.Pwned != nil || got.Scripts != 1 || b.dialogCount() != 0 {
-		t.Errorf("hostile names ran code: pwned=%v scripts=%d dialogs=%q", got.Pwned, got.Scripts, b.dialogs)
+		t.Errorf("hostile names ran code: pwned=%v scripts=%d dialogs=%d", got.Pwned, got.Scripts, b.dialogCount())
 	}
 	if got.Frames < 10 {
 		t.Errorf("only %d frames drawn", got.Frames)
