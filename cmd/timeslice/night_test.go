@@ -22,17 +22,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// nightLength is twelve hours, one in -short mode.
-func nightLength() time.Duration {
-	if testing.Short() {
-		return time.Hour
-	}
-	return 12 * time.Hour
-}
-
 func sharedNight(t testing.TB) *night.Night {
 	t.Helper()
-	n, err := night.Shared(nightLength(), false)
+	n, err := night.Shared(night.TestLength(), false)
 	if err != nil {
 		t.Fatal(err)
 	}

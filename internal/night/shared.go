@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -48,4 +49,13 @@ func RemoveShared() {
 	}
 	shared.dirs = nil
 	shared.nights, shared.errs = nil, nil
+}
+
+// TestLength is the length of the night a test generates: twelve hours,
+// one hour with go test -short. It is meant to be called from tests.
+func TestLength() time.Duration {
+	if testing.Short() {
+		return time.Hour
+	}
+	return 12 * time.Hour
 }

@@ -17,20 +17,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// nightLength is twelve hours, one in -short mode.
-func nightLength() time.Duration {
-	if testing.Short() {
-		return time.Hour
-	}
-	return 12 * time.Hour
-}
-
 // TestNight: on a night of recorder windows (a real capture repeated,
 // with its own burst taken out) with one planted two-second burst, the
 // planted burst is the first one found, and its top stack is the
 // burst's.
 func TestNight(t *testing.T) {
-	n, err := night.Shared(nightLength(), false)
+	n, err := night.Shared(night.TestLength(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
