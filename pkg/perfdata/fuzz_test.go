@@ -64,7 +64,7 @@ func shrink(data []byte, max int) []byte {
 	le := binary.LittleEndian
 	dataOff := int(le.Uint64(data[40:]))
 	dataSize := int(le.Uint64(data[48:]))
-	out := bytes.Clone(data[:dataOff])
+	var kept []byte
 	side, samples := 0, 0
 	for p := 0; p+8 <= dataSize; {
 		size := int(le.Uint16(data[dataOff+p+6:]))
@@ -77,27 +77,11 @@ func shrink(data []byte, max int) []byte {
 		}
 		if *keep+size <= max {
 			*keep += size
-			out = append(out, data[dataOff+p:dataOff+p+size]...)
+			kept = append(kept, data[dataOff+p:dataOff+p+size]...)
 		}
 		p += size
 	}
-	n := len(out) - dataOff
-	le.PutUint64(out[48:], uint64(n))
-	nfeat := 0
-	for i := 0; i < 4; i++ {
-		nfeat += popcount(le.Uint64(data[72+8*i:]))
-	}
-	oldTable := dataOff + dataSize
-	table := len(out)
-	out = append(out, make([]byte, 16*nfeat)...)
-	for i := 0; i < nfeat; i++ {
-		off := int(le.Uint64(data[oldTable+16*i:]))
-		size := int(le.Uint64(data[oldTable+16*i+8:]))
-		le.PutUint64(out[table+16*i:], uint64(len(out)))
-		le.PutUint64(out[table+16*i+8:], uint64(size))
-		out = append(out, data[off:off+size]...)
-	}
-	return out
+	return rebuild(data, kept)
 }
 
 // TestFuzzSeeds checks that the shrunk seeds are valid files, and with
