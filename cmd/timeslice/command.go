@@ -3,12 +3,14 @@ package main
 import (
 	"cmp"
 	"errors"
+	"flamekit/pkg/bursts"
 	"flamekit/pkg/capture"
 	"flamekit/pkg/collapse"
 	"flamekit/pkg/detect"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -116,11 +118,11 @@ type command struct {
 	NoIdle    bool            `name:"no-idle" help:"Drop the samples of idle CPUs (same list as stackcollapse --no-idle; interrupt and softirq work on an idle CPU is kept)."`
 	KeepTime  bool            `name:"keep-time" help:"Write timed folded lines (one per sample, with a metadata line describing the slice) instead of summed classic stacks, so slices can be chained."`
 	Heatmap   heatmapFormat   `help:"Draw the sub-second heat map instead: --heatmap writes an interactive SVG (over 10 minutes, an overview and the sub-second map of the stretch clicked; hover for details; click a start and an end cell for the timeslice command of that range; bursts are marked), --heatmap=text a terminal view. Cells count samples (lines, not periods), as FlameScope; for off-CPU input (stackcollapse --off-cpu) they sum its microseconds (see --measure)." placeholder:""`
-	Rows      int             `default:"50" help:"Heat map rows per second (50 = 20 ms buckets; 1 to 1000)."`
+	Rows      int             `default:"${rows}" help:"Heat map rows per second (${rows}: ${rowms} ms buckets; 1 to ${maxrows})."`
 	Bursts    bool            `help:"Print the windows whose busy rate stands out most from the rest of the capture, best first, one a line: how far it stands out (robust z-score), where it is (perf clock, after the first sample, wall clock), its top processes and stacks, and the timeslice command that cuts it. Idle samples never count. The heat map marks the same windows."`
 	Measure   string          `enum:"auto,samples,weight" default:"auto" help:"What --bursts, the heat map's marks and its cells measure: samples (sample lines), weight (the sum of their counts: off-CPU time, periods) or auto (bursts: weight when the counts differ from line to line; cells: weight when the metadata says the counts are off-CPU time or another weight; else samples)."`
-	Top       int             `default:"10" help:"--bursts: print at most N windows." placeholder:"N"`
-	Threshold float64         `default:"5" help:"--bursts: the robust z-score a second needs to count as busy." placeholder:"Z"`
+	Top       int             `default:"${top}" help:"--bursts: print at most N windows." placeholder:"N"`
+	Threshold float64         `default:"${threshold}" help:"--bursts: the robust z-score a second needs to count as busy." placeholder:"Z"`
 	Quiet     bool            `short:"q" help:"Do not print the resolved window and sample count on stderr (warnings still are)."`
 	Version   cli.VersionFlag `help:"Print the version and exit."`
 	Files     []string        `arg:"" optional:"" help:"Timed folded inputs (.gz read transparently); - or none: standard input." placeholder:"FILE"`
@@ -128,6 +130,17 @@ type command struct {
 	fleetFlags `embed:""`
 	pusher     *pyroscope.Pusher
 	busy       *busy // the heat map's and the bursts' sink, set by output
+}
+
+// Defaults gives kong the defaults of --rows, --top, --threshold and
+// --bucket from the one place each is written: the packages that use them.
+func (c *command) Defaults() map[string]string {
+	return map[string]string{
+		"rows": strconv.Itoa(heatmap.DefaultRows), "rowms": strconv.Itoa(1000 / heatmap.DefaultRows),
+		"maxrows": strconv.Itoa(heatmap.MaxRows),
+		"top":     strconv.Itoa(bursts.DefaultMax), "threshold": strconv.FormatFloat(bursts.DefaultThreshold, 'f', -1, 64),
+		"bucket": pyroscope.DefaultBucket.String(),
+	}
 }
 
 // Run runs timeslice: it places the window on perf's clock (reading the

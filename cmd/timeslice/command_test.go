@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,9 +16,11 @@ import (
 
 	"flamekit/internal/cli"
 	gold "flamekit/internal/golden"
+	"flamekit/pkg/bursts"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/heatmap"
 	"flamekit/pkg/idle"
+	"flamekit/pkg/pyroscope"
 )
 
 // The real capture: 30 s system-wide, perf record -a -g -F 97, with a 2 s
@@ -909,5 +912,18 @@ func TestHeatmapSumsOffCPUTime(t *testing.T) {
 	code, svg, _ := run(t, in, "--heatmap")
 	if code != 0 || !strings.Contains(svg, `data-unit="µs off-CPU"`) || !strings.Contains(svg, "µs off-CPU per 20 ms cell:") {
 		t.Errorf("the SVG does not name the unit of its cells (exit %d)", code)
+	}
+}
+
+// TestNoFlagsGivesDefaults: the defaults of --rows, --top, --threshold and
+// --bucket are those of the packages that use them.
+func TestNoFlagsGivesDefaults(t *testing.T) {
+	var c command
+	code := cli.Run("timeslice", description, &c, []string{"/nonexistent"}, strings.NewReader(""), io.Discard, io.Discard)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (the flags are parsed, then the input is missing)", code)
+	}
+	if c.Rows != heatmap.DefaultRows || c.Top != bursts.DefaultMax || c.Threshold != bursts.DefaultThreshold || c.Bucket != pyroscope.DefaultBucket {
+		t.Errorf("defaults: rows %d, top %d, threshold %v, bucket %v", c.Rows, c.Top, c.Threshold, c.Bucket)
 	}
 }

@@ -23,7 +23,7 @@ type fleetFlags struct {
 	Push       string        `placeholder:"URL" help:"Push the window to Grafana Pyroscope at URL (http://host:4040) as pprof, one profile per --bucket, and print a summary on stderr instead of writing stdout. Auth from PYROSCOPE_BASIC_AUTH_USER/PYROSCOPE_BASIC_AUTH_PASSWORD or PYROSCOPE_AUTH_TOKEN; PYROSCOPE_TENANT_ID sets X-Scope-OrgID."`
 	Service    string        `placeholder:"NAME" help:"With --push: the service name the profiles are stored under (Grafana's service_name)."`
 	Label      []string      `sep:"none" placeholder:"KEY=VALUE" help:"With --push: a series label, e.g. --label host=web01 (repeatable)."`
-	Bucket     time.Duration `default:"1s" help:"With --push: the time span of one pushed profile (aligned on the wall clock)."`
+	Bucket     time.Duration `default:"${bucket}" help:"With --push: the time span of one pushed profile (aligned on the wall clock)."`
 }
 
 // check rejects flag combinations that make no sense.
