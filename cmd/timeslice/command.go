@@ -151,6 +151,72 @@ func (c *command) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	if err := c.check(); err != nil {
+		return err
+	}
+	names := c.Files
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	if n := countOf(names, "-"); n > 1 {
+		return cli.Usagef("standard input (-) is given %d times", n)
+	}
+	inputs := timeslice.NewInputs(names, env.Stdin)
+	perfData(inputs, env)
+	defer inputs.Close()
+
+	win, guessed, err := c.place(spec, hasWindow, inputs)
+	if err != nil {
+		return err
+	}
+	s, finish, err := c.read(env, inputs, win)
+	if err != nil {
+		c.pushFailed(env)
+		return err
+	}
+	// What the inputs' heads said may be wrong: a later part of an input
+	// may start earlier, or move the window. Read again from the truth.
+	again := false
+	if b := c.busy; b != nil && b.started {
+		final := inputs.Clock()
+		again = final.HasOrigin && final.Origin != b.origin
+	}
+	if guessed {
+		final, err := c.resolve(spec, inputs)
+		if err != nil {
+			return err
+		}
+		if win == nil || !final.Same(win) {
+			win, again = final, true
+		}
+	}
+	if again {
+		if s, finish, err = c.read(env, inputs, win); err != nil {
+			return err
+		}
+	}
+	if hasWindow || c.Heatmap != "" || c.Bursts {
+		if err := inputs.RequireTimed(); err != nil {
+			return err
+		}
+	}
+	clock := inputs.Clock()
+	if win != nil {
+		c.describe(env, win, &clock)
+		if s.Stats.Kept == 0 && s.Stats.Idle == 0 && !inputs.Overlaps(win) {
+			return inputs.Outside(win)
+		}
+	}
+	if err := finish(&clock); err != nil {
+		c.pushFailed(env)
+		return err
+	}
+	c.summary(env, s, win, inputs)
+	return nil
+}
+
+// check refuses the flags that do not go together.
+func (c *command) check() error {
 	if c.Rows < 1 || c.Rows > heatmap.MaxRows {
 		return cli.Usagef("--rows %d: want 1 to %d", c.Rows, heatmap.MaxRows)
 	}
@@ -166,121 +232,57 @@ func (c *command) Run(env *cli.Env) error {
 	if c.Top < 1 || c.Threshold <= 0 {
 		return cli.Usagef("--top wants 1 or more, --threshold more than 0")
 	}
-	names := c.Files
-	if len(names) == 0 {
-		names = []string{"-"}
-	}
-	if n := countOf(names, "-"); n > 1 {
-		return cli.Usagef("standard input (-) is given %d times", n)
-	}
-	inputs := timeslice.NewInputs(names, env.Stdin)
-	perfData(inputs, env)
-	defer inputs.Close()
-
-	// A window on perf's clock is placed at once. One counted from the
-	// first sample, or on the wall clock, needs what only reading all the
-	// input tells: streams (and --keep-time output, which cannot be taken
-	// back) are read a first time for it; files are placed from their
-	// heads, read once, and read again in the rare case that the whole
-	// input moves the window (a later part holding earlier samples).
-	var win *timeslice.Window
-	guessed := false
-	if c.Push != "" {
-		// Pushes cannot be taken back: the clock, the capture facts and
-		// the window must be final before the first one, so read the
-		// inputs a first time.
-		if err := inputs.Survey(""); err != nil {
-			return err
-		}
-		if err := inputs.RequireTimed(); err != nil {
-			return err
-		}
-	}
-	if hasWindow {
-		if spec.NeedsClock() {
-			if inputs.HasStream() || c.KeepTime || c.Push != "" {
-				if err := inputs.Survey(""); err != nil {
-					return err
-				}
-				if err := inputs.RequireTimed(); err != nil {
-					return err
-				}
-			} else {
-				if err := inputs.Heads(); err != nil {
-					return err
-				}
-				guessed = true
-			}
-		}
-		if win, err = c.resolve(spec, inputs); err != nil && !guessed {
-			return err
-		}
-	}
-	if c.Heatmap != "" || c.Bursts {
-		// Seconds count from the first sample, which must be known before
-		// the samples are counted: streams are read a first time (and
-		// kept in a temporary file, to be read again), files guessed from
-		// their heads and read again in the rare case that the whole input
-		// starts earlier.
-		if inputs.HasStream() {
-			if err := inputs.Survey(""); err != nil {
-				return err
-			}
-		} else if err := inputs.Heads(); err != nil {
-			return err
-		}
-	}
-	s, finish, err := c.read(env, inputs, win)
-	if err != nil {
-		c.pushFailed(env)
-		return err
-	}
-	if b := c.busy; b != nil && b.started {
-		// The whole input may start earlier than its heads said (a later
-		// part holding earlier samples): count again from there.
-		if final := inputs.Clock(); final.HasOrigin && final.Origin != b.origin {
-			if s, finish, err = c.read(env, inputs, win); err != nil {
-				return err
-			}
-		}
-	}
-	if guessed {
-		final, err := c.resolve(spec, inputs)
-		if err != nil {
-			return err
-		}
-		if win == nil || !final.Same(win) {
-			win = final
-			if s, finish, err = c.read(env, inputs, win); err != nil {
-				return err
-			}
-		}
-	}
-	if hasWindow || c.Heatmap != "" || c.Bursts {
-		if err := inputs.RequireTimed(); err != nil {
-			return err
-		}
-	}
-	clock := inputs.Clock()
-	if win != nil {
-		if win.Warning != "" {
-			env.Warnf("warning: %s", win.Warning)
-		}
-		if !c.Quiet {
-			for _, l := range timeslice.DescribeWindow(win, &clock) {
-				env.Warnf("%s", l)
-			}
-		}
-		if s.Stats.Kept == 0 && s.Stats.Idle == 0 && !inputs.Overlaps(win) {
-			return inputs.Outside(win)
-		}
-	}
-	if err := finish(&clock); err != nil {
-		c.pushFailed(env)
-		return err
-	}
-	c.summary(env, s, win, inputs)
 	return nil
+}
+
+// place reads what the window and the output need to know before the
+// samples are read, and places the window on perf's clock (nil: none).
+//
+// A window on perf's clock is placed at once. One counted from the first
+// sample, or on the wall clock, needs what only reading all the input
+// tells, and so do the heat map and the bursts, whose seconds count from
+// the first sample. Streams, and outputs that cannot be taken back
+// (--keep-time, --push), are read a first time for it (Survey, which keeps
+// a copy of streams); files are placed from their heads (guessed is then
+// true) and read again in the rare case that the whole input says
+// otherwise (a later part holding earlier samples).
+func (c *command) place(spec timeslice.Spec, hasWindow bool, inputs timeslice.Inputs) (win *timeslice.Window, guessed bool, err error) {
+	needClock := hasWindow && spec.NeedsClock() || c.Heatmap != "" || c.Bursts
+	switch {
+	case c.Push != "" || needClock && (inputs.HasStream() || c.KeepTime):
+		if err := inputs.Survey(""); err != nil {
+			return nil, false, err
+		}
+		if err := inputs.RequireTimed(); err != nil {
+			return nil, false, err
+		}
+	case needClock:
+		if err := inputs.Heads(); err != nil {
+			return nil, false, err
+		}
+		guessed = hasWindow && spec.NeedsClock()
+	}
+	if !hasWindow {
+		return nil, false, nil
+	}
+	win, err = c.resolve(spec, inputs)
+	if err != nil && !guessed {
+		return nil, false, err
+	}
+	return win, guessed, nil
+}
+
+// describe prints the window as resolved (unless -q) and any warning about
+// how it was placed.
+func (c *command) describe(env *cli.Env, win *timeslice.Window, clock *timeslice.Clock) {
+	if win.Warning != "" {
+		env.Warnf("warning: %s", win.Warning)
+	}
+	if !c.Quiet {
+		for _, l := range timeslice.DescribeWindow(win, clock) {
+			env.Warnf("%s", l)
+		}
+	}
 }
 
 // resolve places the window on the clock the inputs give so far.
