@@ -253,12 +253,28 @@ func ParseLine(line []byte, rec *Record) error {
 		return ErrNoCount
 	}
 	*rec = Record{Stack: head, Count: c, Kind: Classic}
-	if stack, c1, ok := lastField(head); ok {
+	if stack, c1, ok := lastCount(head); ok {
 		if before, ok := ParseCount(c1); ok {
 			rec.Stack, rec.Before, rec.Kind = stack, before, Diff
 		}
 	}
 	return nil
+}
+
+// lastCount is lastField for a last field that may be a count: it scans
+// back over digits and dots only, so that a stack without a second count
+// (almost every line) costs a few bytes, not a scan of the whole stack.
+// ok is false when the bytes before those are not whitespace; what it
+// returns then would not parse as a count anyway.
+func lastCount(b []byte) (head, tail []byte, ok bool) {
+	i := len(b)
+	for i > 0 && (b[i-1] >= '0' && b[i-1] <= '9' || b[i-1] == '.') {
+		i--
+	}
+	if i == 0 || !isSpace(b[i-1]) {
+		return nil, nil, false
+	}
+	return b[:i-1], b[i:], true
 }
 
 // AppendRecord appends rec as a folded line, with its newline, to dst.
