@@ -2,11 +2,14 @@ package folded
 
 import (
 	"bufio"
+	"bytes"
 	"io"
+	"iter"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Entry is one distinct stack of a Profile with its summed counts.
@@ -44,17 +47,26 @@ func (s *exactSum) add(v float64) {
 // Profile sums counts per distinct stack: the one sum-per-stack of every
 // flamekit tool. Its memory grows with the number of distinct stacks, not
 // with the number of lines added. While every stack added is bytewise
-// greater than the one before (input sorted as stackcollapse and the Perl
-// tools write it), no map is built and Sorted need not sort. Integer
-// counts are summed exactly (see WriteTo). The zero value is ready to use.
+// greater than or equal to the one before (input sorted as stackcollapse
+// and the Perl tools write it), no map is built, Sorted need not sort, and
+// the stacks are kept front-coded (each as the length it shares with the
+// one before and the rest), a fraction of their size. Integer counts are
+// summed exactly (see WriteTo). The zero value is ready to use.
 type Profile struct {
 	// HintBytes is the size of the input in bytes, when known: with the
 	// length of the stacks seen, it sizes the map so that it is not grown
 	// again and again.
 	HintBytes int64
 
-	index        map[string]int // nil while the stacks come in increasing order
-	entries      []Entry
+	index   map[string]int // nil while the stacks come in increasing order
+	entries []Entry        // Stack is "" while front-coded
+	// Front coding, while in order and until the stacks are needed as
+	// strings (materialize): entry i is pre[i] bytes of entry i-1, then
+	// arena[suf[i-1]:suf[i]].
+	pre, suf     []int
+	arena        []byte
+	last         []byte     // the last stack added, whole
+	coded        bool       // entries are front-coded
 	exact        []exactSum // per entry: Count, exactly
 	exactBefore  []exactSum // per entry: Before, exactly
 	total        float64
@@ -87,9 +99,30 @@ func (p *Profile) find(stack []byte) int {
 	p.bytes += int64(len(stack))
 	if p.index == nil {
 		n := len(p.entries)
-		if n == 0 || p.entries[n-1].Stack < string(stack) {
-			return p.append(stack)
+		if n == 0 && !p.coded {
+			p.coded = true
 		}
+		switch c := bytes.Compare(p.last, stack); {
+		case n > 0 && c == 0:
+			return n - 1 // the same stack again
+		case n == 0 || c < 0:
+			shared := commonPrefix(p.last, stack)
+			if p.arena == nil && p.HintBytes > 0 {
+				// About a third of a sorted input's stack bytes are
+				// not shared with the stack before.
+				p.arena = make([]byte, 0, min(p.HintBytes/2, 1<<30))
+			}
+			p.arena = double(p.arena, len(stack)-shared)
+			p.arena = append(p.arena, stack[shared:]...)
+			p.pre = append(double(p.pre, 1), shared)
+			p.suf = append(double(p.suf, 1), len(p.arena))
+			p.last = append(p.last[:0], stack...)
+			p.entries = append(double(p.entries, 1), Entry{})
+			p.exact = append(double(p.exact, 1), exactSum{})
+			p.exactBefore = append(double(p.exactBefore, 1), exactSum{})
+			return n
+		}
+		p.materialize()
 		p.index = make(map[string]int, p.mapSize())
 		for k := range p.entries {
 			p.index[p.entries[k].Stack] = k
@@ -108,6 +141,80 @@ func (p *Profile) append(stack []byte) int {
 	p.exact = append(p.exact, exactSum{})
 	p.exactBefore = append(p.exactBefore, exactSum{})
 	return len(p.entries) - 1
+}
+
+// double returns s with room for n more elements, doubling its capacity
+// when it grows: append grows large slices by a quarter, which for the
+// profile's big slices allocates (and touches) five times their final
+// size over a run.
+func double[T any](s []T, n int) []T {
+	if len(s)+n <= cap(s) {
+		return s
+	}
+	return slices.Grow(s, max(n, cap(s)))
+}
+
+// commonPrefix returns the length of the longest common prefix of a and b.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+16 <= n && string(a[i:i+16]) == string(b[i:i+16]) {
+		i += 16
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// materialize turns front-coded stacks into the entries' strings.
+func (p *Profile) materialize() {
+	if !p.coded {
+		return
+	}
+	for i, stack := range p.coding() {
+		p.entries[i].Stack = string(stack)
+	}
+	p.pre, p.suf, p.arena, p.last, p.coded = nil, nil, nil, nil, false
+}
+
+// coding iterates over the front-coded stacks, in order, each valid for
+// one step.
+func (p *Profile) coding() iter.Seq2[int, []byte] {
+	return func(yield func(int, []byte) bool) {
+		var buf []byte
+		start := 0
+		for i := range p.entries {
+			buf = append(buf[:p.pre[i]], p.arena[start:p.suf[i]]...)
+			start = p.suf[i]
+			if !yield(i, buf) {
+				return
+			}
+		}
+	}
+}
+
+// All iterates over the distinct stacks and their entries in the order
+// they were first added (bytewise order when InOrder), without making a
+// string of every stack: the stack's bytes are valid for one step and must
+// not be modified.
+func (p *Profile) All() iter.Seq2[[]byte, *Entry] {
+	return func(yield func([]byte, *Entry) bool) {
+		if p.coded {
+			for i, stack := range p.coding() {
+				if !yield(stack, &p.entries[i]) {
+					return
+				}
+			}
+			return
+		}
+		for i := range p.entries {
+			e := &p.entries[i]
+			if !yield(unsafe.Slice(unsafe.StringData(e.Stack), len(e.Stack)), e) {
+				return
+			}
+		}
+	}
 }
 
 // mapSize guesses how many distinct stacks the input holds, from its size
@@ -140,13 +247,18 @@ func (p *Profile) HasDiff() bool { return p.diff }
 func (p *Profile) InOrder() bool { return p.index == nil }
 
 // Entries returns the distinct stacks in the order they were first added.
-// The slice is the Profile's own: do not append to it.
-func (p *Profile) Entries() []Entry { return p.entries }
+// The slice is the Profile's own: do not append to it. (All iterates
+// without making a string of every stack.)
+func (p *Profile) Entries() []Entry {
+	p.materialize()
+	return p.entries
+}
 
 // Sorted returns the entries sorted bytewise by stack, as the Perl tools
 // sort their output. When the Profile is InOrder that is its own slice:
 // do not modify it.
 func (p *Profile) Sorted() []Entry {
+	p.materialize()
 	if p.InOrder() {
 		return p.entries
 	}
@@ -181,9 +293,9 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 64<<10)
 	var buf []byte
-	for _, i := range p.order() {
+	write := func(stack []byte, i int) error {
 		e := &p.entries[i]
-		buf = append(buf[:0], e.Stack...)
+		buf = append(buf[:0], stack...)
 		buf = append(buf, ' ')
 		if e.Diff {
 			buf = p.exactBefore[i].append(buf, e.Before)
@@ -191,8 +303,20 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 		}
 		buf = p.exact[i].append(buf, e.Count)
 		buf = append(buf, '\n')
-		if _, err := bw.Write(buf); err != nil {
-			return cw.n, err
+		_, err := bw.Write(buf)
+		return err
+	}
+	if p.coded {
+		for i, stack := range p.coding() {
+			if err := write(stack, i); err != nil {
+				return cw.n, err
+			}
+		}
+	} else {
+		for _, i := range p.order() {
+			if err := write([]byte(p.entries[i].Stack), i); err != nil {
+				return cw.n, err
+			}
 		}
 	}
 	err := bw.Flush()

@@ -1,9 +1,11 @@
 package svg
 
 import (
+	"iter"
 	"runtime"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"flamekit/pkg/folded"
 )
@@ -42,9 +44,12 @@ type Builder struct {
 	// root) ends: the frames shared with the next line are found with one
 	// byte comparison of the two stacks, not frame by frame.
 	ends  []int
-	prev  string
+	prev  []byte // the previous line's stack, copied
 	time  float64
 	prune float64
+	// names interns frame names: a name is copied once, however many
+	// frames carry it, and the stacks given to Add need not outlive it.
+	names map[string]string
 }
 
 // NewBuilder returns an empty Builder.
@@ -65,10 +70,10 @@ func TrimStack(stack string) string {
 }
 
 // commonPrefix returns the length of the longest common prefix of a and b.
-func commonPrefix(a, b string) int {
+func commonPrefix(a []byte, b string) int {
 	n := min(len(a), len(b))
 	i := 0
-	for i+32 <= n && a[i:i+32] == b[i:i+32] {
+	for i+32 <= n && string(a[i:i+32]) == b[i:i+32] {
 		i += 32
 	}
 	for i < n && a[i] == b[i] {
@@ -77,9 +82,9 @@ func commonPrefix(a, b string) int {
 	return i
 }
 
-// Add adds one line: stack (frames separated by ';', root first; it must
-// outlive the Builder), its count, and for a differential line its before
-// count (diff set). An empty stack adds to the root only.
+// Add adds one line: stack (frames separated by ';', root first; it is
+// not kept), its count, and for a differential line its before count
+// (diff set). An empty stack adds to the root only.
 func (b *Builder) Add(stack string, count, before float64, diff bool) {
 	stack = TrimStack(stack)
 	l := &b.l
@@ -117,13 +122,13 @@ func (b *Builder) Add(stack string, count, before float64, diff bool) {
 		if i := strings.IndexByte(stack[start:], ';'); i >= 0 {
 			end = start + i
 		}
-		l.Nodes = append(l.Nodes, Node{Name: stack[start:end], Start: b.time,
+		l.Nodes = append(l.Nodes, Node{Name: b.intern(stack[start:end]), Start: b.time,
 			Depth: int32(len(b.open)), HasDelta: diff})
 		b.open = append(b.open, int32(len(l.Nodes)-1))
 		b.ends = append(b.ends, end)
 		start = end + 1
 	}
-	b.prev = stack
+	b.prev = append(b.prev[:0], stack...)
 	if diff {
 		leaf := &l.Nodes[b.open[len(b.open)-1]]
 		leaf.Delta += count - before
@@ -131,6 +136,19 @@ func (b *Builder) Add(stack string, count, before float64, diff bool) {
 	}
 	b.time += count
 	l.Total += count
+}
+
+// intern returns name as a string the Builder owns, one per distinct name.
+func (b *Builder) intern(name string) string {
+	if s, ok := b.names[name]; ok {
+		return s
+	}
+	if b.names == nil {
+		b.names = make(map[string]string)
+	}
+	s := strings.Clone(name)
+	b.names[s] = s
+	return s
 }
 
 // closeTo closes the open frames deeper than depth (frames below the
@@ -242,14 +260,63 @@ func LayoutProfile(p *folded.Profile, rw Rewrite) *Layout {
 // minCount count units as it goes (see Builder.Prune): what Render would
 // drop anyway, for a fraction of the time and memory.
 func LayoutProfilePruned(p *folded.Profile, rw Rewrite, minCount float64) *Layout {
-	entries := p.Entries()
-	sorted := p.InOrder()
-	for i := 1; sorted && i < len(entries); i++ {
-		// Bytewise order differs from the layout's only where a stack is
-		// a prefix of the next one.
-		sorted = CompareStacks(entries[i-1].Stack, entries[i].Stack) < 0
+	if p.InOrder() && !rw.Reverse && !rw.Chain {
+		// Sorted input (stackcollapse writes it so): straight into the
+		// Builder from the profile's front-coded stacks, in the layout's
+		// order (see layoutOrder), with no string made and nothing sorted.
+		b := NewBuilder()
+		b.Prune(minCount)
+		ok := layoutOrder(p.All(), func(stack []byte, e *folded.Entry) {
+			// Add keeps nothing of the string it is given.
+			b.Add(unsafe.String(unsafe.SliceData(stack), len(stack)), e.Count, e.Before, e.Diff)
+		})
+		if ok {
+			return b.Layout()
+		}
 	}
-	return LayoutEntries(entries, rw, minCount, sorted)
+	return LayoutEntries(p.Entries(), rw, minCount, false)
+}
+
+// layoutOrder calls add with the stacks of a bytewise-sorted sequence in
+// the layout's order, CompareStacks's (the order of stack+";"). The two
+// differ only where a stack s is a prefix of a later one t and t continues
+// with a byte below ';' ("a;foo" and "a;foo.part;x": the layout wants
+// "a;foo.part;x" first, so that the frames of "a;foo" and "a;foo;y" stay
+// together); those t follow s at once in bytewise order. So s is held back
+// (on a stack, for nested cases) until a line comes that does not extend
+// it so, in one pass. It stops and reports false at a stack with a
+// trailing ';' (which the layout trims, changing the order): the caller
+// then lays the stacks out another way.
+func layoutOrder(all iter.Seq2[[]byte, *folded.Entry], add func([]byte, *folded.Entry)) bool {
+	type held struct {
+		stack []byte
+		e     *folded.Entry
+	}
+	var d []held
+	for stack, e := range all {
+		if len(stack) > 0 && stack[len(stack)-1] == ';' {
+			return false
+		}
+		for len(d) > 0 {
+			top := d[len(d)-1].stack
+			if len(stack) > len(top) && stack[len(top)] < ';' && string(stack[:len(top)]) == string(top) {
+				break
+			}
+			add(top, d[len(d)-1].e)
+			d = d[:len(d)-1]
+		}
+		if len(d) < cap(d) {
+			d = d[:len(d)+1]
+			d[len(d)-1].stack = append(d[len(d)-1].stack[:0], stack...)
+			d[len(d)-1].e = e
+		} else {
+			d = append(d, held{slices.Clone(stack), e})
+		}
+	}
+	for i := len(d) - 1; i >= 0; i-- {
+		add(d[i].stack, d[i].e)
+	}
+	return true
 }
 
 // LayoutEntries lays out distinct stacks as LayoutProfilePruned does.
