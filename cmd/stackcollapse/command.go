@@ -6,6 +6,7 @@ import (
 	"flamekit/pkg/capture"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -77,7 +78,7 @@ type command struct {
 	NoTime      bool            `name:"no-time" help:"Write classic folded output (sorted, summed) even when samples have timestamps."`
 	RefWall     string          `name:"ref-wall" placeholder:"TIME" help:"With --ref-perf: a wall-clock time (RFC 3339, or epoch seconds) known to have happened at perf time --ref-perf, e.g. from a marker written to /dev/kmsg; put in the metadata so that timeslice maps perf time to the wall clock exactly."`
 	RefPerf     string          `name:"ref-perf" placeholder:"SECONDS" help:"The perf-clock (dmesg) time of --ref-wall, e.g. 2404.748841."`
-	Jobs        int             `name:"jobs" short:"j" default:"0" help:"Parse with this many threads (default: all CPUs)."`
+	Jobs        int             `name:"jobs" short:"j" default:"0" help:"Use this many CPUs (default: all): -j 1 leaves the others to perf record."`
 	Format      string          `name:"format" enum:"auto,perf,bpftrace,pprof,perf-data,folded" default:"auto" help:"Input format: auto (recognise each input by its content), perf (perf script text), pprof (profile.proto, gzipped or not: Go's -cpuprofile/-memprofile, perf_data_converter, timeslice --format pprof), bpftrace (map dump), folded (passed through), perf-data (perf record's file, read directly)."`
 	NoPerf      bool            `name:"no-perf" help:"Never run perf script: a perf.data file that stackcollapse cannot read as perf does (--call-graph dwarf, LBR, pipe mode, another host's capture without perf archive) is an error instead."`
 	Map         string          `name:"map" placeholder:"@NAME" help:"bpftrace input: the map to fold (default: the first map with a stack in its key)."`
@@ -107,6 +108,14 @@ func (c *command) Run(env *cli.Env) error {
 	}
 	if err := c.offCPUOptions(&opt); err != nil {
 		return err
+	}
+	if c.Jobs < 0 {
+		return cli.Usagef("--jobs %d: want a number of CPUs, or 0 for all", c.Jobs)
+	}
+	if c.Jobs > 0 {
+		// The reading, the parsing and the writing all count: -j 1 is
+		// one CPU, not one parser beside a reader on another CPU.
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(c.Jobs))
 	}
 	if (c.RefWall == "") != (c.RefPerf == "") {
 		return cli.Usagef("--ref-wall and --ref-perf go together: a wall-clock time and the perf time it happened at")

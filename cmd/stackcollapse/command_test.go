@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -78,14 +79,23 @@ func TestBadInput(t *testing.T) {
 func TestCommandLine(t *testing.T) {
 	in := readFile(t, "../../pkg/perfscript/testdata/compat/perf-script-pid-tid-period.txt")
 	want := string(readFile(t, "../../pkg/perfscript/testdata/compat/expected/perf-script-pid-tid-period.collapsed-tid.txt"))
-	for _, args := range [][]string{{"--no-time", "--tid"}, {"-no-time", "-tid"}, {"--no-time", "--TID", "-"}} {
+	procs := runtime.GOMAXPROCS(0)
+	for _, args := range [][]string{{"--no-time", "--tid"}, {"-no-time", "-tid"}, {"--no-time", "--TID", "-"}, {"-j", "1", "--no-time", "--tid"}, {"--jobs", "2", "--no-time", "--tid"}} {
 		var out, errb bytes.Buffer
 		code := cli.Run("stackcollapse", description, &command{}, args, bytes.NewReader(in), &out, &errb)
 		if code != 0 || out.String() != want {
 			t.Errorf("%v: exit %d, stderr %s\n%s", args, code, errb.String(), golden.Diff([]byte(want), out.Bytes()))
 		}
 	}
+	if got := runtime.GOMAXPROCS(0); got != procs {
+		t.Errorf("-j changed GOMAXPROCS for good: %d, was %d", got, procs)
+	}
 	var out, errb bytes.Buffer
+	if code := cli.Run("stackcollapse", description, &command{}, []string{"--jobs=-1"}, bytes.NewReader(in), &out, &errb); code != 2 || !strings.Contains(errb.String(), "number of CPUs") {
+		t.Errorf("--jobs=-1: exit %d, stderr %s", code, errb.String())
+	}
+	out.Reset()
+	errb.Reset()
 	if code := cli.Run("stackcollapse", description, &command{}, []string{"--help"}, nil, &out, &errb); code != 0 || !strings.Contains(out.String(), "--event-filter") {
 		t.Errorf("--help: exit %d\n%s", code, out.String())
 	}

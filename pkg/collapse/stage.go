@@ -53,6 +53,7 @@ type Stage struct {
 	in        *input
 	seq       *Worker // for Add
 	seqBatch  *Batch
+	summing   *summer // adds the classic sums of Add's samples
 	samples   int64
 	weight    int64 // in base units: periods, payload values, or ns
 	events    eventCounts
@@ -268,6 +269,12 @@ func (st *Stage) Merge(b *Batch) error {
 	}
 	st.events.merge(b.events)
 	st.noWeight += b.noWeight
+	if len(b.sums) > 0 {
+		if st.summing == nil {
+			st.summing = newSummer(st.sums)
+		}
+		b.sums = st.summing.send(b.sums)
+	}
 	st.sym.merge(&b.sym)
 	if in.off != nil {
 		for i := range b.items {
@@ -326,6 +333,7 @@ func (st *Stage) End() error {
 func (st *Stage) Add(s *sample.Sample) error {
 	if st.seq == nil {
 		st.seq = st.Worker()
+		st.seq.deferSums = true
 	}
 	if st.PrescanWanted() {
 		st.Prescan(s)
@@ -341,7 +349,7 @@ func (st *Stage) Add(s *sample.Sample) error {
 		st.ResetBatch(st.seqBatch)
 	}
 	st.seq.Fold(st.seqBatch, s)
-	if len(st.seqBatch.out) >= 256<<10 || len(st.seqBatch.items) >= 4096 {
+	if len(st.seqBatch.out) >= 256<<10 || len(st.seqBatch.items) >= 4096 || len(st.seqBatch.sums) >= 256<<10 {
 		st.Merge(st.seqBatch)
 		st.ResetBatch(st.seqBatch)
 	}
@@ -364,6 +372,10 @@ func (st *Stage) Close() (Summary, error) {
 		sum.Unit = UnitMicroseconds
 	}
 	sum.Weight = float64(st.weight) / float64(div)
+	if st.summing != nil {
+		st.summing.wait()
+		st.summing = nil
+	}
 	if st.err == nil && !st.d.timed {
 		st.agg.sort()
 		aggs := append(st.sums.aggregators(), st.agg)
@@ -392,14 +404,7 @@ func (st *Stage) write(b []byte) {
 
 // intern returns the number of a stack of off-CPU output.
 func (st *Stage) intern(stack []byte) int32 {
-	a := st.stacks
-	if i, ok := a.index[string(stack)]; ok {
-		return int32(i)
-	}
-	s := a.intern(stack)
-	a.index[s] = len(a.stacks)
-	a.stacks = append(a.stacks, s)
-	return int32(len(a.stacks) - 1)
+	return st.stacks.find(stack, hashStack(stack))
 }
 
 // joinWaker returns an interned stack followed by a waker part, in bcc
@@ -430,7 +435,8 @@ func (st *Stage) endOffCPU() {
 	all := append(slices.Clip(in.off.onCPU), ivs...)
 	if !st.d.timed {
 		for _, iv := range all {
-			st.agg.add([]byte(st.stacks.stacks[iv.stack]), iv.ns)
+			stack := []byte(st.stacks.stacks[iv.stack])
+			st.agg.add(stack, hashStack(stack), iv.ns)
 			st.samples++
 			st.weight = addSat(st.weight, iv.ns)
 		}

@@ -53,16 +53,20 @@ type Batch struct {
 	items    []item // off-CPU input, in input order
 	arena    []byte
 	sym      symCounts
+	// sums holds the classic sums a sequential Worker leaves to the
+	// stage's summing goroutine (see Stage.Add): stacks with their
+	// weights, encoded by appendSum.
+	sums []byte
 }
 
 // empty reports whether nothing was added to b.
 func (b *Batch) empty() bool {
-	return len(b.out) == 0 && b.samples == 0 && len(b.events) == 0 && len(b.items) == 0
+	return len(b.out) == 0 && b.samples == 0 && len(b.events) == 0 && len(b.items) == 0 && len(b.sums) == 0
 }
 
 // reset empties b for reuse with decisions d.
 func (b *Batch) reset(d decisions) {
-	*b = Batch{d: d, out: b.out[:0], items: b.items[:0], arena: b.arena[:0], events: b.events[:0]}
+	*b = Batch{d: d, out: b.out[:0], items: b.items[:0], arena: b.arena[:0], events: b.events[:0], sums: b.sums[:0]}
 }
 
 // addBytes appends p to the arena and returns its offsets.
@@ -83,6 +87,9 @@ type Worker struct {
 	fold  folder
 	idle  idle.Filter
 	stack []byte
+	// deferSums leaves the classic sums to the stage's summing goroutine
+	// (the Worker of Stage.Add).
+	deferSums bool
 
 	// The kind of the last event seen, under the decisions of
 	// generation lastGen (cached: captures hold few events).
@@ -149,7 +156,11 @@ func (w *Worker) Fold(b *Batch, s *sample.Sample) {
 		b.samples++
 		b.weight = addSat(b.weight, weight)
 		if !b.d.timed {
-			w.st.sums.add(st, weight)
+			if w.deferSums {
+				b.sums = appendSum(b.sums, st, weight)
+			} else {
+				w.st.sums.add(st, weight)
+			}
 			return
 		}
 		b.out = append(b.out, st...)
