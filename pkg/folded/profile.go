@@ -2,10 +2,12 @@ package folded
 
 import (
 	"bufio"
-	"bytes"
+	"encoding/binary"
+	"flamekit/internal/hugepage"
 	"io"
 	"iter"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -102,21 +104,21 @@ func (p *Profile) find(stack []byte) int {
 		if n == 0 && !p.coded {
 			p.coded = true
 		}
-		switch c := bytes.Compare(p.last, stack); {
+		shared := commonPrefix(p.last, stack)
+		switch c := compareAfter(p.last, stack, shared); {
 		case n > 0 && c == 0:
 			return n - 1 // the same stack again
 		case n == 0 || c < 0:
-			shared := commonPrefix(p.last, stack)
 			if p.arena == nil && p.HintBytes > 0 {
 				// About a third of a sorted input's stack bytes are
 				// not shared with the stack before.
-				p.arena = make([]byte, 0, min(p.HintBytes/2, 1<<30))
+				p.arena = hugepage.Bytes(int(min(p.HintBytes/2, 1<<30)))
 			}
 			p.arena = double(p.arena, len(stack)-shared)
 			p.arena = append(p.arena, stack[shared:]...)
 			p.pre = append(double(p.pre, 1), shared)
 			p.suf = append(double(p.suf, 1), len(p.arena))
-			p.last = append(p.last[:0], stack...)
+			p.last = append(p.last[:shared], stack[shared:]...)
 			p.entries = append(double(p.entries, 1), Entry{})
 			p.exact = append(double(p.exact, 1), exactSum{})
 			p.exactBefore = append(double(p.exactBefore, 1), exactSum{})
@@ -147,24 +149,37 @@ func (p *Profile) append(stack []byte) int {
 // when it grows: append grows large slices by a quarter, which for the
 // profile's big slices allocates (and touches) five times their final
 // size over a run.
-func double[T any](s []T, n int) []T {
-	if len(s)+n <= cap(s) {
-		return s
-	}
-	return slices.Grow(s, max(n, cap(s)))
-}
+func double[T any](s []T, n int) []T { return hugepage.Grow(s, n) }
 
 // commonPrefix returns the length of the longest common prefix of a and b.
 func commonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
-	for i+16 <= n && string(a[i:i+16]) == string(b[i:i+16]) {
-		i += 16
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
 	}
 	for i < n && a[i] == b[i] {
 		i++
 	}
 	return i
+}
+
+// compareAfter is bytes.Compare(a, b) for a and b whose first shared
+// bytes are equal (commonPrefix).
+func compareAfter(a, b []byte, shared int) int {
+	switch {
+	case shared == len(a) && shared == len(b):
+		return 0
+	case shared == len(a):
+		return -1
+	case shared == len(b):
+		return 1
+	case a[shared] < b[shared]:
+		return -1
+	}
+	return 1
 }
 
 // materialize turns front-coded stacks into the entries' strings.
