@@ -106,23 +106,25 @@ func (f *freeList[T]) put(x T) {
 }
 
 // chunkBuffers returns a function that makes chunk buffers of size bytes
-// (for one goroutine): the first n are cut from one allocation on huge
-// pages, made when the first is needed, so that filling them does not
-// cost a page fault per 4 kB (tens of milliseconds per run on some virtual
-// machines); later ones are allocated alone.
+// (for one goroutine). The first is allocated alone: an input of one chunk
+// needs no more. When a second is needed, it and the next n-2 are cut
+// from one allocation on huge pages, so that filling them does not cost a
+// page fault per 4 kB (tens of milliseconds per run on some virtual
+// machines); any more are allocated alone.
 func chunkBuffers(n, size int) func() *[]byte {
 	var slab []byte
 	made := 0
 	return func() *[]byte {
-		if made < n {
-			if slab == nil {
-				slab = hugepage.Bytes(n * size)[:n*size]
-			}
-			b := slab[made*size : made*size : (made+1)*size]
-			made++
+		made++
+		if made == 1 || made > n {
+			b := make([]byte, 0, size)
 			return &b
 		}
-		b := make([]byte, 0, size)
+		if slab == nil {
+			slab = hugepage.Bytes((n - 1) * size)[:(n-1)*size]
+		}
+		i := made - 2
+		b := slab[i*size : i*size : (i+1)*size]
 		return &b
 	}
 }
