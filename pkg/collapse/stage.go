@@ -128,13 +128,33 @@ func (st *Stage) Prescan(s *sample.Sample) bool {
 		d.timed = s.HasTime && !st.opt.NoTime
 		d.gen++
 	}
-	if !d.filterKnown && s.Event != nil && !(st.offCPU && offCPUKind(s.Event) != kindDrop) {
-		if want := st.opt.EventFilter; want == "" || matchEvent([]byte(want), s.Event) {
-			d.filter, d.filterKnown = append([]byte(nil), s.Event...), true
-			d.gen++
-		}
+	if !d.filterKnown && st.setsFilter(s) {
+		d.filter, d.filterKnown = append([]byte(nil), s.Event...), true
+		d.gen++
 	}
 	return st.PrescanWanted()
+}
+
+// Decides reports whether Prescan(s) would change the decisions taken so
+// far. A reader that cuts its input into batches ends a batch before such
+// a sample (unless it is the batch's first), so that every batch folds
+// its samples under the decisions of its first: the output does not then
+// depend on where the input was cut, and matches what Add does.
+func (st *Stage) Decides(s *sample.Sample) bool {
+	d := &st.d
+	if !st.timedSet {
+		return true
+	}
+	return !d.filterKnown && st.setsFilter(s)
+}
+
+// setsFilter reports whether s is the sample that decides the event kept.
+func (st *Stage) setsFilter(s *sample.Sample) bool {
+	if s.Event == nil || st.offCPU && offCPUKind(s.Event) != kindDrop {
+		return false
+	}
+	want := st.opt.EventFilter
+	return want == "" || matchEvent([]byte(want), s.Event)
 }
 
 // PrescanWanted reports whether Prescan still wants samples: until the

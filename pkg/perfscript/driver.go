@@ -58,7 +58,7 @@ var ErrNotPerfScript = errors.New("not a perf script sample header, frame, comme
 // job is one chunk on its way through the workers to the merge stage.
 type job struct {
 	data    []byte
-	buf     *[]byte
+	buf     *[]byte // the buffer data is in, nil when a later job has it
 	file    int
 	first   bool            // first chunk of its file
 	last    bool            // last chunk of its file
@@ -214,7 +214,9 @@ func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
 				mu.Unlock()
 			}
 			batches.put(j.batch)
-			bufs.put(j.buf)
+			if j.buf != nil {
+				bufs.put(j.buf)
+			}
 			j.data, j.batch, j.buf = nil, nil, nil
 		}
 	}()
@@ -225,11 +227,7 @@ func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
 			break
 		}
 		fs := &fileState{}
-		emit := func(data []byte, bp *[]byte, last bool) {
-			if st.PrescanWanted() || !fs.headerSeen {
-				prescan(data, fs, st)
-			}
-			j := &job{data: data, buf: bp, file: fi, first: fs.jobs == 0, last: last, done: make(chan struct{})}
+		send := func(j *job) {
 			if j.first {
 				capture := fs.capture
 				j.capture = &capture
@@ -239,6 +237,22 @@ func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
 			st.ResetBatch(j.batch)
 			queue <- j
 			jobs <- j
+		}
+		emit := func(data []byte, bp *[]byte, last bool) {
+			for st.PrescanWanted() || !fs.headerSeen {
+				cut := prescan(data, fs, st)
+				if cut == len(data) {
+					break
+				}
+				// A sample in the chunk changes the decisions: what
+				// comes before it is a job of its own, folded under the
+				// decisions before it. The buffer goes with the last job.
+				j := &job{data: data[:cut], file: fi, first: fs.jobs == 0, done: make(chan struct{})}
+				send(j)
+				data = data[cut:]
+			}
+			j := &job{data: data, buf: bp, file: fi, first: fs.jobs == 0, last: last, done: make(chan struct{})}
+			send(j)
 		}
 		rc, err := in.Open()
 		if err != nil {
@@ -279,16 +293,20 @@ func (c *Collapser) warn(format string, args ...any) {
 // is handed to a worker: the capture facts of the --header block and what
 // the stage decides from the first samples (the default event, timed or
 // classic output) must be known in input order. Frame lines are not
-// parsed.
-func prescan(data []byte, fs *fileState, st *collapse.Stage) {
+// parsed. It returns len(data), or the offset of a sample that would
+// change the decisions and is not the chunk's first (see
+// collapse.Stage.Decides): the chunk is to be cut there.
+func prescan(data []byte, fs *fileState, st *collapse.Stage) int {
 	var toks []token
 	var s sample.Sample
-	for len(data) > 0 {
+	first := true
+	for pos := 0; pos < len(data); {
+		start := pos
 		var line []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
+		if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
+			line, pos = data[pos:pos+i], pos+i+1
 		} else {
-			line, data = data, nil
+			line, pos = data[pos:], len(data)
 		}
 		if len(line) == 0 {
 			continue
@@ -314,10 +332,15 @@ func prescan(data []byte, fs *fileState, st *collapse.Stage) {
 			_, err := folded.ParseTime(h.time)
 			s.HasTime = err == nil
 		}
-		if !st.Prescan(&s) {
-			return
+		if !first && st.Decides(&s) {
+			return start
+		}
+		first = false
+		if !st.Prescan(&s) && fs.headerSeen {
+			return len(data)
 		}
 	}
+	return len(data)
 }
 
 // chunker cuts a stream into chunks that end at a sample boundary: after
