@@ -67,11 +67,14 @@ unit:
 # testdata/fuzz/FuzzX/ by go test: fix the bug and commit it as a seed.
 # Minimising a new input is bounded (-fuzzminimizetime), as on a loaded
 # machine the minimiser of a large input is otherwise taken for a hang.
+# -timeout 0: go test's default timeout (10m) covers fuzzing too, and would
+# end a FUZZTIME=10m run as a failure. Run nothing else heavy meanwhile: a
+# worker starved (or stopped) for seconds is reported as hung.
 fuzz:
 	@set -u; failed=""; for pkg in $$($(GO) list ./...); do \
 	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    log=$$(mktemp); start=$$(date +%s); \
-	    if $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s $$pkg > $$log 2>&1; then res=ok; else res=FAIL; failed="$$failed $$pkg.$$target"; fi; \
+	    if $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s -timeout 0 $$pkg > $$log 2>&1; then res=ok; else res=FAIL; failed="$$failed $$pkg.$$target"; fi; \
 	    execs=$$(grep -o 'execs: [0-9]*' $$log | tail -1 | cut -d' ' -f2); \
 	    echo "fuzz $$res $$pkg $$target: $${execs:-?} execs in $$(( $$(date +%s) - start )) s"; \
 	    [ $$res = ok ] || sed 's/^/    /' $$log; rm -f $$log; \
