@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,11 +45,27 @@ func (r *ingestRecorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	r.names = append(r.names, req.URL.Query().Get("name"))
 	r.totals = append(r.totals, total)
+	status := r.status
 	r.mu.Unlock()
-	w.WriteHeader(r.status)
-	if r.status != http.StatusOK {
+	w.WriteHeader(status)
+	if status != http.StatusOK {
 		io.WriteString(w, "the server says no")
 	}
+}
+
+// received returns what the server was sent so far. The pushes come from
+// other processes: the lock is the only order the race detector sees.
+func (r *ingestRecorder) received() (names []string, totals []int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.names), slices.Clone(r.totals)
+}
+
+// refuse makes the server answer later pushes with status.
+func (r *ingestRecorder) refuse(status int) {
+	r.mu.Lock()
+	r.status = status
+	r.mu.Unlock()
 }
 
 // TestPerfTimetravelPush: the recorder (perf stand-in) converts each window
@@ -73,20 +90,21 @@ func TestPerfTimetravelPush(t *testing.T) {
 		want += sumCounts(t, readGzip(t, filepath.Join(dir, "tt", f)), "")
 	}
 	var got int64
-	for i, n := range srv.names {
+	names, totals := srv.received()
+	for i, n := range names {
 		if !strings.HasPrefix(n, "web{host=") || !strings.HasSuffix(n, ",dc=eu}") {
 			t.Errorf("push %d named %q", i, n)
 		}
-		got += srv.totals[i]
+		got += totals[i]
 	}
-	if float64(got) != want || len(srv.names) < 2 {
-		t.Errorf("%d pushes with a total of %d, the windows hold %v", len(srv.names), got, want)
+	if float64(got) != want || len(names) < 2 {
+		t.Errorf("%d pushes with a total of %d, the windows hold %v", len(names), got, want)
 	}
 	if !strings.Contains(string(r.stderr), "pushed ") {
 		t.Errorf("no push summary on stderr:\n%s", r.stderr)
 	}
 
-	srv.status = http.StatusBadRequest
+	srv.refuse(http.StatusBadRequest)
 	dir = t.TempDir()
 	r = sh(t, dir, rec+" -o tt -w 1 -n 1 --no-marker --push "+hs.URL)
 	if r.code != 1 || !strings.Contains(string(r.stderr), "the server says no") {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,6 +63,15 @@ func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if status != http.StatusOK {
 		io.WriteString(w, r.message)
 	}
+}
+
+// seen returns a copy of the requests and the connections so far, under
+// the lock: the race detector does not see the order that the socket
+// gives between a handler and the client that read its answer.
+func (r *recorder) seen() ([]recorded, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.reqs), r.conns
 }
 
 func newServer(t *testing.T, r *recorder) *httptest.Server {
@@ -130,13 +140,14 @@ func TestIngestRetries(t *testing.T) {
 			if tc.wantErr != "" && !errors.As(err, &re) {
 				t.Errorf("error %T is not a *RefusedError", err)
 			}
-			if res.Attempts != tc.attempts || len(rec.reqs) != tc.attempts {
-				t.Errorf("attempts %d, server saw %d, want %d", res.Attempts, len(rec.reqs), tc.attempts)
+			reqs, _ := rec.seen()
+			if res.Attempts != tc.attempts || len(reqs) != tc.attempts {
+				t.Errorf("attempts %d, server saw %d, want %d", res.Attempts, len(reqs), tc.attempts)
 			}
 			if !equalDurations(s, tc.wantSleep) {
 				t.Errorf("waits %v, want %v", s, tc.wantSleep)
 			}
-			for _, r := range rec.reqs {
+			for _, r := range reqs {
 				if string(r.body) != "x" {
 					t.Errorf("a retry sent %q", r.body)
 				}
@@ -199,7 +210,8 @@ func TestIngestRequest(t *testing.T) {
 			if _, err := c.Ingest(context.Background(), Request{Name: "web{host=vm,dc=eu}", From: from, Until: from.Add(time.Second), Profile: []byte("p")}); err != nil {
 				t.Fatal(err)
 			}
-			r := rec.reqs[0]
+			reqs, _ := rec.seen()
+			r := reqs[0]
 			want := map[string]string{"path": "/prefix/ingest", "name": "web{host=vm,dc=eu}", "format": "pprof", "from": "1795314277000000000", "until": "1795314278000000000"}
 			for k, v := range want {
 				if r.query[k] != v {
@@ -345,15 +357,16 @@ func TestPusherBuckets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if sum.Buckets != len(want) || len(rec.reqs) != len(want) || sum.Samples != int64(len(recs)) || sum.Total != total || sum.Late != 0 || sum.Retries != 0 {
-				t.Errorf("summary %+v; want %d buckets, %d samples, total %v; server got %d", sum, len(want), len(recs), total, len(rec.reqs))
+			reqs, conns := rec.seen()
+			if sum.Buckets != len(want) || len(reqs) != len(want) || sum.Samples != int64(len(recs)) || sum.Total != total || sum.Late != 0 || sum.Retries != 0 {
+				t.Errorf("summary %+v; want %d buckets, %d samples, total %v; server got %d", sum, len(want), len(recs), total, len(reqs))
 			}
-			if rec.conns != 1 {
-				t.Errorf("%d connections for %d pushes, want 1 (keep-alive)", rec.conns, len(rec.reqs))
+			if conns != 1 {
+				t.Errorf("%d connections for %d pushes, want 1 (keep-alive)", conns, len(reqs))
 			}
 			var got float64
 			var bytesSent int64
-			for _, r := range rec.reqs {
+			for _, r := range reqs {
 				from, _ := strconv.ParseInt(r.query["from"], 10, 64)
 				until, _ := strconv.ParseInt(r.query["until"], 10, 64)
 				if until-from != int64(bucket) || from%int64(bucket) != 0 {
@@ -413,8 +426,10 @@ func TestPusherRefused(t *testing.T) {
 	if !errors.As(err, &re) || re.Status != 422 || !strings.Contains(err.Error(), "profile too old: older than 1h") {
 		t.Fatalf("err %v", err)
 	}
-	if _, err2 := p.Close(); err2 != err || len(rec.reqs) != 3 || p.Summary().Buckets != 2 {
-		t.Errorf("after refusal: close %v, %d requests, summary %+v", err2, len(rec.reqs), p.Summary())
+	_, err2 := p.Close()
+	reqs, _ := rec.seen()
+	if err2 != err || len(reqs) != 3 || p.Summary().Buckets != 2 {
+		t.Errorf("after refusal: close %v, %d requests, summary %+v", err2, len(reqs), p.Summary())
 	}
 }
 
