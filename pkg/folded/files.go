@@ -3,7 +3,6 @@ package folded
 import (
 	"fmt"
 	"io"
-	"os"
 )
 
 // Files reads the records of several inputs in order, as one stream, each
@@ -13,7 +12,8 @@ import (
 //	for fs.Next() { rec := fs.Record(); ... }
 //	err := fs.Err()
 type Files struct {
-	// Stdin is read for the name "-"; nil means os.Stdin.
+	// Stdin is read for the name "-". The caller gives it (a command
+	// passes its standard input); when it is nil, "-" is an error.
 	Stdin io.Reader
 
 	names   []string
@@ -44,11 +44,7 @@ func (f *Files) Next() bool {
 			}
 			name := f.names[f.i]
 			f.i++
-			stdin := f.Stdin
-			if stdin == nil {
-				stdin = os.Stdin
-			}
-			rc, err := OpenStdin(name, stdin)
+			rc, err := OpenStdin(name, f.Stdin)
 			if err != nil {
 				f.err = err
 				return false

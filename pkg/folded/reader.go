@@ -254,17 +254,24 @@ func DisplayName(name string) string {
 	return name
 }
 
-// Open opens the named input for reading; "-" is standard input. Gzip
-// input is recognised by its magic bytes, whatever the name, and
-// decompressed with pgzip.
+// Open opens the named file for reading. Gzip input is recognised by its
+// magic bytes, whatever the name, and decompressed with pgzip. The name
+// "-" is not standard input here: see OpenStdin.
 func Open(name string) (io.ReadCloser, error) {
-	return OpenStdin(name, os.Stdin)
+	return OpenStdin(name, nil)
 }
 
-// OpenStdin is Open with stdin standing for standard input.
+// ErrNoStdin is the error of the name "-" when no standard input was given.
+var ErrNoStdin = errors.New(`"-" names standard input, and none was given`)
+
+// OpenStdin is Open with the name "-" standing for stdin, the caller's
+// standard input (nil: "-" is ErrNoStdin).
 func OpenStdin(name string, stdin io.Reader) (io.ReadCloser, error) {
 	var f io.ReadCloser
 	if name == "-" {
+		if stdin == nil {
+			return nil, ErrNoStdin
+		}
 		f = io.NopCloser(stdin)
 	} else {
 		var err error

@@ -221,3 +221,20 @@ func TestProfileSortedOutput(t *testing.T) {
 		t.Errorf("HasDiff %v, TotalBefore %v, Total %v", p.HasDiff(), p.TotalBefore(), p.Total())
 	}
 }
+
+// TestNoStdinFallback: the package never reads the process's standard
+// input on its own; "-" needs the caller's.
+func TestNoStdinFallback(t *testing.T) {
+	if _, err := Open("-"); !errors.Is(err, ErrNoStdin) {
+		t.Errorf(`Open("-"): %v, want ErrNoStdin`, err)
+	}
+	fs := NewFiles(nil, false)
+	if fs.Next() || !errors.Is(fs.Err(), ErrNoStdin) {
+		t.Errorf("Files without Stdin: %v, want ErrNoStdin", fs.Err())
+	}
+	fs = NewFiles([]string{"-"}, false)
+	fs.Stdin = strings.NewReader("a;b 3\n")
+	if !fs.Next() || string(fs.Record().Stack) != "a;b" {
+		t.Errorf("Files with Stdin: %v", fs.Err())
+	}
+}
