@@ -53,6 +53,13 @@ var aggSeed = maphash.MakeSeed()
 // hashStack is the hash of a stack that aggregators are indexed by.
 func hashStack(stack []byte) uint64 { return maphash.Bytes(aggSeed, stack) }
 
+// stackBytes returns stack i as bytes, without a copy: for reading only
+// (the stacks live in the arena, immutable).
+func (a *aggregator) stackBytes(i int32) []byte {
+	s := a.stacks[i]
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
 // find returns the number of stack, whose hash is h, adding it (with a
 // count of 0) if it is new.
 func (a *aggregator) find(stack []byte, h uint64) int32 {

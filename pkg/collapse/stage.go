@@ -455,7 +455,7 @@ func (st *Stage) endOffCPU() {
 	all := append(slices.Clip(in.off.onCPU), ivs...)
 	if !st.d.timed {
 		for _, iv := range all {
-			stack := []byte(st.stacks.stacks[iv.stack])
+			stack := st.stacks.stackBytes(iv.stack)
 			st.agg.add(stack, hashStack(stack), iv.ns)
 			st.samples++
 			st.weight = addSat(st.weight, iv.ns)

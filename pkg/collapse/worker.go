@@ -263,6 +263,9 @@ func fieldInt(s *sample.Sample, name string) (int64, bool) {
 		v = v[:i]
 	}
 	v = bytes.TrimSuffix(v, []byte(","))
+	if n, ok := decimal(v); ok {
+		return n, true // pids, sizes, delays: no string to allocate
+	}
 	n, err := strconv.ParseInt(string(v), 0, 64)
 	if err != nil {
 		u, uerr := strconv.ParseUint(string(v), 0, 64)
@@ -270,6 +273,22 @@ func fieldInt(s *sample.Sample, name string) (int64, bool) {
 			return 0, false
 		}
 		n = int64(u)
+	}
+	return n, true
+}
+
+// decimal parses v when it is a plain non-negative decimal of at most 18
+// digits, the form of nearly every field read per sample; ok is false
+// otherwise, and strconv decides.
+func decimal(v []byte) (n int64, ok bool) {
+	if len(v) == 0 || len(v) > 18 || len(v) > 1 && v[0] == '0' {
+		return 0, false // empty, possibly too large, or octal/hex for strconv
+	}
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
 	}
 	return n, true
 }
