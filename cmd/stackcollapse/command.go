@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"errors"
-	"flamekit/pkg/capture"
 	"fmt"
 	"io"
 	"runtime"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"flamekit/internal/cli"
+	"flamekit/pkg/capture"
 	"flamekit/pkg/collapse"
 	"flamekit/pkg/detect"
 	"flamekit/pkg/folded"
@@ -139,7 +139,6 @@ func (c *command) Run(env *cli.Env) error {
 			}
 		}
 	}()
-	hasData := false
 	for _, name := range names {
 		s, err := detectSource(name, env.Stdin, forced)
 		if err != nil {
@@ -150,7 +149,6 @@ func (c *command) Run(env *cli.Env) error {
 			if s.name == "-" {
 				return fmt.Errorf("%s is a perf.data file: name the file (stackcollapse perf.data), which is read at offsets, or run perf script --header -i perf.data | stackcollapse", s.display)
 			}
-			hasData = true
 		}
 	}
 	var pprofs []opened
@@ -174,10 +172,6 @@ func (c *command) Run(env *cli.Env) error {
 	case len(pprofs) > 0:
 		return cli.Usagef("some inputs are pprof and some %s: fold them in separate runs", other)
 	}
-	collapsePerf := c.collapsePerf
-	if hasData {
-		collapsePerf = c.collapseInOrder
-	}
 	perfDone := false
 	for _, s := range srcs {
 		var err error
@@ -189,7 +183,7 @@ func (c *command) Run(env *cli.Env) error {
 		default: // perf script text, empty input, undetected text
 			if !perfDone {
 				perfDone = true
-				err = collapsePerf(env, srcs, opt)
+				err = c.collapsePerf(env, srcs, opt)
 			}
 		}
 		if err != nil {
@@ -199,88 +193,40 @@ func (c *command) Run(env *cli.Env) error {
 	return nil
 }
 
-// collapsePerf folds the perf script inputs among srcs, as one capture.
+// collapsePerf folds the perf.data files and perf script texts among srcs
+// through the one fold driver, as one stream, in parallel.
 func (c *command) collapsePerf(env *cli.Env, srcs []*source, opt perfscript.Options) error {
-	var inputs []perfscript.Input
-	for _, s := range srcs {
-		if s.kind == detect.Bpftrace || s.kind == detect.Folded {
-			continue
-		}
-		in := perfscript.Input{Name: s.display, Source: s.name, Open: func() (io.ReadCloser, error) {
-			rc, err := s.reader(env.Stdin)
-			if err != nil {
-				return nil, err
-			}
-			return refusePerfData(s.display, rc) // --format perf on a perf.data
-		}}
-		if s.name == "-" {
-			in.Source = "" // no source metadata for stdin
-		}
-		inputs = append(inputs, in)
-	}
-	col := &perfscript.Collapser{
-		Options: opt,
-		Workers: c.Jobs,
-		Warnf:   env.Warnf,
-	}
-	sum, err := col.Run(env.Stdout, inputs)
-	var usage *collapse.OptionsError
-	if errors.As(err, &usage) {
-		return cli.Usagef("%v", usage)
-	}
-	if err == nil && sum.Samples == 0 && sum.Skipped.Count > 0 {
-		return fmt.Errorf("no samples found, and the input has lines that are not perf script text (counted above): is it the output of 'perf script'?")
-	}
-	return err
-}
-
-// collapseInOrder folds the perf.data files and perf script texts among
-// srcs through one collapse stage, one input after the other: the perf.data
-// reader delivers its samples in time order, one at a time.
-func (c *command) collapseInOrder(env *cli.Env, srcs []*source, opt perfscript.Options) error {
-	st, err := collapse.New(env.Stdout, opt)
-	var usage *collapse.OptionsError
-	if errors.As(err, &usage) {
-		return cli.Usagef("%v", usage)
-	}
-	if err != nil {
-		return err
-	}
-	st.Warnf = env.Warnf
-	f := &capture.Folder{Stage: st, Warnf: env.Warnf}
+	f := &capture.Folder{Driver: collapse.Driver{Options: opt, Workers: c.Jobs, Warnf: env.Warnf}}
 	if !c.NoPerf {
 		f.Perf = "perf"
 	}
-	var inputErrs []error
+	var inputs []collapse.Input
 	for _, s := range srcs {
 		if s.kind == detect.Bpftrace || s.kind == detect.Folded {
 			continue
 		}
 		source := s.name
 		if s.name == "-" {
-			source = ""
+			source = "" // no source metadata for stdin
 		}
 		if s.kind == detect.PerfData {
-			err = f.Data(s.name, source)
-		} else {
-			var rc io.ReadCloser
-			if rc, err = s.reader(env.Stdin); err == nil {
-				err = f.Text(rc, s.display, source)
-				rc.Close()
-			}
+			inputs = append(inputs, f.Data(s.name, source))
+			continue
 		}
-		if err != nil {
-			if st.Err() != nil {
-				return err // the output failed: stop
+		inputs = append(inputs, f.Text(s.display, source, func() (io.ReadCloser, error) {
+			rc, err := s.reader(env.Stdin)
+			if err != nil {
+				return nil, err
 			}
-			inputErrs = append(inputErrs, err)
-		}
+			return refusePerfData(s.display, rc) // --format perf on a perf.data
+		}))
 	}
-	sum, err := st.Close()
-	if err != nil {
-		return err
+	sum, err := f.Run(env.Stdout, inputs)
+	var usage *collapse.OptionsError
+	if errors.As(err, &usage) {
+		return cli.Usagef("%v", usage)
 	}
-	if len(inputErrs) == 0 && sum.Samples == 0 {
+	if err == nil && sum.Samples == 0 {
 		switch {
 		case f.Frameless > 0:
 			return fmt.Errorf("no sample to fold: the %d samples have no call graph (record with perf record -g)", f.Frameless)
@@ -288,7 +234,7 @@ func (c *command) collapseInOrder(env *cli.Env, srcs []*source, opt perfscript.O
 			return fmt.Errorf("no samples found, and the input has lines that are not perf script text (counted above): is it the output of 'perf script'?")
 		}
 	}
-	return errors.Join(inputErrs...)
+	return err
 }
 
 // offCPUOptions checks the flags that only --off-cpu (or --hot-cold) uses

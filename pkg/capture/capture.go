@@ -1,15 +1,14 @@
 // Package capture feeds captures of every kind perf users bring to the one
-// collapse stage (pkg/collapse): perf.data files, read directly with
+// fold driver (collapse.Driver): perf.data files, read directly with
 // pkg/perfdata and pkg/symbols, and the text of `perf script`, read with
-// pkg/perfscript. Where the perf.data reader cannot print what perf script
-// would (DWARF or LBR call graphs, pipe mode, a capture from another host
-// without its binaries), it runs perf script on the file instead, when
-// allowed to, and says so.
+// pkg/perfscript, any mix of them in one run, folded on every core. Where
+// the perf.data reader cannot print what perf script would (DWARF or LBR
+// call graphs, pipe mode, a capture from another host without its
+// binaries), it runs perf script on the file instead, when allowed to,
+// and says so.
 //
-//	st, _ := collapse.New(os.Stdout, collapse.Options{})
-//	f := capture.Folder{Stage: st, Perf: "perf"}
-//	err := f.Data("perf.data", "perf.data")
-//	sum, err := st.Close()
+//	f := &capture.Folder{Perf: "perf"}
+//	sum, err := f.Run(os.Stdout, []collapse.Input{f.Data("perf.data", "perf.data")})
 package capture
 
 import (
@@ -25,6 +24,7 @@ import (
 	"flamekit/pkg/folded"
 	"flamekit/pkg/perfdata"
 	"flamekit/pkg/perfscript"
+	"flamekit/pkg/sample"
 	"flamekit/pkg/symbols"
 )
 
@@ -36,10 +36,13 @@ var DefaultResolver = sync.OnceValue(func() *symbols.Resolver {
 	return symbols.NewResolver(symbols.Options{})
 })
 
-// Folder adds captures to a collapse stage, one input after the other.
+// Folder makes the inputs of a collapse.Driver from captures, and runs it.
 type Folder struct {
-	// Stage receives the samples; the caller closes it.
-	Stage *collapse.Stage
+	// Driver folds the inputs: its options, workers and Warnf, which
+	// also prints why perf script is run, what a perf.data file held
+	// that was skipped, and the lines of perf script text that were not
+	// read.
+	collapse.Driver
 	// Perf is the perf binary to run (perf script --header -i FILE) on a
 	// perf.data file that the reader cannot read as perf does; "" never
 	// runs perf, and such a file is an error.
@@ -51,16 +54,14 @@ type Folder struct {
 	// are not here, their frames [unknown] (as perf script here would
 	// print them), instead of running perf script on it.
 	AllowForeign bool
-	// Warnf prints a message on standard error (may be nil): why perf
-	// script is run, what a perf.data file held that was skipped, and the
-	// lines of perf script text that were not read.
-	Warnf func(format string, args ...any)
 	// Skipped counts the lines of perf script text that were not read,
 	// and Frameless the perf.data samples left out because perf script
 	// prints them without frames (an event recorded without -g whose
-	// samples have no ip).
+	// samples have no ip); complete once Run returns.
 	Skipped   folded.Skips
 	Frameless int64
+
+	texts []*perfscript.Text
 }
 
 func (f *Folder) warnf(format string, args ...any) {
@@ -69,56 +70,167 @@ func (f *Folder) warnf(format string, args ...any) {
 	}
 }
 
-// Data folds the perf.data file at path as one input; source is its name
-// in the metadata ("" for none).
-func (f *Folder) Data(path, source string) error {
+// Run folds the inputs (made by f.Data and f.Text) in order, as one
+// stream, and writes the folded output to w; see collapse.Driver.Run.
+func (f *Folder) Run(w io.Writer, inputs []collapse.Input) (collapse.Summary, error) {
+	f.texts = f.texts[:0]
+	sum, err := f.Driver.Run(w, inputs)
+	for _, t := range f.texts {
+		if sk := t.Skips(); sk.Count > 0 {
+			f.Skipped.Merge(sk)
+			f.warnf("%s", sk)
+		}
+	}
+	f.texts = nil
+	return sum, err
+}
+
+// Text returns the input of the perf script text that open opens (plain
+// text): name names it in messages, source in the metadata ("" for
+// none).
+func (f *Folder) Text(name, source string, open func() (io.ReadCloser, error)) collapse.Input {
+	return collapse.Input{Name: name, Source: source, Open: func() (collapse.Producer, error) {
+		rc, err := open()
+		if err != nil {
+			return nil, err
+		}
+		return f.text(rc, name), nil
+	}}
+}
+
+func (f *Folder) text(rc io.ReadCloser, name string) *perfscript.Text {
+	t := perfscript.NewText(rc, name, f.Srcline)
+	f.texts = append(f.texts, t)
+	return t
+}
+
+// Data returns the input of the perf.data file at path (gzipped or not);
+// source is its name in the metadata ("" for none).
+func (f *Folder) Data(path, source string) collapse.Input {
+	return collapse.Input{Name: path, Source: source, Open: func() (collapse.Producer, error) {
+		return f.openData(path)
+	}}
+}
+
+// openData opens the perf.data file at path: its reader, or perf script's
+// text when the reader cannot read it as perf does.
+func (f *Folder) openData(path string) (collapse.Producer, error) {
 	if f.Resolver == nil {
 		f.Resolver = DefaultResolver()
 	}
 	file, cleanup, err := gunzipped(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer cleanup()
 	r, err := perfdata.Open(file, perfdata.Options{Symbolizer: f.Resolver, AllowForeign: f.AllowForeign})
 	var unsupported *perfdata.UnsupportedError
 	if errors.As(err, &unsupported) {
 		if f.Perf == "" {
-			return fmt.Errorf("%w; run perf script --header -i %s | stackcollapse, or allow stackcollapse to run it (without --no-perf)", err, path)
+			cleanup()
+			return nil, fmt.Errorf("%w; run perf script --header -i %s | stackcollapse, or allow stackcollapse to run it (without --no-perf)", err, path)
 		}
 		f.warnf("%s: %s: reading it with %s script instead", path, unsupported.Reason, f.Perf)
-		return f.script(file, path, source)
+		return f.script(file, path, cleanup)
 	}
 	if err != nil {
-		return err
+		cleanup()
+		return nil, err
 	}
-	defer r.Close()
-	st := f.Stage
-	st.Begin(r.Capture(), source)
-	frameless := int64(0)
-	for r.Next() {
-		s := r.Sample()
-		if !r.PrintsFrames() {
-			// perf script prints such a sample (an event recorded
-			// without a call graph and without an ip) on one indented
-			// line, which stackcollapse-perf.pl does not read.
-			frameless++
-			continue
+	return &dataProducer{f: f, r: r, path: path, cleanup: cleanup, free: make(chan *dataChunk, 64)}, nil
+}
+
+// chunkSamples is how many samples of a perf.data file a chunk holds.
+const chunkSamples = 2048
+
+// dataProducer cuts the samples of a perf.data file into chunks: the
+// reading of records, their time order and the resolution of addresses
+// run on the reading goroutine; the folding of the samples on workers.
+type dataProducer struct {
+	f         *Folder
+	r         *perfdata.Reader
+	path      string
+	cleanup   func()
+	pending   bool // the reader's current sample goes first in the next chunk
+	end       bool
+	frameless int64
+	free      chan *dataChunk
+}
+
+// dataChunk is a run of samples of a perf.data file.
+type dataChunk struct {
+	p       *dataProducer
+	samples perfdata.Samples
+	s       sample.Sample
+}
+
+func (c *dataChunk) Fold(k *collapse.Sink) {
+	for i := range c.samples.Len() {
+		c.samples.Sample(i, &c.s)
+		k.Add(&c.s)
+	}
+}
+
+func (c *dataChunk) Done() {
+	c.samples.Reset()
+	select {
+	case c.p.free <- c:
+	default:
+	}
+}
+
+func (p *dataProducer) Next(pre *collapse.Prescan) (collapse.Chunk, error) {
+	if p.end {
+		return nil, nil
+	}
+	var c *dataChunk
+	select {
+	case c = <-p.free:
+	default:
+		c = &dataChunk{p: p}
+	}
+	r := p.r
+	for c.samples.Len() < chunkSamples {
+		if !p.pending {
+			if !r.Next() {
+				p.end = true
+				break
+			}
+			if !r.PrintsFrames() {
+				// perf script prints such a sample (an event recorded
+				// without a call graph and without an ip) on one
+				// indented line, which stackcollapse-perf.pl does not
+				// read.
+				p.frameless++
+				continue
+			}
 		}
-		if err := st.Add(s); err != nil {
-			return err
+		p.pending = false
+		if pre.Wanted() && !pre.See(r.Sample()) {
+			p.pending = true
+			break
 		}
+		r.Keep(&c.samples)
 	}
-	if err := r.Err(); err != nil {
-		st.End()
-		return err
+	var err error
+	if p.end {
+		err = r.Err()
 	}
-	if err := st.End(); err != nil {
-		return err
+	if c.samples.Len() == 0 {
+		return nil, err
 	}
-	f.Frameless += frameless
-	f.report(path, r.Stats(), frameless)
-	return nil
+	return c, err
+}
+
+func (p *dataProducer) Capture() *sample.Capture { return p.r.Capture() }
+
+func (p *dataProducer) Close() error {
+	err := p.r.Close()
+	p.cleanup()
+	if p.end && p.r.Err() == nil {
+		p.f.Frameless += p.frameless
+		p.f.report(p.path, p.r.Stats(), p.frameless)
+	}
+	return err
 }
 
 // report says what the reader skipped or perf lost, so that nothing is
@@ -141,64 +253,42 @@ func (f *Folder) report(path string, s perfdata.Stats, frameless int64) {
 	}
 }
 
-// script folds the text perf script prints for the perf.data file at file
-// (path as the user named it).
-func (f *Folder) script(file, path, source string) error {
+// script returns the producer of the text perf script prints for the
+// perf.data file at file (path as the user named it).
+func (f *Folder) script(file, path string, cleanup func()) (collapse.Producer, error) {
 	cmd := exec.Command(f.Perf, "script", "--header", "-i", file)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return err
+		cleanup()
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("%s: running %s script: %w (install perf, or run perf script where the capture was made)", path, f.Perf, err)
+		cleanup()
+		return nil, fmt.Errorf("%s: running %s script: %w (install perf, or run perf script where the capture was made)", path, f.Perf, err)
 	}
-	ferr := f.Text(out, path, source)
-	if ferr != nil {
-		io.Copy(io.Discard, out) // let perf finish
-	}
-	werr := cmd.Wait()
-	if ferr != nil {
-		return ferr
-	}
-	if werr != nil {
-		return fmt.Errorf("%s: %s script failed: %w: %s", path, f.Perf, werr, strings.TrimSpace(stderr.String()))
-	}
-	return nil
+	return f.text(&scriptOutput{ReadCloser: out, cmd: cmd, stderr: &stderr, path: path, perf: f.Perf, cleanup: cleanup}, path), nil
 }
 
-// Text folds perf script text read from r as one input: name names it in
-// messages, source in the metadata ("" for none). It reads sequentially;
-// perfscript.Collapser folds text on every core when no other kind of
-// input is in the same run.
-func (f *Folder) Text(r io.Reader, name, source string) error {
-	st := f.Stage
-	rd := perfscript.NewReader(r, name)
-	begun := false
-	for rd.Next() {
-		if !begun {
-			// The capture's facts are complete once the first sample
-			// is read.
-			st.Begin(rd.Capture(), source)
-			begun = true
-		}
-		if err := st.Add(rd.Sample()); err != nil {
-			return err
-		}
+// scriptOutput is the output of perf script; closing it waits for perf.
+type scriptOutput struct {
+	io.ReadCloser
+	cmd     *exec.Cmd
+	stderr  *strings.Builder
+	path    string
+	perf    string
+	cleanup func()
+}
+
+func (s *scriptOutput) Close() error {
+	io.Copy(io.Discard, s.ReadCloser) // let perf finish
+	err := s.cmd.Wait()
+	s.cleanup()
+	if err != nil {
+		return fmt.Errorf("%s: %s script failed: %w: %s", s.path, s.perf, err, strings.TrimSpace(s.stderr.String()))
 	}
-	if !begun {
-		st.Begin(rd.Capture(), source)
-	}
-	if err := rd.Err(); err != nil {
-		st.End()
-		return err
-	}
-	if sk := rd.Skips(); sk.Count > 0 {
-		f.Skipped.Merge(sk)
-		f.warnf("%s", sk)
-	}
-	return st.End()
+	return nil
 }
 
 // gunzipped returns the name of the perf.data file at path, or of a
@@ -234,7 +324,7 @@ func gunzipped(path string) (string, func(), error) {
 }
 
 // Folded returns the timed folded stacks of the perf.data file at path, as
-// stackcollapse writes them, folded with opt on another goroutine as they
+// stackcollapse writes them, folded with opt on other goroutines as they
 // are read: for readers of folded stacks (timeslice) given a perf.data
 // file. perf is as in Folder. The messages of a complete read go to warnf
 // once the fold has ended; closing the reader before its end stops the
@@ -244,17 +334,8 @@ func Folded(path string, opt collapse.Options, perf string, warnf func(string, .
 	go func() {
 		var msgs []string
 		keep := func(format string, args ...any) { msgs = append(msgs, fmt.Sprintf(format, args...)) }
-		st, err := collapse.New(pw, opt)
-		if err != nil {
-			pw.CloseWithError(err)
-			return
-		}
-		st.Warnf = keep
-		f := &Folder{Stage: st, Perf: perf, Warnf: keep}
-		err = f.Data(path, path)
-		if _, cerr := st.Close(); err == nil {
-			err = cerr
-		}
+		f := &Folder{Driver: collapse.Driver{Options: opt, Warnf: keep}, Perf: perf}
+		_, err := f.Run(pw, []collapse.Input{f.Data(path, path)})
 		if err == nil && warnf != nil {
 			for _, m := range msgs {
 				warnf("%s", m)

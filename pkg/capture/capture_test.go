@@ -24,29 +24,26 @@ func noSymbols(t *testing.T) *symbols.Resolver {
 		KernelNotes: filepath.Join(dir, "none"), PerfMapDir: dir})
 }
 
-// fold runs the Folder method do on a new stage and returns the output and
-// the messages.
-func fold(t *testing.T, opt collapse.Options, setup func(*Folder), do func(*Folder) error) (string, string, error) {
+// fold runs a Folder on the input in makes and returns the output and the
+// messages.
+func fold(t *testing.T, opt collapse.Options, setup func(*Folder), in func(*Folder) collapse.Input) (string, string, error) {
 	t.Helper()
 	var out bytes.Buffer
 	var msgs strings.Builder
-	st, err := collapse.New(&out, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
 	warnf := func(format string, args ...any) {
 		msgs.WriteString(strings.TrimSpace(fmt.Sprintf(format, args...)) + "\n")
 	}
-	st.Warnf = warnf
-	f := &Folder{Stage: st, Resolver: noSymbols(t), AllowForeign: true, Warnf: warnf}
+	f := &Folder{Driver: collapse.Driver{Options: opt, Warnf: warnf}, Resolver: noSymbols(t), AllowForeign: true}
 	if setup != nil {
 		setup(f)
 	}
-	err = do(f)
-	if _, cerr := st.Close(); err == nil {
-		err = cerr
-	}
+	_, err := f.Run(&out, []collapse.Input{in(f)})
 	return out.String(), msgs.String(), err
+}
+
+// textInput opens text as a perf script input.
+func textInput(text []byte) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(text)), nil }
 }
 
 // roots reduces timed folded output to each sample's process, count and
@@ -77,11 +74,11 @@ func TestDataAgreesWithPerfScript(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fromData, _, err := fold(t, collapse.Options{}, nil, func(f *Folder) error { return f.Data(data, "x") })
+			fromData, _, err := fold(t, collapse.Options{}, nil, func(f *Folder) collapse.Input { return f.Data(data, "x") })
 			if err != nil {
 				t.Fatal(err)
 			}
-			fromText, _, err := fold(t, collapse.Options{}, nil, func(f *Folder) error { return f.Text(bytes.NewReader(text), "text", "x") })
+			fromText, _, err := fold(t, collapse.Options{}, nil, func(f *Folder) collapse.Input { return f.Text("text", "x", textInput(text)) })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,18 +111,18 @@ func TestFallbackToPerfScript(t *testing.T) {
 	if err := os.WriteFile(perf, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out, msgs, err := fold(t, collapse.Options{NoTime: true}, func(f *Folder) { f.Perf = perf }, func(f *Folder) error { return f.Data(data, "x") })
+	out, msgs, err := fold(t, collapse.Options{NoTime: true}, func(f *Folder) { f.Perf = perf }, func(f *Folder) collapse.Input { return f.Data(data, "x") })
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _, _ := fold(t, collapse.Options{NoTime: true}, nil, func(f *Folder) error { return f.Text(bytes.NewReader(text), "text", "x") })
+	want, _, _ := fold(t, collapse.Options{NoTime: true}, nil, func(f *Folder) collapse.Input { return f.Text("text", "x", textInput(text)) })
 	if out != want || out == "" {
 		t.Errorf("the fallback's output differs from folding perf script's text:\n%s", golden.Diff([]byte(want), []byte(out)))
 	}
 	if !strings.Contains(msgs, "dwarf.data.gz: ") || !strings.Contains(msgs, "reading it with "+perf+" script instead") {
 		t.Errorf("no message saying perf script was run:\n%s", msgs)
 	}
-	_, _, err = fold(t, collapse.Options{}, nil, func(f *Folder) error { return f.Data(data, "x") })
+	_, _, err = fold(t, collapse.Options{}, nil, func(f *Folder) collapse.Input { return f.Data(data, "x") })
 	if err == nil || !strings.Contains(err.Error(), "run perf script --header -i "+data) {
 		t.Errorf("without perf: %v, want an error saying to run perf script", err)
 	}
@@ -135,7 +132,7 @@ func TestFallbackToPerfScript(t *testing.T) {
 // early stops the folding without its messages.
 func TestFolded(t *testing.T) {
 	data := "../perfdata/testdata/syswide.data.gz"
-	want, _, err := fold(t, collapse.Options{}, nil, func(f *Folder) error { return f.Data(data, data) })
+	want, _, err := fold(t, collapse.Options{}, nil, func(f *Folder) collapse.Input { return f.Data(data, data) })
 	if err != nil {
 		t.Fatal(err)
 	}

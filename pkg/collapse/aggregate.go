@@ -1,7 +1,6 @@
 package collapse
 
 import (
-	"encoding/binary"
 	"hash/maphash"
 	"io"
 	"math"
@@ -114,8 +113,7 @@ func (a *aggregator) add(stack []byte, h uint64, n int64) {
 }
 
 // sort orders the stacks bytewise, as stackcollapse-perf.pl sorts its
-// output. The worker that filled the aggregator does it, in parallel with
-// the others (Worker.Done).
+// output.
 func (a *aggregator) sort() {
 	if a.order != nil || len(a.stacks) == 0 {
 		return
@@ -261,62 +259,4 @@ func (s *sharedSums) aggregators() []*aggregator {
 	}
 	wg.Wait()
 	return out
-}
-
-// appendSum appends a stack and its weight to buf, for summer.
-func appendSum(buf, stack []byte, weight int64) []byte {
-	buf = binary.AppendUvarint(buf, uint64(len(stack)))
-	buf = append(buf, stack...)
-	return binary.LittleEndian.AppendUint64(buf, uint64(weight))
-}
-
-// summer adds stacks and weights (appendSum) to a sharedSums on a
-// goroutine of its own. Stage.Add folds the samples of a reader that
-// delivers them one at a time (perf.data): summing beside it, on another
-// CPU, takes the sums off its path, as writing does for timed output.
-type summer struct {
-	sums *sharedSums
-	todo chan []byte
-	free chan []byte
-	done chan struct{}
-}
-
-func newSummer(sums *sharedSums) *summer {
-	s := &summer{sums: sums, todo: make(chan []byte, 4), free: make(chan []byte, 6), done: make(chan struct{})}
-	go s.run()
-	return s
-}
-
-func (s *summer) run() {
-	defer close(s.done)
-	for buf := range s.todo {
-		for p := buf; len(p) > 0; {
-			n, k := binary.Uvarint(p)
-			stack := p[k : k+int(n)]
-			weight := int64(binary.LittleEndian.Uint64(p[k+int(n):]))
-			s.sums.add(stack, weight)
-			p = p[k+int(n)+8:]
-		}
-		select {
-		case s.free <- buf[:0]:
-		default:
-		}
-	}
-}
-
-// send hands buf over and returns an empty buffer to fill next.
-func (s *summer) send(buf []byte) []byte {
-	s.todo <- buf
-	select {
-	case b := <-s.free:
-		return b
-	default:
-		return make([]byte, 0, cap(buf))
-	}
-}
-
-// wait returns once everything sent was added.
-func (s *summer) wait() {
-	close(s.todo)
-	<-s.done
 }

@@ -9,15 +9,10 @@ import (
 	"flamekit/pkg/sample"
 )
 
-// A reader that delivers samples one at a time, in time order, feeds a
-// Stage through Add: here two hand-built cpu-clock samples, written as
-// classic folded stacks.
-func ExampleStage_Add() {
-	st, err := collapse.New(os.Stdout, collapse.Options{NoTime: true, Kernel: true})
-	if err != nil {
-		panic(err)
-	}
-	st.Begin(&sample.Capture{Host: "vm"}, "perf.data")
+// A reader that builds its samples itself hands them to the Driver through
+// Samples: here two hand-built cpu-clock samples, written as classic
+// folded stacks.
+func ExampleSamples() {
 	s := sample.Sample{
 		Comm: []byte("dd"), TID: []byte("4242"), CPU: 1,
 		Event: []byte("cpu-clock:pppH"), Period: 1003009, HasPeriod: true,
@@ -26,10 +21,11 @@ func ExampleStage_Add() {
 			{Addr: []byte("2724a"), Symbol: []byte("__libc_start_call_main+0x7a"), DSO: []byte("/usr/lib/x86_64-linux-gnu/libc.so.6")},
 		},
 	}
-	st.Add(&s)
-	st.Add(&s)
-	st.End()
-	sum, err := st.Close()
+	d := &collapse.Driver{Options: collapse.Options{NoTime: true, Kernel: true}}
+	in := collapse.Input{Name: "perf.data", Source: "perf.data", Open: func() (collapse.Producer, error) {
+		return collapse.Samples(&sample.Capture{Host: "vm"}, []sample.Sample{s, s}, 0), nil
+	}}
+	sum, err := d.Run(os.Stdout, []collapse.Input{in})
 	fmt.Printf("%d samples, weight %.0f, error %v\n", sum.Samples, sum.Weight, err)
 	// Output:
 	// dd;__libc_start_call_main;do_syscall_64_[k] 2006018
@@ -39,21 +35,22 @@ func ExampleStage_Add() {
 // Off-CPU time from two sched:sched_switch samples: thread 5 blocks in
 // read at 10.0 s and runs again at 10.25 s, 250,000 us later.
 func ExampleOptions_offCPU() {
-	st, _ := collapse.New(os.Stdout, collapse.Options{OffCPU: true, NoTime: true})
+	var samples []sample.Sample
 	sw := func(sec float64, payload string, frames ...sample.Frame) {
-		s := sample.Sample{
+		samples = append(samples, sample.Sample{
 			Comm: []byte("app"), TID: []byte("5"), CPU: 0,
 			Time: folded.Time(sec * 1e9), HasTime: true,
 			Event: []byte("sched:sched_switch"), Payload: []byte(payload), Frames: frames,
-		}
-		st.Add(&s)
+		})
 	}
 	sw(10.0, "prev_comm=app prev_pid=5 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
 		sample.Frame{Addr: []byte("1"), Symbol: []byte("__schedule+0x618"), DSO: []byte("[kernel.kallsyms]")},
 		sample.Frame{Addr: []byte("2"), Symbol: []byte("read"), DSO: []byte("/usr/lib/libc.so.6")})
 	sw(10.25, "prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=app next_pid=5 next_prio=120")
-	st.End()
-	st.Close()
+	d := &collapse.Driver{Options: collapse.Options{OffCPU: true, NoTime: true}}
+	d.Run(os.Stdout, []collapse.Input{{Name: "sched", Open: func() (collapse.Producer, error) {
+		return collapse.Samples(nil, samples, 0), nil
+	}}})
 	// Output:
 	// app;read;__schedule 250000
 }

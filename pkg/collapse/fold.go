@@ -63,6 +63,52 @@ type folder struct {
 	// frame. Its memory grows with the distinct frames of the input.
 	memo    map[string][]byte
 	memoKey []byte
+	// ids does the same for frames that carry an ID (sample.Frame.ID):
+	// ids[java][ID] is the end in idText of what frame appends, 0 when
+	// not known yet, and idStart[java][ID] its start. A slice index
+	// replaces the hashing and comparing of strings per frame.
+	ids     [2][]uint32
+	idStart [2][]uint32
+	idText  []byte
+}
+
+// resetIDs forgets the frames known by ID: the next frames come from
+// another reader.
+func (f *folder) resetIDs() {
+	for j := range f.ids {
+		clear(f.ids[j])
+		f.ids[j] = f.ids[j][:0]
+		f.idStart[j] = f.idStart[j][:0]
+	}
+	f.idText = f.idText[:0]
+}
+
+// frameByID is frame for a frame with an ID.
+func (f *folder) frameByID(dst []byte, fr *sample.Frame, java bool) []byte {
+	j := 0
+	if java {
+		j = 1
+	}
+	id := int(fr.ID)
+	if id < len(f.ids[j]) {
+		if end := f.ids[j][id]; end != 0 {
+			return append(dst, f.idText[f.idStart[j][id]:end-1]...)
+		}
+	} else if id < 1<<26 {
+		n := max(id+1, 2*len(f.ids[j]), 1024)
+		f.ids[j] = append(f.ids[j], make([]uint32, n-len(f.ids[j]))...)
+		f.idStart[j] = append(f.idStart[j], make([]uint32, n-len(f.idStart[j]))...)
+	} else {
+		return f.frameRules(dst, fr, java)
+	}
+	start := len(dst)
+	dst = f.frameRules(dst, fr, java)
+	if len(f.idText) < 1<<30 {
+		f.idStart[j][id] = uint32(len(f.idText))
+		f.idText = append(f.idText, dst[start:]...)
+		f.ids[j][id] = uint32(len(f.idText)) + 1
+	}
+	return dst
 }
 
 // maxMemo bounds the memo of a folder, for inputs whose frames never
@@ -88,6 +134,9 @@ func (f *folder) fold(dst []byte, s *sample.Sample) []byte {
 func (f *folder) frame(dst []byte, fr *sample.Frame, java bool) []byte {
 	if f.opt.Inline || f.opt.Srcline {
 		return f.frameRules(dst, fr, java)
+	}
+	if fr.ID != 0 {
+		return f.frameByID(dst, fr, java)
 	}
 	k := append(f.memoKey[:0], fr.Symbol...)
 	k = append(k, 0)

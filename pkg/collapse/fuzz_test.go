@@ -1,7 +1,6 @@
 package collapse
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"strings"
@@ -116,25 +115,8 @@ func checkFolded(t *testing.T, out string) float64 {
 	return sum
 }
 
-// runBatches runs samples through a Worker and Merge one sample per batch,
-// as the parallel reader would with tiny chunks.
+// runBatches folds samples one sample per chunk, with two workers, as the
+// parallel reader would with tiny chunks.
 func runBatches(t *testing.T, opt Options, samples []sample.Sample) string {
-	var out bytes.Buffer
-	st, err := New(&out, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := st.Worker()
-	st.Begin(nil, "")
-	for i := range samples {
-		if st.PrescanWanted() {
-			st.Prescan(&samples[i])
-		}
-		b := st.NewBatch()
-		w.Fold(b, &samples[i])
-		st.Merge(b)
-	}
-	st.End()
-	st.Close()
-	return out.String()
+	return runChunks(t, opt, 2, 1, samples).out
 }

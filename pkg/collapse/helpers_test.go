@@ -31,24 +31,20 @@ type result struct {
 	err    error
 }
 
-// run feeds samples to a Stage through Add, as one input.
+// run folds samples as one input, with one worker.
 func run(t testing.TB, opt Options, samples ...sample.Sample) result {
 	t.Helper()
+	return runChunks(t, opt, 1, 0, samples)
+}
+
+// runChunks folds samples as one input cut into chunks of size samples,
+// with workers workers.
+func runChunks(t testing.TB, opt Options, workers, size int, samples []sample.Sample) result {
+	t.Helper()
 	var out, stderr bytes.Buffer
-	st, err := New(&out, opt)
-	if err != nil {
-		return result{err: err}
-	}
-	st.Warnf = func(f string, a ...any) { fmt.Fprintf(&stderr, "stackcollapse: "+f+"\n", a...) }
-	st.Begin(nil, "")
-	for i := range samples {
-		if err := st.Add(&samples[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := st.End(); err != nil {
-		t.Fatal(err)
-	}
-	sum, err := st.Close()
+	d := &Driver{Options: opt, Workers: workers}
+	d.Warnf = func(f string, a ...any) { fmt.Fprintf(&stderr, "stackcollapse: "+f+"\n", a...) }
+	in := Input{Name: "samples", Open: func() (Producer, error) { return Samples(nil, samples, size), nil }}
+	sum, err := d.Run(&out, []Input{in})
 	return result{out.String(), stderr.String(), sum, err}
 }

@@ -79,10 +79,10 @@ type openInterval struct {
 }
 
 // offCPU is the off-CPU state machine of one input. Items arrive in input
-// order (Stage.Merge); intervals are kept per source, and End writes those
+// order (stage.merge); intervals are kept per source, and End writes those
 // of the best source the input had.
 type offCPU struct {
-	st       *Stage
+	st       *stage
 	states   stateSet
 	min, max folded.Time
 	open     map[int64]*openInterval
@@ -94,7 +94,7 @@ type offCPU struct {
 	had      [nSources]bool
 }
 
-func newOffCPU(st *Stage) *offCPU {
+func newOffCPU(st *stage) *offCPU {
 	states, _ := parseStates(st.opt.States) // checked by New
 	o := &offCPU{st: st, states: states, open: map[int64]*openInterval{}, seen: map[int64]bool{}, stored: map[int64]int32{}}
 	o.min = folded.Time(max(st.opt.MinBlock, time.Microsecond))
@@ -110,7 +110,7 @@ func newOffCPU(st *Stage) *offCPU {
 func dead(s stateSet) bool { return s&(stateBit('X')|stateBit('Z')) != 0 }
 
 // item runs one item of a batch through the state machine.
-func (o *offCPU) item(b *Batch, it *item) {
+func (o *offCPU) item(b *batch, it *item) {
 	st := o.st
 	switch it.kind {
 	case kindPlain:

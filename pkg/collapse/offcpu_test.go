@@ -285,7 +285,7 @@ func TestOffCPUErrors(t *testing.T) {
 		{OffCPU: true, MinBlock: time.Second, MaxBlock: time.Millisecond},
 		{Weight: "no spaces"},
 	} {
-		if _, err := New(nil, opt); err == nil {
+		if _, err := newStage(nil, opt); err == nil {
 			t.Errorf("%+v: no error", opt)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"flamekit/pkg/sample"
 )
 
-// Summary is what a Stage read and wrote.
+// Summary is what a Driver run read and wrote.
 type Summary struct {
 	Samples int64   // lines written (or samples and intervals summed)
 	Weight  float64 // sum of their counts, in the output's unit
@@ -30,30 +30,23 @@ type Summary struct {
 	OffCPU OffCPUStats
 }
 
-// Stage is the collapse stage of one run: the decisions taken from the
-// first samples, the stages that need input order, and the output. See
-// the package documentation for its two uses.
-type Stage struct {
-	// Warnf prints a message on standard error (may be nil): the events
-	// a capture holds, samples left out, off-CPU intervals dropped,
-	// frames without symbols.
-	Warnf func(format string, args ...any)
+// stage is the collapse stage of one Driver run: the decisions taken from
+// the first samples, the stages that need input order, and the output.
+type stage struct {
+	// warnf prints a message on standard error (may be nil).
+	warnf func(format string, args ...any)
 
 	w      io.Writer
 	opt    Options
 	inl    *inliner
 	offCPU bool // the off-CPU state machine runs
 
-	// Reader side (Prescan, NewBatch).
+	// Reader side (prescan).
 	d        decisions
 	timedSet bool
 
 	// Merge side.
-	workers   []*Worker
 	in        *input
-	seq       *Worker // for Add
-	seqBatch  *Batch
-	summing   *summer // adds the classic sums of Add's samples
 	samples   int64
 	weight    int64 // in base units: periods, payload values, or ns
 	events    eventCounts
@@ -83,16 +76,16 @@ type input struct {
 	off     *offCPU
 }
 
-// New returns a Stage writing to w with the options opt, or an error when
-// the options contradict each other.
-func New(w io.Writer, opt Options) (*Stage, error) {
+// newStage returns a stage writing to w with the options opt, or an error
+// when the options contradict each other.
+func newStage(w io.Writer, opt Options) (*stage, error) {
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
 	if opt.Wakers {
 		opt.OffCPU = true
 	}
-	st := &Stage{w: w, opt: opt, offCPU: opt.offCPU(), sums: newSharedSums(), stacks: newAggregator(), agg: newAggregator()}
+	st := &stage{w: w, opt: opt, offCPU: opt.offCPU(), sums: newSharedSums(), stacks: newAggregator(), agg: newAggregator()}
 	if st.offCPU && !opt.HotCold {
 		st.d.filterKnown = true // no filter: the scheduler's events are read
 	}
@@ -102,26 +95,20 @@ func New(w io.Writer, opt Options) (*Stage, error) {
 	return st, nil
 }
 
-func (st *Stage) warn(format string, args ...any) {
-	if st.Warnf != nil {
-		st.Warnf(format, args...)
+func (st *stage) warn(format string, args ...any) {
+	if st.warnf != nil {
+		st.warnf(format, args...)
 	}
 }
 
-// Worker returns a new Worker of the stage, for one goroutine.
-func (st *Stage) Worker() *Worker {
-	w := &Worker{st: st, fold: folder{opt: &st.opt, inl: st.inl}}
-	st.workers = append(st.workers, w)
-	return w
+// newWorker returns a new worker of the stage, for one goroutine.
+func (st *stage) newWorker() *worker {
+	return &worker{st: st, fold: folder{opt: &st.opt, inl: st.inl}}
 }
 
-// Prescan shows the stage a sample, in input order, before the Batch that
-// will hold it is made (NewBatch): the first samples decide the event kept
-// (Options.EventFilter resolved to a name of the input, or the first event
-// seen, as in stackcollapse-perf.pl) and whether the output is timed (it is
-// when the first sample has a time and Options.NoTime is false). It
-// returns true while it needs more samples, as PrescanWanted.
-func (st *Stage) Prescan(s *sample.Sample) bool {
+// prescan shows the stage a sample, in input order, before the batch that
+// will hold it is made (see Prescan).
+func (st *stage) prescan(s *sample.Sample) {
 	d := &st.d
 	if !st.timedSet {
 		st.timedSet = true
@@ -132,15 +119,14 @@ func (st *Stage) Prescan(s *sample.Sample) bool {
 		d.filter, d.filterKnown = append([]byte(nil), s.Event...), true
 		d.gen++
 	}
-	return st.PrescanWanted()
 }
 
-// Decides reports whether Prescan(s) would change the decisions taken so
-// far. A reader that cuts its input into batches ends a batch before such
-// a sample (unless it is the batch's first), so that every batch folds
-// its samples under the decisions of its first: the output does not then
-// depend on where the input was cut, and matches what Add does.
-func (st *Stage) Decides(s *sample.Sample) bool {
+// decides reports whether prescan(s) would change the decisions taken so
+// far. The driver ends a chunk before such a sample (unless it is the
+// chunk's first), so that every chunk folds its samples under the
+// decisions of its first: the output does not then depend on where the
+// input was cut.
+func (st *stage) decides(s *sample.Sample) bool {
 	d := &st.d
 	if !st.timedSet {
 		return true
@@ -149,7 +135,7 @@ func (st *Stage) Decides(s *sample.Sample) bool {
 }
 
 // setsFilter reports whether s is the sample that decides the event kept.
-func (st *Stage) setsFilter(s *sample.Sample) bool {
+func (st *stage) setsFilter(s *sample.Sample) bool {
 	if s.Event == nil || st.offCPU && offCPUKind(s.Event) != kindDrop {
 		return false
 	}
@@ -157,14 +143,14 @@ func (st *Stage) setsFilter(s *sample.Sample) bool {
 	return want == "" || matchEvent([]byte(want), s.Event)
 }
 
-// PrescanWanted reports whether Prescan still wants samples: until the
+// prescanWanted reports whether prescan still wants samples: until the
 // output kind and the event kept are known.
-func (st *Stage) PrescanWanted() bool {
+func (st *stage) prescanWanted() bool {
 	return !st.timedSet || !st.d.filterKnown
 }
 
 // kindOf returns what to do with the samples of ev under decisions d.
-func (st *Stage) kindOf(d *decisions, ev []byte) kind {
+func (st *stage) kindOf(d *decisions, ev []byte) kind {
 	if st.offCPU {
 		if k := offCPUKind(ev); k != kindDrop {
 			if k == kindWake && !st.opt.Wakers {
@@ -187,22 +173,12 @@ func (st *Stage) kindOf(d *decisions, ev []byte) kind {
 	return kindDrop
 }
 
-// NewBatch returns an empty Batch carrying the decisions taken so far.
-func (st *Stage) NewBatch() *Batch {
-	b := &Batch{}
-	b.reset(st.d)
-	return b
-}
-
-// ResetBatch empties b for reuse, as NewBatch would return it.
-func (st *Stage) ResetBatch(b *Batch) { b.reset(st.d) }
-
-// Begin starts a new input on the merge side: the capture's facts (may
+// begin starts a new input on the merge side: the capture's facts (may
 // be nil) and the input's name for the "source" metadata ("" for standard
-// input). Batches merged until End belong to it.
-func (st *Stage) Begin(c *sample.Capture, source string) {
+// input). Batches merged until end belong to it.
+func (st *stage) begin(c *sample.Capture, source string) {
 	if st.in != nil {
-		st.End()
+		st.end()
 	}
 	if c == nil {
 		c = &sample.Capture{}
@@ -222,7 +198,7 @@ func (st *Stage) Begin(c *sample.Capture, source string) {
 
 // event is the "event" metadata value: the event kept, or the off-CPU
 // events read.
-func (st *Stage) event(d *decisions, src int) string {
+func (st *stage) event(d *decisions, src int) string {
 	if !st.offCPU {
 		return string(d.filter)
 	}
@@ -240,7 +216,7 @@ func (st *Stage) event(d *decisions, src int) string {
 }
 
 // wakeEvents names the wakeup events seen.
-func (st *Stage) wakeEvents() []string {
+func (st *stage) wakeEvents() []string {
 	var evs []string
 	for _, c := range st.events {
 		if offCPUKind([]byte(c.name)) == kindWake && c.kept {
@@ -251,7 +227,7 @@ func (st *Stage) wakeEvents() []string {
 }
 
 // meta returns the opening metadata line of the current input.
-func (st *Stage) meta(event string) *folded.Meta {
+func (st *stage) meta(event string) *folded.Meta {
 	in := st.in
 	m := in.capture.Meta(event, in.source)
 	if st.opt.RefWall != "" {
@@ -263,7 +239,7 @@ func (st *Stage) meta(event string) *folded.Meta {
 }
 
 // unitMeta sets the keys that say what the counts are.
-func (st *Stage) unitMeta(m *folded.Meta) {
+func (st *stage) unitMeta(m *folded.Meta) {
 	switch {
 	case st.opt.HotCold:
 		m.Set(folded.KeyWeight, "hot-cold")
@@ -276,11 +252,11 @@ func (st *Stage) unitMeta(m *folded.Meta) {
 	}
 }
 
-// Merge takes a Batch, in input order: it writes its lines, or runs its
+// merge takes a batch, in input order: it writes its lines, or runs its
 // items through the off-CPU state machine.
-func (st *Stage) Merge(b *Batch) error {
+func (st *stage) merge(b *batch) error {
 	if st.in == nil {
-		st.Begin(nil, "")
+		st.begin(nil, "")
 	}
 	in := st.in
 	in.all.Merge(b.all)
@@ -289,12 +265,6 @@ func (st *Stage) Merge(b *Batch) error {
 	}
 	st.events.merge(b.events)
 	st.noWeight += b.noWeight
-	if len(b.sums) > 0 {
-		if st.summing == nil {
-			st.summing = newSummer(st.sums)
-		}
-		b.sums = st.summing.send(b.sums)
-	}
 	st.sym.merge(&b.sym)
 	if in.off != nil {
 		for i := range b.items {
@@ -318,13 +288,9 @@ func (st *Stage) Merge(b *Batch) error {
 	return st.err
 }
 
-// End ends the current input: it writes the closing metadata line of timed
+// end ends the current input: it writes the closing metadata line of timed
 // output, and the off-CPU output of the input.
-func (st *Stage) End() error {
-	if st.seqBatch != nil && !st.seqBatch.empty() {
-		st.Merge(st.seqBatch)
-		st.ResetBatch(st.seqBatch)
-	}
+func (st *stage) end() error {
 	in := st.in
 	if in == nil {
 		return st.err
@@ -346,44 +312,14 @@ func (st *Stage) End() error {
 	return st.err
 }
 
-// Add folds one sample, for readers that deliver samples one at a time in
-// input order: it does what Prescan, a Worker and Merge do in the parallel
-// use. Call Begin before the first sample of each input and End after its
-// last.
-func (st *Stage) Add(s *sample.Sample) error {
-	if st.seq == nil {
-		st.seq = st.Worker()
-		st.seq.deferSums = true
-	}
-	if st.PrescanWanted() {
-		st.Prescan(s)
-	}
-	switch {
-	case st.seqBatch == nil:
-		st.seqBatch = st.NewBatch()
-	case !st.seqBatch.d.same(&st.d):
-		// The decisions changed: what was folded so far goes first.
-		if !st.seqBatch.empty() {
-			st.Merge(st.seqBatch)
-		}
-		st.ResetBatch(st.seqBatch)
-	}
-	st.seq.Fold(st.seqBatch, s)
-	if len(st.seqBatch.out) >= 256<<10 || len(st.seqBatch.items) >= 4096 || len(st.seqBatch.sums) >= 256<<10 {
-		st.Merge(st.seqBatch)
-		st.ResetBatch(st.seqBatch)
-	}
-	return st.err
-}
-
-// Close writes the classic output (when the output is not timed), reports
+// close writes the classic output (when the output is not timed), reports
 // on standard error what deserves it, and returns what the stage read and
 // wrote. It returns the first write error, or an error when the options
 // cannot be met by the input (an --event-filter that names several
 // events, --off-cpu on input without scheduler events).
-func (st *Stage) Close() (Summary, error) {
+func (st *stage) close() (Summary, error) {
 	if st.in != nil {
-		st.End()
+		st.end()
 	}
 	div := int64(1)
 	sum := Summary{Samples: st.samples, Timed: st.d.timed, NoWeight: st.noWeight, Kept: st.events.keptNames(), OffCPU: st.offStats}
@@ -392,10 +328,6 @@ func (st *Stage) Close() (Summary, error) {
 		sum.Unit = UnitMicroseconds
 	}
 	sum.Weight = float64(st.weight) / float64(div)
-	if st.summing != nil {
-		st.summing.wait()
-		st.summing = nil
-	}
 	if st.err == nil && !st.d.timed {
 		st.agg.sort()
 		aggs := append(st.sums.aggregators(), st.agg)
@@ -410,10 +342,7 @@ func (st *Stage) Close() (Summary, error) {
 	return sum, errors.Join(st.closeErrs...)
 }
 
-// Err returns the first write error, if any.
-func (st *Stage) Err() error { return st.err }
-
-func (st *Stage) write(b []byte) {
+func (st *stage) write(b []byte) {
 	if st.err != nil || len(b) == 0 {
 		return
 	}
@@ -423,13 +352,13 @@ func (st *Stage) write(b []byte) {
 }
 
 // intern returns the number of a stack of off-CPU output.
-func (st *Stage) intern(stack []byte) int32 {
+func (st *stage) intern(stack []byte) int32 {
 	return st.stacks.find(stack, hashStack(stack))
 }
 
 // joinWaker returns an interned stack followed by a waker part, in bcc
 // offwaketime's layout: "stack;--;waker frames;waker comm".
-func (st *Stage) joinWaker(stack int32, waker []byte) []byte {
+func (st *stage) joinWaker(stack int32, waker []byte) []byte {
 	out := append([]byte(nil), st.stacks.stacks[stack]...)
 	out = append(out, ";--;"...)
 	return append(out, waker...)
@@ -444,7 +373,7 @@ type piece struct {
 }
 
 // endOffCPU writes (or sums) the off-CPU output of the current input.
-func (st *Stage) endOffCPU() {
+func (st *stage) endOffCPU() {
 	in := st.in
 	src, ivs := in.off.finish()
 	stats := in.off.stats[src]
@@ -544,7 +473,7 @@ func splitSeconds(dst []piece, iv interval) []piece {
 }
 
 // checkSymbols warns, once, when many frames have no symbol.
-func (st *Stage) checkSymbols() {
+func (st *stage) checkSymbols() {
 	if st.symDone {
 		return
 	}
@@ -559,7 +488,7 @@ func (st *Stage) checkSymbols() {
 }
 
 // report prints what the run deserves to be told.
-func (st *Stage) report(sum *Summary) {
+func (st *stage) report(sum *Summary) {
 	if !st.symDone {
 		st.checkSymbols()
 	}
@@ -592,7 +521,7 @@ func (st *Stage) report(sum *Summary) {
 }
 
 // reportOffCPU tells what the off-CPU stage could not count.
-func (st *Stage) reportOffCPU(sum *Summary) {
+func (st *stage) reportOffCPU(sum *Summary) {
 	s := &sum.OffCPU
 	if s.Source == "" && len(st.events) > 0 {
 		st.closeErrs = append(st.closeErrs, fmt.Errorf("--off-cpu needs sched:sched_switch samples (or sched_stat_*, or perf's offcpu-time), "+

@@ -11,7 +11,7 @@ import (
 )
 
 // decisions are what the stage decided from the first samples of the
-// input (see Stage.Prescan). A Batch carries a copy, so that a Worker folds
+// input (see Prescan). A batch carries a copy, so that a worker folds
 // with the decisions of its place in the input.
 type decisions struct {
 	gen   uint32 // changes whenever the decisions do
@@ -26,7 +26,7 @@ type decisions struct {
 func (d *decisions) same(o *decisions) bool { return d.gen == o.gen }
 
 // item is a sample the ordered part of the stage needs (off-CPU input),
-// reduced to what it needs. Its stacks are offsets into Batch.arena.
+// reduced to what it needs. Its stacks are offsets into batch.arena.
 type item struct {
 	kind    kind
 	state   stateSet // kindSwitch: prev_state
@@ -39,9 +39,8 @@ type item struct {
 	extra   [2]int32 // kindStat: the waker part
 }
 
-// Batch is what a Worker made of consecutive samples, on its way to
-// Stage.Merge. Get one from Stage.NewBatch.
-type Batch struct {
+// batch is what a worker made of one chunk, on its way to stage.merge.
+type batch struct {
 	d        decisions
 	out      []byte // timed lines, in input order
 	samples  int64  // samples written
@@ -53,43 +52,32 @@ type Batch struct {
 	items    []item // off-CPU input, in input order
 	arena    []byte
 	sym      symCounts
-	// sums holds the classic sums a sequential Worker leaves to the
-	// stage's summing goroutine (see Stage.Add): stacks with their
-	// weights, encoded by appendSum.
-	sums []byte
-}
-
-// empty reports whether nothing was added to b.
-func (b *Batch) empty() bool {
-	return len(b.out) == 0 && b.samples == 0 && len(b.events) == 0 && len(b.items) == 0 && len(b.sums) == 0
 }
 
 // reset empties b for reuse with decisions d.
-func (b *Batch) reset(d decisions) {
-	*b = Batch{d: d, out: b.out[:0], items: b.items[:0], arena: b.arena[:0], events: b.events[:0], sums: b.sums[:0]}
+func (b *batch) reset(d decisions) {
+	*b = batch{d: d, out: b.out[:0], items: b.items[:0], arena: b.arena[:0], events: b.events[:0]}
 }
 
 // addBytes appends p to the arena and returns its offsets.
-func (b *Batch) addBytes(p []byte) [2]int32 {
+func (b *batch) addBytes(p []byte) [2]int32 {
 	start := len(b.arena)
 	b.arena = append(b.arena, p...)
 	return [2]int32{int32(start), int32(len(b.arena))}
 }
 
-func (b *Batch) bytesAt(o [2]int32) []byte { return b.arena[o[0]:o[1]] }
+func (b *batch) bytesAt(o [2]int32) []byte { return b.arena[o[0]:o[1]] }
 
-// Worker applies the rules that need nothing but the sample itself: the
+// worker applies the rules that need nothing but the sample itself: the
 // naming rules, the event filter, weights and the idle filter. Each
-// goroutine that folds samples owns one (Stage.Worker); the classic sums
-// of all workers go to one table, sharded by stack (see sharedSums).
-type Worker struct {
-	st    *Stage
+// goroutine that folds samples owns one (stage.newWorker); the classic
+// sums of all workers go to one table, sharded by stack (see sharedSums).
+type worker struct {
+	st    *stage
 	fold  folder
 	idle  idle.Filter
 	stack []byte
-	// deferSums leaves the classic sums to the stage's summing goroutine
-	// (the Worker of Stage.Add).
-	deferSums bool
+	input int // the input of the chunk being folded, plus one
 
 	// The kind of the last event seen, under the decisions of
 	// generation lastGen (cached: captures hold few events).
@@ -99,8 +87,17 @@ type Worker struct {
 	lastKind  kind
 }
 
+// startInput tells the worker that the next chunk is of input i: frame
+// ids (sample.Frame.ID) are those of that input's reader.
+func (w *worker) startInput(i int) {
+	if w.input != i+1 {
+		w.input = i + 1
+		w.fold.resetIDs()
+	}
+}
+
 // kindOf returns what to do with the samples of ev under b's decisions.
-func (w *Worker) kindOf(b *Batch, ev []byte) kind {
+func (w *worker) kindOf(b *batch, ev []byte) kind {
 	if w.lastSet && w.lastGen == b.d.gen && bytes.Equal(ev, w.lastEvent) && (ev == nil) == (w.lastEvent == nil) {
 		return w.lastKind
 	}
@@ -113,8 +110,8 @@ func (w *Worker) kindOf(b *Batch, ev []byte) kind {
 	return k
 }
 
-// Fold applies the per-sample rules to s and adds the result to b.
-func (w *Worker) Fold(b *Batch, s *sample.Sample) {
+// foldSample applies the per-sample rules to s and adds the result to b.
+func (w *worker) foldSample(b *batch, s *sample.Sample) {
 	opt := &w.st.opt
 	if s.HasTime && s.Time != 0 { // side-band records are stamped 0.000000
 		b.all.Add(s.Time)
@@ -156,11 +153,7 @@ func (w *Worker) Fold(b *Batch, s *sample.Sample) {
 		b.samples++
 		b.weight = addSat(b.weight, weight)
 		if !b.d.timed {
-			if w.deferSums {
-				b.sums = appendSum(b.sums, st, weight)
-			} else {
-				w.st.sums.add(st, weight)
-			}
+			w.st.sums.add(st, weight)
 			return
 		}
 		b.out = append(b.out, st...)
@@ -215,7 +208,7 @@ func (w *Worker) Fold(b *Batch, s *sample.Sample) {
 // foldSwitch turns a sched_switch sample into an item: the switch-out of
 // prev_pid, with its stack, and the switch-in of next_pid. The ids come
 // from the payload, not the header: an exiting task is printed ":-1 -1/-1".
-func (w *Worker) foldSwitch(b *Batch, s *sample.Sample) {
+func (w *worker) foldSwitch(b *batch, s *sample.Sample) {
 	prev, ok1 := fieldInt(s, "prev_pid")
 	next, ok2 := fieldInt(s, "next_pid")
 	stateText, ok3 := s.Field("prev_state")
@@ -334,7 +327,7 @@ func positional(event, payload []byte, name string) ([]byte, bool) {
 }
 
 // offStack folds an off-CPU sample's stack, with the --hot-cold mark.
-func (w *Worker) offStack(s *sample.Sample) []byte {
+func (w *worker) offStack(s *sample.Sample) []byte {
 	st := w.fold.fold(w.stack[:0], s)
 	w.stack = st
 	if !w.st.opt.HotCold {
@@ -363,7 +356,7 @@ func markOffCPU(stack []byte) []byte {
 
 // wakerPart is the waker's side of an offwaketime stack: the waker's
 // frames from the leaf to the outermost, then its root frame (comm).
-func (w *Worker) wakerPart(s *sample.Sample) []byte {
+func (w *worker) wakerPart(s *sample.Sample) []byte {
 	st := w.fold.fold(w.stack[:0], s)
 	w.stack = st
 	out := make([]byte, 0, len(st))
@@ -379,10 +372,8 @@ func (w *Worker) wakerPart(s *sample.Sample) []byte {
 	return out
 }
 
-// SrclineCount returns how many source lines of `perf script -F+srcline`
-// follow the frame line fr (see the function SrclineCount), knowing
-// whether --inline expands it.
-func (w *Worker) SrclineCount(fr *sample.Frame) int {
+// srclineCount is Sink.SrclineCount.
+func (w *worker) srclineCount(fr *sample.Frame) int {
 	inlined := false
 	if w.fold.opt.Inline && w.fold.inl != nil && inlineEligible(fr.DSO) {
 		res := w.fold.inl.resolve(fr.Addr, fr.Symbol, fr.DSO)

@@ -1,11 +1,13 @@
 package perfdata
 
 import (
+	"bytes"
 	"strconv"
+	"unsafe"
 
-	"flamekit/pkg/symbols"
-
+	"flamekit/pkg/folded"
 	"flamekit/pkg/sample"
+	"flamekit/pkg/symbols"
 )
 
 // Symbolizer finds the symbols perf script prints for addresses.
@@ -51,50 +53,88 @@ func appendHex(dst []byte, v uint64) []byte {
 	return append(dst, b[i:]...)
 }
 
-// symCache is a direct-mapped cache in front of the DSOs' symbol maps:
+// location is one distinct frame of a capture: an address of a DSO, as
+// perf script prints its frame line. Frames travel as location numbers
+// (indexes into the Reader's locations): the symbol of an address is
+// found, and its text formatted, once per capture.
+type location struct {
+	addr    []byte // the address printed, in hexadecimal
+	sym     []byte // the symbol printed ("name+0x1f"), or "[unknown]"
+	dsoName []byte // the DSO printed between parentheses
+	printed uint64 // the address printed
+	name    uint32 // sample.Frame.ID: the same for the same DSO and symbol name
+}
+
+// locBits is the size of a block of the location table, as a power of two.
+const locBits = 12
+
+// locations is an append-only table of locations, in blocks that never
+// move: a Samples batch holds a copy of the block list as it was when the
+// batch was filled, so that another goroutine reads its locations while
+// the Reader adds new ones.
+type locations struct {
+	blocks []*[1 << locBits]location
+	n      uint32
+}
+
+func (t *locations) at(i uint32) *location {
+	return &t.blocks[i>>locBits][i&(1<<locBits-1)]
+}
+
+func (t *locations) add(l location) uint32 {
+	if t.n>>locBits == uint32(len(t.blocks)) {
+		t.blocks = append(t.blocks, new([1 << locBits]location))
+	}
+	i := t.n
+	*t.at(i) = l
+	t.n++
+	return i
+}
+
+// nameKey identifies a symbol name of a DSO, for sample.Frame.ID.
+type nameKey struct {
+	d    *dso
+	name string
+}
+
+// locCache is a direct-mapped cache in front of the DSOs' location maps:
 // most frames repeat, and one probe is cheaper than a map lookup. Its size
 // is a power of two, larger for larger files.
-type symCache struct {
+type locCache struct {
 	shift   uint
-	entries []symEntry
+	entries []locEntry
 }
 
-type symEntry struct {
+type locEntry struct {
 	d    *dso
 	addr uint64
-	sym  []byte
+	loc  uint32
 }
 
-func newSymCache(dataSize int64) *symCache {
+func newLocCache(dataSize int64) *locCache {
 	bits := uint(10)
 	for bits < 16 && int64(1)<<(bits+7) < dataSize {
 		bits++
 	}
-	return &symCache{shift: 64 - bits, entries: make([]symEntry, 1<<bits)}
+	return &locCache{shift: 64 - bits, entries: make([]locEntry, 1<<bits)}
 }
 
-func (c *symCache) entry(d *dso, addr uint64) *symEntry {
-	h := (addr ^ uint64(d.id)<<40) * 0x9e3779b97f4a7c15
+func (c *locCache) entry(d *dso, addr uint64) *locEntry {
+	h := (addr ^ uint64(uintptr(unsafe.Pointer(d)))<<24) * 0x9e3779b97f4a7c15
 	return &c.entries[h>>c.shift]
 }
 
-func (c *symCache) clear() { clear(c.entries) }
+func (c *locCache) clear() { clear(c.entries) }
 
-// addFrame appends a frame whose address is formatted into r.buf.
-func (r *Reader) addFrame(frames []sample.Frame, addr uint64, sym, dsoName []byte) []sample.Frame {
-	a0 := len(r.buf)
-	r.buf = appendHex(r.buf, addr)
-	r.addrs = append(r.addrs, a0, len(r.buf))
-	return append(frames, sample.Frame{Symbol: sym, DSO: dsoName})
-}
-
-// chainFrames appends the frames of a sample's call chain, leaf first,
-// as perf's thread__resolve_callchain_sample builds them: context markers
-// switch between kernel and user space, a marker perf does not know
-// drops the whole chain, and at most maxStack addresses are kept.
-func (r *Reader) chainFrames(frames []sample.Frame, th *thread, rec *sampleRec) []sample.Frame {
+// chainFrames appends the locations of a sample's call chain to r.chain,
+// leaf first, as perf's thread__resolve_callchain_sample builds them:
+// context markers switch between kernel and user space, a marker perf
+// does not know drops the whole chain, and at most maxStack addresses are
+// kept.
+func (r *Reader) chainFrames(th *thread, rec *sampleRec) {
 	cpumode := uint16(cpumodeUser)
 	n := 0
+	start := len(r.chain)
 	for i := 0; i < rec.nchain && n < maxStack; i++ {
 		ip := rec.chainAt(i)
 		if ip >= contextMax {
@@ -107,15 +147,15 @@ func (r *Reader) chainFrames(frames []sample.Frame, th *thread, rec *sampleRec) 
 				cpumode = cpumodeUser
 			default:
 				r.stats.DroppedChains++
-				r.addrs = r.addrs[:0]
-				return frames[:0]
+				r.chain = r.chain[:start]
+				return
 			}
 			continue
 		}
 		n++
 		m := r.findMap(th, cpumode, ip)
 		if m == nil {
-			frames = r.addFrame(frames, ip, unknownBytes, unknownBytes)
+			r.chain = append(r.chain, r.noMap(ip))
 			continue
 		}
 		addr := m.mapIP(ip)
@@ -123,19 +163,20 @@ func (r *Reader) chainFrames(frames []sample.Frame, th *thread, rec *sampleRec) 
 		if m.dso.kind == dsoKernel || m.dso.kind == dsoModule || m.dso.kind == dsoKsym {
 			printed = ip
 		}
-		frames = r.addFrame(frames, printed, r.symbol(m, addr), m.dso.name)
+		r.chain = append(r.chain, r.location(m, addr, printed))
 	}
-	return frames
 }
 
-// ipFrame appends the one frame of a sample without a call chain: perf
-// prints the sample's address as recorded (not relative to the file).
-func (r *Reader) ipFrame(frames []sample.Frame, th *thread, rec *sampleRec) []sample.Frame {
+// ipFrame appends the location of the one frame of a sample without a
+// call chain: perf prints the sample's address as recorded (not relative
+// to the file).
+func (r *Reader) ipFrame(th *thread, rec *sampleRec) {
 	m := r.findMap(th, rec.cpumode, rec.ip)
 	if m == nil {
-		return r.addFrame(frames, rec.ip, unknownBytes, unknownBytes)
+		r.chain = append(r.chain, r.noMap(rec.ip))
+		return
 	}
-	return r.addFrame(frames, rec.ip, r.symbol(m, m.mapIP(rec.ip)), m.dso.name)
+	r.chain = append(r.chain, r.location(m, m.mapIP(rec.ip), rec.ip))
 }
 
 // findMap is perf's thread__find_map: kernel addresses in the kernel's
@@ -155,38 +196,108 @@ func (r *Reader) findMap(th *thread, cpumode uint16, ip uint64) *mapping {
 	return nil
 }
 
-// symbol returns the symbol text for addr (relative to m's DSO, or the
-// absolute address for identity maps), cached per DSO.
-func (r *Reader) symbol(m *mapping, addr uint64) []byte {
-	d := m.dso
-	if d.kind == dsoNone {
-		return unknownBytes
+// noMap returns the location of an address in no map: "[unknown]
+// ([unknown])".
+func (r *Reader) noMap(ip uint64) uint32 {
+	if l, ok := r.noMaps[ip]; ok {
+		return l
 	}
-	e := r.syms.entry(d, addr)
-	if e.d == d && e.addr == addr {
-		return e.sym
+	if r.noMaps == nil {
+		r.noMaps = map[uint64]uint32{}
 	}
-	sym := r.lookup(m, addr)
-	e.d, e.addr, e.sym = d, addr, sym
-	return sym
+	r.nameIDs++
+	l := r.locs.add(location{addr: appendHex(nil, ip), sym: unknownBytes, dsoName: unknownBytes, printed: ip, name: r.nameIDs})
+	r.noMaps[ip] = l
+	return l
 }
 
-// lookup is symbol without the direct-mapped cache.
-func (r *Reader) lookup(m *mapping, addr uint64) []byte {
+// location returns the location of addr (relative to m's DSO, or the
+// absolute address for identity maps), printed as printed: found once per
+// DSO and address.
+func (r *Reader) location(m *mapping, addr, printed uint64) uint32 {
 	d := m.dso
-	if v, ok := d.syms[addr]; ok {
-		if v == nil {
-			return unknownBytes
+	e := r.cache.entry(d, addr)
+	if e.d == d && e.addr == addr {
+		if l := r.locs.at(e.loc); l.printed == printed {
+			return e.loc
 		}
-		return v
 	}
-	var v symResult
+	loc, ok := d.locs[addr]
+	switch {
+	case !ok:
+		loc = r.newLocation(m, addr, printed, true)
+	case r.locs.at(loc).printed != printed:
+		if l, found := r.odd[oddKey{d, addr, printed}]; found {
+			loc = l
+		} else {
+			loc = r.newLocation(m, addr, printed, false)
+		}
+	}
+	e.d, e.addr, e.loc = d, addr, loc
+	return loc
+}
+
+// oddKey is a location whose DSO address another printed address had
+// first (one DSO mapped twice in the kernel's space).
+type oddKey struct {
+	d             *dso
+	addr, printed uint64
+}
+
+// newLocation resolves addr and adds its location; first says whether it
+// is the first of the DSO's address.
+func (r *Reader) newLocation(m *mapping, addr, printed uint64, first bool) uint32 {
+	d := m.dso
+	sym, name, ok := r.lookup(m, addr)
+	l := location{addr: appendHex(nil, printed), sym: sym, dsoName: d.name, printed: printed}
+	if !ok || bytes.Contains(sym, unknownBytes) {
+		// Frames of [unknown] symbols differ by their address.
+		r.nameIDs++
+		l.name = r.nameIDs
+	} else {
+		k := nameKey{d, name}
+		id, found := r.names[k]
+		if !found {
+			if r.names == nil {
+				r.names = map[nameKey]uint32{}
+			}
+			r.nameIDs++
+			id = r.nameIDs
+			r.names[k] = id
+		}
+		l.name = id
+	}
+	loc := r.locs.add(l)
+	if first {
+		if d.locs == nil {
+			d.locs = map[uint64]uint32{}
+		}
+		d.locs[addr] = loc
+	} else {
+		if r.odd == nil {
+			r.odd = map[oddKey]uint32{}
+		}
+		r.odd[oddKey{d, addr, printed}] = loc
+	}
+	return loc
+}
+
+// symbol returns the symbol text for addr (relative to m's DSO, or the
+// absolute address for identity maps).
+func (r *Reader) symbol(m *mapping, addr uint64) []byte {
+	return r.locs.at(r.location(m, addr, addr)).sym
+}
+
+// lookup finds the symbol of addr: its text as perf prints it and its
+// name; ok is false for [unknown].
+func (r *Reader) lookup(m *mapping, addr uint64) (sym []byte, name string, ok bool) {
+	d := m.dso
 	switch d.kind {
+	case dsoNone:
 	case dsoKsym:
 		for _, k := range d.ksyms {
 			if k.start <= addr && addr < k.end {
-				v = appendSym(nil, k.name, addr-k.start)
-				break
+				return appendSym(nil, k.name, addr-k.start), k.name, true
 			}
 		}
 	default:
@@ -204,18 +315,11 @@ func (r *Reader) lookup(m *mapping, addr uint64) []byte {
 				s, ok = sy.DSO(d.path, d.hexID, addr)
 			}
 			if ok {
-				v = appendSym(nil, s.Name, s.PrintedOffset(m.start))
+				return appendSym(nil, s.Name, s.PrintedOffset(m.start)), s.Name, true
 			}
 		}
 	}
-	if d.syms == nil {
-		d.syms = map[uint64]symResult{}
-	}
-	d.syms[addr] = v
-	if v == nil {
-		return unknownBytes
-	}
-	return v
+	return unknownBytes, "", false
 }
 
 // appendSym appends a symbol as perf prints it: name+0xoffset.
@@ -276,8 +380,104 @@ func (r *Reader) kernelFunc(addr uint64) []byte {
 		return nil
 	}
 	sym := r.symbol(m, m.mapIP(addr))
-	if &sym[0] == &unknownBytes[0] {
+	if len(sym) == 0 || &sym[0] == &unknownBytes[0] {
 		return nil
 	}
 	return sym
+}
+
+// Samples holds consecutive samples of a Reader in a compact form that
+// outlives the Reader's next call: one goroutine fills it (Reader.Keep)
+// while another, once handed the batch, reads the samples back (Sample)
+// as the Reader reads on. A frame is kept as the number of its location,
+// which the Reader resolved and formatted once for the capture.
+type Samples struct {
+	heads  []keptHead
+	chain  []uint32 // the frames' locations
+	bytes  []byte   // the TIDs and payloads
+	blocks []*[1 << locBits]location
+}
+
+// keptHead is a sample but its frames.
+type keptHead struct {
+	comm, event  []byte
+	time         folded.Time
+	period       int64
+	processID    int32
+	cpu          int32
+	flags        uint8
+	tid, payload [2]uint32 // offsets in Samples.bytes
+	chain        [2]uint32 // offsets in Samples.chain
+}
+
+const (
+	keptTime = 1 << iota
+	keptPeriod
+	keptProcessID
+)
+
+// Keep appends the sample read by the last call to Next to b.
+func (r *Reader) Keep(b *Samples) {
+	s := &r.s
+	h := keptHead{comm: s.Comm, event: s.Event, time: s.Time, period: s.Period, processID: s.ProcessID, cpu: int32(s.CPU)}
+	if s.HasTime {
+		h.flags |= keptTime
+	}
+	if s.HasPeriod {
+		h.flags |= keptPeriod
+	}
+	if s.HasProcessID {
+		h.flags |= keptProcessID
+	}
+	h.tid = b.add(s.TID)
+	h.payload = b.add(s.Payload)
+	h.chain[0] = uint32(len(b.chain))
+	b.chain = append(b.chain, r.chain...)
+	h.chain[1] = uint32(len(b.chain))
+	b.heads = append(b.heads, h)
+	b.blocks = r.locs.blocks
+}
+
+func (b *Samples) add(p []byte) [2]uint32 {
+	if p == nil {
+		return [2]uint32{1, 0} // nil, not empty
+	}
+	start := len(b.bytes)
+	b.bytes = append(b.bytes, p...)
+	return [2]uint32{uint32(start), uint32(len(b.bytes))}
+}
+
+func (b *Samples) get(o [2]uint32) []byte {
+	if o[0] > o[1] {
+		return nil
+	}
+	return b.bytes[o[0]:o[1]:o[1]]
+}
+
+// Len returns the number of samples in b.
+func (b *Samples) Len() int { return len(b.heads) }
+
+// Reset empties b for reuse.
+func (b *Samples) Reset() {
+	b.heads, b.chain, b.bytes, b.blocks = b.heads[:0], b.chain[:0], b.bytes[:0], nil
+}
+
+// Sample fills s with sample i of b, as Reader.Sample gave it (its frame
+// slices are shared, not to be written), reusing the capacity of
+// s.Frames. s is valid until b is reset.
+func (b *Samples) Sample(i int, s *sample.Sample) {
+	h := &b.heads[i]
+	frames := s.Frames[:0]
+	*s = sample.Sample{
+		Comm: h.comm, Event: h.event, TID: b.get(h.tid), Payload: b.get(h.payload),
+		Time: h.time, HasTime: h.flags&keptTime != 0,
+		Period: h.period, HasPeriod: h.flags&keptPeriod != 0,
+		ProcessID: h.processID, HasProcessID: h.flags&keptProcessID != 0,
+		CPU: int(h.cpu),
+	}
+	for _, l := range b.chain[h.chain[0]:h.chain[1]] {
+		loc := &b.blocks[l>>locBits][l&(1<<locBits-1)]
+		frames = append(frames, sample.Frame{Addr: loc.addr, Symbol: loc.sym, DSO: loc.dsoName, ID: loc.name})
+	}
+	s.Frames = frames
 }

@@ -36,16 +36,13 @@ type dso struct {
 	kind    dsoKind
 	pid     int                  // dsoJIT: the process whose perf map it is
 	ksyms   []ksym               // dsoKsym: symbols from KSYMBOL records
-	syms    map[uint64]symResult // resolved symbols by lookup address
+	locs    map[uint64]uint32    // locations by address within the DSO
 }
 
 type ksym struct {
 	start, end uint64 // addresses relative to the map start
 	name       string
 }
-
-// symResult is a resolved symbol as printed, or nil for [unknown].
-type symResult []byte
 
 // mapping is one memory map (perf's struct map).
 type mapping struct {
@@ -402,5 +399,5 @@ func (m *machine) ksymbol(addr uint64, length uint32, unregister bool, name stri
 	}
 	off := km.mapIP(addr)
 	d.ksyms = append(d.ksyms, ksym{start: off, end: off + uint64(length), name: name})
-	d.syms = nil
+	d.locs = nil
 }

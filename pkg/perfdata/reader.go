@@ -70,11 +70,17 @@ type Reader struct {
 	pendOff int
 
 	m       *machine
+	th      *thread // the current sample's
 	rec     sampleRec
 	s       sample.Sample
-	buf     []byte // bytes of the current sample's fields
-	addrs   []int  // start and end in buf of each frame's address
-	syms    *symCache
+	buf     []byte   // bytes of the current sample's fields
+	chain   []uint32 // the current sample's frames, as locations
+	locs    locations
+	cache   *locCache
+	noMaps  map[uint64]uint32 // locations of addresses in no map
+	odd     map[oddKey]uint32
+	names   map[nameKey]uint32 // sample.Frame.ID by DSO and symbol name
+	nameIDs uint32             // the last ID given
 	scratch []byte
 	// printsFrames is the ip field of the current sample's event type.
 	printsFrames bool
@@ -141,7 +147,7 @@ func newReader(f file, name string, opt Options) (*Reader, error) {
 	bufSize := int(min(1<<20, max(64<<10, r.end-r.pos)))
 	r.br = bufio.NewReaderSize(io.NewSectionReader(f, r.pos, r.end-r.pos), bufSize)
 	r.q.chunk = bufSize
-	r.syms = newSymCache(r.end - r.pos)
+	r.cache = newLocCache(r.end - r.pos)
 	r.s.Reset()
 	return r, nil
 }
@@ -609,7 +615,8 @@ func (r *Reader) deliver(rec []byte) bool {
 		name := r.recordString(typ, body, c.off)
 		if !c.bad {
 			m.ksymbol(addr, length, flags&1 != 0, name)
-			r.syms.clear() // symbols of BPF code changed
+			r.cache.clear() // symbols of BPF code changed
+			r.odd = nil
 		}
 	}
 	return false
@@ -633,15 +640,36 @@ var (
 func (r *Reader) makeSample(rec *sampleRec) {
 	s := &r.s
 	frames := s.Frames[:0]
-	*s = sample.Sample{CPU: -1}
+	r.head(rec)
+	r.chain = r.chain[:0]
+	if r.printsFrames {
+		if rec.attr.sampleType&sampleCallchain != 0 {
+			r.chainFrames(r.th, rec)
+		} else {
+			r.ipFrame(r.th, rec)
+		}
+	}
+	for _, l := range r.chain {
+		loc := r.locs.at(l)
+		frames = append(frames, sample.Frame{Addr: loc.addr, Symbol: loc.sym, DSO: loc.dsoName, ID: loc.name})
+	}
+	s.Frames = frames
+}
+
+// head fills the fields of r.s but its frames from a parsed SAMPLE
+// record, and r.th.
+func (r *Reader) head(rec *sampleRec) {
+	s := &r.s
+	frames := s.Frames[:0]
+	*s = sample.Sample{CPU: -1, Frames: frames}
 	a := rec.attr
 	of := &r.out[a.outType]
 	th := r.m.findnew(rec.pid, rec.tid)
+	r.th = th
 	s.Comm = th.comm
-	// Numbers and addresses are formatted into r.buf; the slices are
-	// taken at the end, when r.buf no longer moves.
+	// Numbers are formatted into r.buf; the slices are taken at the
+	// end, when r.buf no longer moves.
 	r.buf = r.buf[:0]
-	r.addrs = r.addrs[:0]
 	if of.tid {
 		r.buf = strconv.AppendInt(r.buf, int64(rec.tid), 10)
 		s.ProcessID, s.HasProcessID = rec.pid, true
@@ -668,18 +696,6 @@ func (r *Reader) makeSample(rec *sampleRec) {
 		r.buf = r.appendPayload(r.buf, a.tp, rec.raw)
 	}
 	payEnd := len(r.buf)
-	if of.ip {
-		if a.sampleType&sampleCallchain != 0 {
-			frames = r.chainFrames(frames, th, rec)
-		} else {
-			frames = r.ipFrame(frames, th, rec)
-		}
-	}
-	for i := range frames {
-		a0, a1 := r.addrs[2*i], r.addrs[2*i+1]
-		frames[i].Addr = r.buf[a0:a1:a1]
-	}
-	s.Frames = frames
 	if of.tid {
 		s.TID = r.buf[:tidEnd:tidEnd]
 	}

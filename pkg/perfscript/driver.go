@@ -55,28 +55,6 @@ type Summary struct {
 // ErrNotPerfScript is the error of a skipped line.
 var ErrNotPerfScript = errors.New("not a perf script sample header, frame, comment or blank line")
 
-// job is one chunk on its way through the workers to the merge stage.
-type job struct {
-	data    []byte
-	buf     *[]byte // the buffer data is in, nil when a later job has it
-	file    int
-	first   bool            // first chunk of its file
-	last    bool            // last chunk of its file
-	capture *sample.Capture // the file's header facts, on its first chunk
-	batch   *collapse.Batch
-	lines   int
-	skipped int
-	bad     []badLine
-	done    chan struct{}
-}
-
-// fileState is the reader's view of one input.
-type fileState struct {
-	capture    sample.Capture
-	headerSeen bool // a sample header was met (the --header block is over)
-	jobs       int
-}
-
 // freeList keeps buffers for reuse within one run. Unlike a sync.Pool it
 // survives garbage collections, which otherwise make every chunk allocate
 // (and clear) megabytes afresh.
@@ -133,154 +111,32 @@ func chunkBuffers(n, size int) func() *[]byte {
 // output to w. Inputs that cannot be read are reported in the returned
 // error (after the others were processed); a write error stops the run.
 func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
-	opt := c.Options
-	workers := c.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	chunk := c.ChunkSize
-	if chunk <= 0 {
-		chunk = DefaultChunkSize
-	}
-	if opt.Srcline {
-		// A srcline line may be read across a blank line: no cutting.
-		workers, chunk = 1, int(^uint(0)>>2)
-	}
-	st, err := collapse.New(w, opt)
-	if err != nil {
-		return Summary{}, err
-	}
-	st.Warnf = c.Warnf
-
-	jobs := make(chan *job)
-	queue := make(chan *job, 2*workers+2)
-	// Chunks in flight: the queue, one per worker, one being read.
-	inFlight := cap(queue) + workers + 2
-	bufs := newFreeList(inFlight, chunkBuffers(inFlight, min(chunk, DefaultChunkSize)+64<<10))
-	batches := newFreeList(inFlight, st.NewBatch)
-	var wg sync.WaitGroup
-	for range workers {
-		wk := st.Worker()
-		p := &parser{}
-		if opt.Srcline {
-			p.srcline = wk.SrclineCount
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				p.reset(j.data)
-				for s := p.next(); s != nil; s = p.next() {
-					wk.Fold(j.batch, s)
-				}
-				j.lines, j.skipped = p.lineNo, p.skipped
-				j.bad = append(j.bad[:0], p.bad...)
-				close(j.done)
-			}
-		}()
-	}
-
-	var (
-		skips    folded.Skips
-		lineBase = make([]int, len(inputs))
-		mergeErr error
-		mu       sync.Mutex
-	)
-	failed := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return mergeErr != nil
-	}
-	mergeDone := make(chan struct{})
-	go func() {
-		defer close(mergeDone)
-		for j := range queue {
-			<-j.done
-			if j.first {
-				st.Begin(j.capture, inputs[j.file].Source)
-			}
-			err := st.Merge(j.batch)
-			for _, b := range j.bad {
-				skips.Note(inputs[j.file].Name, lineBase[j.file]+b.line, b.text, ErrNotPerfScript)
-			}
-			skips.Count += j.skipped - len(j.bad)
-			lineBase[j.file] += j.lines
-			if j.last {
-				err = st.End()
-			}
+	texts := make([]*Text, len(inputs))
+	ins := make([]collapse.Input, len(inputs))
+	for i, in := range inputs {
+		ins[i] = collapse.Input{Name: in.Name, Source: in.Source, Open: func() (collapse.Producer, error) {
+			rc, err := in.Open()
 			if err != nil {
-				mu.Lock()
-				mergeErr = err
-				mu.Unlock()
+				return nil, err
 			}
-			batches.put(j.batch)
-			if j.buf != nil {
-				bufs.put(j.buf)
-			}
-			j.data, j.batch, j.buf = nil, nil, nil
-		}
-	}()
-
-	var inputErrs []error
-	for fi, in := range inputs {
-		if failed() {
-			break
-		}
-		fs := &fileState{}
-		send := func(j *job) {
-			if j.first {
-				capture := fs.capture
-				j.capture = &capture
-			}
-			fs.jobs++
-			j.batch = batches.get()
-			st.ResetBatch(j.batch)
-			queue <- j
-			jobs <- j
-		}
-		emit := func(data []byte, bp *[]byte, last bool) {
-			for st.PrescanWanted() || !fs.headerSeen {
-				cut := prescan(data, fs, st)
-				if cut == len(data) {
-					break
-				}
-				// A sample in the chunk changes the decisions: what
-				// comes before it is a job of its own, folded under the
-				// decisions before it. The buffer goes with the last job.
-				j := &job{data: data[:cut], file: fi, first: fs.jobs == 0, done: make(chan struct{})}
-				send(j)
-				data = data[cut:]
-			}
-			j := &job{data: data, buf: bp, file: fi, first: fs.jobs == 0, last: last, done: make(chan struct{})}
-			send(j)
-		}
-		rc, err := in.Open()
-		if err != nil {
-			inputErrs = append(inputErrs, err)
-			continue
-		}
-		err = readChunks(rc, chunk, bufs.get, emit, failed)
-		if cerr := rc.Close(); err == nil && cerr != nil {
-			err = cerr
-		}
-		if err != nil {
-			inputErrs = append(inputErrs, fmt.Errorf("%s: %w", in.Name, err))
+			t := NewText(rc, in.Name, c.Srcline)
+			t.ChunkSize = c.ChunkSize
+			texts[i] = t
+			return t, nil
+		}}
+	}
+	d := &collapse.Driver{Options: c.Options, Workers: c.Workers, Warnf: c.Warnf}
+	cs, err := d.Run(w, ins)
+	sum := Summary{Summary: cs}
+	for _, t := range texts {
+		if t != nil {
+			sum.Skipped.Merge(t.Skips())
 		}
 	}
-	close(queue)
-	close(jobs)
-	wg.Wait()
-	<-mergeDone
-
-	cs, err := st.Close()
-	sum := Summary{Summary: cs, Skipped: skips}
-	if skips.Count > 0 {
-		c.warn("%s", skips)
+	if sum.Skipped.Count > 0 {
+		c.warn("%s", sum.Skipped)
 	}
-	if err != nil {
-		return sum, err
-	}
-	return sum, errors.Join(inputErrs...)
+	return sum, err
 }
 
 func (c *Collapser) warn(format string, args ...any) {
@@ -289,17 +145,153 @@ func (c *Collapser) warn(format string, args ...any) {
 	}
 }
 
+// Text is the collapse.Producer of one perf script text: it cuts the text
+// at sample boundaries into chunks that workers parse at once.
+type Text struct {
+	// ChunkSize is how much text a chunk holds, set before the first
+	// Next; 0 means DefaultChunkSize.
+	ChunkSize int
+
+	rc      io.ReadCloser
+	name    string
+	srcline bool
+	started bool
+	ch      chunker
+	bufs    *freeList[*[]byte]
+	fs      fileState
+	rest    []byte  // the part of the last chunk read not yet returned
+	restBuf *[]byte // its buffer
+	err     error   // the read error that ended the input
+	done    bool    // the last chunk was read
+
+	// Merge side (chunk.Done).
+	lineBase int
+	skips    folded.Skips
+}
+
+// NewText returns the Producer of the perf script text read from rc (plain
+// text: see folded.Decompress for gzip), which it closes; name is used in
+// messages. With srcline, the text was printed with perf script
+// -F+srcline (stackcollapse --srcline): a source line may follow a blank
+// line, so the text is not cut.
+func NewText(rc io.ReadCloser, name string, srcline bool) *Text {
+	return &Text{rc: rc, name: name, srcline: srcline}
+}
+
+// fileState is the reader's view of one input.
+type fileState struct {
+	capture    sample.Capture
+	headerSeen bool // a sample header was met (the --header block is over)
+}
+
+// Next implements collapse.Producer.
+func (t *Text) Next(pre *collapse.Prescan) (collapse.Chunk, error) {
+	if !t.started {
+		t.started = true
+		size := t.ChunkSize
+		if size <= 0 {
+			size = DefaultChunkSize
+		}
+		if t.srcline {
+			size = int(^uint(0) >> 2)
+		}
+		t.ch = chunker{r: t.rc, size: size}
+		// Chunks in flight: a queue and one per worker, one being read.
+		n := 3*runtime.GOMAXPROCS(0) + 4
+		t.bufs = newFreeList(n, chunkBuffers(n, min(size, DefaultChunkSize)+64<<10))
+	}
+	if t.restBuf == nil {
+		if t.done {
+			return nil, nil
+		}
+		bp := t.bufs.get()
+		data, last, err := t.ch.next(bp)
+		t.rest, t.restBuf, t.done = data, bp, last
+		if err != nil {
+			t.err = fmt.Errorf("%s: %w", t.name, err)
+		}
+	}
+	data := t.rest
+	if pre.Wanted() || !t.fs.headerSeen {
+		if cut := prescan(data, &t.fs, pre); cut < len(data) {
+			// A sample in the chunk changes the decisions: what comes
+			// before it is a chunk of its own, folded under the
+			// decisions before it. The buffer goes with the last piece.
+			t.rest = data[cut:]
+			return &textChunk{t: t, data: data[:cut]}, nil
+		}
+	}
+	c := &textChunk{t: t, data: data, buf: t.restBuf}
+	t.rest, t.restBuf = nil, nil
+	if t.done {
+		return c, t.err
+	}
+	return c, nil
+}
+
+// Capture implements collapse.Producer: the facts of the --header block
+// (empty without one).
+func (t *Text) Capture() *sample.Capture { return &t.fs.capture }
+
+// Close implements collapse.Producer.
+func (t *Text) Close() error { return t.rc.Close() }
+
+// Skips returns the lines that were neither a sample header, a frame, a
+// comment nor blank; complete once the run is over.
+func (t *Text) Skips() folded.Skips { return t.skips }
+
+// parsers keeps the workers' parsers between chunks.
+var parsers = sync.Pool{New: func() any { return &parser{} }}
+
+// textChunk is a piece of text that starts and ends at sample boundaries.
+type textChunk struct {
+	t       *Text
+	data    []byte
+	buf     *[]byte // the buffer data is in, nil when a later chunk has it
+	lines   int
+	skipped int
+	bad     []badLine
+}
+
+func (c *textChunk) Fold(s *collapse.Sink) {
+	p := parsers.Get().(*parser)
+	p.srcline = nil
+	if c.t.srcline {
+		p.srcline = s.SrclineCount
+	}
+	p.reset(c.data)
+	for smp := p.next(); smp != nil; smp = p.next() {
+		s.Add(smp)
+	}
+	c.lines, c.skipped = p.lineNo, p.skipped
+	c.bad = append(c.bad[:0], p.bad...)
+	p.srcline = nil
+	parsers.Put(p)
+}
+
+func (c *textChunk) Done() {
+	t := c.t
+	for _, b := range c.bad {
+		t.skips.Note(t.name, t.lineBase+b.line, b.text, ErrNotPerfScript)
+	}
+	t.skips.Count += c.skipped - len(c.bad)
+	t.lineBase += c.lines
+	if c.buf != nil {
+		t.bufs.put(c.buf)
+	}
+	c.data, c.buf = nil, nil
+}
+
 // prescan reads a chunk's header block and first sample headers before it
 // is handed to a worker: the capture facts of the --header block and what
 // the stage decides from the first samples (the default event, timed or
 // classic output) must be known in input order. Frame lines are not
 // parsed. It returns len(data), or the offset of a sample that would
 // change the decisions and is not the chunk's first (see
-// collapse.Stage.Decides): the chunk is to be cut there.
-func prescan(data []byte, fs *fileState, st *collapse.Stage) int {
+// collapse.Prescan.See): the chunk is to be cut there.
+func prescan(data []byte, fs *fileState, pre *collapse.Prescan) int {
 	var toks []token
 	var s sample.Sample
-	first := true
 	for pos := 0; pos < len(data); {
 		start := pos
 		var line []byte
@@ -332,11 +324,10 @@ func prescan(data []byte, fs *fileState, st *collapse.Stage) int {
 			_, err := folded.ParseTime(h.time)
 			s.HasTime = err == nil
 		}
-		if !first && st.Decides(&s) {
+		if !pre.See(&s) {
 			return start
 		}
-		first = false
-		if !st.Prescan(&s) && fs.headerSeen {
+		if !pre.Wanted() {
 			return len(data)
 		}
 	}

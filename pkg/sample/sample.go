@@ -45,6 +45,13 @@ type Frame struct {
 	// Only the text reader fills it, when asked to (stackcollapse
 	// --srcline).
 	Srcline []byte
+	// ID, when not 0, names the frame among those of one reader, so
+	// that what is derived from a frame is derived once per ID: two
+	// frames of a reader with the same ID have the same DSO and the
+	// same Symbol but for its "+0x…" offset, and the same Addr when
+	// their Symbol contains "[unknown]". The perf.data reader sets it;
+	// the text reader leaves it 0.
+	ID uint32
 }
 
 // Sample is one sample: the header line of `perf script` and its frames.
