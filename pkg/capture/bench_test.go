@@ -3,8 +3,8 @@ package capture
 import (
 	"fmt"
 	"io"
-	"runtime"
 	"os"
+	"runtime"
 	"testing"
 
 	"flamekit/pkg/collapse"

@@ -3,6 +3,8 @@ package perfdata
 import (
 	"bytes"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"flamekit/pkg/folded"
@@ -56,13 +58,100 @@ func appendHex(dst []byte, v uint64) []byte {
 // location is one distinct frame of a capture: an address of a DSO, as
 // perf script prints its frame line. Frames travel as location numbers
 // (indexes into the Reader's locations): the symbol of an address is
-// found, and its text formatted, once per capture.
+// found, and its text formatted, once per capture, by whichever goroutine
+// first needs it (see namer).
 type location struct {
 	addr    []byte // the address printed, in hexadecimal
-	sym     []byte // the symbol printed ("name+0x1f"), or "[unknown]"
 	dsoName []byte // the DSO printed between parentheses
 	printed uint64 // the address printed
-	name    uint32 // sample.Frame.ID: the same for the same DSO and symbol name
+
+	// What the Symbolizer is asked, fixed when the location is made.
+	kind   dsoKind
+	path   string // dsoUser, dsoVDSO: the file; dsoModule: its name
+	hexID  string // dsoModule: the kernel's
+	pid    int    // dsoJIT
+	lookup uint64 // the address to look up
+	start  uint64 // the map's start (for Symbol.PrintedOffset)
+
+	// Set once ready is 1 (see namer.resolve).
+	ready atomic.Uint32
+	sym   []byte // the symbol printed ("name+0x1f"), or "[unknown]"
+	name  uint32 // sample.Frame.ID: the same for the same DSO and symbol name
+}
+
+// namer resolves locations and gives their frame IDs, for the Reader and
+// for the goroutines that read its Samples.
+type namer struct {
+	sy    Symbolizer
+	mu    sync.Mutex
+	names map[nameKey]uint32 // sample.Frame.ID by DSO and symbol name
+	last  uint32             // the last ID given
+}
+
+// nameKey identifies a symbol name of a DSO, for sample.Frame.ID.
+type nameKey struct {
+	dso  string // the DSO as printed
+	name string
+}
+
+// frame returns sample.Frame of l, resolving it first if it is not yet.
+func (n *namer) frame(l *location) sample.Frame {
+	if l.ready.Load() == 0 {
+		n.resolve(l)
+	}
+	return sample.Frame{Addr: l.addr, Symbol: l.sym, DSO: l.dsoName, ID: l.name}
+}
+
+// resolve finds the symbol of l and its frame ID, once.
+func (n *namer) resolve(l *location) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if l.ready.Load() != 0 {
+		return
+	}
+	var s symbols.Symbol
+	ok := false
+	if sy := n.sy; sy != nil {
+		switch l.kind {
+		case dsoKernel:
+			s, ok = sy.Kernel(l.hexID, l.lookup)
+		case dsoModule:
+			s, ok = sy.Module(l.hexID, l.path, l.lookup)
+		case dsoJIT:
+			s, ok = sy.PerfMap(l.pid, l.lookup)
+		case dsoUser, dsoVDSO:
+			s, ok = sy.DSO(l.path, l.hexID, l.lookup)
+		}
+	}
+	if ok {
+		n.name(l, appendSym(nil, s.Name, s.PrintedOffset(l.start)), s.Name)
+	} else {
+		n.name(l, unknownBytes, "")
+	}
+}
+
+// name sets the symbol of l and its frame ID, and makes it ready. n.mu is
+// held.
+func (n *namer) name(l *location, sym []byte, name string) {
+	l.sym = sym
+	if name == "" || bytes.Contains(sym, unknownBytes) {
+		// Frames of [unknown] symbols differ by their address.
+		n.last++
+		l.name = n.last
+	} else {
+		k := nameKey{string(l.dsoName), name}
+		id, found := n.names[k]
+		if !found {
+			if n.names == nil {
+				n.names = map[nameKey]uint32{}
+			}
+			n.last++
+			id = n.last
+			n.names[k] = id
+		}
+		l.name = id
+	}
+	l.ready.Store(1)
 }
 
 // locBits is the size of a block of the location table, as a power of two.
@@ -81,20 +170,14 @@ func (t *locations) at(i uint32) *location {
 	return &t.blocks[i>>locBits][i&(1<<locBits-1)]
 }
 
-func (t *locations) add(l location) uint32 {
+// add adds a location and returns its number and itself, to be filled.
+func (t *locations) add() (uint32, *location) {
 	if t.n>>locBits == uint32(len(t.blocks)) {
 		t.blocks = append(t.blocks, new([1 << locBits]location))
 	}
 	i := t.n
-	*t.at(i) = l
 	t.n++
-	return i
-}
-
-// nameKey identifies a symbol name of a DSO, for sample.Frame.ID.
-type nameKey struct {
-	d    *dso
-	name string
+	return i, t.at(i)
 }
 
 // locCache is a direct-mapped cache in front of the DSOs' location maps:
@@ -106,9 +189,9 @@ type locCache struct {
 }
 
 type locEntry struct {
-	d    *dso
-	addr uint64
-	loc  uint32
+	d             *dso
+	addr, printed uint64
+	loc           uint32
 }
 
 func newLocCache(dataSize int64) *locCache {
@@ -205,10 +288,13 @@ func (r *Reader) noMap(ip uint64) uint32 {
 	if r.noMaps == nil {
 		r.noMaps = map[uint64]uint32{}
 	}
-	r.nameIDs++
-	l := r.locs.add(location{addr: appendHex(nil, ip), sym: unknownBytes, dsoName: unknownBytes, printed: ip, name: r.nameIDs})
-	r.noMaps[ip] = l
-	return l
+	i, l := r.locs.add()
+	l.addr, l.dsoName, l.printed, l.kind = appendHex(nil, ip), unknownBytes, ip, dsoNone
+	r.namer.mu.Lock()
+	r.namer.name(l, unknownBytes, "")
+	r.namer.mu.Unlock()
+	r.noMaps[ip] = i
+	return i
 }
 
 // location returns the location of addr (relative to m's DSO, or the
@@ -217,10 +303,8 @@ func (r *Reader) noMap(ip uint64) uint32 {
 func (r *Reader) location(m *mapping, addr, printed uint64) uint32 {
 	d := m.dso
 	e := r.cache.entry(d, addr)
-	if e.d == d && e.addr == addr {
-		if l := r.locs.at(e.loc); l.printed == printed {
-			return e.loc
-		}
+	if e.d == d && e.addr == addr && e.printed == printed {
+		return e.loc
 	}
 	loc, ok := d.locs[addr]
 	switch {
@@ -233,7 +317,7 @@ func (r *Reader) location(m *mapping, addr, printed uint64) uint32 {
 			loc = r.newLocation(m, addr, printed, false)
 		}
 	}
-	e.d, e.addr, e.loc = d, addr, loc
+	e.d, e.addr, e.printed, e.loc = d, addr, printed, loc
 	return loc
 }
 
@@ -244,30 +328,32 @@ type oddKey struct {
 	addr, printed uint64
 }
 
-// newLocation resolves addr and adds its location; first says whether it
-// is the first of the DSO's address.
+// newLocation adds the location of addr; first says whether it is the
+// first of the DSO's address. Its symbol is found when first needed,
+// but for the DSOs whose symbols change as the capture is read (BPF code
+// of KSYMBOL records) and those without symbols.
 func (r *Reader) newLocation(m *mapping, addr, printed uint64, first bool) uint32 {
 	d := m.dso
-	sym, name, ok := r.lookup(m, addr)
-	l := location{addr: appendHex(nil, printed), sym: sym, dsoName: d.name, printed: printed}
-	if !ok || bytes.Contains(sym, unknownBytes) {
-		// Frames of [unknown] symbols differ by their address.
-		r.nameIDs++
-		l.name = r.nameIDs
-	} else {
-		k := nameKey{d, name}
-		id, found := r.names[k]
-		if !found {
-			if r.names == nil {
-				r.names = map[nameKey]uint32{}
+	loc, l := r.locs.add()
+	l.addr, l.dsoName, l.printed = appendHex(nil, printed), d.name, printed
+	l.kind, l.path, l.hexID, l.pid, l.lookup, l.start = d.kind, d.path, d.hexID, d.pid, addr, m.start
+	switch d.kind {
+	case dsoKernel:
+		l.lookup = addr + r.m.kdelta
+	case dsoModule:
+		l.path, l.hexID = string(d.name), r.m.kernel.hexID
+	case dsoKsym, dsoNone:
+		sym, name := unknownBytes, ""
+		for _, k := range d.ksyms {
+			if k.start <= addr && addr < k.end {
+				sym, name = appendSym(nil, k.name, addr-k.start), k.name
+				break
 			}
-			r.nameIDs++
-			id = r.nameIDs
-			r.names[k] = id
 		}
-		l.name = id
+		r.namer.mu.Lock()
+		r.namer.name(l, sym, name)
+		r.namer.mu.Unlock()
 	}
-	loc := r.locs.add(l)
 	if first {
 		if d.locs == nil {
 			d.locs = map[uint64]uint32{}
@@ -285,41 +371,7 @@ func (r *Reader) newLocation(m *mapping, addr, printed uint64, first bool) uint3
 // symbol returns the symbol text for addr (relative to m's DSO, or the
 // absolute address for identity maps).
 func (r *Reader) symbol(m *mapping, addr uint64) []byte {
-	return r.locs.at(r.location(m, addr, addr)).sym
-}
-
-// lookup finds the symbol of addr: its text as perf prints it and its
-// name; ok is false for [unknown].
-func (r *Reader) lookup(m *mapping, addr uint64) (sym []byte, name string, ok bool) {
-	d := m.dso
-	switch d.kind {
-	case dsoNone:
-	case dsoKsym:
-		for _, k := range d.ksyms {
-			if k.start <= addr && addr < k.end {
-				return appendSym(nil, k.name, addr-k.start), k.name, true
-			}
-		}
-	default:
-		if sy := r.opt.Symbolizer; sy != nil {
-			var s symbols.Symbol
-			var ok bool
-			switch d.kind {
-			case dsoKernel:
-				s, ok = sy.Kernel(d.hexID, addr+r.m.kdelta)
-			case dsoModule:
-				s, ok = sy.Module(r.m.kernel.hexID, string(d.name), addr)
-			case dsoJIT:
-				s, ok = sy.PerfMap(d.pid, addr)
-			default:
-				s, ok = sy.DSO(d.path, d.hexID, addr)
-			}
-			if ok {
-				return appendSym(nil, s.Name, s.PrintedOffset(m.start)), s.Name, true
-			}
-		}
-	}
-	return unknownBytes, "", false
+	return r.namer.frame(r.locs.at(r.location(m, addr, addr))).Symbol
 }
 
 // appendSym appends a symbol as perf prints it: name+0xoffset.
@@ -396,6 +448,7 @@ type Samples struct {
 	chain  []uint32 // the frames' locations
 	bytes  []byte   // the TIDs and payloads
 	blocks []*[1 << locBits]location
+	namer  *namer
 }
 
 // keptHead is a sample but its frames.
@@ -435,7 +488,7 @@ func (r *Reader) Keep(b *Samples) {
 	b.chain = append(b.chain, r.chain...)
 	h.chain[1] = uint32(len(b.chain))
 	b.heads = append(b.heads, h)
-	b.blocks = r.locs.blocks
+	b.blocks, b.namer = r.locs.blocks, r.namer
 }
 
 func (b *Samples) add(p []byte) [2]uint32 {
@@ -476,8 +529,7 @@ func (b *Samples) Sample(i int, s *sample.Sample) {
 		CPU: int(h.cpu),
 	}
 	for _, l := range b.chain[h.chain[0]:h.chain[1]] {
-		loc := &b.blocks[l>>locBits][l&(1<<locBits-1)]
-		frames = append(frames, sample.Frame{Addr: loc.addr, Symbol: loc.sym, DSO: loc.dsoName, ID: loc.name})
+		frames = append(frames, b.namer.frame(&b.blocks[l>>locBits][l&(1<<locBits-1)]))
 	}
 	s.Frames = frames
 }

@@ -34,9 +34,9 @@ type dso struct {
 	buildID []byte
 	hexID   string // buildID in hexadecimal, as the Symbolizer takes it
 	kind    dsoKind
-	pid     int                  // dsoJIT: the process whose perf map it is
-	ksyms   []ksym               // dsoKsym: symbols from KSYMBOL records
-	locs    map[uint64]uint32    // locations by address within the DSO
+	pid     int               // dsoJIT: the process whose perf map it is
+	ksyms   []ksym            // dsoKsym: symbols from KSYMBOL records
+	locs    map[uint64]uint32 // locations by address within the DSO
 }
 
 type ksym struct {

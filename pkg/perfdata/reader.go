@@ -79,8 +79,7 @@ type Reader struct {
 	cache   *locCache
 	noMaps  map[uint64]uint32 // locations of addresses in no map
 	odd     map[oddKey]uint32
-	names   map[nameKey]uint32 // sample.Frame.ID by DSO and symbol name
-	nameIDs uint32             // the last ID given
+	namer   *namer
 	scratch []byte
 	// printsFrames is the ip field of the current sample's event type.
 	printsFrames bool
@@ -148,6 +147,7 @@ func newReader(f file, name string, opt Options) (*Reader, error) {
 	r.br = bufio.NewReaderSize(io.NewSectionReader(f, r.pos, r.end-r.pos), bufSize)
 	r.q.chunk = bufSize
 	r.cache = newLocCache(r.end - r.pos)
+	r.namer = &namer{sy: opt.Symbolizer}
 	r.s.Reset()
 	return r, nil
 }
@@ -650,8 +650,7 @@ func (r *Reader) makeSample(rec *sampleRec) {
 		}
 	}
 	for _, l := range r.chain {
-		loc := r.locs.at(l)
-		frames = append(frames, sample.Frame{Addr: loc.addr, Symbol: loc.sym, DSO: loc.dsoName, ID: loc.name})
+		frames = append(frames, r.namer.frame(r.locs.at(l)))
 	}
 	s.Frames = frames
 }
