@@ -205,7 +205,7 @@ func (p *dataProducer) Next(pre *collapse.Prescan) (collapse.Chunk, error) {
 			}
 		}
 		p.pending = false
-		if pre.Wanted() && !pre.See(r.Sample()) {
+		if pre.Wanted() && !pre.See(r.Head()) {
 			p.pending = true
 			break
 		}

@@ -80,6 +80,8 @@ type Reader struct {
 	noMaps  map[uint64]uint32 // locations of addresses in no map
 	odd     map[oddKey]uint32
 	namer   *namer
+	// framesMade says whether s.Frames holds the frames of r.chain.
+	framesMade bool
 	scratch []byte
 	// printsFrames is the ip field of the current sample's event type.
 	printsFrames bool
@@ -304,7 +306,27 @@ func (r *Reader) Stats() Stats {
 
 // Sample returns the sample read by the last call to Next. It and the
 // slices it holds are valid until the next call to Next.
-func (r *Reader) Sample() *sample.Sample { return &r.s }
+func (r *Reader) Sample() *sample.Sample {
+	if !r.framesMade {
+		r.framesMade = true
+		frames := r.s.Frames[:0]
+		for _, l := range r.chain {
+			frames = append(frames, r.namer.frame(r.locs.at(l)))
+		}
+		r.s.Frames = frames
+	}
+	return &r.s
+}
+
+// Head returns the sample read by the last call to Next without its
+// frames (Frames is empty): what Sample returns but the symbols of its
+// frames, which Head does not look up. It is valid until the next call to
+// Next.
+func (r *Reader) Head() *sample.Sample {
+	r.s.Frames = r.s.Frames[:0]
+	r.framesMade = false
+	return &r.s
+}
 
 // PrintsFrames reports whether perf script prints frames for the sample
 // read by the last call to Next: false for an event whose default fields
@@ -636,12 +658,12 @@ var (
 )
 
 // makeSample fills r.s from a parsed SAMPLE record, as perf script prints
-// it.
+// it: its frames as locations in r.chain, made into r.s.Frames when
+// Sample asks for them.
 func (r *Reader) makeSample(rec *sampleRec) {
-	s := &r.s
-	frames := s.Frames[:0]
 	r.head(rec)
 	r.chain = r.chain[:0]
+	r.framesMade = false
 	if r.printsFrames {
 		if rec.attr.sampleType&sampleCallchain != 0 {
 			r.chainFrames(r.th, rec)
@@ -649,10 +671,6 @@ func (r *Reader) makeSample(rec *sampleRec) {
 			r.ipFrame(r.th, rec)
 		}
 	}
-	for _, l := range r.chain {
-		frames = append(frames, r.namer.frame(r.locs.at(l)))
-	}
-	s.Frames = frames
 }
 
 // head fills the fields of r.s but its frames from a parsed SAMPLE

@@ -463,6 +463,7 @@ func TestBuildIDRecord(t *testing.T) {
 	}
 	defer r.Close()
 	for r.Next() {
+		r.Sample() // the symbols are looked up when the frames are asked for
 	}
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
