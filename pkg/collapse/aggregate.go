@@ -228,9 +228,10 @@ func newSharedSums() *sharedSums {
 	return s
 }
 
-// add adds n to stack.
-func (s *sharedSums) add(stack []byte, n int64) {
-	h := hashStack(stack)
+// add adds n to stack, whose hash is h: hashStack(stack), or another
+// hash that is equal for equal stacks but for rare exceptions (such a
+// stack is then summed in two entries, which writeMerged adds).
+func (s *sharedSums) add(stack []byte, h uint64, n int64) {
 	sh := &s.shards[h%shards]
 	sh.mu.Lock()
 	sh.agg.add(stack, h, n)

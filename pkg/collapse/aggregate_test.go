@@ -25,6 +25,24 @@ func TestAggregatorHashCollision(t *testing.T) {
 	}
 }
 
+// TestSumsOfOneStackUnderTwoHashes: a stack summed under two hashes (the
+// hash of its frames differs from that of the same text cut in other
+// frames) is written once, with the sum of both.
+func TestSumsOfOneStackUnderTwoHashes(t *testing.T) {
+	s := newSharedSums()
+	s.add([]byte("a;b"), 1, 1)
+	s.add([]byte("a;b"), 1+shards, 2) // the same shard, another hash
+	s.add([]byte("a;b"), 2, 4)        // another shard
+	s.add([]byte("a"), 3, 8)
+	var out bytes.Buffer
+	if err := writeMerged(&out, s.aggregators(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if want := "a 8\na;b 7\n"; out.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
 func TestDecimal(t *testing.T) {
 	for _, tc := range []struct {
 		in   string

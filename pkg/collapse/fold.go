@@ -61,7 +61,7 @@ type folder struct {
 	// rule), when nothing else decides it (no --inline, no --srcline):
 	// samples repeat their frames, and the rules run once per distinct
 	// frame. Its memory grows with the distinct frames of the input.
-	memo    map[string][]byte
+	memo    map[string]memoPiece
 	memoKey []byte
 	// ids does the same for frames that carry an ID (sample.Frame.ID):
 	// ids[java][ID] is the end in idText of what frame appends, 0 when
@@ -69,7 +69,33 @@ type folder struct {
 	// replaces the hashing and comparing of strings per frame.
 	ids     [2][]uint32
 	idStart [2][]uint32
+	idHash  [2][]uint64
 	idText  []byte
+	// h is the hash of the stack the last fold made, for the classic
+	// sums: the hashes of its root and frames, combined (see mix), so
+	// that a stack is not hashed byte by byte once per sample. Equal
+	// stacks made of the same frames have equal hashes.
+	h uint64
+}
+
+// memoPiece is what frame appends for one frame, and its hash.
+type memoPiece struct {
+	text []byte
+	h    uint64
+}
+
+// mix adds the hash of a piece of a stack to the hash h of what precedes
+// it.
+func mix(h, piece uint64) uint64 {
+	return (h<<17 | h>>47 ^ piece) * 0x9e3779b97f4a7c15
+}
+
+// mixPiece adds a piece of a stack to h; an empty piece adds nothing.
+func mixPiece(h uint64, piece []byte) uint64 {
+	if len(piece) == 0 {
+		return h
+	}
+	return mix(h, hashStack(piece))
 }
 
 // resetIDs forgets the frames known by ID: the next frames come from
@@ -79,6 +105,7 @@ func (f *folder) resetIDs() {
 		clear(f.ids[j])
 		f.ids[j] = f.ids[j][:0]
 		f.idStart[j] = f.idStart[j][:0]
+		f.idHash[j] = f.idHash[j][:0]
 	}
 	f.idText = f.idText[:0]
 }
@@ -92,21 +119,33 @@ func (f *folder) frameByID(dst []byte, fr *sample.Frame, java bool) []byte {
 	id := int(fr.ID)
 	if id < len(f.ids[j]) {
 		if end := f.ids[j][id]; end != 0 {
+			if h := f.idHash[j][id]; h != 0 {
+				f.h = mix(f.h, h)
+			}
 			return append(dst, f.idText[f.idStart[j][id]:end-1]...)
 		}
 	} else if id < 1<<26 {
 		n := max(id+1, 2*len(f.ids[j]), 1024)
 		f.ids[j] = append(f.ids[j], make([]uint32, n-len(f.ids[j]))...)
 		f.idStart[j] = append(f.idStart[j], make([]uint32, n-len(f.idStart[j]))...)
+		f.idHash[j] = append(f.idHash[j], make([]uint64, n-len(f.idHash[j]))...)
 	} else {
-		return f.frameRules(dst, fr, java)
+		start := len(dst)
+		dst = f.frameRules(dst, fr, java)
+		f.h = mixPiece(f.h, dst[start:])
+		return dst
 	}
 	start := len(dst)
 	dst = f.frameRules(dst, fr, java)
+	piece := dst[start:]
+	f.h = mixPiece(f.h, piece)
 	if len(f.idText) < 1<<30 {
 		f.idStart[j][id] = uint32(len(f.idText))
-		f.idText = append(f.idText, dst[start:]...)
+		f.idText = append(f.idText, piece...)
 		f.ids[j][id] = uint32(len(f.idText)) + 1
+		if len(piece) > 0 {
+			f.idHash[j][id] = hashStack(piece)
+		}
 	}
 	return dst
 }
@@ -122,8 +161,12 @@ func (f *folder) fold(dst []byte, s *sample.Sample) []byte {
 	start := len(dst)
 	dst = appendRoot(dst, f.opt, s.Comm, pid, tid)
 	java := bytes.HasPrefix(dst[start:], []byte("java"))
+	f.h = hashStack(dst[start:])
 	for i := len(s.Frames) - 1; i >= 0; i-- {
 		dst = f.frame(dst, &s.Frames[i], java)
+	}
+	if f.opt.Inline || f.opt.Srcline {
+		f.h = hashStack(dst[start:])
 	}
 	return dst
 }
@@ -150,15 +193,24 @@ func (f *folder) frame(dst []byte, fr *sample.Frame, java bool) []byte {
 	}
 	f.memoKey = k
 	if v, ok := f.memo[string(k)]; ok { // no allocation on a hit
-		return append(dst, v...)
+		if v.h != 0 {
+			f.h = mix(f.h, v.h)
+		}
+		return append(dst, v.text...)
 	}
 	start := len(dst)
 	dst = f.frameRules(dst, fr, java)
+	piece := dst[start:]
+	f.h = mixPiece(f.h, piece)
 	if f.memo == nil {
-		f.memo = make(map[string][]byte)
+		f.memo = make(map[string]memoPiece)
 	}
 	if len(f.memo) < maxMemo {
-		f.memo[string(k)] = bytes.Clone(dst[start:])
+		v := memoPiece{text: bytes.Clone(piece)}
+		if len(piece) > 0 {
+			v.h = hashStack(piece)
+		}
+		f.memo[string(k)] = v
 	}
 	return dst
 }

@@ -153,7 +153,7 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 		b.samples++
 		b.weight = addSat(b.weight, weight)
 		if !b.d.timed {
-			w.st.sums.add(st, weight)
+			w.st.sums.add(st, w.fold.h, weight)
 			return
 		}
 		b.out = append(b.out, st...)
