@@ -148,7 +148,7 @@ func TestFormatErrors(t *testing.T) {
 		{"text", []byte("perf 123 [000] 1.0: cpu-clock:\n"), true, "not a perf.data file", 0},
 		{"empty", nil, true, "not a perf.data file", 0},
 		{"header only", cpp[:60], true, "file header truncated", 0},
-		{"data cut", cpp[:dataOff+5000], true, "beyond the end of the file", 0},
+		{"cut before the data", cpp[:dataOff-1], true, "cut before its data", 0},
 		{"zero size record", zeroSize, false, "has size 0", 0},
 	}
 	for _, tc := range tests {
