@@ -69,12 +69,12 @@ func (d *Damage) String() string {
 	var sb strings.Builder
 	switch {
 	case d.Unfinished:
-		fmt.Fprintf(&sb, "unfinished: perf record was killed before it finished the file (data size 0 in its header); read to the end of the file: %d samples", d.Samples)
+		fmt.Fprintf(&sb, "unfinished: perf record was killed before it finished the file (data size 0 in its header); read to the end of the file: %s", samples(d.Samples))
 	case d.Cut():
-		fmt.Fprintf(&sb, "cut short: the file holds %s of the %s bytes of its data section (a full disk, a copy cut off, a host that died); read to its last complete record: %d samples",
-			thousands(d.DataInFile), thousands(d.DataSize), d.Samples)
+		fmt.Fprintf(&sb, "cut short: the file holds %s of the %s bytes of its data section (a full disk, a copy cut off, a host that died); read to its last complete record: %s",
+			thousands(d.DataInFile), thousands(d.DataSize), samples(d.Samples))
 	default:
-		fmt.Fprintf(&sb, "cut short in its feature sections, after the data: every record read, %d samples", d.Samples)
+		fmt.Fprintf(&sb, "cut short in its feature sections, after the data: every record read, %s", samples(d.Samples))
 	}
 	if d.Unread > 0 {
 		fmt.Fprintf(&sb, "; a partial last record (%s bytes) left out", thousands(d.Unread))
@@ -131,6 +131,14 @@ func (d *Damage) noteMissing(bit int) {
 			d.Missing = append(d.Missing, f.what)
 		}
 	}
+}
+
+// samples says "1 sample", "2 samples".
+func samples(n int64) string {
+	if n == 1 {
+		return "1 sample"
+	}
+	return thousands(n) + " samples"
 }
 
 // thousands formats n with commas every three digits.

@@ -3,8 +3,8 @@ package symbols
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -36,7 +36,7 @@ func (r *Resolver) runningVDSO() *vdsoImage {
 		img := &vdsoImage{}
 		switch r.opts.VDSO {
 		case noVDSO:
-			img.err = errors.New("no running vdso (Options.VDSO is \"-\")")
+			img.err = fmt.Errorf("no running vdso (Options.VDSO is %q): %w", noVDSO, fs.ErrNotExist)
 		case "":
 			img.name = "this machine's vdso"
 			img.data, img.err = readOwnVDSO("/proc/self/maps", "/proc/self/mem")
