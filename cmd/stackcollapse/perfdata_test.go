@@ -109,7 +109,7 @@ func TestPerfDataDamaged(t *testing.T) {
 		samples int
 		msg     string
 	}{
-		{"killed.data", killed, 0, 332, "killed.data: unfinished: perf record was killed before it finished the file (data size 0 in its header); read to the end of the file: 332 samples; its feature sections were never written: build-ids from this machine's files, event names from their attributes; hostname, os release, perf version, command line, sample times unknown"},
+		{"killed.data", killed, 0, 332, "killed.data: unfinished: perf record was killed before it finished the file, or is still writing it (data size 0 in its header); read to the end of the file: 332 samples; its feature sections were never written: build-ids from this machine's files, event names from their attributes; hostname, os release, perf version, command line, sample times unknown"},
 		{"cut60.data", cut[:len(cut)*6/10], 0, 269, "cut60.data: cut short: the file holds 104,530 of the 169,176 bytes of its data section"},
 		{"cut10.data", cut[:len(cut)/10], 1, 0, "cut10.data: cut short: the file holds 17,068 of the 169,176 bytes of its data section (a full disk, a copy cut off, a host that died); read to its last complete record: 0 samples; a partial last record (84 bytes) left out"},
 	} {

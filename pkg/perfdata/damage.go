@@ -69,7 +69,7 @@ func (d *Damage) String() string {
 	var sb strings.Builder
 	switch {
 	case d.Unfinished:
-		fmt.Fprintf(&sb, "unfinished: perf record was killed before it finished the file (data size 0 in its header); read to the end of the file: %s", samples(d.Samples))
+		fmt.Fprintf(&sb, "unfinished: perf record was killed before it finished the file, or is still writing it (data size 0 in its header); read to the end of the file: %s", samples(d.Samples))
 	case d.Cut():
 		fmt.Fprintf(&sb, "cut short: the file holds %s of the %s bytes of its data section (a full disk, a copy cut off, a host that died); read to its last complete record: %s",
 			thousands(d.DataInFile), thousands(d.DataSize), samples(d.Samples))

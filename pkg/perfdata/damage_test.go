@@ -406,7 +406,7 @@ func TestDamageString(t *testing.T) {
 		want string
 	}{
 		{Damage{Unfinished: true, DataInFile: 1000, Samples: 3, Missing: []string{"build-ids", "hostname"}},
-			"unfinished: perf record was killed before it finished the file (data size 0 in its header); read to the end of the file: 3 samples; its feature sections were never written: build-ids from this machine's files; hostname unknown"},
+			"unfinished: perf record was killed before it finished the file, or is still writing it (data size 0 in its header); read to the end of the file: 3 samples; its feature sections were never written: build-ids from this machine's files; hostname unknown"},
 		{Damage{DataSize: 1234567, DataInFile: 234567, Unread: 52, Samples: 10, Missing: []string{"event names"}},
 			"cut short: the file holds 234,567 of the 1,234,567 bytes of its data section (a full disk, a copy cut off, a host that died); read to its last complete record: 10 samples; a partial last record (52 bytes) left out; its feature sections are lost: event names from their attributes"},
 		{Damage{DataSize: 100, DataInFile: 100, Samples: 1, Missing: []string{"sample times", "tracepoint formats"}},
