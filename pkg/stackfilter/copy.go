@@ -2,6 +2,7 @@ package stackfilter
 
 import (
 	"bufio"
+	"bytes"
 	"strconv"
 
 	"flamekit/pkg/folded"
@@ -18,6 +19,11 @@ type Stats struct {
 	// NoPID, NoTID and NoCPU count the lines dropped because a --pid,
 	// --tid or --cpu selection needs a field the line does not carry.
 	NoPID, NoTID, NoCPU int64
+	// Escaped counts the classic lines whose new stack ended in a blank
+	// and a number ("f 2" after --hide of the frames after it), which a
+	// reader would take for the first count of a differential line: that
+	// blank was written '_' (see Escape).
+	Escaped int64
 }
 
 // Add adds the counts of o to s.
@@ -31,6 +37,7 @@ func (s *Stats) Add(o Stats) {
 	s.NoPID += o.NoPID
 	s.NoTID += o.NoTID
 	s.NoCPU += o.NoCPU
+	s.Escaped += o.Escaped
 }
 
 // Copy filters the records of rd into w, one output line per kept input
@@ -88,6 +95,12 @@ func (f *Filter) Copy(w *bufio.Writer, rd *folded.Reader) (Stats, error) {
 		if !keep {
 			continue
 		}
+		if rec.Kind == folded.Classic && !sameSlice(out, rec.Stack) {
+			if e, ok := Escape(out); ok {
+				out = e
+				st.Escaped++
+			}
+		}
 		if err := writeLine(w, rd.Text(), rec, out); err != nil {
 			return st, err
 		}
@@ -126,4 +139,35 @@ func writeLine(w *bufio.Writer, text []byte, rec *folded.Record, out []byte) err
 		return err
 	}
 	return w.WriteByte('\n')
+}
+
+// Escape returns stack with the blank before a trailing number replaced
+// by '_', when it ends in whitespace and a number: "stack count" would
+// then read as a differential line. ok is false (and stack returned as
+// is) when the stack needs no escape.
+func Escape(stack []byte) ([]byte, bool) {
+	i := len(stack)
+	for i > 0 && (stack[i-1] >= '0' && stack[i-1] <= '9' || stack[i-1] == '.') {
+		i--
+	}
+	if i == len(stack) || i == 0 {
+		return stack, false
+	}
+	switch stack[i-1] {
+	case ' ', '\t', '\n', '\r', '\f', '\v':
+	default:
+		return stack, false
+	}
+	if _, ok := folded.ParseCount(stack[i:]); !ok {
+		return stack, false
+	}
+	e := bytes.Clone(stack)
+	e[i-1] = '_'
+	return e, true
+}
+
+// sameSlice reports whether a and b are the same bytes in memory: what
+// Filter.Stack returns for a stack it leaves alone.
+func sameSlice(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

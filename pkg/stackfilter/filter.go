@@ -91,7 +91,8 @@ type Filter struct {
 
 	frames map[string]frameInfo
 	stacks map[string]result
-	cached int
+	cached int // bytes in the caches, roughly
+	limit  int // CacheLimit, smaller in tests
 
 	// scratch, reused per stack
 	names [][]byte
@@ -102,7 +103,7 @@ type Filter struct {
 
 // New compiles the options. The errors are *OptionError values.
 func New(o Options) (*Filter, error) {
-	f := &Filter{collapse: o.CollapseRecursion}
+	f := &Filter{collapse: o.CollapseRecursion, limit: CacheLimit}
 	var err error
 	for _, r := range []struct {
 		dst    **rule
@@ -155,7 +156,7 @@ func (f *Filter) Stack(stack []byte) (out []byte, keep bool) {
 	r, ok := f.stacks[string(stack)]
 	if !ok {
 		r = f.compute(stack)
-		if f.cached > CacheLimit {
+		if f.cached > f.limit {
 			f.reset()
 		}
 		f.stacks[string(stack)] = r
