@@ -51,7 +51,11 @@ const NoModule = "(no module)"
 //   - the DSO of an unresolved frame, which stackcollapse names after it:
 //     "[libc.so.6]", or "[libc.so.6 <7f01...>]" with --addrs;
 //   - NoModule for every other frame: a resolved user-space symbol, whose
-//     DSO the folded line does not carry.
+//     DSO the folded line does not carry (with stackcollapse --all, every
+//     such frame is user-space code).
+//
+// A table by module leaves out the root frame, which is the process, not
+// code; a stack of its root frame alone counts for NoModule.
 func ModuleOf(frame string) string {
 	switch {
 	case strings.HasSuffix(frame, "_[k]"):
@@ -181,7 +185,16 @@ func (c *Counter) build(by By, withEdges bool) *graph {
 			root, _, _ := strings.Cut(s, ";")
 			ids = append(ids, g.node(root))
 		} else {
-			for rest := s; ; {
+			rest := s
+			if by == ByModule {
+				// The root frame is the process, not code in a module.
+				if _, tail, more := strings.Cut(s, ";"); more {
+					rest = tail
+				} else {
+					rest = "" // a stack of its root alone: NoModule
+				}
+			}
+			for {
 				f, tail, more := strings.Cut(rest, ";")
 				id, ok := frames[f]
 				if !ok {
