@@ -11,7 +11,7 @@ import (
 // command is the stacktop command line.
 type command struct {
 	By      string          `default:"function" enum:"function,module,comm" placeholder:"function|module|comm" help:"What the rows are: frame names, modules (kernel, JIT, the DSO of unresolved frames: see stacktop's docs), or root frames (comm)."`
-	N       int             `short:"n" default:"10" placeholder:"N" help:"Print the first N rows (0: all). Default: ${default}, as pprof's top."`
+	N       int             `name:"nodecount" short:"n" default:"10" placeholder:"N" help:"Print the first N rows (0: all); pprof's top prints 10."`
 	Cum     bool            `help:"Sort by cum instead of flat (pprof -top -cum)."`
 	Callers string          `placeholder:"RE" help:"For each function matching RE, print its callers and the calls' counts (pprof -peek)."`
 	Callees string          `placeholder:"RE" help:"For each function matching RE, print its callees and the calls' counts (pprof -peek)."`
