@@ -8,19 +8,16 @@ import (
 
 // command is the stackfilter command line.
 type command struct {
-	Focus             []string        `sep:"none" placeholder:"RE" group:"Samples" help:"Keep only the stacks with a frame matching RE (pprof -focus)."`
-	Ignore            []string        `sep:"none" placeholder:"RE" group:"Samples" help:"Drop the stacks with a frame matching RE (pprof -ignore)."`
-	Hide              []string        `sep:"none" placeholder:"RE" group:"Frames" help:"Remove the frames matching RE; the stack keeps its count (pprof -hide)."`
-	Show              []string        `sep:"none" placeholder:"RE" group:"Frames" help:"Keep only the frames matching RE (pprof -show)."`
-	ShowFrom          []string        `name:"show-from" sep:"none" placeholder:"RE" group:"Cuts" help:"Start each stack at its rootmost frame matching RE; drop stacks without one (pprof -show_from)."`
-	RootAt            []string        `name:"root-at" sep:"none" placeholder:"RE" group:"Cuts" help:"Start each stack at its leafmost frame matching RE; drop stacks without one (inferno's --base)."`
-	PruneFrom         []string        `name:"prune-from" sep:"none" placeholder:"RE" group:"Cuts" help:"End each stack at its leafmost frame matching RE (pprof -prune_from)."`
-	Merge             []string        `sep:"none" placeholder:"RE[=NAME]" group:"Renaming" help:"Rename the frames matching RE to NAME (default: RE); consecutive renamed frames become one."`
-	CollapseRecursion bool            `name:"collapse-recursion" group:"Renaming" help:"Make a frame that calls itself directly one frame."`
-	Comm              []string        `sep:"none" placeholder:"RE" group:"Selection" help:"Keep the samples whose root frame (comm, comm-PID, comm-PID/TID) matches RE; the comm alone matches too."`
-	PID               []string        `name:"pid" sep:"none" placeholder:"LIST" group:"Selection" help:"Keep the timed samples of these pids (LIST: 42 or 0-3,8)."`
-	TID               []string        `name:"tid" sep:"none" placeholder:"LIST" group:"Selection" help:"Keep the timed samples of these thread ids."`
-	CPU               []string        `name:"cpu" sep:"none" placeholder:"LIST" group:"Selection" help:"Keep the timed samples taken on these CPUs."`
+	Focus             []string `sep:"none" placeholder:"RE" group:"Samples" help:"Keep only the stacks with a frame matching RE (pprof -focus)."`
+	Ignore            []string `sep:"none" placeholder:"RE" group:"Samples" help:"Drop the stacks with a frame matching RE (pprof -ignore)."`
+	Hide              []string `sep:"none" placeholder:"RE" group:"Frames" help:"Remove the frames matching RE; the stack keeps its count (pprof -hide)."`
+	Show              []string `sep:"none" placeholder:"RE" group:"Frames" help:"Keep only the frames matching RE (pprof -show)."`
+	ShowFrom          []string `name:"show-from" sep:"none" placeholder:"RE" group:"Cuts" help:"Start each stack at its rootmost frame matching RE; drop stacks without one (pprof -show_from)."`
+	RootAt            []string `name:"root-at" sep:"none" placeholder:"RE" group:"Cuts" help:"Start each stack at its leafmost frame matching RE; drop stacks without one (inferno's --base)."`
+	PruneFrom         []string `name:"prune-from" sep:"none" placeholder:"RE" group:"Cuts" help:"End each stack at its leafmost frame matching RE (pprof -prune_from)."`
+	Merge             []string `sep:"none" placeholder:"RE[=NAME]" group:"Renaming" help:"Rename the frames matching RE to NAME (default: RE); consecutive renamed frames become one."`
+	CollapseRecursion bool     `name:"collapse-recursion" group:"Renaming" help:"Make a frame that calls itself directly one frame."`
+	cli.SelectFlags   `embed:""`
 	Version           cli.VersionFlag `help:"Print the version and exit."`
 	Files             []string        `arg:"" optional:"" help:"Folded stacks (classic, timed or differential), gzipped or not; - or nothing for standard input."`
 }
@@ -50,15 +47,20 @@ Examples:
   stackfilter --prune-from '^entry_SYSCALL' capture.folded | flamegraph > syscalls.svg
   stackfilter --merge '^runtime\.=runtime' --collapse-recursion go.folded | stacktop
   stackfilter --comm '^java$' --cpu 0-1 capture.folded | flamegraph > java.svg
+  stackfilter --tid 5121 --root-at '^run$' capture.folded | flamegraph > thread.svg
   timeslice --at 14s±2 --keep-time capture.folded | stackfilter --focus burst | flamegraph > spike.svg`
 
 // Run filters each input in turn to standard output.
 func (c *command) Run(env *cli.Env) error {
+	sel, err := c.Selection()
+	if err != nil {
+		return err
+	}
 	f, err := stackfilter.New(stackfilter.Options{
 		Focus: c.Focus, Ignore: c.Ignore, Hide: c.Hide, Show: c.Show,
 		ShowFrom: c.ShowFrom, RootAt: c.RootAt, PruneFrom: c.PruneFrom,
 		Merge: c.Merge, CollapseRecursion: c.CollapseRecursion,
-		Comm: c.Comm, PID: c.PID, TID: c.TID, CPU: c.CPU,
+		Select: sel,
 	})
 	if err != nil {
 		return cli.Usagef("%v", err)
@@ -92,15 +94,11 @@ func (c *command) Run(env *cli.Env) error {
 	for _, u := range f.Unmatched() {
 		env.Warnf("%s matched no frame", u)
 	}
-	for _, m := range []struct {
-		n            int64
-		field, which string
-	}{
-		{total.NoPID, "pid=", "--pid"}, {total.NoTID, "tid=", "--tid"}, {total.NoCPU, "cpu=", "--cpu"},
-	} {
-		if m.n > 0 {
-			env.Warnf("%s: dropped %d lines that carry no %s field (only timed lines from stackcollapse carry it)", m.which, m.n, m.field)
-		}
+	if total.Unknown > 0 {
+		env.Warnf("%s", sel.Missing(total.Unknown))
+	}
+	if total.Escaped > 0 {
+		env.Warnf("%d classic lines would have read as differential (their new stack ends in a blank and a number): that blank was written '_'", total.Escaped)
 	}
 	if total.Lines > 0 && total.Written == 0 {
 		env.Warnf("no line kept of %d read", total.Lines)

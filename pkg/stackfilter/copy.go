@@ -16,9 +16,9 @@ type Stats struct {
 	// differential lines, the second count); InBefore and OutBefore those
 	// of the first counts of differential lines.
 	In, Out, InBefore, OutBefore float64
-	// NoPID, NoTID and NoCPU count the lines dropped because a --pid,
-	// --tid or --cpu selection needs a field the line does not carry.
-	NoPID, NoTID, NoCPU int64
+	// Unknown counts the lines dropped because the selection needs a
+	// field (cpu=, pid=, tid=) the line does not carry.
+	Unknown int64
 	// Escaped counts the classic lines whose new stack ended in a blank
 	// and a number ("f 2" after --hide of the frames after it), which a
 	// reader would take for the first count of a differential line: that
@@ -34,9 +34,7 @@ func (s *Stats) Add(o Stats) {
 	s.Out += o.Out
 	s.InBefore += o.InBefore
 	s.OutBefore += o.OutBefore
-	s.NoPID += o.NoPID
-	s.NoTID += o.NoTID
-	s.NoCPU += o.NoCPU
+	s.Unknown += o.Unknown
 	s.Escaped += o.Escaped
 }
 

@@ -3,7 +3,8 @@
 // (Focus), drop them (Ignore), hide frames and keep their cost (Hide,
 // Show), cut a stack above or below a frame (ShowFrom, RootAt, PruneFrom),
 // rename frames (Merge) and merge direct recursion (CollapseRecursion),
-// plus a selection of samples by comm, pid, tid and CPU.
+// after a selection of samples by comm, pid, tid and CPU (package
+// selection).
 //
 // # Matching
 //
@@ -20,8 +21,8 @@
 // Whatever the order of the options, a stack goes through these steps,
 // each reading what the one before left:
 //
-//  1. selection: Comm (the root frame), PID, TID and CPU (fields of timed
-//     lines);
+//  1. selection (Options.Select, package selection): the comm (the root
+//     frame), and the cpu=, pid= and tid= fields of timed lines;
 //  2. Focus, then Ignore, on the stack as read (pprof -focus, -ignore);
 //  3. Hide, then Show (pprof -hide, -show);
 //  4. ShowFrom (pprof -show_from), RootAt, then PruneFrom (pprof

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"unsafe"
+
+	"flamekit/pkg/selection"
 )
 
 // CacheLimit is about how many bytes of stacks a Filter keeps in its
@@ -82,12 +84,16 @@ func (r *rule) match(name []byte) bool {
 // Filter applies Options to stacks. It keeps what it computed per
 // distinct stack and frame name, so it is not safe for concurrent use.
 type Filter struct {
-	focus, ignore, hide, show, showFrom, rootAt, pruneFrom, comm *rule
-	merges                                                       []mergeRule
-	mergeUsed                                                    []bool
-	collapse                                                     bool
-	pid, tid, cpu                                                *Set
-	perFrame                                                     bool // an option looks at frames
+	focus, ignore, hide, show, showFrom, rootAt, pruneFrom *rule
+	merges                                                 []mergeRule
+	mergeUsed                                              []bool
+	collapse                                               bool
+	perFrame                                               bool // an option looks at frames
+
+	// The selection: fields (cpu, pid, tid) per line, comm per stack.
+	fields      *selection.Selection
+	comm        *regexp.Regexp
+	commMatched bool
 
 	frames map[string]frameInfo
 	stacks map[string]result
@@ -113,7 +119,7 @@ func New(o Options) (*Filter, error) {
 		{&f.focus, "focus", o.Focus}, {&f.ignore, "ignore", o.Ignore},
 		{&f.hide, "hide", o.Hide}, {&f.show, "show", o.Show},
 		{&f.showFrom, "show-from", o.ShowFrom}, {&f.rootAt, "root-at", o.RootAt},
-		{&f.pruneFrom, "prune-from", o.PruneFrom}, {&f.comm, "comm", o.Comm},
+		{&f.pruneFrom, "prune-from", o.PruneFrom},
 	} {
 		if *r.dst, err = newRule(r.option, r.values); err != nil {
 			return nil, err
@@ -127,14 +133,12 @@ func New(o Options) (*Filter, error) {
 		f.merges = append(f.merges, mergeRule{re: re, name: name, spec: spec})
 	}
 	f.mergeUsed = make([]bool, len(f.merges))
-	if f.pid, err = ParseSet("pid", o.PID); err != nil {
-		return nil, err
-	}
-	if f.tid, err = ParseSet("tid", o.TID); err != nil {
-		return nil, err
-	}
-	if f.cpu, err = ParseSet("cpu", o.CPU); err != nil {
-		return nil, err
+	if !o.Select.Empty() {
+		fields := *o.Select
+		f.comm, fields.Comm = fields.Comm, nil
+		if !fields.Empty() {
+			f.fields = &fields
+		}
 	}
 	f.perFrame = f.focus != nil || f.ignore != nil || f.hide != nil || f.show != nil ||
 		f.showFrom != nil || f.rootAt != nil || f.pruneFrom != nil || len(f.merges) > 0 || f.collapse
@@ -204,8 +208,11 @@ func (f *Filter) frame(name []byte) frameInfo {
 func (f *Filter) compute(stack []byte) result {
 	f.names = splitFrames(f.names[:0], stack)
 	names := f.names
-	if f.comm != nil && !f.commMatches(names[0]) {
-		return result{}
+	if f.comm != nil {
+		if !f.comm.Match(names[0]) {
+			return result{}
+		}
+		f.commMatched = true
 	}
 	if !f.perFrame {
 		return result{keep: true, same: true}
@@ -305,44 +312,6 @@ func (f *Filter) compute(stack []byte) result {
 	return result{out: string(buf), keep: true}
 }
 
-// commMatches reports whether the root frame matches --comm, as written
-// or without its "-PID[/TID]" suffix.
-func (f *Filter) commMatches(root []byte) bool {
-	if f.comm.match(root) {
-		return true
-	}
-	if c := trimPIDSuffix(root); len(c) < len(root) {
-		return f.comm.match(c)
-	}
-	return false
-}
-
-// trimPIDSuffix removes a "-PID" or "-PID/TID" suffix (stackcollapse
-// --pid, --tid) from a root frame.
-func trimPIDSuffix(root []byte) []byte {
-	i := len(root)
-	digits := func() bool {
-		j := i
-		for i > 0 && root[i-1] >= '0' && root[i-1] <= '9' {
-			i--
-		}
-		return i < j
-	}
-	if !digits() {
-		return root
-	}
-	if i > 0 && root[i-1] == '/' {
-		i--
-		if !digits() {
-			return root
-		}
-	}
-	if i > 0 && root[i-1] == '-' {
-		return root[:i-1]
-	}
-	return root
-}
-
 // splitFrames appends the frames of stack (split at ';') to dst.
 func splitFrames(dst [][]byte, stack []byte) [][]byte {
 	for {
@@ -360,7 +329,10 @@ func splitFrames(dst [][]byte, stack []byte) [][]byte {
 // `--focus "RE"`: most often a typo.
 func (f *Filter) Unmatched() []string {
 	var out []string
-	for _, r := range []*rule{f.comm, f.focus, f.ignore, f.hide, f.show, f.showFrom, f.rootAt, f.pruneFrom} {
+	if f.comm != nil && !f.commMatched {
+		out = append(out, fmt.Sprintf("--comm %q", f.comm.String()))
+	}
+	for _, r := range []*rule{f.focus, f.ignore, f.hide, f.show, f.showFrom, f.rootAt, f.pruneFrom} {
 		if r == nil {
 			continue
 		}

@@ -5,11 +5,18 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
 	"flamekit/pkg/folded"
+	"flamekit/pkg/selection"
 )
+
+// comm returns options selecting the comms that match re.
+func comm(re string) Options {
+	return Options{Select: &selection.Selection{Comm: regexp.MustCompile(re)}}
+}
 
 // drop is TestStack's want for a dropped stack.
 const drop = "<dropped>"
@@ -65,12 +72,13 @@ func TestStack(t *testing.T) {
 		{"merge then collapse", Options{Merge: []string{"^a=X", "^b=X"}, CollapseRecursion: true}, "a;b;c", "X;c"},
 		{"collapse recursion", Options{CollapseRecursion: true}, "p;f;f;f;g;f;f", "p;f;g;f"},
 		{"collapse after hide", Options{Hide: []string{"^g$"}, CollapseRecursion: true}, "p;f;g;f", "p;f"},
-		{"comm", Options{Comm: []string{"^java$"}}, "java;f", "java;f"},
-		{"comm with pid", Options{Comm: []string{"^java$"}}, "java-123;f", "java-123;f"},
-		{"comm with tid", Options{Comm: []string{"^java$"}}, "java-123/124;f", "java-123/124;f"},
-		{"comm as written", Options{Comm: []string{"-123/"}}, "java-123/124;f", "java-123/124;f"},
-		{"comm drops", Options{Comm: []string{"^java$"}}, "javac;f", drop},
-		{"comm looks at the root only", Options{Comm: []string{"^f$"}}, "java;f", drop},
+		{"comm", comm("^java$"), "java;f", "java;f"},
+		{"comm as written", comm("^java$"), "java-123/124;f", drop},
+		{"comm with pid", comm("^java(-|$)"), "java-123;f", "java-123;f"},
+		{"comm is unanchored", comm("-123/"), "java-123/124;f", "java-123/124;f"},
+		{"comm drops", comm("^java$"), "javac;f", drop},
+		{"comm looks at the root only", comm("^f$"), "java;f", drop},
+		{"comm before focus", Options{Select: &selection.Selection{Comm: regexp.MustCompile("^a$")}, Focus: []string{"b"}}, "a;b", "a;b"},
 		{"empty stack", Options{Hide: []string{"x"}}, "", ""},
 		{"empty stack hidden", Options{Hide: []string{"^$"}}, "", drop},
 		{"empty frames", Options{Hide: []string{"^$"}}, ";a;", "a"},
@@ -97,33 +105,14 @@ func TestStack(t *testing.T) {
 
 func TestOptionErrors(t *testing.T) {
 	for _, o := range []Options{
-		{Focus: []string{"("}}, {Ignore: []string{"a", "[z-a]"}}, {Comm: []string{"*"}},
+		{Focus: []string{"("}}, {Ignore: []string{"a", "[z-a]"}}, {ShowFrom: []string{"*"}},
 		{Merge: []string{"=x"}}, {Merge: []string{"x="}}, {Merge: []string{"x=a;b"}}, {Merge: []string{"(=x"}},
-		{PID: []string{"1-"}}, {TID: []string{"x"}}, {CPU: []string{"3-1"}}, {CPU: []string{""}}, {PID: []string{"-1"}},
 	} {
 		_, err := New(o)
 		var oe *OptionError
 		if !errors.As(err, &oe) {
 			t.Errorf("New(%+v): error %v, want an *OptionError", o, err)
 		}
-	}
-}
-
-func TestParseSet(t *testing.T) {
-	s, err := ParseSet("cpu", []string{"0-3,8", " 10 "})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for v, want := range map[int64]bool{0: true, 2: true, 3: true, 4: false, 8: true, 9: false, 10: true, -1: false} {
-		if s.Has(v) != want {
-			t.Errorf("Has(%d) = %v", v, !want)
-		}
-	}
-	if s.String() != "0-3,8,10" {
-		t.Errorf("String() = %q", s.String())
-	}
-	if s, err := ParseSet("cpu", nil); s != nil || err != nil {
-		t.Errorf("no lists: %v, %v; want nil, nil", s, err)
 	}
 }
 
@@ -147,14 +136,19 @@ func TestSimplifyName(t *testing.T) {
 }
 
 func TestUnmatched(t *testing.T) {
-	f, err := New(Options{Focus: []string{"a", "zz"}, Hide: []string{"b"}, Merge: []string{"q=Q"}, Comm: []string{"^a$", "^c$"}})
+	f, err := New(Options{Focus: []string{"a", "zz"}, Hide: []string{"b"}, Merge: []string{"q=Q"}, Select: &selection.Selection{Comm: regexp.MustCompile("^(a|c)$")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.Stack([]byte("a;b"))
 	got := strings.Join(f.Unmatched(), ", ")
-	if want := `--comm "^c$", --focus "zz", --merge "q=Q"`; got != want {
+	if want := `--focus "zz", --merge "q=Q"`; got != want {
 		t.Errorf("Unmatched() = %s, want %s", got, want)
+	}
+	f, _ = New(comm("^c$"))
+	f.Stack([]byte("a;b"))
+	if got := strings.Join(f.Unmatched(), ", "); got != `--comm "^c$"` {
+		t.Errorf("Unmatched() = %s, want the comm", got)
 	}
 }
 
@@ -248,5 +242,44 @@ func TestCopyLineKinds(t *testing.T) {
 	// Unchanged lines are copied byte for byte.
 	if out, _ := copyString(t, Options{Focus: []string{"a"}}, "a;b 0012.50 @1.5\n"); out != "a;b 0012.50 @1.5\n" {
 		t.Errorf("unchanged line rewritten: %q", out)
+	}
+}
+
+// TestCopySelection: --cpu, --pid and --tid select on the fields of timed
+// lines; lines without the field are dropped and counted.
+func TestCopySelection(t *testing.T) {
+	in := "a;x 1 @1 cpu=0 pid=10 tid=11\n" +
+		"b;x 2 @2 cpu=1 pid=10 tid=12\n" +
+		"c;x 4 @3 cpu=1 pid=20 tid=20\n" +
+		"d;x 8 @4 cpu=0\n" +
+		"e;x 16\n"
+	list := func(s string) *selection.List {
+		l, err := selection.ParseList(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	for _, tc := range []struct {
+		sel     selection.Selection
+		want    string
+		unknown int64
+	}{
+		{selection.Selection{CPU: list("0")}, "a;x d;x", 1},
+		{selection.Selection{CPU: list("1")}, "b;x c;x", 1},
+		{selection.Selection{PID: list("10")}, "a;x b;x", 2},
+		{selection.Selection{TID: list("12,20")}, "b;x c;x", 2},
+		{selection.Selection{PID: list("0-100"), Comm: regexp.MustCompile("^[ac]$")}, "a;x c;x", 2},
+		{selection.Selection{Comm: regexp.MustCompile("^[de]$")}, "d;x e;x", 0},
+	} {
+		sel := tc.sel
+		out, st := copyString(t, Options{Select: &sel, Hide: []string{"^nothing$"}}, in)
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			got = append(got, strings.Fields(line)[0])
+		}
+		if strings.Join(got, " ") != tc.want || st.Unknown != tc.unknown {
+			t.Errorf("%s: kept %v, %d unknown; want %s, %d", sel.Describe(), got, st.Unknown, tc.want, tc.unknown)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"flamekit/pkg/folded"
+	"flamekit/pkg/selection"
 )
 
 // parseSpec turns fuzz text into options: one "option=value" per line.
@@ -36,7 +37,9 @@ func parseSpec(spec string) Options {
 		case "collapse-recursion":
 			o.CollapseRecursion = true
 		case "comm":
-			o.Comm = append(o.Comm, value)
+			if re, err := regexp.Compile(value); err == nil {
+				o.Select = &selection.Selection{Comm: re}
+			}
 		}
 	}
 	return o
@@ -45,7 +48,7 @@ func parseSpec(spec string) Options {
 // conserving reports whether the options never drop a stack, so that
 // the totals written must be those read.
 func conserving(o Options) bool {
-	return len(o.Focus)+len(o.Ignore)+len(o.Hide)+len(o.Show)+len(o.ShowFrom)+len(o.RootAt)+len(o.Comm) == 0
+	return len(o.Focus)+len(o.Ignore)+len(o.Hide)+len(o.Show)+len(o.ShowFrom)+len(o.RootAt) == 0 && o.Select.Empty()
 }
 
 // reference is the steps written plainly, one regular expression per
@@ -60,7 +63,7 @@ func reference(o Options, stack string) (string, bool) {
 		return false
 	}
 	frames := strings.Split(stack, ";")
-	if len(o.Comm) > 0 && !any(o.Comm, frames[0]) && !any(o.Comm, string(trimPIDSuffix([]byte(frames[0])))) {
+	if !o.Select.Empty() && !o.Select.Comm.MatchString(frames[0]) {
 		return "", false
 	}
 	if len(o.Focus) > 0 && !slices.ContainsFunc(frames, func(f string) bool { return any(o.Focus, f) && !any(o.Ignore, f) }) {

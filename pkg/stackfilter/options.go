@@ -3,8 +3,9 @@ package stackfilter
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
+
+	"flamekit/pkg/selection"
 )
 
 // Options are the transforms of a Filter, as the command's flags fill
@@ -42,24 +43,21 @@ type Options struct {
 	// CollapseRecursion makes a frame equal to its parent one frame.
 	CollapseRecursion bool
 
-	// Comm keeps the samples whose root frame matches: the frame as
-	// written (comm-PID/TID after stackcollapse --tid), or the comm alone,
-	// without a "-PID" or "-PID/TID" suffix.
-	Comm []string
-	// PID, TID and CPU keep the samples of timed lines that carry those
-	// values (pid=, tid=, cpu=): each value is a list such as "0-3,8".
-	// Lines without the field are dropped (and counted in Stats).
-	PID, TID, CPU []string
+	// Select keeps the samples of some CPUs, processes, threads or
+	// commands (package selection, the meaning timeslice's --cpu, --pid,
+	// --tid and --comm have too). A line without a field it asks about is
+	// dropped and counted in Stats.Unknown. nil selects every sample.
+	Select *selection.Selection
 }
 
 // Active reports whether the options change anything.
 func (o *Options) Active() bool {
 	return len(o.Focus)+len(o.Ignore)+len(o.Hide)+len(o.Show)+len(o.ShowFrom)+len(o.RootAt)+
-		len(o.PruneFrom)+len(o.Merge)+len(o.Comm)+len(o.PID)+len(o.TID)+len(o.CPU) > 0 || o.CollapseRecursion
+		len(o.PruneFrom)+len(o.Merge) > 0 || o.CollapseRecursion || !o.Select.Empty()
 }
 
 // OptionError is an option value that cannot be used: a bad regular
-// expression, merge name or list.
+// expression or merge name.
 type OptionError struct {
 	Option string // the option's flag name, e.g. "focus"
 	Value  string
@@ -120,61 +118,4 @@ func ParseMerge(spec string) (re *regexp.Regexp, name string, err error) {
 		return nil, "", &OptionError{"merge", spec, err}
 	}
 	return re, name, nil
-}
-
-// Set is a set of integers given as a list of values and ranges, such as
-// "0-3,8". The zero value is empty; a nil *Set means "no selection".
-type Set struct {
-	ranges [][2]int64
-}
-
-// ParseSet parses comma-separated values and inclusive ranges ("0-3,8");
-// several lists add up.
-func ParseSet(option string, lists []string) (*Set, error) {
-	if len(lists) == 0 {
-		return nil, nil
-	}
-	s := &Set{}
-	for _, list := range lists {
-		for _, part := range strings.Split(list, ",") {
-			part = strings.TrimSpace(part)
-			lo, hi, isRange := strings.Cut(part, "-")
-			a, err1 := strconv.ParseInt(lo, 10, 64)
-			b, err2 := a, error(nil)
-			if isRange {
-				b, err2 = strconv.ParseInt(hi, 10, 64)
-			}
-			if part == "" || err1 != nil || err2 != nil || a < 0 || b < a {
-				return nil, &OptionError{option, list, fmt.Errorf("%q is not a value or a range (want a list such as 0-3,8)", part)}
-			}
-			s.ranges = append(s.ranges, [2]int64{a, b})
-		}
-	}
-	return s, nil
-}
-
-// Has reports whether v is in the set.
-func (s *Set) Has(v int64) bool {
-	for _, r := range s.ranges {
-		if v >= r[0] && v <= r[1] {
-			return true
-		}
-	}
-	return false
-}
-
-// String lists the set as parsed.
-func (s *Set) String() string {
-	var b strings.Builder
-	for i, r := range s.ranges {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.FormatInt(r[0], 10))
-		if r[1] != r[0] {
-			b.WriteByte('-')
-			b.WriteString(strconv.FormatInt(r[1], 10))
-		}
-	}
-	return b.String()
 }

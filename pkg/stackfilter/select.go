@@ -1,12 +1,22 @@
 package stackfilter
 
-import "flamekit/pkg/folded"
+import (
+	"flamekit/pkg/folded"
+	"flamekit/pkg/selection"
+)
 
-// selectFields applies the --pid, --tid and --cpu selections to a record,
-// counting in st the lines dropped for want of the field.
+// selectFields applies the cpu, pid and tid part of the selection to a
+// record (the comm part is a property of the stack, cached with it),
+// counting in st the lines that lack a field it needs.
 func (f *Filter) selectFields(rec *folded.Record, st *Stats) bool {
-	if f.pid == nil && f.tid == nil && f.cpu == nil {
+	if f.fields == nil {
 		return true
 	}
-	return false // TODO: fields of timed lines (folded.Record CPU, PID, TID)
+	switch f.fields.Match(rec) {
+	case selection.Keep:
+		return true
+	case selection.Unknown:
+		st.Unknown++
+	}
+	return false
 }
