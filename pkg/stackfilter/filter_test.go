@@ -82,6 +82,11 @@ func TestStack(t *testing.T) {
 		{"empty stack", Options{Hide: []string{"x"}}, "", ""},
 		{"empty stack hidden", Options{Hide: []string{"^$"}}, "", drop},
 		{"empty frames", Options{Hide: []string{"^$"}}, ";a;", "a"},
+		// pprof also matches the (empty) file names of a profile made from
+		// folded stacks, so there ^$ matches every frame; here only empty
+		// frames.
+		{"^$ matches empty frames only", Options{Focus: []string{"^$"}}, "a;b", drop},
+		{"^$ matches an empty frame", Options{Focus: []string{"^$"}}, "a;;b", "a;;b"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -50,12 +50,6 @@ type Options struct {
 	Select *selection.Selection
 }
 
-// Active reports whether the options change anything.
-func (o *Options) Active() bool {
-	return len(o.Focus)+len(o.Ignore)+len(o.Hide)+len(o.Show)+len(o.ShowFrom)+len(o.RootAt)+
-		len(o.PruneFrom)+len(o.Merge) > 0 || o.CollapseRecursion || !o.Select.Empty()
-}
-
 // OptionError is an option value that cannot be used: a bad regular
 // expression or merge name.
 type OptionError struct {
