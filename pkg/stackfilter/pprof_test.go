@@ -310,42 +310,45 @@ func TestMatchesPprof(t *testing.T) {
 	type cell struct{ equal, total int }
 	table := map[[2]string]*cell{}
 	var mu sync.Mutex
-	for _, a := range agreement {
-		if testing.Short() && a.capture != "burst" && a.capture != "go" {
-			continue
+	t.Run("captures", func(t *testing.T) { // returns when its parallel subtests are done
+		for _, a := range agreement {
+			if testing.Short() && a.capture != "burst" && a.capture != "go" {
+				continue
+			}
+			t.Run(a.capture, func(t *testing.T) {
+				t.Parallel() // go tool pprof runs, one per CPU
+				c := loadCapture(t, a.capture, dir)
+				// No filter at all: the same stacks to begin with.
+				all := filterStacks(t, c.recs, Options{})
+				if d := diffStacks(all, pprofStacks(t, goBin, c.profile)); d != "" {
+					t.Fatalf("unfiltered profile differs from the folded lines:\n%s", d)
+				}
+				for _, fc := range a.cases {
+					t.Run(fc.flag+"="+strings.Join(fc.values, ","), func(t *testing.T) {
+						got := filterStacks(t, c.recs, fc.options())
+						want := pprofStacks(t, goBin, c.profile, fc.pprofArg())
+						d := diffStacks(got, want)
+						mu.Lock()
+						k := [2]string{fc.flag, a.capture}
+						if table[k] == nil {
+							table[k] = &cell{}
+						}
+						table[k].total++
+						if d == "" {
+							table[k].equal++
+						}
+						mu.Unlock()
+						if d != "" {
+							t.Errorf("stackfilter %v and go tool pprof %s differ:\n%s", fc.values, fc.pprofArg(), d)
+						}
+						if changed := diffStacks(got, all) != ""; changed == fc.noop {
+							t.Errorf("%s %v: changed the profile: %v, want %v (an RE that matches nothing tests nothing)", fc.flag, fc.values, changed, !fc.noop)
+						}
+					})
+				}
+			})
 		}
-		t.Run(a.capture, func(t *testing.T) {
-			c := loadCapture(t, a.capture, dir)
-			// No filter at all: the same stacks to begin with.
-			all := filterStacks(t, c.recs, Options{})
-			if d := diffStacks(all, pprofStacks(t, goBin, c.profile)); d != "" {
-				t.Fatalf("unfiltered profile differs from the folded lines:\n%s", d)
-			}
-			for _, fc := range a.cases {
-				t.Run(fc.flag+"="+strings.Join(fc.values, ","), func(t *testing.T) {
-					got := filterStacks(t, c.recs, fc.options())
-					want := pprofStacks(t, goBin, c.profile, fc.pprofArg())
-					d := diffStacks(got, want)
-					mu.Lock()
-					k := [2]string{fc.flag, a.capture}
-					if table[k] == nil {
-						table[k] = &cell{}
-					}
-					table[k].total++
-					if d == "" {
-						table[k].equal++
-					}
-					mu.Unlock()
-					if d != "" {
-						t.Errorf("stackfilter %v and go tool pprof %s differ:\n%s", fc.values, fc.pprofArg(), d)
-					}
-					if changed := diffStacks(got, all) != ""; changed == fc.noop {
-						t.Errorf("%s %v: changed the profile: %v, want %v (an RE that matches nothing tests nothing)", fc.flag, fc.values, changed, !fc.noop)
-					}
-				})
-			}
-		})
-	}
+	})
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-12s", "flag")
 	for _, a := range agreement {

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -212,42 +213,48 @@ var topAgreement = []struct {
 func TestMatchesPprofTop(t *testing.T) {
 	dir := t.TempDir()
 	var summary strings.Builder
-	for _, a := range topAgreement {
-		if testing.Short() && a.capture != "burst" && a.capture != "go" {
-			continue
+	var mu sync.Mutex
+	t.Run("captures", func(t *testing.T) { // returns when its parallel subtests are done
+		for _, a := range topAgreement {
+			if testing.Short() && a.capture != "burst" && a.capture != "go" {
+				continue
+			}
+			t.Run(a.capture, func(t *testing.T) {
+				t.Parallel() // go tool pprof runs, one per CPU
+				c := loadCapture(t, a.capture, dir)
+				want := pprofTop(t, c)
+				tab := c.counter.Table(ByFunction, false)
+				if len(tab.Rows) != len(want) {
+					t.Errorf("%d functions, pprof %d", len(tab.Rows), len(want))
+				}
+				bad := 0
+				for _, r := range tab.Rows {
+					w, ok := want[r.Name]
+					if !ok || w != [2]float64{r.Flat, r.Cum} {
+						if bad++; bad <= 5 {
+							t.Errorf("%q: flat %v cum %v, pprof %v (listed: %v)", r.Name, r.Flat, r.Cum, w, ok)
+						}
+					}
+				}
+				for _, re := range a.peek {
+					got := c.counter.Peek(ByFunction, regexp.MustCompile(re))
+					want := pprofPeek(t, c, re)
+					if len(got) == 0 || len(got) != len(want) {
+						t.Errorf("peek %s: %d functions, pprof %d", re, len(got), len(want))
+					}
+					for _, e := range got {
+						w := want[e.Name]
+						if w == nil || w.flat != e.Flat || w.cum != e.Cum || !sameEdges(e.Callers, w.callers) || !sameEdges(e.Callees, w.callees) {
+							t.Errorf("peek %s: %q differs from pprof's:\n got %+v\nwant %+v", re, e.Name, e, w)
+						}
+					}
+				}
+				mu.Lock()
+				fmt.Fprintf(&summary, "%-14s %4d functions, %d peeks: %s\n", a.capture, len(tab.Rows), len(a.peek), map[bool]string{true: "equal", false: "DIFFERENT"}[!t.Failed()])
+				mu.Unlock()
+			})
 		}
-		t.Run(a.capture, func(t *testing.T) {
-			c := loadCapture(t, a.capture, dir)
-			want := pprofTop(t, c)
-			tab := c.counter.Table(ByFunction, false)
-			if len(tab.Rows) != len(want) {
-				t.Errorf("%d functions, pprof %d", len(tab.Rows), len(want))
-			}
-			bad := 0
-			for _, r := range tab.Rows {
-				w, ok := want[r.Name]
-				if !ok || w != [2]float64{r.Flat, r.Cum} {
-					if bad++; bad <= 5 {
-						t.Errorf("%q: flat %v cum %v, pprof %v (listed: %v)", r.Name, r.Flat, r.Cum, w, ok)
-					}
-				}
-			}
-			for _, re := range a.peek {
-				got := c.counter.Peek(ByFunction, regexp.MustCompile(re))
-				want := pprofPeek(t, c, re)
-				if len(got) == 0 || len(got) != len(want) {
-					t.Errorf("peek %s: %d functions, pprof %d", re, len(got), len(want))
-				}
-				for _, e := range got {
-					w := want[e.Name]
-					if w == nil || w.flat != e.Flat || w.cum != e.Cum || !sameEdges(e.Callers, w.callers) || !sameEdges(e.Callees, w.callees) {
-						t.Errorf("peek %s: %q differs from pprof's:\n got %+v\nwant %+v", re, e.Name, e, w)
-					}
-				}
-			}
-			fmt.Fprintf(&summary, "%-14s %4d functions, %d peeks: %s\n", a.capture, len(tab.Rows), len(a.peek), map[bool]string{true: "equal", false: "DIFFERENT"}[!t.Failed()])
-		})
-	}
+	})
 	t.Logf("stacktop vs go tool pprof -top/-peek:\n%s", summary.String())
 }
 
