@@ -147,7 +147,7 @@ func (w *Worker) Fold(b *Batch, s *sample.Sample) {
 		}
 		b.events.add(s.Event, true)
 		if symSampled(s) {
-			b.sym.count(s.Frames)
+			b.sym.count(s.Comm, s.Frames)
 		}
 		if w.st.offCPU {
 			b.items = append(b.items, item{kind: kindPlain, hasTime: s.HasTime, time: s.Time, weight: weight, stack: b.addBytes(st)})
@@ -206,7 +206,7 @@ func (w *Worker) Fold(b *Batch, s *sample.Sample) {
 		b.items = append(b.items, it)
 	case kindOffCPUTime:
 		b.events.add(s.Event, true)
-		b.sym.count(s.Frames)
+		b.sym.count(s.Comm, s.Frames)
 		st := w.offStack(s)
 		b.items = append(b.items, item{kind: kindOffCPUTime, hasTime: s.HasTime, time: s.Time, weight: s.Period, stack: b.addBytes(st)})
 	}
@@ -229,7 +229,7 @@ func (w *Worker) foldSwitch(b *Batch, s *sample.Sample) {
 	b.events.add(s.Event, true)
 	it := item{kind: kindSwitch, hasTime: true, time: s.Time, pid: prev, next: next, state: statesOf(stateText)}
 	if prev != 0 {
-		b.sym.count(s.Frames)
+		b.sym.count(s.Comm, s.Frames)
 		it.stack = b.addBytes(w.offStack(s))
 	}
 	b.items = append(b.items, it)
