@@ -215,6 +215,9 @@ func (p *dataProducer) Next(pre *collapse.Prescan) (collapse.Chunk, error) {
 	if p.end {
 		err = r.Err()
 	}
+	if d := r.Damage(); p.end && err == nil && d != nil && d.Samples == 0 {
+		err = fmt.Errorf("%s: %s", p.path, d)
+	}
 	if c.samples.Len() == 0 {
 		return nil, err
 	}
@@ -224,11 +227,16 @@ func (p *dataProducer) Next(pre *collapse.Prescan) (collapse.Chunk, error) {
 func (p *dataProducer) Capture() *sample.Capture { return p.r.Capture() }
 
 func (p *dataProducer) Close() error {
-	err := p.r.Close()
+	r := p.r
+	err := r.Close()
 	p.cleanup()
-	if p.end && p.r.Err() == nil {
+	d := r.Damage()
+	if p.end && r.Err() == nil && (d == nil || d.Samples > 0) {
 		p.f.Frameless += p.frameless
-		p.f.report(p.path, p.r.Stats(), p.frameless)
+		if d != nil {
+			p.f.warnf("%s: %s", p.path, d)
+		}
+		p.f.report(p.path, r.Stats(), p.frameless)
 	}
 	return err
 }
