@@ -139,8 +139,9 @@ func (f *Folder) openData(path string) (collapse.Producer, error) {
 	return &dataProducer{f: f, r: r, path: path, cleanup: cleanup, free: make(chan *dataChunk, 64)}, nil
 }
 
-// chunkSamples is how many samples of a perf.data file a chunk holds.
-const chunkSamples = 2048
+// chunkSamples is how many samples of a perf.data file a chunk holds (a
+// variable for the tests).
+var chunkSamples = 2048
 
 // dataProducer cuts the samples of a perf.data file into chunks: the
 // reading of records, their time order and the resolution of addresses

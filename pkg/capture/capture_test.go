@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -156,5 +157,39 @@ func TestFolded(t *testing.T) {
 	rc.Close()
 	if len(msgs) != 0 {
 		t.Errorf("messages of a fold stopped early: %q", msgs)
+	}
+}
+
+var capturedOn = regexp.MustCompile(` captured-on="[^"]*"`)
+
+// TestDataCutDoesNotMatter: a perf.data file folded by two workers in
+// chunks of a few samples gives what one worker gives on one chunk, timed
+// and classic, with and without the off-CPU stage.
+func TestDataCutDoesNotMatter(t *testing.T) {
+	for _, data := range []string{"../perfdata/testdata/syswide.data.gz", "../perfdata/testdata/sched.data.gz", "../perfdata/testdata/switch.data.gz"} {
+		if _, err := os.Stat(data); err != nil {
+			continue
+		}
+		for _, opt := range []collapse.Options{{}, {NoTime: true, PID: true}, {OffCPU: true}, {HotCold: true, NoTime: true}} {
+			fold1 := func(workers, size int) string {
+				defer func(n int) { chunkSamples = n }(chunkSamples)
+				chunkSamples = size
+				out, _, err := fold(t, opt, func(f *Folder) { f.Workers = workers }, func(f *Folder) collapse.Input { return f.Data(data, data) })
+				if err != nil && !strings.Contains(err.Error(), "--off-cpu needs") {
+					t.Fatal(err)
+				}
+				// The gunzipped copy's time is the "captured on".
+				return capturedOn.ReplaceAllString(out, "")
+			}
+			want := fold1(1, 1<<30)
+			if want == "" {
+				t.Fatalf("%s %+v: no output", data, opt)
+			}
+			for _, size := range []int{1, 7, 100} {
+				if got := fold1(2, size); got != want {
+					t.Errorf("%s %+v: chunks of %d samples differ from one chunk:\n%.600s\nwant:\n%.600s", data, opt, size, got, want)
+				}
+			}
+		}
 	}
 }
