@@ -1,5 +1,6 @@
-// Package collapse is flamekit's one collapse stage: it turns perf samples
-// (pkg/sample, from whichever reader produced them) into folded stacks.
+// Package collapse is flamekit's one collapse stage and its one fold
+// driver: it turns perf samples (pkg/sample, from whichever reader
+// produced them) into folded stacks.
 //
 // It applies stackcollapse-perf.pl's naming rules (tidy, the _[k], _[j]
 // and _[i] annotations, "comm-PID" roots, [unknown] frames, --addrs,
@@ -8,28 +9,27 @@
 // folded records: timed lines in input order framed by metadata lines, or
 // classic lines summed per stack and sorted.
 //
-// # Sequential use
+// # The driver
 //
-// A reader that delivers samples one at a time, in time order (the perf.data
-// reader), feeds a Stage directly:
+// A [Driver] reads any mix of inputs as one stream. Each input format
+// plugs in a [Producer], which cuts its input into [Chunk]s of consecutive
+// samples on the reading goroutine: the perf script text reader
+// (perfscript.Text) cuts text at sample boundaries, the perf.data reader
+// (through pkg/capture) hands over runs of samples whose frames it has
+// resolved, and [Samples] serves samples already in memory. Worker
+// goroutines fold the chunks at once, applying the rules that need nothing
+// but the sample itself (naming, filters, weights); their results are
+// merged in input order, where the stages that need order run (off-CPU
+// intervals, waker stacks, hot/cold) and the output is written.
 //
-//	st, err := collapse.New(w, opt, warnf)
-//	st.Begin(&capture, "perf.data")
-//	for each sample s {
-//		st.Add(&s)
-//	}
-//	st.End()                // end of this input (a Stage may read several)
-//	sum, err := st.Close()  // writes classic output, returns the counts
+// The first samples decide what does not depend on one sample alone (the
+// default event, timed or classic output): producers show them to the
+// driver ([Prescan]) before their chunk is folded, and end a chunk before
+// a sample that changes a decision, so that the output does not depend on
+// where the inputs were cut. The output is byte-identical to a run with
+// one worker.
 //
-// # Parallel use
-//
-// The perf script text reader cuts its input into chunks that goroutines
-// parse at once. Each goroutine owns a Worker, which applies the rules that
-// need nothing but the sample itself (naming, filters, weights) and fills
-// a Batch; the Batches go back through Stage.Merge in input order, where the
-// stages that need order run (off-CPU intervals, waker stacks, hot/cold) and
-// the output is written. Stage.Prescan must see the input's first samples
-// before any Worker folds, so that the decisions that depend on them (the
-// default event, timed or classic output) are the same however the input
-// was cut. The output is byte-identical to a sequential run.
+// Frames that carry an ID (sample.Frame.ID, set by the perf.data reader)
+// are named once per ID and worker; the classic sums hash each stack from
+// the hashes of its frames' names.
 package collapse
