@@ -22,9 +22,6 @@ type decisions struct {
 	filterKnown bool
 }
 
-// same reports whether d and o would fold a sample alike.
-func (d *decisions) same(o *decisions) bool { return d.gen == o.gen }
-
 // item is a sample the ordered part of the stage needs (off-CPU input),
 // reduced to what it needs. Its stacks are offsets into batch.arena.
 type item struct {

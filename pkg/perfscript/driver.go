@@ -381,25 +381,6 @@ func (c *chunker) next(bp *[]byte) (data []byte, last bool, err error) {
 	return b[:split], false, nil
 }
 
-// readChunks reads r and calls emit with its chunks (see chunker), until
-// the last or until stop returns true.
-func readChunks(r io.Reader, size int, getBuf func() *[]byte, emit func(data []byte, bp *[]byte, last bool), stop func() bool) error {
-	c := &chunker{r: r, size: size}
-	for {
-		bp := getBuf()
-		data, last, err := c.next(bp)
-		if !last && stop() {
-			// Hand over what was read, as the last chunk.
-			data = (*bp)[:len(*bp)]
-			last = true
-		}
-		emit(data, bp, last)
-		if last {
-			return err
-		}
-	}
-}
-
 // findSplit returns the end of the last safe boundary in b (just after a
 // blank line, or after a line that is a whole sample), or -1.
 func findSplit(b []byte) int {
