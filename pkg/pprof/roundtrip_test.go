@@ -265,6 +265,17 @@ func TestWeightFor(t *testing.T) {
 		{fields("event", "off-cpu"), Weight{"off_cpu", "microseconds"}, true},
 		{fields("event", "cpu-clock", KeyType, "alloc_space", KeyUnit, "bytes"), Weight{"alloc_space", "bytes"}, true},
 		{nil, Weight{"weight", "count"}, false},
+		// What stackcollapse writes: the weight and unit keys win over
+		// the event (issue #20: off-CPU was sched_switch/count).
+		{fields("event", "sched:sched_switch", "weight", "off-cpu", "unit", "us"), Weight{"off_cpu", "microseconds"}, true},
+		{fields("event", "cpu-clock/freq=99/,sched:sched_switch", "weight", "hot-cold", "unit", "us"), Weight{"hot_cold", "microseconds"}, true},
+		{fields("event", "probe_libc:malloc", "weight", "size"), Weight{"malloc", "bytes"}, true},
+		{fields("event", "block:block_rq_issue", "weight", "nr_sector"), Weight{"block_rq_issue", "sectors"}, true},
+		{fields("event", "sched:sched_stat_sleep", "weight", "delay"), Weight{"sched_stat_sleep", "nanoseconds"}, true},
+		{fields("event", "probe:f", "weight", "arg2"), Weight{"f", "count"}, false},
+		{fields("event", "cpu-clock/freq=99/"), Weight{"cpu", "nanoseconds"}, true},
+		{fields("event", "cpu/cycles/u"), Weight{"cycles", "count"}, true},
+		{fields("event", "sched:sched_switch", "weight", "off-cpu", "unit", "us", KeyType, "samples", KeyUnit, "count"), Weight{"samples", "count"}, true},
 	}
 	for _, tc := range tests {
 		m := folded.Meta{Fields: tc.fields}
