@@ -139,7 +139,7 @@ func (c *command) Defaults() map[string]string {
 		"rows": strconv.Itoa(heatmap.DefaultRows), "rowms": strconv.Itoa(1000 / heatmap.DefaultRows),
 		"maxrows": strconv.Itoa(heatmap.MaxRows),
 		"top":     strconv.Itoa(bursts.DefaultMax), "threshold": strconv.FormatFloat(bursts.DefaultThreshold, 'f', -1, 64),
-		"bucket": pyroscope.DefaultBucket.String(),
+		"bucket": pyroscope.DefaultBucket.String(), "pprofbucket": DefaultPprofBucket.String(),
 	}
 }
 
