@@ -191,7 +191,7 @@ func TestFleetUsage(t *testing.T) {
 		{[]string{"--push", "ftp://x", "--service", "s", burstFile}, "want http://"},
 		{[]string{"--format", "pprof", "--sample-type", "cpu", burstFile}, "want TYPE/UNIT"},
 		{[]string{"--push", "http://x", "--service", "s", "--bucket", "0s", burstFile}, "positive duration"},
-		{[]string{"--format", "pprof", "--bucket", "-1ms", burstFile}, "positive duration"},
+		{[]string{"--format", "pprof", "--bucket=-1ms", burstFile}, "positive duration"},
 		{[]string{"--bucket", "1s", burstFile}, "--bucket goes with --push or --format pprof"},
 	}
 	for _, tc := range tests {
