@@ -2,6 +2,8 @@ package pprof
 
 import (
 	"bytes"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -198,6 +200,7 @@ func TestClassicAndFractions(t *testing.T) {
 		{"thirds", []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}, []int64{0, 1, 0}},
 		{"halves", []float64{0.5, 0.5, 0.5, 0.5}, []int64{1, 0, 1, 0}},
 		{"big", []float64{1 << 52, 1}, []int64{1 << 52, 1}},
+		{"2^53 and fractions", []float64{1 << 53, 0.5, 1<<53 - 1, 0.5}, []int64{1 << 53, 1, 1<<53 - 1, 0}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -228,6 +231,40 @@ func TestClassicAndFractions(t *testing.T) {
 				t.Errorf("stats value %d, sum %d", st.Value, sum)
 			}
 		})
+	}
+}
+
+// TestExactSums: integer counts summed into one pprof sample (one stack,
+// one time, or Aggregate) stay exact past 2^53, where float64 sums round;
+// a count beyond 2^53 and sums beyond int64 are errors.
+func TestExactSums(t *testing.T) {
+	for _, opts := range []Options{{}, {Resolution: time.Second}, {Aggregate: true}} {
+		b := NewBuilder(opts)
+		for _, c := range []float64{1 << 53, 1, 1 << 53, 1, 1 << 53} {
+			if err := b.Add(&folded.Record{Stack: []byte("a;b"), Count: c, Time: 5e9, Kind: folded.Timed}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p, err := b.Profile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Sample) != 1 || p.Sample[0].Value[1] != 3<<53+2 || p.Sample[0].Value[0] != 5 || b.Stats().Value != 3<<53+2 {
+			t.Errorf("%+v: samples %v", opts, p.Sample)
+		}
+	}
+	b := NewBuilder(Options{})
+	err := b.Add(&folded.Record{Stack: []byte("a"), Count: 1<<53 + 2, Kind: folded.Classic})
+	if !errors.Is(err, folded.ErrCountRange) {
+		t.Errorf("count 2^53+2: %v", err)
+	}
+	for i := 0; i < 1023; i++ {
+		if err := b.Add(&folded.Record{Stack: []byte("a"), Count: 1 << 53, Kind: folded.Classic}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Add(&folded.Record{Stack: []byte("a"), Count: 1 << 53, Kind: folded.Classic}); err == nil || !strings.Contains(err.Error(), "beyond 2^63-1") {
+		t.Errorf("a sum of 2^63: %v", err)
 	}
 }
 
