@@ -18,8 +18,8 @@ import (
 // fleetFlags are the flags that send the window elsewhere than folded
 // text: pprof on standard output, or pushes to Pyroscope.
 type fleetFlags struct {
-	Format     string         `enum:"folded,pprof" default:"folded" help:"Output format: folded (summed classic stacks) or pprof (the window as a gzipped profile.proto with each sample's time as a timestamp_ns label, for go tool pprof, Pyroscope, Parca, speedscope)."`
-	SampleType string         `name:"sample-type" placeholder:"TYPE/UNIT" help:"With --format pprof or --push: what the counts measure, e.g. alloc_space/bytes. Default: from the capture's event (cpu-clock: cpu/nanoseconds; other events: their name/count)."`
+	Format     string         `enum:"folded,pprof" default:"folded" help:"Output format: folded (summed classic stacks) or pprof (the window as a gzipped profile.proto, the samples' times, rounded down to --bucket, as timestamp_ns labels, for go tool pprof, Pyroscope, Parca, speedscope)."`
+	SampleType string         `name:"sample-type" placeholder:"TYPE/UNIT" help:"With --format pprof or --push: what the counts measure, e.g. alloc_space/bytes. Default: from the capture's metadata (cpu-clock: cpu/nanoseconds; --off-cpu: off_cpu/microseconds; --weight size: EVENT/bytes; other events: their name/count)."`
 	Push       string         `placeholder:"URL" help:"Push the window to Grafana Pyroscope at URL (http://host:4040) as pprof, one profile per --bucket, and print a summary on stderr instead of writing stdout. Auth from PYROSCOPE_BASIC_AUTH_USER/PYROSCOPE_BASIC_AUTH_PASSWORD or PYROSCOPE_AUTH_TOKEN; PYROSCOPE_TENANT_ID sets X-Scope-OrgID."`
 	Service    string         `placeholder:"NAME" help:"With --push: the service name the profiles are stored under (Grafana's service_name)."`
 	Label      []string       `sep:"none" placeholder:"KEY=VALUE" help:"With --push: a series label, e.g. --label host=web01 (repeatable)."`
