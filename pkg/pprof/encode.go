@@ -43,7 +43,7 @@ type encoder struct {
 
 func newEncoder(w io.Writer, names []string) *encoder {
 	zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed) // as runtime/pprof writes profiles
-	e := &encoder{zw: zw, bw: bufio.NewWriterSize(zw, 256<<10), names: names, strs: map[string]int{}}
+	e := &encoder{zw: zw, bw: bufio.NewWriterSize(zw, 32<<10), names: names, strs: map[string]int{}}
 	e.tsKey, e.tsUnit = int64(e.str(LabelTimestamp)), int64(e.str("nanoseconds"))
 	return e
 }
