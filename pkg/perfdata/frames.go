@@ -61,8 +61,12 @@ func appendHex(dst []byte, v uint64) []byte {
 // found, and its text formatted, once per capture, by whichever goroutine
 // first needs it (see namer).
 type location struct {
-	addr    []byte // the address printed, in hexadecimal
-	dsoName []byte // the DSO printed between parentheses
+	// ready is 1 once f is complete (see namer.resolve). f is the frame
+	// as Samples hand it over, next to ready: reading a frame touches
+	// one or two cache lines.
+	ready atomic.Uint32
+	f     sample.Frame // Addr and DSO set when made; Symbol, ID when resolved
+
 	printed uint64 // the address printed
 
 	// What the Symbolizer is asked, fixed when the location is made.
@@ -72,11 +76,6 @@ type location struct {
 	pid    int    // dsoJIT
 	lookup uint64 // the address to look up
 	start  uint64 // the map's start (for Symbol.PrintedOffset)
-
-	// Set once ready is 1 (see namer.resolve).
-	ready atomic.Uint32
-	sym   []byte // the symbol printed ("name+0x1f"), or "[unknown]"
-	name  uint32 // sample.Frame.ID: the same for the same DSO and symbol name
 }
 
 // namer resolves locations and gives their frame IDs, for the Reader and
@@ -99,7 +98,7 @@ func (n *namer) frame(l *location) sample.Frame {
 	if l.ready.Load() == 0 {
 		n.resolve(l)
 	}
-	return sample.Frame{Addr: l.addr, Symbol: l.sym, DSO: l.dsoName, ID: l.name}
+	return l.f
 }
 
 // resolve finds the symbol of l and its frame ID, once.
@@ -133,13 +132,13 @@ func (n *namer) resolve(l *location) {
 // name sets the symbol of l and its frame ID, and makes it ready. n.mu is
 // held.
 func (n *namer) name(l *location, sym []byte, name string) {
-	l.sym = sym
+	l.f.Symbol = sym
 	if name == "" || bytes.Contains(sym, unknownBytes) {
 		// Frames of [unknown] symbols differ by their address.
 		n.last++
-		l.name = n.last
+		l.f.ID = n.last
 	} else {
-		k := nameKey{string(l.dsoName), name}
+		k := nameKey{string(l.f.DSO), name}
 		id, found := n.names[k]
 		if !found {
 			if n.names == nil {
@@ -149,7 +148,7 @@ func (n *namer) name(l *location, sym []byte, name string) {
 			id = n.last
 			n.names[k] = id
 		}
-		l.name = id
+		l.f.ID = id
 	}
 	l.ready.Store(1)
 }
@@ -289,7 +288,7 @@ func (r *Reader) noMap(ip uint64) uint32 {
 		r.noMaps = map[uint64]uint32{}
 	}
 	i, l := r.locs.add()
-	l.addr, l.dsoName, l.printed, l.kind = appendHex(nil, ip), unknownBytes, ip, dsoNone
+	l.f.Addr, l.f.DSO, l.printed, l.kind = appendHex(nil, ip), unknownBytes, ip, dsoNone
 	r.namer.mu.Lock()
 	r.namer.name(l, unknownBytes, "")
 	r.namer.mu.Unlock()
@@ -335,7 +334,7 @@ type oddKey struct {
 func (r *Reader) newLocation(m *mapping, addr, printed uint64, first bool) uint32 {
 	d := m.dso
 	loc, l := r.locs.add()
-	l.addr, l.dsoName, l.printed = appendHex(nil, printed), d.name, printed
+	l.f.Addr, l.f.DSO, l.printed = appendHex(nil, printed), d.name, printed
 	l.kind, l.path, l.hexID, l.pid, l.lookup, l.start = d.kind, d.path, d.hexID, d.pid, addr, m.start
 	switch d.kind {
 	case dsoKernel:
@@ -528,8 +527,17 @@ func (b *Samples) Sample(i int, s *sample.Sample) {
 		ProcessID: h.processID, HasProcessID: h.flags&keptProcessID != 0,
 		CPU: int(h.cpu),
 	}
-	for _, l := range b.chain[h.chain[0]:h.chain[1]] {
-		frames = append(frames, b.namer.frame(&b.blocks[l>>locBits][l&(1<<locBits-1)]))
+	chain := b.chain[h.chain[0]:h.chain[1]]
+	if cap(frames) < len(chain) {
+		frames = make([]sample.Frame, len(chain), 2*len(chain))
+	}
+	frames = frames[:len(chain)]
+	for i, l := range chain {
+		loc := &b.blocks[l>>locBits][l&(1<<locBits-1)]
+		if loc.ready.Load() == 0 {
+			b.namer.resolve(loc)
+		}
+		frames[i] = loc.f
 	}
 	s.Frames = frames
 }
