@@ -62,9 +62,30 @@ func FuzzReader(f *testing.F) {
 		}
 		defer r.Close()
 		var buf []byte
+		var b Samples
+		var s sample.Sample
+		var want []string
+		check := func() {
+			// Kept samples read back as the reader gave them, after
+			// the reader has read on.
+			for i := range b.Len() {
+				b.Sample(i, &s)
+				if got := string(sample.AppendScript(nil, &s)); got != want[i] {
+					t.Fatalf("kept sample %d:\n%s\nread:\n%s", i, got, want[i])
+				}
+			}
+			b.Reset()
+			want = want[:0]
+		}
 		for r.Next() {
 			buf = sample.AppendScript(buf[:0], r.Sample())
+			r.Keep(&b)
+			want = append(want, string(buf))
+			if b.Len() == 16 {
+				check()
+			}
 		}
+		check()
 		_ = r.Err()
 		_ = r.Stats()
 	})
