@@ -64,18 +64,22 @@ type folder struct {
 	memo    map[string]memoPiece
 	memoKey []byte
 	// ids does the same for frames that carry an ID (sample.Frame.ID):
-	// ids[java][ID] is the end in idText of what frame appends, 0 when
-	// not known yet, and idStart[java][ID] its start. A slice index
-	// replaces the hashing and comparing of strings per frame.
-	ids     [2][]uint32
-	idStart [2][]uint32
-	idHash  [2][]uint64
-	idText  []byte
+	// ids[java][ID] says where in idText what frame appends is. A slice
+	// index replaces the hashing and comparing of strings per frame.
+	ids    [2][]idPiece
+	idText []byte
 	// h is the hash of the stack the last fold made, for the classic
 	// sums: the hashes of its root and frames, combined (see mix), so
 	// that a stack is not hashed byte by byte once per sample. Equal
 	// stacks made of the same frames have equal hashes.
 	h uint64
+}
+
+// idPiece is what frame appends for the frames of one ID: idText[start :
+// end-1], end 0 when not known yet, and its hash (0 for an empty piece).
+type idPiece struct {
+	start, end uint32
+	h          uint64
 }
 
 // memoPiece is what frame appends for one frame, and its hash.
@@ -104,8 +108,6 @@ func (f *folder) resetIDs() {
 	for j := range f.ids {
 		clear(f.ids[j])
 		f.ids[j] = f.ids[j][:0]
-		f.idStart[j] = f.idStart[j][:0]
-		f.idHash[j] = f.idHash[j][:0]
 	}
 	f.idText = f.idText[:0]
 }
@@ -118,17 +120,15 @@ func (f *folder) frameByID(dst []byte, fr *sample.Frame, java bool) []byte {
 	}
 	id := int(fr.ID)
 	if id < len(f.ids[j]) {
-		if end := f.ids[j][id]; end != 0 {
-			if h := f.idHash[j][id]; h != 0 {
-				f.h = mix(f.h, h)
+		if p := &f.ids[j][id]; p.end != 0 {
+			if p.h != 0 {
+				f.h = mix(f.h, p.h)
 			}
-			return append(dst, f.idText[f.idStart[j][id]:end-1]...)
+			return append(dst, f.idText[p.start:p.end-1]...)
 		}
 	} else if id < 1<<26 {
 		n := max(id+1, 2*len(f.ids[j]), 1024)
-		f.ids[j] = append(f.ids[j], make([]uint32, n-len(f.ids[j]))...)
-		f.idStart[j] = append(f.idStart[j], make([]uint32, n-len(f.idStart[j]))...)
-		f.idHash[j] = append(f.idHash[j], make([]uint64, n-len(f.idHash[j]))...)
+		f.ids[j] = append(f.ids[j], make([]idPiece, n-len(f.ids[j]))...)
 	} else {
 		start := len(dst)
 		dst = f.frameRules(dst, fr, java)
@@ -140,12 +140,13 @@ func (f *folder) frameByID(dst []byte, fr *sample.Frame, java bool) []byte {
 	piece := dst[start:]
 	f.h = mixPiece(f.h, piece)
 	if len(f.idText) < 1<<30 {
-		f.idStart[j][id] = uint32(len(f.idText))
+		p := idPiece{start: uint32(len(f.idText))}
 		f.idText = append(f.idText, piece...)
-		f.ids[j][id] = uint32(len(f.idText)) + 1
+		p.end = uint32(len(f.idText)) + 1
 		if len(piece) > 0 {
-			f.idHash[j][id] = hashStack(piece)
+			p.h = hashStack(piece)
 		}
+		f.ids[j][id] = p
 	}
 	return dst
 }
