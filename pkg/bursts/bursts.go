@@ -42,6 +42,7 @@ import (
 	"slices"
 
 	"flamekit/pkg/folded"
+	"flamekit/pkg/gaps"
 )
 
 // Measure is what a second's value is.
@@ -200,6 +201,12 @@ type Options struct {
 	// dip below the threshold stays one, and two bursts with a quiet
 	// second between them stay two.
 	Low float64
+	// Unrecorded are the parts of the capture's time that were not
+	// recorded (see package gaps): a second less than half recorded is
+	// left out (neither a quiet second of the baseline nor a hot one); a
+	// second partly recorded, and a burst, are measured per second
+	// recorded.
+	Unrecorded []gaps.Span
 }
 
 // Defaults of Options.
@@ -245,11 +252,13 @@ type Result struct {
 	Median, Scale float64
 	// MAD is the median absolute deviation of the seconds.
 	MAD float64
-	// Seconds is the number of seconds of the span; Hot how many of them
+	// Seconds is the number of seconds of the span recorded (Unrecorded
+	// more were left out: less than half recorded); Hot how many of them
 	// were hot (in bursts); Threshold the z-score a hot second reached.
-	Seconds   int64
-	Hot       int
-	Threshold float64
+	Seconds    int64
+	Unrecorded int64
+	Hot        int
+	Threshold  float64
 }
 
 // value returns the measure of second index i (into secs) and of its
@@ -279,10 +288,19 @@ func (s *Series) Find(o Options) Result {
 	if !s.covered {
 		return res
 	}
-	res.Seconds = s.hi - s.lo + 1
-	vals := make([]float64, len(s.secs))
-	for i := range s.secs {
-		vals[i] = s.value(m, i)
+	rec := newRecorded(s.origin, o.Unrecorded)
+	out := rec.mostlyUnrecorded(s.lo, s.hi)
+	res.Unrecorded = int64(len(out))
+	res.Seconds = s.hi - s.lo + 1 - res.Unrecorded
+	vals := make([]float64, 0, len(s.secs))
+	val := make([]float64, len(s.secs)) // per second recorded; -1: left out
+	for i, sec := range s.secs {
+		if out[sec] {
+			val[i] = -1
+			continue
+		}
+		val[i] = s.value(m, i) / rec.fraction(sec)
+		vals = append(vals, val[i])
 	}
 	zeros := res.Seconds - int64(len(vals))
 	res.Median = medianWith(slices.Clone(vals), zeros, 0)
@@ -317,12 +335,16 @@ func (s *Series) Find(o Options) Result {
 	hot := false
 	flush := func() {
 		if hot {
-			bursts = append(bursts, s.burst(m, run, &res, z))
+			bursts = append(bursts, s.burst(m, run, &res, z, val, rec))
 		}
 		run, hot = run[:0], false
 	}
 	for _, i := range order {
-		zi := z(vals[i])
+		if val[i] < 0 {
+			flush()
+			continue
+		}
+		zi := z(val[i])
 		if zi < low {
 			flush()
 			continue
@@ -357,7 +379,7 @@ func (s *Series) Find(o Options) Result {
 // burst builds the burst of a run of warm seconds: its edges refined to
 // the hot bins of its first and last seconds (and of the seconds around
 // them), widened by a bin, and its score.
-func (s *Series) burst(m Measure, run []int, res *Result, z func(float64) float64) Burst {
+func (s *Series) burst(m Measure, run []int, res *Result, z func(float64) float64, val []float64, rec recorded) Burst {
 	bins := int64(s.bins)
 	binZ := func(sec int64, b int) float64 {
 		i, ok := s.slot[sec]
@@ -409,7 +431,10 @@ func (s *Series) burst(m Measure, run []int, res *Result, z func(float64) float6
 			b.Weight += s.w[j]
 		}
 	}
-	dur := float64(end-start) / float64(bins)
+	dur := rec.seconds(b.From, b.To)
+	if dur <= 0 {
+		dur = float64(end-start) / float64(bins)
+	}
 	v := float64(b.Samples)
 	if m == Weight {
 		v = b.Weight
@@ -417,7 +442,7 @@ func (s *Series) burst(m Measure, run []int, res *Result, z func(float64) float6
 	b.Rate = v / dur
 	b.Score = z(b.Rate)
 	for _, i := range run {
-		b.Peak = max(b.Peak, z(s.value(m, i)))
+		b.Peak = max(b.Peak, z(val[i]))
 	}
 	return b
 }
