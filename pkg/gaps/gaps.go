@@ -28,6 +28,7 @@ package gaps
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -72,41 +73,95 @@ const Periods = 5
 // samples rule.
 const Density = 0.9
 
-// Capture describes one input for RuleFor: its metadata lines and what
-// was read of it.
-type Capture struct {
-	Metas   []folded.Meta
-	Samples int64       // timed samples read
-	Span    folded.Span // their span
-}
-
-// RuleFor returns the rule for a set of captures: the samples rule when
-// every capture holding samples is a system-wide cpu-clock capture at a
-// known rate (its metadata: cmdline with -a and -F, -c or perf's default
-// 4000 Hz; event cpu-clock) and holds at least Density samples per period
-// of its span; the longest period of them sets Min. Otherwise, gaps are
-// the time between the captures' spans, of DefaultMin or more.
-func RuleFor(caps []Capture) Rule {
+// RuleFor returns the rule for the captures the metadata lines of all the
+// inputs describe (every line that names the sampled event, or perf's
+// command line; slices' own lines do not), whose samples read is the
+// Finder:
+//
+//   - the samples rule when every command line is a system-wide record at
+//     a known rate (-a; -F, -c or perf's default 4000 Hz) and every event
+//     is cpu-clock, and every capture that declares its span and number of
+//     samples holds at least Density samples per period of it, and about
+//     as many were read (at least 90% of its rate, over the part of it the
+//     samples read cover: a stream whose idle samples were dropped, or
+//     filtered, does not qualify); the longest period sets Min;
+//   - otherwise gaps are only the time between the captures' spans, of
+//     DefaultMin or more.
+//
+// It depends on the lines, not on how they were split into inputs, so that
+// captures concatenated into one stream have the gaps of the same files
+// named one by one; input without metadata has no gaps.
+func RuleFor(metas []folded.Meta, read *Finder) Rule {
 	var period folded.Time
-	n := 0
-	for _, c := range caps {
-		if c.Samples == 0 || !c.Span.OK {
-			continue
-		}
-		n++
-		p, ok := timerPeriod(c.Metas)
-		if !ok {
+	dense := 0
+	for i := range metas {
+		m := &metas[i]
+		if event, ok := m.Get(folded.KeyEvent); ok && event != "cpu-clock" && !strings.HasPrefix(event, "cpu-clock:") {
 			return Rule{Min: DefaultMin}
 		}
-		if span := c.Span.Last - c.Span.First; span > 10*p && float64(c.Samples) < Density*float64(span)/float64(p) {
-			return Rule{Min: DefaultMin, Period: p}
+		if cmdline, ok := m.Get(folded.KeyCmdline); ok {
+			p, ok := periodOf(cmdline)
+			if !ok {
+				return Rule{Min: DefaultMin}
+			}
+			period = max(period, p)
 		}
-		period = max(period, p)
 	}
-	if n == 0 {
+	if period == 0 {
 		return Rule{Min: DefaultMin}
 	}
+	for i := range metas {
+		m := &metas[i]
+		first, last, ok := declaredSpan(m)
+		n, err := strconv.ParseInt(get(m, folded.KeySamples), 10, 64)
+		if !ok || err != nil || n < 2 || last-first < 10*period {
+			continue
+		}
+		rate := float64(n-1) / float64(last-first) // per ns
+		if rate*float64(period) < Density || read == nil {
+			return Rule{Min: DefaultMin, Period: period}
+		}
+		if got, ok := read.rate(first, last); !ok || got < 0.9*rate {
+			return Rule{Min: DefaultMin, Period: period}
+		}
+		dense++
+	}
+	if dense == 0 {
+		return Rule{Min: DefaultMin, Period: period}
+	}
 	return Rule{Min: max(Periods*period, MinFloor), Samples: true, Period: period}
+}
+
+func get(m *folded.Meta, key string) string {
+	v, _ := m.Get(key)
+	return v
+}
+
+// declaredSpan returns the span a metadata line that names the sampled
+// event declares (a capture's, not a slice's). A line whose first and last
+// are equal declares no span unless it counts one sample: perf prints
+// 0.000000 for both in --switch-output chunks.
+func declaredSpan(m *folded.Meta) (first, last folded.Time, ok bool) {
+	if _, named := m.Get(folded.KeyEvent); !named {
+		return 0, 0, false
+	}
+	first, last, ok = m.Span()
+	if ok && first == last && get(m, folded.KeySamples) != "1" {
+		return 0, 0, false
+	}
+	return first, last, ok && last >= first
+}
+
+// Spans returns the spans (first to last sample) the captures' metadata
+// lines declare.
+func Spans(metas []folded.Meta) []Span {
+	var out []Span
+	for i := range metas {
+		if first, last, ok := declaredSpan(&metas[i]); ok {
+			out = append(out, Span{first, last})
+		}
+	}
+	return out
 }
 
 // timerPeriod returns the sample period of a system-wide cpu-clock
@@ -198,8 +253,8 @@ func (r Rule) Describe() string {
 	if !r.Samples {
 		return fmt.Sprintf("time between the inputs' samples of %s or more", formatDur(r.Min))
 	}
-	return fmt.Sprintf("no sample on any CPU for %s or more (%d periods at %s Hz, system-wide cpu-clock), or between the inputs",
-		formatDur(r.Min), Periods, strconv.FormatFloat(float64(second)/float64(r.Period), 'f', -1, 64))
+	return fmt.Sprintf("no sample on any CPU for %s or more (system-wide cpu-clock at %s Hz), or between the inputs",
+		formatDur(r.Min), strconv.FormatFloat(math.Round(float64(second)/float64(r.Period)*100)/100, 'f', -1, 64))
 }
 
 func formatDur(d folded.Time) string {
@@ -274,12 +329,15 @@ const Bin = 10 * folded.Time(1e6)
 
 const binsPerSecond = int(second / Bin) // 100: two words
 
-// Finder notes which bins of 10 ms hold a sample.
+// Finder notes which bins of 10 ms hold a sample, and how many samples
+// each second holds.
 type Finder struct {
-	slot   map[int64]int32 // second -> index of its words
+	slot   map[int64]int32 // second -> index of its words and count
 	words  []uint64
+	count  []uint32
 	cur    int32
 	curSec int64
+	span   folded.Span
 }
 
 // NewFinder returns an empty Finder.
@@ -296,14 +354,41 @@ func (f *Finder) Add(t folded.Time) {
 	if f.cur < 0 || sec != f.curSec {
 		i, ok := f.slot[sec]
 		if !ok {
-			i = int32(len(f.words) / 2)
+			i = int32(len(f.count))
 			f.slot[sec] = i
 			f.words = append(f.words, 0, 0)
+			f.count = append(f.count, 0)
 		}
 		f.cur, f.curSec = i, sec
 	}
 	b := int((t - folded.Time(sec)*second) / Bin)
 	f.words[int(f.cur)*2+b/64] |= 1 << (b % 64)
+	f.count[f.cur]++
+	f.span.Add(t)
+}
+
+// rate returns the samples per ns read in the part of [first, last] that
+// the samples read span (counted in the whole seconds it touches), and
+// false when they do not span a second of it.
+func (f *Finder) rate(first, last folded.Time) (float64, bool) {
+	if !f.span.OK {
+		return 0, false
+	}
+	lo, hi := max(first, f.span.First), min(last, f.span.Last)
+	if hi-lo < second {
+		return 0, false
+	}
+	var n int64
+	a, b := int64(lo/second), int64(hi/second)
+	for sec := a; sec <= b; sec++ {
+		if i, ok := f.slot[sec]; ok {
+			n += int64(f.count[i])
+		}
+	}
+	// The seconds at either end may hold samples of the captures next to
+	// this one: at most a second more at each end, which only errs on the
+	// side of a rate too high.
+	return float64(n) / float64(hi-lo), true
 }
 
 // Gaps returns the stretches of min or more between bins holding a sample

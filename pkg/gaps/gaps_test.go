@@ -2,6 +2,7 @@ package gaps
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 
 	"flamekit/internal/night"
@@ -37,12 +38,12 @@ func TestPeriodOf(t *testing.T) {
 	}
 }
 
-func meta(kv ...string) []folded.Meta {
+func meta(kv ...string) folded.Meta {
 	var m folded.Meta
 	for i := 0; i+1 < len(kv); i += 2 {
 		m.Set(kv[i], kv[i+1])
 	}
-	return []folded.Meta{m}
+	return m
 }
 
 func span(first, last folded.Time) folded.Span {
@@ -52,30 +53,63 @@ func span(first, last folded.Time) folded.Span {
 	return s
 }
 
+// finder returns a Finder of n samples evenly from first to last.
+func finder(first, last folded.Time, n int) *Finder {
+	f := NewFinder()
+	for i := 0; i < n; i++ {
+		f.Add(first + (last-first)*folded.Time(i)/folded.Time(n-1))
+	}
+	return f
+}
+
 func TestRuleFor(t *testing.T) {
-	sys := meta(folded.KeyCmdline, "/usr/bin/perf record -a -g -F 97 -- sleep 30", folded.KeyEvent, "cpu-clock:pppH")
-	full := Capture{Metas: sys, Samples: 2910, Span: span(0, 30*second)} // 97/s: one CPU sampled throughout
+	const cmd = "/usr/bin/perf record -a -g -F 97 -- sleep 30"
+	head := meta(folded.KeyCmdline, cmd, folded.KeyEvent, "cpu-clock:pppH", folded.KeyFirst, "100.000000", folded.KeyLast, "130.000000")
+	tail := func(samples string) folded.Meta {
+		return meta(folded.KeyEvent, "cpu-clock:pppH", folded.KeyFirst, "100.000000", folded.KeyLast, "130.000000", folded.KeySamples, samples)
+	}
+	all := finder(100*second, 130*second, 2911) // 97/s: one CPU sampled throughout
+	p97 := second / 97
 	tests := []struct {
-		name string
-		caps []Capture
-		want Rule
+		name  string
+		metas []folded.Meta
+		read  *Finder
+		want  Rule
 	}{
-		{"system-wide cpu-clock", []Capture{full, full}, Rule{Min: 5 * (second / 97), Samples: true, Period: second / 97}},
-		{"no-idle stream: too few samples", []Capture{full, {Metas: sys, Samples: 500, Span: span(0, 30*second)}},
-			Rule{Min: DefaultMin, Period: second / 97}},
-		{"at 4000 Hz: the floor", []Capture{{Metas: meta(folded.KeyCmdline, "perf record -a", folded.KeyEvent, "cpu-clock"), Samples: 200000, Span: span(0, 30*second)}},
-			Rule{Min: MinFloor, Samples: true, Period: second / 4000}},
-		{"cycles do not count in idle", []Capture{{Metas: meta(folded.KeyCmdline, "perf record -a -F 97", folded.KeyEvent, "cycles"), Samples: 5000, Span: span(0, 30*second)}},
+		{"system-wide cpu-clock", []folded.Meta{head, tail("2911")}, all, Rule{Min: 5 * p97, Samples: true, Period: p97}},
+		{"a slice of it: its own line names no event", []folded.Meta{head, tail("2911"), meta(folded.KeyFirst, "100", folded.KeyLast, "130", "slice-from", "110")},
+			finder(110*second, 115*second, 486), Rule{Min: 5 * p97, Samples: true, Period: p97}},
+		{"idle samples dropped: fewer read than declared", []folded.Meta{head, tail("2911")}, finder(100*second, 130*second, 500),
+			Rule{Min: DefaultMin, Period: p97}},
+		{"a kernel that does not sample idle CPUs", []folded.Meta{head, tail("600")}, finder(100*second, 130*second, 600),
+			Rule{Min: DefaultMin, Period: p97}},
+		{"no line counts the samples", []folded.Meta{head}, all, Rule{Min: DefaultMin, Period: p97}},
+		{"at 4000 Hz: the floor", []folded.Meta{meta(folded.KeyCmdline, "perf record -a", folded.KeyEvent, "cpu-clock"), tail("120001")},
+			finder(100*second, 130*second, 120001), Rule{Min: MinFloor, Samples: true, Period: second / 4000}},
+		{"cycles do not count in idle", []folded.Meta{meta(folded.KeyCmdline, "perf record -a -F 97", folded.KeyEvent, "cycles"), tail("2911")}, all,
 			Rule{Min: DefaultMin}},
-		{"one process", []Capture{{Metas: meta(folded.KeyCmdline, "perf record -F 97 -p 1", folded.KeyEvent, "cpu-clock"), Samples: 5000, Span: span(0, 30*second)}},
+		{"one process", []folded.Meta{meta(folded.KeyCmdline, "perf record -F 97 -p 1", folded.KeyEvent, "cpu-clock"), tail("2911")}, all,
 			Rule{Min: DefaultMin}},
-		{"no metadata", []Capture{{Samples: 5000, Span: span(0, 30*second)}}, Rule{Min: DefaultMin}},
-		{"no samples", nil, Rule{Min: DefaultMin}},
+		{"no metadata", nil, all, Rule{Min: DefaultMin}},
 	}
 	for _, tt := range tests {
-		if got := RuleFor(tt.caps); got != tt.want {
+		if got := RuleFor(tt.metas, tt.read); got != tt.want {
 			t.Errorf("%s: got %+v, want %+v", tt.name, got, tt.want)
 		}
+	}
+}
+
+func TestSpans(t *testing.T) {
+	metas := []folded.Meta{
+		meta(folded.KeyEvent, "cpu-clock", folded.KeyFirst, "1.5", folded.KeyLast, "3"),
+		meta(folded.KeyEvent, "cpu-clock", folded.KeyFirst, "0.000000", folded.KeyLast, "0.000000"), // a --switch-output chunk's header
+		meta(folded.KeyFirst, "0", folded.KeyLast, "9"),                                           // a slice's own line
+		meta(folded.KeyEvent, "cpu-clock", folded.KeyFirst, "7", folded.KeyLast, "7", folded.KeySamples, "1"),
+	}
+	got := Spans(metas)
+	want := []Span{{1500 * ms, 3 * second}, {7 * second, 7 * second}}
+	if !slices.Equal(got, want) {
+		t.Errorf("Spans = %v, want %v", got, want)
 	}
 }
 
@@ -143,14 +177,15 @@ func TestRealCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, last := samples[0].Time, samples[len(samples)-1].Time
-	rule := RuleFor([]Capture{{Metas: []folded.Meta{m}, Samples: int64(len(samples)), Span: span(first, last)}})
-	if !rule.Samples || rule.Period != second/97 {
-		t.Fatalf("rule %+v, want the samples rule at 97 Hz (metadata %v)", rule, m.Fields)
-	}
+	first := samples[0].Time
 	f := NewFinder()
 	for i := range samples {
 		f.Add(samples[len(samples)-1-i].Time)
+	}
+	m.Set(folded.KeySamples, strconv.Itoa(len(samples)))
+	rule := RuleFor([]folded.Meta{m}, f)
+	if !rule.Samples || rule.Period != second/97 {
+		t.Fatalf("rule %+v, want the samples rule at 97 Hz (metadata %v)", rule, m.Fields)
 	}
 	if g := f.Gaps(rule.Min); len(g) != 0 {
 		t.Errorf("gaps in a whole capture: %v", g)
@@ -176,6 +211,21 @@ func TestRealCapture(t *testing.T) {
 		// Placed to the 10 ms bins of the samples either side of the cut.
 		if len(g) != 1 || g[0].From < cutFrom-30*ms || g[0].From > cutFrom+Bin || g[0].To < cutTo-Bin || g[0].To > cutTo+30*ms {
 			t.Errorf("gaps %v, want one of %v to %v", g, cutFrom, cutTo)
+		}
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	for _, tt := range []struct {
+		r    Rule
+		want string
+	}{
+		{Rule{Min: 5 * second / 97, Samples: true, Period: second / 97}, "no sample on any CPU for 51.5 ms or more (system-wide cpu-clock at 97 Hz), or between the inputs"},
+		{Rule{Min: MinFloor, Samples: true, Period: second / 4000}, "no sample on any CPU for 50 ms or more (system-wide cpu-clock at 4000 Hz), or between the inputs"},
+		{Rule{Min: DefaultMin}, "time between the inputs' samples of 1 s or more"},
+	} {
+		if got := tt.r.Describe(); got != tt.want {
+			t.Errorf("Describe() = %q, want %q", got, tt.want)
 		}
 	}
 }
