@@ -103,7 +103,7 @@ func TestSpans(t *testing.T) {
 	metas := []folded.Meta{
 		meta(folded.KeyEvent, "cpu-clock", folded.KeyFirst, "1.5", folded.KeyLast, "3"),
 		meta(folded.KeyEvent, "cpu-clock", folded.KeyFirst, "0.000000", folded.KeyLast, "0.000000"), // a --switch-output chunk's header
-		meta(folded.KeyFirst, "0", folded.KeyLast, "9"),                                           // a slice's own line
+		meta(folded.KeyFirst, "0", folded.KeyLast, "9"),                                             // a slice's own line
 		meta(folded.KeyEvent, "cpu-clock", folded.KeyFirst, "7", folded.KeyLast, "7", folded.KeySamples, "1"),
 	}
 	got := Spans(metas)
