@@ -96,6 +96,13 @@ func TestPerfTimetravelBackToBack(t *testing.T) {
 		}
 	}
 
+	// Nothing between the windows is drawn as not recorded.
+	need(t, "timeslice")
+	hm := ok(t, dir, "timeslice --heatmap=text tt/*.folded.gz", path)
+	if bytes.Contains(hm.stdout, []byte("not recorded")) {
+		t.Errorf("the heat map of back-to-back windows shows time not recorded:\n%s", hm.stdout)
+	}
+
 	dir = t.TempDir()
 	r = ok(t, dir, script("perf-timetravel")+" -o tt -w 2 -t 5 --no-marker", path)
 	data, _ = windows(t, filepath.Join(dir, "tt"))
@@ -128,21 +135,24 @@ func TestPerfTimetravelRealFaults(t *testing.T) {
 			t.Fatalf("want exit status 1 when the disk is full:\n%s", r)
 		}
 		// perf's own words are shown, not lost with the full directory.
-		if !regexp.MustCompile(`perf record (failed|was killed).*it said:\n\s+\S.*No space left on device`).Match(r.stderr) {
+		if !regexp.MustCompile(`perf record failed .*it said:\n\s+\S.*No space left on device`).Match(r.stderr) {
 			t.Errorf("perf's message about the full disk is not shown:\n%s", r.stderr)
 		}
+		// What perf wrote is kept: perf finished the window (ENOSPC while it
+		// starts), or left it unfinished (later).
+		data, _ := windows(t, filepath.Join(dir, "tt"))
 		left, _ := filepath.Glob(filepath.Join(dir, "tt", ".perf-*.data.partial"))
-		if len(left) != 1 || !strings.Contains(string(r.stderr), "recovers it") {
-			t.Fatalf("want the unfinished window kept as .perf-*.data.partial, and said so; got %v:\n%s", left, r.stderr)
+		if len(data)+len(left) != 1 || len(left) == 1 && !strings.Contains(string(r.stderr), "recovers it") {
+			t.Fatalf("want the window kept, as a window or as .perf-*.data.partial; got %v %v:\n%s", data, left, r.stderr)
 		}
 		// Room again: the restart names the unfinished window.
 		if out, err := exec.Command("mount", "-o", "remount,size=64m", dir).CombinedOutput(); err != nil {
 			t.Fatalf("remount: %v %s", err, out)
 		}
 		r = ok(t, dir, rec+" -o tt -w 1 -n 1 -f 0 --no-marker", path)
-		data, _ := windows(t, filepath.Join(dir, "tt"))
-		if len(data) != 2 || !strings.Contains(string(r.stderr), "recovered "+data[0]+" ") {
-			t.Errorf("want the recovered window and a new one; got %v:\n%s", data, r.stderr)
+		data, _ = windows(t, filepath.Join(dir, "tt"))
+		if len(data) != 2 || len(left) == 1 && !strings.Contains(string(r.stderr), "recovered "+data[0]+" ") {
+			t.Errorf("want the window of the full disk and a new one; got %v:\n%s", data, r.stderr)
 		}
 	})
 
@@ -155,7 +165,7 @@ func TestPerfTimetravelRealFaults(t *testing.T) {
 		killPerf(t, cmd.Process.Pid)
 		err := cmd.Wait()
 		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "perf record was killed (SIGKILL)") {
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "perf record failed (exit status 137, as when killed by SIGKILL)") {
 			t.Fatalf("want exit status 1 and perf's end reported; got %v:\n%s", err, stderr)
 		}
 		r := ok(t, dir, rec+" -o tt -w 1 -n 1 --no-marker", path)
@@ -289,7 +299,7 @@ func TestPerfTimetravelStandInFaults(t *testing.T) {
 		killPerf(t, cmd.Process.Pid)
 		err := cmd.Wait()
 		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "perf record was killed (SIGKILL)") {
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "perf record failed (exit status 137, as when killed by SIGKILL)") {
 			t.Fatalf("want exit status 1 and perf's end reported; got %v:\n%s", err, stderr)
 		}
 		left, _ := filepath.Glob(filepath.Join(tt, ".perf-*.data.partial"))
@@ -324,4 +334,63 @@ func TestPerfTimetravelStandInFaults(t *testing.T) {
 			t.Errorf("want %s recovered and converted; got %v %v:\n%s", want, data, folded, r.stderr)
 		}
 	})
+}
+
+// TestTimesliceUnrecorded: two windows of the recorder before version 2,
+// with the 1.256 s hole it left between them (testdata/travel/holes): the
+// heat map (text and SVG) shows the hole as not recorded, never as idle
+// cells, whether the windows are named or concatenated; --bursts says
+// where the hole is and leaves it out of the baseline.
+func TestTimesliceUnrecorded(t *testing.T) {
+	need(t, "timeslice")
+	dir := t.TempDir()
+	holes := filepath.Join(root, "e2e", "testdata", "travel", "holes")
+	files := filepath.Join(holes, "perf-vm-20261125-211304-5s.folded.gz") + " " + filepath.Join(holes, "perf-vm-20261125-211310-5s.folded.gz")
+
+	named := ok(t, dir, "timeslice --heatmap=text "+files)
+	cat := ok(t, dir, "zcat "+files+" | timeslice --heatmap=text")
+	if _, a, _ := bytes.Cut(named.stdout, []byte("\n")); !bytes.HasSuffix(cat.stdout, a) { // but the title
+		t.Errorf("the windows named and concatenated give different maps:\n%s\n%s", named.stdout, cat.stdout)
+	}
+	if !bytes.Contains(named.stdout, []byte("not recorded (hatched grey; '/' in text): 1.256 s in 1 part: no sample on any CPU for 51.5 ms or more")) {
+		t.Errorf("the map does not say what was not recorded:\n%s", named.stdout)
+	}
+	// The hole is @622.826451 to @624.082605: seconds 4.99 to 6.246 after
+	// the first sample (@617.836634), cells of 20 ms.
+	cells := 0
+	for _, l := range strings.Split(string(named.stdout), "\n") {
+		m := regexp.MustCompile(`^ +(\d+)  \|(.{50})\|`).FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		s, _ := strconv.Atoi(m[1])
+		for r, c := range m[2] {
+			at := float64(s) + float64(r)*0.02 + 0.01 // the cell's middle
+			inHole := at > 4.99 && at < 6.246
+			if c == '/' {
+				cells++
+			}
+			if (c == '/') != inHole && (at < 4.97 || at > 6.26) {
+				t.Errorf("second %d, cell %d (%.2f s): %q", s, r, at, c)
+			}
+		}
+	}
+	if cells < 60 || cells > 64 {
+		t.Errorf("%d cells not recorded, want the 62 or so of 1.256 s", cells)
+	}
+
+	ok(t, dir, "timeslice --heatmap "+files+" > heat.svg")
+	svg := readFile(t, filepath.Join(dir, "heat.svg"))
+	parseSVG(t, svg)
+	group := regexp.MustCompile(`(?s)<g id="dunrec">(.*?)</g>`).FindSubmatch(svg)
+	if group == nil || bytes.Count(group[1], []byte(`<rect class="unrec"`)) < 2 || !bytes.Contains(svg, []byte(">not recorded</text>")) {
+		t.Errorf("the SVG does not hatch the hole, or has no legend entry for it")
+	}
+
+	r := ok(t, dir, "timeslice --bursts "+files)
+	for _, want := range []string{"recorded (1 more not recorded, left out)", "not recorded: 1.256s in 1 parts", "@622.826451 to @624.082605 (1.256s)"} {
+		if !strings.Contains(string(r.stderr), want) {
+			t.Errorf("--bursts does not say %q:\n%s", want, r.stderr)
+		}
+	}
 }
