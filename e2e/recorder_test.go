@@ -140,7 +140,7 @@ func TestPerfTimetravelRealFaults(t *testing.T) {
 		}
 		// What perf wrote is kept: perf finished the window (ENOSPC while it
 		// starts), or left it unfinished (later).
-		data, _ := windows(t, filepath.Join(dir, "tt"))
+		data, _ := filepath.Glob(filepath.Join(dir, "tt", "perf-*.data"))
 		left, _ := filepath.Glob(filepath.Join(dir, "tt", ".perf-*.data.partial"))
 		if len(data)+len(left) != 1 || len(left) == 1 && !strings.Contains(string(r.stderr), "recovers it") {
 			t.Fatalf("want the window kept, as a window or as .perf-*.data.partial; got %v %v:\n%s", data, left, r.stderr)
@@ -149,10 +149,10 @@ func TestPerfTimetravelRealFaults(t *testing.T) {
 		if out, err := exec.Command("mount", "-o", "remount,size=64m", dir).CombinedOutput(); err != nil {
 			t.Fatalf("remount: %v %s", err, out)
 		}
-		r = ok(t, dir, rec+" -o tt -w 1 -n 1 -f 0 --no-marker", path)
-		data, _ = windows(t, filepath.Join(dir, "tt"))
-		if len(data) != 2 || len(left) == 1 && !strings.Contains(string(r.stderr), "recovered "+data[0]+" ") {
-			t.Errorf("want the window of the full disk and a new one; got %v:\n%s", data, r.stderr)
+		r = ok(t, dir, rec+" -o tt -w 1 -n 1 -f 0 --convert --no-marker", path)
+		names, folded := windows(t, filepath.Join(dir, "tt"))
+		if len(names) != 2 || len(folded) != 2 || len(left) == 1 && !strings.Contains(string(r.stderr), "recovered "+names[0]+" ") {
+			t.Errorf("want the window of the full disk and a new one; got %v:\n%s", names, r.stderr)
 		}
 	})
 
@@ -168,10 +168,15 @@ func TestPerfTimetravelRealFaults(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "perf record failed (exit status 137, as when killed by SIGKILL)") {
 			t.Fatalf("want exit status 1 and perf's end reported; got %v:\n%s", err, stderr)
 		}
-		r := ok(t, dir, rec+" -o tt -w 1 -n 1 --no-marker", path)
-		data, _ := windows(t, tt)
-		if len(data) != 3 {
-			t.Fatalf("want the first window, the recovered one and a new one; got %v:\n%s", data, r.stderr)
+		r := ok(t, dir, rec+" -o tt -w 1 -n 1 --convert --no-marker", path)
+		data, folded := windows(t, tt)
+		// The first window was not converted (no --convert then); the
+		// recovered one and the new one are.
+		if len(data) != 3 || len(folded) != 2 || strings.TrimSuffix(folded[0], ".folded.gz") != strings.TrimSuffix(data[1], ".data") {
+			t.Fatalf("want the first window, the recovered one and a new one, the last two converted; got %v %v:\n%s", data, folded, r.stderr)
+		}
+		if len(sampleTimes(t, filepath.Join(tt, folded[0]))) == 0 {
+			t.Errorf("the recovered window %s holds no sample:\n%s", folded[0], r.stderr)
 		}
 		// perf starts a file after a switch with zeros where it writes the
 		// header when it finishes the file: the recovered window has the
