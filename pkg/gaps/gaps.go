@@ -409,8 +409,8 @@ func (f *Finder) Gaps(min folded.Time) []Span {
 			for x := f.words[i*2+w]; x != 0; x &= x - 1 {
 				k := s*int64(binsPerSecond) + int64(w*64+bits.TrailingZeros64(x))
 				// The samples are between (k-prev-1) and (k-prev+1) bins
-				// apart: the gap is taken as k-prev bins.
-				if seen && folded.Time(k-prev)*Bin >= min && k-prev > 1 {
+				// apart; the gap is the k-prev-1 bins between them.
+				if seen && k-prev > 1 && folded.Time(k-prev-1)*Bin >= min {
 					out = append(out, Span{folded.Time(prev+1) * Bin, folded.Time(k) * Bin})
 				}
 				prev, seen = k, true
