@@ -164,24 +164,6 @@ func Spans(metas []folded.Meta) []Span {
 	return out
 }
 
-// timerPeriod returns the sample period of a system-wide cpu-clock
-// capture, from its metadata.
-func timerPeriod(metas []folded.Meta) (folded.Time, bool) {
-	var cmdline, event string
-	for i := range metas {
-		if v, ok := metas[i].Get(folded.KeyCmdline); ok {
-			cmdline = v
-		}
-		if v, ok := metas[i].Get(folded.KeyEvent); ok {
-			event = v
-		}
-	}
-	if event != "cpu-clock" && !strings.HasPrefix(event, "cpu-clock:") {
-		return 0, false
-	}
-	return periodOf(cmdline)
-}
-
 // periodOf reads a perf record command line: whether it records every CPU
 // (-a, --all-cpus, or -a among grouped flags) and at what period (-F HZ,
 // --freq HZ, -c NS for cpu-clock; perf's default 4000 Hz).

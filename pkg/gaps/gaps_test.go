@@ -46,13 +46,6 @@ func meta(kv ...string) folded.Meta {
 	return m
 }
 
-func span(first, last folded.Time) folded.Span {
-	var s folded.Span
-	s.Add(first)
-	s.Add(last)
-	return s
-}
-
 // finder returns a Finder of n samples evenly from first to last.
 func finder(first, last folded.Time, n int) *Finder {
 	f := NewFinder()
