@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"flamekit/pkg/folded"
 	"flamekit/pkg/idle"
 	"flamekit/pkg/svg"
 	"flamekit/pkg/timeline"
@@ -23,7 +24,8 @@ import (
 //	        parent (node i's parent is i - distance; the root is 0), uv frame
 //	        (nodes in pre-order, siblings by frame: flamegraph's layout order)
 //	idle    uv n, then n times uv the gap to the previous idle node (+1)
-//	threads uv n, then n times: uv pid+1, uv tid+1, uv comm frame
+//	threads uv n, then n times: uv which ids the lines carried (1: pid,
+//	        2: tid), zv pid, zv tid, uv comm frame
 //	cells   uv n, then n times: zv cell - previous cell, uv entries in it
 //	entries uv n, then columns of n values each: zv stack - previous stack
 //	        in the cell, uv thread, uv cpu+1, uv input, uv samples, then the
@@ -123,8 +125,16 @@ func encode(tl *timeline.Timeline) encoded {
 
 	e.uv(uint64(len(tl.Threads)))
 	for _, th := range tl.Threads {
-		e.uv(uint64(int64(th.PID) + 1))
-		e.uv(uint64(int64(th.TID) + 1))
+		var has uint64
+		if th.Has&folded.HasPID != 0 {
+			has |= 1
+		}
+		if th.Has&folded.HasTID != 0 {
+			has |= 2
+		}
+		e.uv(has)
+		e.zv(int64(th.PID))
+		e.zv(int64(th.TID))
 		e.uv(uint64(frameID[th.Comm]))
 	}
 

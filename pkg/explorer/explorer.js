@@ -12,7 +12,7 @@ window.flamekit = flamekit;
 // ---- data ----
 var F = [], DISP = [], RANK = []; // frame names, shown names, sort ranks
 var NN = 0, P, FR, DEP, IDLE; // stack tree: parent, frame, depth, idle
-var TP, TT, TC; // threads: pid, tid, comm frame
+var TP, TT, TC, THAS; // threads: pid, tid, comm frame, which ids (1: pid, 2: tid)
 var NE = 0, EC, ES, ET, EU, EI, EN, EW; // entries: cell, stack, thread, cpu, input, samples, weight
 var CL, CS; // cells that hold entries, and their first entry
 var LANE = []; // lane of each input
@@ -57,8 +57,8 @@ async function unpack() {
 	var ni = uv(), id = 0;
 	for (i = 0; i < ni; i++) { id += uv(); IDLE[id] = 1; }
 	var nt = uv();
-	TP = new Int32Array(nt); TT = new Int32Array(nt); TC = new Int32Array(nt);
-	for (i = 0; i < nt; i++) { TP[i] = uv() - 1; TT[i] = uv() - 1; TC[i] = uv(); }
+	TP = new Int32Array(nt); TT = new Int32Array(nt); TC = new Int32Array(nt); THAS = new Uint8Array(nt);
+	for (i = 0; i < nt; i++) { THAS[i] = uv(); TP[i] = zv(); TT[i] = zv(); TC[i] = uv(); }
 	var nc = uv();
 	CL = new Float64Array(nc); CS = new Int32Array(nc + 1);
 	var cell = 0, k = 0;
@@ -259,18 +259,18 @@ function anyRE2(list) {
 	var ci = list.some(function (s) { return /^\(\?[a-z]*i[a-z]*\)/.test(s); });
 	return new RegExp(list.map(function (s) { return "(?:" + s.replace(/^\(\?[a-z]+\)/, "") + ")"; }).join("|"), ci ? "i" : "");
 }
-// parseList reads 0-3,8 into a set test.
+// parseList reads ids and ranges, 0-3,8 (-1 is perf's unknown thread),
+// as package selection does, into a test.
 function parseList(list) {
 	if (!list.length) return null;
 	var ranges = [];
 	list.join(",").split(",").forEach(function (part) {
 		part = part.trim();
-		if (!part) return;
-		var m = /^(\d+)(?:-(\d+))?$/.exec(part);
-		if (!m) throw new Error("want numbers and ranges such as 0-3,8, not " + JSON.stringify(part));
+		var m = /^(-?\d+)(?:-(\d+))?$/.exec(part);
+		if (!m || +m[1] < -1 || m[2] !== undefined && +m[2] < +m[1]) throw new Error("bad id or range " + JSON.stringify(part) + " (want ids and ranges such as 0-3,8)");
 		ranges.push([+m[1], m[2] === undefined ? +m[1] : +m[2]]);
 	});
-	return function (v) { return v >= 0 && ranges.some(function (r) { return v >= r[0] && v <= r[1]; }); };
+	return function (v) { return ranges.some(function (r) { return v >= r[0] && v <= r[1]; }); };
 }
 // frameTest memoises a regular expression's verdict per frame.
 function frameTest(re) {
@@ -326,12 +326,14 @@ function applyFilters() {
 	var nt = TP.length;
 	THOK = new Uint8Array(nt);
 	for (var t = 0; t < nt; t++) {
-		THOK[t] = (!comm || (comm.lastIndex = 0, comm.test(F[TC[t]]))) && (!pid || pid(TP[t])) && (!tid || tid(TT[t])) ? 1 : 0;
+		// a sample whose line lacks a field the filter needs is left out
+		// (package selection's rule)
+		THOK[t] = (!comm || comm.test(F[TC[t]])) && (!pid || THAS[t] & 1 && pid(TP[t])) && (!tid || THAS[t] & 2 && tid(TT[t])) ? 1 : 0;
 	}
 	var maxCpu = 0;
 	for (var e = 0; e < NE; e++) if (EU[e] > maxCpu) maxCpu = EU[e];
 	CPUOK = new Uint8Array(maxCpu + 2);
-	for (var c = -1; c <= maxCpu; c++) CPUOK[c + 1] = !cpu || cpu(c) ? 1 : 0;
+	for (var c = -1; c <= maxCpu; c++) CPUOK[c + 1] = !cpu || c >= 0 && cpu(c) ? 1 : 0;
 
 	var plain = !showFrom && !pruneFrom && !hide && !show && !merges.length && !S.collapse;
 	TMAP = new Int32Array(NN);
@@ -772,6 +774,20 @@ function inputsOf(r) {
 	return hit.length ? hit : all;
 }
 
+// selectionArgs gives the filters that pick samples by where they ran
+// (package selection's --comm, --pid, --tid, --cpu) as timeslice flags;
+// several values of one are OR-ed, as the page does.
+function selectionArgs() {
+	var a = [];
+	["comm", "pid", "tid", "cpu"].forEach(function (k) {
+		var v = S.f[k];
+		if (!v.length) return;
+		var joined = k === "comm" ? (v.length === 1 ? v[0] : v.map(function (x) { return "(?:" + x + ")"; }).join("|")) : v.join(",");
+		a.push("--" + k, shellQuote(joined));
+	});
+	return a;
+}
+
 function timesliceCmd(r, extra) {
 	var ins = inputsOf(r), every = ins.length === M.inputs.length;
 	var args = ["timeslice"];
@@ -781,14 +797,16 @@ function timesliceCmd(r, extra) {
 		args.push("--from", perfTime(cellStartNs(r.c0), off), "--to", perfTime(cellStartNs(r.c1), off));
 	}
 	if (S.noIdle) args.push("--no-idle");
+	args.push.apply(args, selectionArgs());
 	if (extra) args.push.apply(args, extra);
 	ins.forEach(function (i) { args.push(M.inputs[i].file); });
 	return args.join(" ");
 }
 
+// filterArgs gives the stack filters as stackfilter flags (FILTERS.md).
 function filterArgs() {
 	var a = [];
-	LIST_KEYS.forEach(function (k) { S.f[k].forEach(function (v) { a.push("--" + k, shellQuote(v)); }); });
+	["focus", "ignore", "hide", "show", "show-from", "prune-from", "merge"].forEach(function (k) { S.f[k].forEach(function (v) { a.push("--" + k, shellQuote(v)); }); });
 	if (S.collapse) a.push("--collapse-recursion");
 	return a.length ? " | stackfilter " + a.join(" ") : "";
 }

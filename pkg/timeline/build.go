@@ -143,8 +143,8 @@ func (b *Builder) Add(rec *folded.Record) error {
 	b.t.Samples++
 
 	stack := b.stack(rec.Stack)
-	cpu, pid, tid := ids(rec)
-	th := Thread{PID: pid, TID: tid, Comm: b.t.comm[stack]}
+	cpu, th := ids(rec)
+	th.Comm = b.t.comm[stack]
 	thread, ok := b.threadIdx[th]
 	if !ok {
 		thread = ThreadID(len(b.t.Threads))

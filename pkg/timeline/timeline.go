@@ -39,9 +39,12 @@ type Node struct {
 
 // Thread is a thread as the samples name it. Comm is the stack's root
 // frame (the process name, or comm-pid/tid when stackcollapse ran with
-// --pid/--tid); PID and TID are -1 when the timed lines did not carry them.
+// --pid/--tid); PID and TID are what the timed lines carried (pid=, tid=),
+// Has says which of them they carried (folded.HasPID, folded.HasTID), and
+// an id not carried is -1.
 type Thread struct {
 	PID, TID int32
+	Has      folded.Has
 	Comm     FrameID
 }
 
@@ -71,7 +74,7 @@ type Entry struct {
 	Input   int32
 	Stack   StackID
 	Thread  ThreadID
-	CPU     int32 // -1 when not known
+	CPU     int32 // the line's cpu=, -1 when it carried none
 	Samples uint32
 	Weight  int64
 }
