@@ -262,7 +262,7 @@ func header(full, tl *timeline.Timeline, enc *encoded, o *Options) (*jsonMeta, e
 	m := &jsonMeta{Version: 1, Title: o.Title, Rows: tl.Rows, Seconds: tl.Seconds,
 		Origin: strconv.FormatInt(int64(tl.Origin), 10), NoIdle: o.NoIdle,
 		Integral: enc.integral, WUnit: enc.unit, Samples: tl.Samples, Untimed: tl.Untimed,
-		Sizes: [3]int{enc.frames, enc.nodes, enc.entries}}
+		Sizes: [3]int{enc.frames, enc.nodes, enc.entries}, Marks: []jsonMark{}, Inputs: []jsonInput{}}
 	_, wt := tl.Total()
 	m.Weight = folded.FormatCount(wt)
 	m.Measure, m.Unit = "samples", "samples"

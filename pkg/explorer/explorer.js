@@ -888,7 +888,7 @@ function buildUI() {
 	bar.appendChild(UI.compare);
 	g.appendChild(UI.compare);
 	UI.compare.addEventListener("click", function () {
-		if (S.vs) { S.vs = null; compareNext = false; update("range"); return; }
+		if (S.vs) { S.vs = null; S.elided = ""; compareNext = false; update("range"); return; }
 		compareNext = !compareNext;
 		status();
 		UI.compare.classList.toggle("on", compareNext);
@@ -1093,7 +1093,7 @@ function heatGeom() {
 	var width = Math.max(UI.heat.clientWidth, 400), x0 = 64;
 	var cols = HM.long ? STRETCH : HM.cols[1] - HM.cols[0] + 1;
 	var first = HM.long ? HM.stretch : HM.cols[0];
-	var cw = Math.max(1, Math.min(24, Math.floor((width - x0 - 16) / cols)));
+	var cw = Math.max(1, Math.min(40, Math.floor((width - x0 - 16) / cols)));
 	var ch = R <= 10 ? 14 : Math.max(2, Math.min(8, Math.floor(260 / R)));
 	return { x0: x0, y0: 6, cw: cw, ch: ch, cols: cols, first: first, width: width, height: 6 + R * ch + 34 };
 }
@@ -1127,9 +1127,9 @@ function drawHeat() {
 		ctx.lineWidth = 1.5;
 		M.marks.forEach(function (m) { outline(ctx, g, li, cellOfNs(m.from), cellOfNs(m.to - 1) + 1, true); });
 		// selections
-		if (S.sel && S.sel.lane === li) shade(ctx, g, li, S.sel.c0, S.sel.c1, "rgba(40,90,255,0.38)");
-		if (S.vs && S.vs.lane === li) shade(ctx, g, li, S.vs.c0, S.vs.c1, "rgba(255,150,0,0.45)");
-		if (drag && drag.lane === li && drag.c !== drag.start) shade(ctx, g, li, Math.min(drag.start, drag.c), Math.max(drag.start, drag.c) + 1, drag.vs ? "rgba(255,150,0,0.3)" : "rgba(40,90,255,0.25)");
+		if (S.sel && S.sel.lane === li) shade(ctx, g, li, S.sel.c0, S.sel.c1, "rgba(40,90,255,0.22)", "rgb(20,50,200)");
+		if (S.vs && S.vs.lane === li) shade(ctx, g, li, S.vs.c0, S.vs.c1, "rgba(255,160,0,0.25)", "rgb(220,120,0)");
+		if (drag && drag.lane === li && drag.c !== drag.start) shade(ctx, g, li, Math.min(drag.start, drag.c), Math.max(drag.start, drag.c) + 1, drag.vs ? "rgba(255,160,0,0.2)" : "rgba(40,90,255,0.18)");
 		if (pending && pending.lane === li) {
 			ctx.strokeStyle = pending.vs ? "rgb(200,110,0)" : "rgb(20,40,160)";
 			ctx.lineWidth = 2;
@@ -1194,15 +1194,31 @@ function cellXY(g, li, cell) {
 	return [g.x0 + dc * g.cw, g.y0 + (R - 1 - row) * g.ch];
 }
 
-function shade(ctx, g, li, c0, c1, color) {
-	ctx.fillStyle = color;
+// shade tints the cells of a range and draws its outline: a run of cells
+// per column, the range's ends closing it.
+function shade(ctx, g, li, c0, c1, color, line) {
 	var a = Math.max(c0, (g.first - HM.shift[li]) * R), b = Math.min(c1, (g.first + g.cols - HM.shift[li]) * R);
+	var boxes = [];
 	for (var c = a; c < b;) {
 		var col = Math.floor(c / R), row = c - col * R, end = Math.min(b, (col + 1) * R);
 		var xy = cellXY(g, li, c);
-		if (xy) ctx.fillRect(xy[0], g.y0 + (R - (row + (end - c))) * g.ch, g.cw, (end - c) * g.ch);
+		if (xy) boxes.push([xy[0], g.y0 + (R - (row + (end - c))) * g.ch, g.cw, (end - c) * g.ch]);
 		c = end;
 	}
+	ctx.fillStyle = color;
+	boxes.forEach(function (r) { ctx.fillRect(r[0], r[1], r[2], r[3]); });
+	if (!line) return;
+	ctx.strokeStyle = line;
+	ctx.lineWidth = 1.5;
+	ctx.beginPath();
+	boxes.forEach(function (r, i) {
+		var x0 = r[0] + 0.75, x1 = r[0] + r[2] - 0.75, y0 = r[1] + 0.75, y1 = r[1] + r[3] - 0.75;
+		ctx.moveTo(x0, y0); ctx.lineTo(x1, y0); // top of the run
+		ctx.moveTo(x0, y1); ctx.lineTo(x1, y1); // bottom
+		if (i === 0 || boxes[i - 1][0] !== r[0] - r[2]) { ctx.moveTo(x0, y0); ctx.lineTo(x0, y1); }
+		if (i === boxes.length - 1) { ctx.moveTo(x1, y0); ctx.lineTo(x1, y1); }
+	});
+	ctx.stroke();
 }
 
 function outline(ctx, g, li, c0, c1) {
@@ -1594,6 +1610,9 @@ flamekit.frames = function () {
 	var out = [];
 	for (var i = 0; i < g.n; i++) out.push({ name: g.label(i), w: g.w[i], depth: g.depth[i], color: g.color[i] });
 	return out;
+};
+flamekit.heat = function () {
+	return HM.series.map(function (s, l) { var sum = 0; for (var i = 0; i < s.length; i++) sum += s[i]; return { lane: M.lanes[l].host, sum: sum, max: HM.max[l], cells: s.length }; });
 };
 flamekit.top = function () {
 	var t = topTable();

@@ -39,7 +39,7 @@ function fmtF(v, prec) {
 		var last = kept.charCodeAt(kept.length - 1) - 48;
 		if (last % 2 === 0) s = (v < 0 ? "-" : "") + kept; // tie: keep the even digit
 	}
-	if (s === "-0" || /^-0\.0*$/.test(s)) s = s.slice(1);
+	if (Object.is(v, -0)) s = "-" + s; // Go keeps the sign of zero
 	return s;
 }
 
