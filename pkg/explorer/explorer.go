@@ -20,7 +20,6 @@ package explorer
 
 import (
 	"bytes"
-	"compress/gzip"
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
@@ -31,6 +30,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 
 	"flamekit/pkg/folded"
 	"flamekit/pkg/heatmap"
@@ -109,7 +110,7 @@ func Write(w io.Writer, tl *timeline.Timeline, o Options) (Stats, error) {
 	tl = fit(tl, budget)
 	enc := encode(tl)
 	var gz bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	zw, _ := gzip.NewWriterLevel(&gz, 7)
 	zw.Write(enc.data)
 	zw.Close()
 

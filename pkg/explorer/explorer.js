@@ -15,6 +15,7 @@ var NN = 0, P, FR, DEP, IDLE; // stack tree: parent, frame, depth, idle
 var TP, TT, TC, THAS; // threads: pid, tid, comm frame, which ids (1: pid, 2: tid)
 var NE = 0, EC, ES, ET, EU, EI, EN, EW; // entries: cell, stack, thread, cpu, input, samples, weight
 var CL, CS; // cells that hold entries, and their first entry
+var MAXCPU = 0;
 var LANE = []; // lane of each input
 var ORIGIN = BigInt(M.origin);
 
@@ -79,7 +80,7 @@ async function unpack() {
 		for (var e = CS[i]; e < CS[i + 1]; e++) { EC[e] = CL[i]; last += zv(); ES[e] = last; }
 	}
 	for (e = 0; e < NE; e++) ET[e] = uv();
-	for (e = 0; e < NE; e++) EU[e] = uv() - 1;
+	for (e = 0; e < NE; e++) { EU[e] = uv() - 1; if (EU[e] > MAXCPU) MAXCPU = EU[e]; }
 	for (e = 0; e < NE; e++) EI[e] = uv();
 	for (e = 0; e < NE; e++) EN[e] = uv();
 	if (M.integral) {
@@ -245,6 +246,7 @@ function saveFragment() {
 
 // ---- filters ----
 var THOK, CPUOK, TMAP; // per thread, per cpu+1, per stack: kept?, and the stack's node in T
+var KMAP; // per stack: its node in T, or -1 when the filters (idle included) drop it
 var T = null; // the tree the filters make: {n, parent, frame, depth, kids (CSR), pre}
 var filterError = "";
 
@@ -330,10 +332,8 @@ function applyFilters() {
 		// (package selection's rule)
 		THOK[t] = (!comm || comm.test(F[TC[t]])) && (!pid || THAS[t] & 1 && pid(TP[t])) && (!tid || THAS[t] & 2 && tid(TT[t])) ? 1 : 0;
 	}
-	var maxCpu = 0;
-	for (var e = 0; e < NE; e++) if (EU[e] > maxCpu) maxCpu = EU[e];
-	CPUOK = new Uint8Array(maxCpu + 2);
-	for (var c = -1; c <= maxCpu; c++) CPUOK[c + 1] = !cpu || c >= 0 && cpu(c) ? 1 : 0;
+	CPUOK = new Uint8Array(MAXCPU + 2);
+	for (var c = -1; c <= MAXCPU; c++) CPUOK[c + 1] = !cpu || c >= 0 && cpu(c) ? 1 : 0;
 
 	var plain = !showFrom && !pruneFrom && !hide && !show && !merges.length && !S.collapse;
 	TMAP = new Int32Array(NN);
@@ -390,6 +390,8 @@ function applyFilters() {
 		T = { n: tParent.length, parent: Int32Array.from(tParent), frame: Int32Array.from(tFrame), depth: Int32Array.from(tDepth), plain: false };
 	}
 	buildKids(T);
+	KMAP = TMAP.slice();
+	if (S.noIdle) for (n = 1; n < NN; n++) if (IDLE[n]) KMAP[n] = -1;
 }
 
 // buildKids gives T its children lists, siblings by name (flamegraph's
@@ -421,7 +423,7 @@ function buildKids(T) {
 }
 
 function keepEntry(e) {
-	return THOK[ET[e]] && CPUOK[EU[e] + 1] && !(S.noIdle && IDLE[ES[e]]) && TMAP[ES[e]] >= 0;
+	return THOK[ET[e]] && CPUOK[EU[e] + 1] && KMAP[ES[e]] >= 0;
 }
 
 function entryRange(c0, c1) {
@@ -438,9 +440,10 @@ function sums(r) {
 	var self = new Float64Array(T.n), selfN = new Float64Array(T.n);
 	if (!r) return { self: self, selfN: selfN };
 	var ij = entryRange(r.c0, r.c1);
+	var lanes = M.lanes.length > 1;
 	for (var e = ij[0]; e < ij[1]; e++) {
-		if (LANE[EI[e]] !== r.lane || !keepEntry(e)) continue;
-		var t = TMAP[ES[e]];
+		var t = KMAP[ES[e]];
+		if (t < 0 || !THOK[ET[e]] || !CPUOK[EU[e] + 1] || lanes && LANE[EI[e]] !== r.lane) continue;
 		self[t] += EW[e];
 		selfN[t] += EN[e];
 	}
@@ -1034,11 +1037,19 @@ function heatSeries() {
 		var s = HM.spans[l];
 		HM.series.push(new Float64Array(s[1] - s[0] + 1));
 	}
-	var w = M.measure === "weight";
-	for (var e = 0; e < NE; e++) {
-		if (!keepEntry(e)) continue;
-		var ln = LANE[EI[e]];
-		HM.series[ln][EC[e] - HM.spans[ln][0]] += w ? EW[e] : EN[e];
+	var w = M.measure === "weight", V = w ? EW : EN;
+	if (n === 1) {
+		var a = HM.series[0], first = HM.spans[0][0];
+		for (var e = 0; e < NE; e++) {
+			if (KMAP[ES[e]] < 0 || !THOK[ET[e]] || !CPUOK[EU[e] + 1]) continue;
+			a[EC[e] - first] += V[e];
+		}
+	} else {
+		for (e = 0; e < NE; e++) {
+			if (!keepEntry(e)) continue;
+			var ln = LANE[EI[e]];
+			HM.series[ln][EC[e] - HM.spans[ln][0]] += V[e];
+		}
 	}
 	for (l = 0; l < n; l++) {
 		var mx = 0, a = HM.series[l];
@@ -1102,13 +1113,7 @@ function drawHeat() {
 	var g = heatGeom();
 	HM.geom = g;
 	HM.lanes.forEach(function (ln, li) {
-		var c = ln.canvas, dpr = window.devicePixelRatio || 1;
-		c.style.width = g.width + "px";
-		c.style.height = g.height + "px";
-		c.width = Math.round(g.width * dpr);
-		c.height = Math.round(g.height * dpr);
-		var ctx = c.getContext("2d");
-		ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+		var ctx = sizeCanvas(ln.canvas, g.width, g.height);
 		ctx.fillStyle = "#fff";
 		ctx.fillRect(0, 0, g.width, g.height);
 		ctx.strokeStyle = "#ddd";
@@ -1233,13 +1238,8 @@ function outline(ctx, g, li, c0, c1) {
 function drawOverview(c, li, g) {
 	var ncols = HM.cols[1] - HM.cols[0] + 1, per = Math.ceil(ncols / 600), ocols = Math.ceil(ncols / per);
 	var ow = Math.max(1, Math.min(12, Math.floor((g.width - g.x0 - 16) / ocols))), oh = 2, rows = 60;
-	var w = g.width, h = rows * oh + 20, dpr = window.devicePixelRatio || 1;
-	c.style.width = w + "px";
-	c.style.height = h + "px";
-	c.width = Math.round(w * dpr);
-	c.height = Math.round(h * dpr);
-	var ctx = c.getContext("2d");
-	ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+	var w = g.width, h = rows * oh + 20;
+	var ctx = sizeCanvas(c, w, h);
 	ctx.fillStyle = "#fff";
 	ctx.fillRect(0, 0, w, h);
 	var s = HM.series[li], span = HM.spans[li], acc = new Float64Array(ocols * rows), mx = 0;
@@ -1571,7 +1571,7 @@ async function main() {
 		pendingResize = true;
 		requestAnimationFrame(function () { pendingResize = false; drawHeat(); if (UI.flame.g) { UI.flame.draw(); } });
 	});
-	flamekit.timing = { unpack: t1 - t0, first: performance.now() - t0 };
+	flamekit.timing = { unpack: t1 - t0, first: performance.now() - t0, loaded: performance.now() };
 }
 
 // The test hooks read the page; they change nothing.
@@ -1610,6 +1610,14 @@ flamekit.frames = function () {
 	var out = [];
 	for (var i = 0; i < g.n; i++) out.push({ name: g.label(i), w: g.w[i], depth: g.depth[i], color: g.color[i] });
 	return out;
+};
+// measure times a change and its drawing (until the next frame), in ms:
+// "select" a range of ns after the origin, or "filter" by comm.
+flamekit.measure = function (what, a, b) {
+	var t0 = performance.now();
+	if (what === "select") { S.sel = { lane: 0, c0: cellOfNs(a), c1: cellOfNs(b) }; update("range"); }
+	if (what === "filter") { S.f.comm = a ? [a] : []; update("filter"); }
+	return new Promise(function (done) { requestAnimationFrame(function () { setTimeout(function () { done(performance.now() - t0); }, 0); }); });
 };
 flamekit.heat = function () {
 	return HM.series.map(function (s, l) { var sum = 0; for (var i = 0; i < s.length; i++) sum += s[i]; return { lane: M.lanes[l].host, sum: sum, max: HM.max[l], cells: s.length }; });

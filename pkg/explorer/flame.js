@@ -163,6 +163,21 @@ function commas(s) {
 
 var FRAME_H = 16, FONT = "12px Verdana, sans-serif", CHAR_W = 12 * 0.59, HIGHLIGHT = "rgb(230,0,230)";
 
+// sizeCanvas sizes a canvas for its CSS size and the screen's pixel ratio
+// (reallocating it only when that changed) and returns its context.
+function sizeCanvas(c, cssW, cssH) {
+	var dpr = window.devicePixelRatio || 1, w = Math.round(cssW * dpr), h = Math.round(cssH * dpr);
+	if (c.width !== w || c.height !== h) {
+		c.style.width = cssW + "px";
+		c.style.height = cssH + "px";
+		c.width = w;
+		c.height = h;
+	}
+	var ctx = c.getContext("2d");
+	ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+	return ctx;
+}
+
 function FlameView(canvas, tip, onHover) {
 	this.canvas = canvas;
 	this.tip = tip;
@@ -212,13 +227,7 @@ FlameView.prototype.draw = function () {
 	var cssW = Math.max(c.parentNode.clientWidth, 300);
 	var depth = g ? g.maxDepth + 1 : 1;
 	var cssH = depth * FRAME_H + 8;
-	var dpr = window.devicePixelRatio || 1;
-	c.style.width = cssW + "px";
-	c.style.height = cssH + "px";
-	c.width = Math.round(cssW * dpr);
-	c.height = Math.round(cssH * dpr);
-	var ctx = c.getContext("2d");
-	ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+	var ctx = sizeCanvas(c, cssW, cssH);
 	var bg = g && g.bg || ["#eeeeee", "#eeeeb0"];
 	var grad = ctx.createLinearGradient(0, 0, 0, cssH);
 	grad.addColorStop(0.05, bg[0]);

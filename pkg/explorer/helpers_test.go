@@ -145,7 +145,7 @@ type browser struct {
 	errors []string
 }
 
-func newBrowser(t *testing.T, w, h int) *browser {
+func newBrowser(t testing.TB, w, h int) *browser {
 	b := &browser{Browser: browsertest.NewSize(t, w, h)}
 	ctx, cancel := context.WithCancel(b.Ctx)
 	msgs := chromedp.Console(ctx)
@@ -176,14 +176,14 @@ func newBrowser(t *testing.T, w, h int) *browser {
 }
 
 // open loads a page and waits until it has unpacked its profile.
-func (b *browser) open(t *testing.T, url string) {
+func (b *browser) open(t testing.TB, url string) {
 	t.Helper()
 	b.Open(t, url)
 	var ok bool
 	b.Eval(t, `flamekit.ready.then(() => true)`, &ok)
 }
 
-func (b *browser) text(t *testing.T, id string) string {
+func (b *browser) text(t testing.TB, id string) string {
 	t.Helper()
 	var s string
 	b.Eval(t, fmt.Sprintf(`document.getElementById(%q).textContent`, id), &s)
@@ -191,7 +191,7 @@ func (b *browser) text(t *testing.T, id string) string {
 }
 
 // download clicks a save link like a user and reads what it points to.
-func (b *browser) download(t *testing.T, id string) string {
+func (b *browser) download(t testing.TB, id string) string {
 	t.Helper()
 	var s string
 	b.Eval(t, fmt.Sprintf(`(() => { const a = document.getElementById(%q); a.dispatchEvent(new MouseEvent("click", {bubbles: true, cancelable: true}));

@@ -27,10 +27,11 @@ type line struct {
 	count float64
 	at    folded.Time
 	cpu   int32
+	tid   int32
 	idle  bool
 }
 
-func readLines(t *testing.T, text []byte) (lines []line, origin folded.Time) {
+func readLines(t testing.TB, text []byte) (lines []line, origin folded.Time) {
 	t.Helper()
 	rd := folded.NewReader(bytes.NewReader(text), "in")
 	first := true
@@ -39,7 +40,7 @@ func readLines(t *testing.T, text []byte) (lines []line, origin folded.Time) {
 		if r.Kind != folded.Timed {
 			continue
 		}
-		lines = append(lines, line{string(r.Stack), r.Count, r.Time, r.CPU, idle.Is(r.Stack)})
+		lines = append(lines, line{string(r.Stack), r.Count, r.Time, r.CPU, r.TID, idle.Is(r.Stack)})
 		if first || r.Time < origin {
 			origin, first = r.Time, false
 		}
@@ -79,20 +80,20 @@ type pageState struct {
 	Fragment string
 }
 
-func (b *browser) state(t *testing.T) pageState {
+func (b *browser) state(t testing.TB) pageState {
 	var s pageState
 	b.Eval(t, `flamekit.state()`, &s)
 	return s
 }
 
-func (b *browser) totals(t *testing.T) pageTotals {
+func (b *browser) totals(t testing.TB) pageTotals {
 	var p pageTotals
 	b.Eval(t, `flamekit.totals()`, &p)
 	return p
 }
 
 // point returns the page coordinates the page gives for a JS expression.
-func (b *browser) point(t *testing.T, js string) (float64, float64) {
+func (b *browser) point(t testing.TB, js string) (float64, float64) {
 	t.Helper()
 	var p []float64
 	b.Eval(t, js, &p)
@@ -103,7 +104,7 @@ func (b *browser) point(t *testing.T, js string) (float64, float64) {
 }
 
 // clickID clicks the middle of an element, as a user does.
-func (b *browser) clickID(t *testing.T, id string) {
+func (b *browser) clickID(t testing.TB, id string) {
 	t.Helper()
 	x, y := b.point(t, fmt.Sprintf(`(() => { const e = document.getElementById(%q); e.scrollIntoView({block: "center"}); const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`, id))
 	b.Click(t, x, y)
@@ -111,7 +112,7 @@ func (b *browser) clickID(t *testing.T, id string) {
 
 // typeInto clicks an input, selects what it holds (Ctrl-A), types text
 // over it and presses Enter.
-func (b *browser) typeInto(t *testing.T, id, text string) {
+func (b *browser) typeInto(t testing.TB, id, text string) {
 	t.Helper()
 	b.clickID(t, id)
 	b.Do(t, chromedp.KeyEvent("a", chromedp.KeyModifiers(kb.ModifierCtrl)), chromedp.KeyEvent(kb.Backspace))
