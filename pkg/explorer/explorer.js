@@ -152,7 +152,7 @@ function parseTime(s) {
 }
 
 // ---- view state (the URL fragment) ----
-var LIST_KEYS = ["comm", "pid", "tid", "cpu", "focus", "ignore", "hide", "show", "show-from", "prune-from", "merge"];
+var LIST_KEYS = ["comm", "pid", "tid", "cpu", "focus", "ignore", "hide", "show", "show-from", "root-at", "prune-from", "merge"];
 var S = {
 	sel: null, vs: null, // {lane, c0, c1}: cells [c0, c1) of a lane
 	f: {}, collapse: false, noIdle: M.noIdle,
@@ -274,15 +274,32 @@ function parseList(list) {
 	});
 	return function (v) { return ranges.some(function (r) { return v >= r[0] && v <= r[1]; }); };
 }
-// frameTest memoises a regular expression's verdict per frame.
-function frameTest(re) {
+// frameTest memoises a regular expression's verdict per frame, matched
+// against the name (or what name gives of it).
+function frameTest(re, name) {
 	if (!re) return null;
 	var memo = new Int8Array(F.length + 1024);
 	return function (f) {
 		var v = memo[f];
-		if (v === 0) { v = re.test(F[f]) ? 1 : 2; memo[f] = v; }
+		if (v === 0) { var s = name ? name(F[f]) : F[f]; v = s !== null && re.test(s) ? 1 : 2; memo[f] = v; }
 		return v === 1;
 	};
+}
+
+// simplifyName cuts a name before its argument list as pprof does before
+// matching -prune_from (stackfilter.SimplifyName): a leading "." goes, the
+// name ends at the first "(" that does not start "(anonymous namespace)"
+// or belong to "operator()"; an empty name matches nothing.
+function simplifyName(name) {
+	if (name === "") return null;
+	if (name[0] === ".") name = name.slice(1);
+	for (var i = 0; i < name.length;) {
+		if (name.startsWith("(anonymous namespace)", i)) { i += 21; continue; }
+		if (name.startsWith("operator()", i)) { i += 10; continue; }
+		if (name[i] === "(") return name.slice(0, i);
+		i++;
+	}
+	return name;
 }
 
 var XF = []; // frames made by --merge, after F: [name, rank]
@@ -314,15 +331,18 @@ function applyFilters() {
 	try {
 		var comm = anyRE2(f.comm), pid = parseList(f.pid), tid = parseList(f.tid), cpu = parseList(f.cpu);
 		var focus = frameTest(anyRE2(f.focus)), ignore = frameTest(anyRE2(f.ignore));
-		var showFrom = frameTest(anyRE2(f["show-from"])), pruneFrom = frameTest(anyRE2(f["prune-from"]));
+		var showFrom = frameTest(anyRE2(f["show-from"])), rootAt = frameTest(anyRE2(f["root-at"]));
+		var pruneFrom = frameTest(anyRE2(f["prune-from"]), simplifyName);
 		var hide = frameTest(anyRE2(f.hide)), show = frameTest(anyRE2(f.show));
 		var merges = f.merge.map(function (m) {
-			var i = m.lastIndexOf("="), re = i > 0 ? m.slice(0, i) : m, name = i > 0 ? m.slice(i + 1) : m;
+			// RE[=NAME], split at the last "=" (stackfilter's rule)
+			var i = m.lastIndexOf("="), re = i >= 0 ? m.slice(0, i) : m, name = i >= 0 ? m.slice(i + 1) : m;
+			if (name === "" || name.includes(";")) throw new Error("--merge " + JSON.stringify(m) + ": the name after the last = may not be empty or hold ;");
 			return { test: frameTest(toRegExp(re)), frame: mergedFrame(name) };
 		});
 	} catch (e) {
 		filterError = String(e.message || e);
-		comm = pid = tid = cpu = focus = ignore = showFrom = pruneFrom = hide = show = null;
+		comm = pid = tid = cpu = focus = ignore = showFrom = rootAt = pruneFrom = hide = show = null;
 		merges = [];
 	}
 	var nt = TP.length;
@@ -335,7 +355,7 @@ function applyFilters() {
 	CPUOK = new Uint8Array(MAXCPU + 2);
 	for (var c = -1; c <= MAXCPU; c++) CPUOK[c + 1] = !cpu || c >= 0 && cpu(c) ? 1 : 0;
 
-	var plain = !showFrom && !pruneFrom && !hide && !show && !merges.length && !S.collapse;
+	var plain = !showFrom && !rootAt && !pruneFrom && !hide && !show && !merges.length && !S.collapse;
 	TMAP = new Int32Array(NN);
 	var fHit = focus ? new Uint8Array(NN) : null, iHit = ignore ? new Uint8Array(NN) : null;
 	if (plain) {
@@ -347,17 +367,26 @@ function applyFilters() {
 		}
 		T = { n: NN, parent: P, frame: FR, depth: DEP, plain: true };
 	} else {
-		// one pass down the tree: each stack's node in the new tree
-		var tParent = [-1], tFrame = [-1], tDepth = [0], tMerged = [0], child = new Map();
-		var node = new Int32Array(NN); // T node of n's path so far (0: none kept)
-		var started = new Uint8Array(NN), pruned = new Uint8Array(NN), merged = new Uint8Array(NN);
+		// One pass down the tree computes what each stack becomes, in
+		// FILTERS.md's order: hide and show, then show-from (the rootmost
+		// match starts the stack), root-at (the leafmost: a restart at each
+		// match), prune-from (the leafmost match ends it: the stack as it
+		// was at that frame), then merge and collapse-recursion, which run
+		// frame by frame. Per node of the original tree: the new tree's
+		// node of the path so far, the merge rule of the run it ends in,
+		// whether show-from and root-at have matched, and the node at the
+		// last prune-from match.
+		var tParent = [-1], tFrame = [-1], tDepth = [0], child = new Map();
+		var node = new Int32Array(NN), run = new Int32Array(NN), lm = new Int32Array(NN).fill(-1);
+		var started = new Uint8Array(NN), rooted = new Uint8Array(NN);
 		started[0] = showFrom ? 0 : 1;
-		var intern = function (parent, frame, wasMerged) {
+		rooted[0] = rootAt ? 0 : 1;
+		var intern = function (parent, frame) {
 			var key = parent * 4194304 + frame, id = child.get(key);
 			if (id === undefined) {
 				id = tParent.length;
 				child.set(key, id);
-				tParent.push(parent); tFrame.push(frame); tDepth.push(tDepth[parent] + 1); tMerged.push(wasMerged ? 1 : 0);
+				tParent.push(parent); tFrame.push(frame); tDepth.push(tDepth[parent] + 1);
 			}
 			return id;
 		};
@@ -365,27 +394,28 @@ function applyFilters() {
 			fr = FR[n]; p = P[n];
 			if (fHit) fHit[n] = fHit[p] || focus(fr) ? 1 : 0;
 			if (iHit) iHit[n] = iHit[p] || ignore(fr) ? 1 : 0;
-			var cur = node[p], keep = true;
+			var cur = node[p], keep = !(hide && hide(fr)) && !(show && !show(fr));
 			started[n] = started[p];
-			pruned[n] = pruned[p];
-			if (!started[n]) {
-				if (showFrom(fr)) { started[n] = 1; cur = 0; } else keep = false;
+			rooted[n] = rooted[p];
+			lm[n] = lm[p];
+			run[n] = run[p];
+			if (keep && !started[n]) {
+				if (showFrom(fr)) started[n] = 1; else keep = false;
 			}
-			if (keep && pruneFrom) {
-				if (pruned[p]) keep = false;
-				else if (pruneFrom(fr)) pruned[n] = 1;
-			}
-			if (keep && hide && hide(fr)) keep = false;
-			if (keep && show && !show(fr)) keep = false;
+			if (keep && rootAt && rootAt(fr)) { rooted[n] = 1; cur = 0; lm[n] = -1; run[n] = 0; }
 			if (keep) {
-				var nf = fr, isMerged = false;
-				for (var k = 0; k < merges.length; k++) if (merges[k].test(fr)) { nf = merges[k].frame; isMerged = true; break; }
-				if (isMerged && cur > 0 && tMerged[cur] && tFrame[cur] === nf) { /* consecutive merged frames: one */ }
-				else if (S.collapse && cur > 0 && tFrame[cur] === nf) { /* direct recursion: one */ }
-				else cur = intern(cur, nf, isMerged);
+				var rule = 0;
+				for (var k = 0; k < merges.length; k++) if (merges[k].test(fr)) { rule = k + 1; break; }
+				var nf = rule ? merges[rule - 1].frame : fr;
+				if (rule && rule === run[n] && cur > 0) { /* the run of one merge rule: one frame */ }
+				else if (S.collapse && cur > 0 && tFrame[cur] === nf) { /* direct recursion: one frame */ }
+				else cur = intern(cur, nf);
+				run[n] = rule;
+				if (pruneFrom && pruneFrom(fr)) lm[n] = cur;
 			}
 			node[n] = cur;
-			TMAP[n] = (fHit && !fHit[n]) || (iHit && iHit[n]) || !started[n] || cur === 0 ? -1 : cur;
+			var out = lm[n] >= 0 ? lm[n] : cur;
+			TMAP[n] = (fHit && !fHit[n]) || (iHit && iHit[n]) || !started[n] || !rooted[n] || out === 0 ? -1 : out;
 		}
 		T = { n: tParent.length, parent: Int32Array.from(tParent), frame: Int32Array.from(tFrame), depth: Int32Array.from(tDepth), plain: false };
 	}
@@ -809,7 +839,7 @@ function timesliceCmd(r, extra) {
 // filterArgs gives the stack filters as stackfilter flags (FILTERS.md).
 function filterArgs() {
 	var a = [];
-	["focus", "ignore", "hide", "show", "show-from", "prune-from", "merge"].forEach(function (k) { S.f[k].forEach(function (v) { a.push("--" + k, shellQuote(v)); }); });
+	["focus", "ignore", "hide", "show", "show-from", "root-at", "prune-from", "merge"].forEach(function (k) { S.f[k].forEach(function (v) { a.push("--" + k, shellQuote(v)); }); });
 	if (S.collapse) a.push("--collapse-recursion");
 	return a.length ? " | stackfilter " + a.join(" ") : "";
 }
@@ -924,7 +954,8 @@ function buildUI() {
 	[["comm", "comm RE", "process (root frame) regexp"], ["pid", "pid", "0-3,8"], ["tid", "tid", "0-3,8"], ["cpu", "cpu", "0-3,8"],
 		["focus", "focus RE", "keep stacks with a frame matching"], ["ignore", "ignore RE", "drop stacks with a frame matching"],
 		["hide", "hide RE", "drop matching frames"], ["show", "show RE", "keep only matching frames"],
-		["show-from", "show-from RE", "start stacks at the first match"], ["prune-from", "prune-from RE", "cut stacks below the first match"],
+		["show-from", "show-from RE", "start stacks at the rootmost match"], ["root-at", "root-at RE", "start stacks at the leafmost match"],
+		["prune-from", "prune-from RE", "end stacks at the leafmost match"],
 		["merge", "merge RE=NAME", "rename matching frames"]].forEach(function (f) {
 		var lab = el("label", { class: "filter" });
 		lab.appendChild(el("span", null, f[1]));

@@ -94,6 +94,13 @@ func binaries(t testing.TB) string {
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
+		if _, err := os.Stat("../../cmd/stackfilter"); err != nil && os.Getenv("FLAMEKIT_STACKFILTER") != "" {
+			sf := os.Getenv("FLAMEKIT_STACKFILTER")
+			// a stackfilter built elsewhere, while this tree has none
+			if b, err := os.ReadFile(sf); err == nil {
+				os.WriteFile(filepath.Join(binDir, "stackfilter"), b, 0o755)
+			}
+		}
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
@@ -101,10 +108,11 @@ func binaries(t testing.TB) string {
 	return binDir
 }
 
-// hasStackfilter reports whether this tree has the stackfilter command.
+// hasStackfilter reports whether this tree has the stackfilter command
+// (or FLAMEKIT_STACKFILTER names one built elsewhere).
 func hasStackfilter() bool {
 	_, err := os.Stat("../../cmd/stackfilter")
-	return err == nil
+	return err == nil || os.Getenv("FLAMEKIT_STACKFILTER") != ""
 }
 
 // shell runs a command line with bash, the built commands first in PATH,
