@@ -3,12 +3,10 @@ package explorer
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -112,33 +110,42 @@ func BenchmarkScaleBuild(b *testing.B) {
 	b.ReportMetric(float64(ms.HeapInuse)/1e6, "heap-MB")
 }
 
-// BenchmarkScaleBrowser opens the page of 1.1 M samples in Chromium and
-// times what a user waits for: the page ready (unpacked, heat map and
-// all), the flame graph of a 2-second selection and of the whole capture,
-// a comm filter (heat map and flame graph redrawn) and its removal.
+// BenchmarkScaleBrowser opens the page of 1.1 M samples (or the page
+// FLAMEKIT_EXPLORER_PAGE names: scripts/bench gives it the page of its big
+// input) in Chromium and times what a user waits for: the page ready
+// (unpacked, heat map and all), the flame graph of a 2-second selection in
+// the middle and of the whole capture, a comm filter (heat map and flame
+// graph redrawn) and its removal.
 func BenchmarkScaleBrowser(b *testing.B) {
-	recs := scaleRecords(b)
-	tl := buildScale(b, recs)
-	path := filepath.Join(b.TempDir(), "scale.html")
-	f, err := os.Create(path)
+	path := os.Getenv("FLAMEKIT_EXPLORER_PAGE")
+	if path == "" {
+		recs := scaleRecords(b)
+		tl := buildScale(b, recs)
+		path = filepath.Join(b.TempDir(), "scale.html")
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bw := bufio.NewWriter(f)
+		if _, err := Write(bw, tl, Options{Files: []string{"scale.folded"}, NoIdle: true}); err != nil {
+			b.Fatal(err)
+		}
+		bw.Flush()
+		f.Close()
+	}
+	fi, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	bw := bufio.NewWriter(f)
-	st, err := Write(bw, tl, Options{Files: []string{"scale.folded"}, NoIdle: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	bw.Flush()
-	f.Close()
 	br := newBrowser(b, 1400, 1000)
 	b.ResetTimer()
 	var open, sel2, selAll, filt, unfilt float64
+	const span = `(() => { const s = HM.spans[0]; return [cellStartNs(s[0]), cellStartNs(s[1] + 1)]; })()`
 	for range b.N {
 		br.Open(b, "file://"+path)
 		br.Eval(b, `flamekit.ready.then(() => flamekit.timing.loaded)`, &open)
-		br.Eval(b, `flamekit.measure("select", 60e9, 62e9)`, &sel2)
-		br.Eval(b, `flamekit.measure("select", 0, 120e9)`, &selAll)
+		br.Eval(b, `(() => { const s = `+span+`, m = Math.round((s[0] + s[1]) / 2); return flamekit.measure("select", m, m + 2e9); })()`, &sel2)
+		br.Eval(b, `(() => { const s = `+span+`; return flamekit.measure("select", s[0], s[1]); })()`, &selAll)
 		br.Eval(b, `flamekit.measure("filter", "bash")`, &filt)
 		br.Eval(b, `flamekit.measure("filter", "")`, &unfilt)
 	}
@@ -147,13 +154,11 @@ func BenchmarkScaleBrowser(b *testing.B) {
 	if int(tot.Samples) == 0 {
 		b.Fatal("empty selection")
 	}
-	b.ReportMetric(float64(st.PageBytes)/1e6, "page-MB")
+	b.ReportMetric(float64(fi.Size())/1e6, "page-MB")
 	b.ReportMetric(open, "open-ms")
 	b.ReportMetric(sel2, "select2s-ms")
 	b.ReportMetric(selAll, "selectAll-ms")
 	b.ReportMetric(filt, "filter-ms")
 	b.ReportMetric(unfilt, "unfilter-ms")
-	if testing.Verbose() {
-		fmt.Fprintf(os.Stderr, "scale page: %d samples, %d entries, %d stacks, %.1f MB; %s\n", len(recs), st.Entries, st.Stacks, float64(st.PageBytes)/1e6, strings.TrimSpace(fmt.Sprint(tot)))
-	}
+	b.ReportMetric(tot.Samples, "samples")
 }
