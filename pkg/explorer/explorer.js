@@ -1109,6 +1109,7 @@ function setupHeat() {
 	HM.cols = [lo, hi];
 	HM.long = hi - lo + 1 > LONG;
 	HM.stretch = lo;
+	if (HM.long && M.marks.length) centerOn({ lane: 0, c0: cellOfNs(M.marks[0].from), c1: cellOfNs(M.marks[0].to) });
 	UI.heat.textContent = "";
 	HM.lanes = M.lanes.map(function (lane, i) {
 		var box = el("div", { class: "lane" });
@@ -1213,14 +1214,14 @@ function colLabel(col, li) {
 		var d = new Date(M.lanes[li].wallMs + s * 1000);
 		return d.toISOString().slice(11, 19);
 	}
-	if (colSeconds() < 60) return String(s);
+	if (colSeconds() < 60 && !HM.long) return String(s);
 	var h = Math.floor(s / 3600), m = Math.floor(s % 3600 / 60), sec = s % 60;
 	return (h ? h + ":" + String(m).padStart(2, "0") : m) + ":" + String(sec).padStart(2, "0");
 }
 
 function axisName(li) {
 	if (M.lanes.length > 1 && M.lanes[0].wallMs > 0) return "wall clock (UTC)";
-	var what = colSeconds() < 60 ? "seconds" : "time";
+	var what = colSeconds() < 60 && !HM.long ? "seconds" : "h:mm:ss";
 	return what + " after the first sample (@" + perfTime(0).slice(1) + ")" + (M.wall ? ", " + new Date(M.wall.ms).toISOString().replace(".000Z", "Z") + (M.wall.estimated ? " (estimated)" : "") : "");
 }
 
@@ -1266,8 +1267,15 @@ function outline(ctx, g, li, c0, c1) {
 	}
 }
 
+// overviewPer: the heat map columns per overview column, a round number
+// that fits the capture in 600 columns.
+function overviewPer(ncols) {
+	var per = [1, 2, 3, 5, 10, 15, 20, 30, 60, 120, 180, 360, 720, 1440].find(function (p) { return Math.ceil(ncols / p) <= 600; });
+	return per || Math.ceil(ncols / 600);
+}
+
 function drawOverview(c, li, g) {
-	var ncols = HM.cols[1] - HM.cols[0] + 1, per = Math.ceil(ncols / 600), ocols = Math.ceil(ncols / per);
+	var ncols = HM.cols[1] - HM.cols[0] + 1, per = overviewPer(ncols), ocols = Math.ceil(ncols / per);
 	var ow = Math.max(1, Math.min(12, Math.floor((g.width - g.x0 - 16) / ocols))), oh = 2, rows = 60;
 	var w = g.width, h = rows * oh + 20;
 	var ctx = sizeCanvas(c, w, h);
