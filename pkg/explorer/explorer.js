@@ -1581,6 +1581,23 @@ function keys(e) {
 	if (e.key === "ArrowRight") { e.preventDefault(); step(1); }
 }
 
+// warmUp lays out and draws a flame graph off screen once, so that the
+// first selection finds the font ready and the code compiled.
+function warmUp() {
+	if (S.sel || !CL.length) return;
+	var c = document.createElement("canvas"), tip = document.createElement("div");
+	var hidden = el("div", { style: "position:absolute;left:-10000px;top:0;width:1200px" });
+	hidden.appendChild(c);
+	document.body.appendChild(hidden);
+	var keep = S.sel;
+	S.sel = { lane: LANE[EI[0]] || 0, c0: CL[0], c1: CL[Math.min(CL.length - 1, 50)] + 1 };
+	var view = new FlameView(c, tip);
+	view.set(flameGraph(), false);
+	S.sel = keep;
+	CUR.A = CUR.B = null;
+	hidden.remove();
+}
+
 async function main() {
 	var t0 = performance.now();
 	await unpack();
@@ -1594,6 +1611,7 @@ async function main() {
 	centerOn(S.sel);
 	drawBursts();
 	update("init");
+	warmUp();
 	window.addEventListener("keydown", keys);
 	window.addEventListener("hashchange", function () {
 		if (location.hash.replace(/^#/, "") === lastFragment) return;
