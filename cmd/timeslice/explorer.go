@@ -55,6 +55,7 @@ func (p *page) Sample(rec *folded.Record) error {
 func (c *command) pageOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) func(*timeslice.Clock) error {
 	before := inputs.Clock()
 	b := newBusy(c.Rows, false, false, before.Origin, before.HasOrigin)
+	b.weights, b.unit = c.heatWeights(inputs) // off-CPU time: cells sum µs
 	c.busy = b
 	p := &page{busy: b, rows: c.Rows}
 	for _, in := range inputs {

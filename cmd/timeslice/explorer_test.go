@@ -50,6 +50,12 @@ func TestHeatmapHTML(t *testing.T) {
 	if code, out, stderr = run(t, string(gunzip(t, burstFile)), "-q", "--heatmap=html"); code != 0 || !strings.Contains(out, `"file":"-"`) {
 		t.Errorf("stdin: exit %d, %s", code, stderr)
 	}
+	// Off-CPU time: the page's cells sum microseconds, and it says so.
+	in := "# flamekit v1 timed event=\"sched:sched_switch\" weight=\"off-cpu\" unit=\"us\"\n" +
+		"app;read 150000 @10.010000\napp;sleep 800000 @10.500000\napp;read 2000 @11.010000\n"
+	if code, out, stderr = run(t, in, "-q", "--heatmap=html"); code != 0 || !strings.Contains(out, `"measure":"weight","unit":"µs off-CPU"`) {
+		t.Errorf("off-CPU page: exit %d, %s", code, stderr)
+	}
 	if code, _, stderr = run(t, "", "--heatmap=html", "--keep-time", burstFile); code != 2 {
 		t.Errorf("--heatmap=html --keep-time: exit %d, want 2 (%s)", code, stderr)
 	}

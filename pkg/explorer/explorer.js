@@ -567,7 +567,12 @@ function tipFor(kind, A, B) {
 	};
 }
 
-function weightName() { return M.event ? "weight (" + M.event + " periods)" : "weight"; }
+// weightName says what the flame graphs' widths sum: the heat map's unit
+// when it sums weights (off-CPU time), else the event's periods.
+function weightName() {
+	if (M.measure === "weight") return M.unit;
+	return M.event ? "weight (" + M.event + " periods)" : "weight";
+}
 
 var CUR = { A: null, B: null }; // the sums of the selection and comparison
 
@@ -1408,7 +1413,7 @@ function status() {
 	else {
 		var A = CUR.A;
 		t = "Selection " + rangeText(S.sel) + ": " + fmtInt(A ? A.totN[0] : 0) + " samples, " + fmtInt(A ? A.tot[0] : 0) + " " + weightName();
-		if (S.vs) t += ". Compared with " + rangeText(S.vs) + ": " + fmtInt(CUR.B ? CUR.B.totN[0] : 0) + " samples, " + fmtInt(CUR.B ? CUR.B.tot[0] : 0) + (S.elided ? "" : "; red: more in the selection, blue: less" + (S.normalize ? " (comparison scaled to the selection's total, -n)" : ""));
+		if (S.vs) t += ". Compared with " + rangeText(S.vs) + ": " + fmtInt(CUR.B ? CUR.B.totN[0] : 0) + " samples, " + fmtInt(CUR.B ? CUR.B.tot[0] : 0) + " " + weightName() + (S.elided ? "" : "; red: more in the selection, blue: less" + (S.normalize ? " (comparison scaled to the selection's total, -n)" : ""));
 		t += ".  ←/→ move it, Esc resets.";
 	}
 	UI.status.textContent = t;
@@ -1437,7 +1442,7 @@ function drawGraph() {
 		head = S.vs ? (S.elided ? "Elided view: the stacks found " + (S.elided === "selection" ? "in the selection only" : "in the comparison range only") : "Differential flame graph: the selection's frames, red where they grew against the comparison range, blue where they shrank (difffolded | flamegraph)") :
 			(S.inverted ? "Icicle graph" : "Flame graph") + " of the selection" + (S.sort === "weight" ? ", siblings by weight" : "");
 	}
-	UI.graphHead.textContent = head + (g ? "  (click a frame to zoom, again to zoom out)" : "");
+	UI.graphHead.textContent = S.view === "top" ? "" : head + (g ? "  (click a frame to zoom, again to zoom out)" : "");
 	UI.flameCanvas.parentNode.hidden = !g || S.view === "top";
 	if (g) {
 		UI.flame.set(g, S.inverted);
