@@ -122,10 +122,9 @@ func Write(w io.Writer, tl *timeline.Timeline, o Options) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	pic, err := picture(tl, &o)
-	if err != nil {
-		return Stats{}, err
-	}
+	// Without script, the heat map as a picture (none for a span the heat
+	// map refuses to draw, over 31 days: the page still works).
+	pic, picErr := picture(tl, &o)
 
 	var b bytes.Buffer
 	b.Grow(gz.Len()*4/3 + len(pic)*4/3 + 200<<10)
@@ -149,9 +148,15 @@ func Write(w io.Writer, tl *timeline.Timeline, o Options) (Stats, error) {
 	for _, n := range o.Notes {
 		fmt.Fprintf(&b, "<p class=\"note\">%s</p>\n", html.EscapeString(n))
 	}
-	b.WriteString("</header>\n<noscript><p class=\"note\">This page draws flame graphs with JavaScript, which is off: here is the heat map as a picture. The same view from the command line: timeslice --heatmap.</p>\n<img alt=\"sub-second heat map\" src=\"data:image/svg+xml;base64,")
-	b.WriteString(base64.StdEncoding.EncodeToString(pic))
-	b.WriteString("\"></noscript>\n<div id=\"app\"><p id=\"loading\" class=\"note\">Unpacking the profile…</p></div>\n")
+	b.WriteString("</header>\n<noscript><p class=\"note\">This page draws flame graphs with JavaScript, which is off: here is the heat map as a picture. The same view from the command line: timeslice --heatmap.</p>\n")
+	if picErr == nil {
+		b.WriteString("<img alt=\"sub-second heat map\" src=\"data:image/svg+xml;base64,")
+		b.WriteString(base64.StdEncoding.EncodeToString(pic))
+		b.WriteString("\">")
+	} else {
+		fmt.Fprintf(&b, "<p class=\"note\">No picture: %s</p>", html.EscapeString(picErr.Error()))
+	}
+	b.WriteString("</noscript>\n<div id=\"app\"><p id=\"loading\" class=\"note\">Unpacking the profile…</p></div>\n")
 	b.WriteString("<script id=\"fx-meta\" type=\"application/json\">")
 	b.Write(head)
 	b.WriteString("</script>\n<script id=\"fx-data\" type=\"application/octet-stream\">")
@@ -167,10 +172,16 @@ func Write(w io.Writer, tl *timeline.Timeline, o Options) (Stats, error) {
 	return st, err
 }
 
-// fit widens the cells until the entries fit in budget: from 20 ms to
-// 100 ms, 200 ms, 1 s, then 10 s, 1 min, 10 min, 1 h, 1 day.
+// MaxCells bounds the cells of a host's lane (from its first sample to
+// its last): the page keeps a number per cell of each lane, so 5 million
+// (28 hours of 20 ms cells) is 40 MB in the browser.
+const MaxCells = 5_000_000
+
+// fit widens the cells until the entries fit in budget and every lane in
+// MaxCells: from 20 ms to 100 ms, 200 ms, 1 s, then 10 s, 1 min, 10 min,
+// 1 h, 1 day.
 func fit(tl *timeline.Timeline, budget int) *timeline.Timeline {
-	for len(tl.Entries) > budget {
+	for len(tl.Entries) > budget || laneCells(tl) > MaxCells {
 		var next *timeline.Timeline
 		if tl.Rows > 1 {
 			for _, r := range []int{10, 5, 2, 1} {
@@ -193,6 +204,27 @@ func fit(tl *timeline.Timeline, budget int) *timeline.Timeline {
 		tl = next
 	}
 	return tl
+}
+
+// laneCells returns the most cells a host's lane spans.
+func laneCells(tl *timeline.Timeline) int64 {
+	type span struct{ lo, hi int32 }
+	spans := map[string]*span{}
+	for i := range tl.Entries {
+		e := &tl.Entries[i]
+		h := tl.Inputs[e.Input].Host
+		s := spans[h]
+		if s == nil {
+			spans[h] = &span{e.Cell, e.Cell}
+			continue
+		}
+		s.lo, s.hi = min(s.lo, e.Cell), max(s.hi, e.Cell)
+	}
+	var n int64
+	for _, s := range spans {
+		n = max(n, int64(s.hi)-int64(s.lo)+1)
+	}
+	return n
 }
 
 type jsonMeta struct {
@@ -313,7 +345,8 @@ func header(full, tl *timeline.Timeline, enc *encoded, o *Options) (*jsonMeta, e
 		fe := len(full.Entries)
 		f, l, _ := full.Span()
 		span := float64(l-f+1) / float64(full.Rows)
-		m.Full = &jsonFull{Rows: full.Rows, Entries: fe, FitSeconds: math.Floor(span * float64(o.budget()) / float64(fe))}
+		fit := math.Min(span*float64(o.budget())/float64(max(fe, 1)), float64(MaxCells)/float64(full.Rows))
+		m.Full = &jsonFull{Rows: full.Rows, Entries: fe, FitSeconds: math.Floor(fit)}
 	}
 	css, err := svgCSS()
 	if err != nil {
