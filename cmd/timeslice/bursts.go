@@ -310,8 +310,8 @@ func (c *command) printBursts(env *cli.Env, res bursts.Result, fs []found, clock
 		env.Warnf("bursts: rate: %s per second against the median second of %d: median %s, scale %s (the larger of 1.4826×MAD and counting noise); %d seconds at z ≥ %g",
 			res.Measure, res.Seconds, formatRate(res.Median), formatRate(res.Scale), res.Hot, res.Threshold)
 		if cb := &res.Comp; cb.Seconds > 0 {
-			env.Warnf("bursts: composition: each second's divergence from the rest of the capture (share of its %s to move between its %d processes, shrunk by %d samples of the rest) against the median second of %d: median %.3f, scale %.3f (the larger of 1.4826×MAD and %g); %d seconds at z ≥ %g, the highest z %.1f",
-				res.Measure, cb.Processes, bursts.Prior, cb.Seconds, cb.Median, cb.Scale, bursts.MinCompScale, cb.Hot, res.Threshold, cb.Top)
+			env.Warnf("bursts: composition: each second's distance from the rest of the capture over %d processes (total variation × n/(n+%s), n its %s) against the median second of %d: median %.3f, scale %.3f (1.4826×MAD above the median, at least %g and one sample of the median second); %d seconds at z ≥ %g, the highest z %.1f",
+				cb.Processes, formatRate(cb.Samples), res.Measure, cb.Seconds, cb.Median, cb.Scale, bursts.MinCompScale, cb.Hot, res.Threshold, cb.Top)
 		}
 		env.Warnf("bursts: best first, by the larger z-score of the window's rate and composition")
 	}

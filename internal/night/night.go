@@ -193,6 +193,8 @@ type Options struct {
 	NoBurst bool
 	// Plain writes uncompressed .folded files.
 	Plain bool
+	// from and to restrict the samples handed on to [from, to) (EachIn).
+	from, to folded.Time
 }
 
 // Night describes what Generate wrote.
@@ -243,6 +245,13 @@ func Generate(o Options) (*Night, error) {
 // Generate without its files. The stacks are shared: fn must not keep or
 // modify them.
 func Each(o Options, fn func(stack []byte, count float64, t folded.Time) error) (*Night, error) {
+	return each(o, nil, fn)
+}
+
+// EachIn is Each for the samples in [from, to) only, reached without
+// going through the copies of the capture before them.
+func EachIn(o Options, from, to folded.Time, fn func(stack []byte, count float64, t folded.Time) error) (*Night, error) {
+	o.from, o.to = from, to
 	return each(o, nil, fn)
 }
 
@@ -308,13 +317,21 @@ func each(o Options, start func(*Night), fn func(stack []byte, count float64, t 
 	if start != nil {
 		start(n)
 	}
-	for k := int64(0); first+folded.Time(k)*period < end; k++ {
+	k0 := int64(0)
+	if o.to > o.from {
+		end = min(end, o.to)
+		k0 = max(int64(o.from-samples[len(samples)-1].Time)/int64(period), 0)
+	}
+	for k := k0; first+folded.Time(k)*period < end; k++ {
 		shift := folded.Time(k) * period
 		for i := range samples {
 			s := &samples[i]
 			t := s.Time + shift
 			if t >= end {
 				break
+			}
+			if t < o.from {
+				continue
 			}
 			stack := s.Stack
 			if k != planted && fill[i] != nil {

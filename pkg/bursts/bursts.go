@@ -202,8 +202,8 @@ type Options struct {
 	// second between them stay two.
 	Low float64
 	// CompScale is the smallest scale of composition z-scores
-	// (MinCompScale when 0): the shift of a second's composition,
-	// beyond the median second's, that counts as one z.
+	// (MinCompScale when 0): the divergence beyond the median second's
+	// that counts as one z at least.
 	CompScale float64
 }
 
