@@ -43,7 +43,7 @@ type command struct {
 	FontWidth  float64 `name:"fontwidth" default:"${fontwidth}" help:"Average character width, as a fraction of the font size (fits labels)."`
 	CountName  string  `name:"countname" default:"${countname}" help:"Unit of the counts, shown in tooltips."`
 	NameType   string  `name:"nametype" default:"${nametype}" help:"Word shown before the frame name on hover."`
-	Colors     string  `name:"colors" default:"${colors}" help:"Palette: hot mem io wakeup chain java js perl red green blue aqua yellow purple orange."`
+	Colors     string  `name:"colors" default:"${colors}" help:"Palette: hot mem io wakeup chain java js perl red green blue aqua yellow purple orange (any case)."`
 	BgColors   string  `name:"bgcolors" help:"Background: yellow blue green grey or #rrggbb (default by palette)."`
 	Hash       bool    `name:"hash" help:"Colour by a hash of the name (similar names get similar colours)."`
 	Random     bool    `name:"random" help:"Colour at random."`
@@ -103,8 +103,12 @@ func (c *command) Options() (*svg.Options, error) {
 	}
 	o.FontType, o.FontSize, o.FontWidth = c.FontType, c.FontSize, c.FontWidth
 	o.CountName, o.NameType = c.CountName, c.NameType
-	o.Colors = c.Colors
-	if _, _, ok := svg.Background(c.BgColors, c.Colors); !ok {
+	colors, ok := svg.PaletteName(c.Colors)
+	if !ok {
+		return nil, cli.Usagef("unknown palette %q for --colors: want one of %s", c.Colors, strings.Join(svg.Palettes, " "))
+	}
+	o.Colors = colors
+	if _, _, ok := svg.Background(c.BgColors, colors); !ok {
 		return nil, cli.Usagef("Unrecognized bgcolor option %q (want yellow, blue, green, grey or #rrggbb)", c.BgColors)
 	}
 	o.BgColors = c.BgColors
@@ -147,7 +151,7 @@ func (c *command) Run(env *cli.Env) error {
 			return err
 		}
 	}
-	rw := svg.Rewrite{Reverse: c.Reverse, Chain: c.Colors == "chain"}
+	rw := svg.Rewrite{Reverse: c.Reverse, Chain: o.Colors == "chain"}
 	in, err := flamegraph.Read(c.Files, env.Stdin, c.Flamechart, rw, o)
 	if err != nil {
 		return err

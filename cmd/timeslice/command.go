@@ -20,6 +20,7 @@ import (
 	"flamekit/pkg/folded"
 	"flamekit/pkg/heatmap"
 	"flamekit/pkg/pyroscope"
+	"flamekit/pkg/selection"
 	"flamekit/pkg/timeslice"
 )
 
@@ -133,9 +134,11 @@ type command struct {
 	Version   cli.VersionFlag `help:"Print the version and exit."`
 	Files     []string        `arg:"" optional:"" help:"Timed folded inputs (.gz read transparently); - or none: standard input." placeholder:"FILE"`
 
-	fleetFlags `embed:""`
-	pusher     *pyroscope.Pusher
-	busy       *busy // the heat map's and the bursts' sink, set by output
+	cli.SelectFlags `embed:""`
+	fleetFlags      `embed:""`
+	sel             *selection.Selection // --cpu, --pid, --tid, --comm
+	pusher          *pyroscope.Pusher
+	busy            *busy // the heat map's and the bursts' sink, set by output
 }
 
 // Defaults gives kong the defaults of --rows, --top, --threshold and
@@ -238,7 +241,9 @@ func (c *command) check() error {
 	if c.Top < 1 || c.Threshold <= 0 {
 		return cli.Usagef("--top wants 1 or more, --threshold more than 0")
 	}
-	return nil
+	sel, err := c.SelectFlags.Selection()
+	c.sel = sel
+	return err
 }
 
 // place reads what the window and the output need to know before the
@@ -312,7 +317,7 @@ func (c *command) resolve(spec timeslice.Spec, inputs timeslice.Inputs) (*timesl
 // read reads every input whole into the chosen output.
 func (c *command) read(env *cli.Env, inputs timeslice.Inputs, win *timeslice.Window) (*timeslice.Slicer, func(*timeslice.Clock) error, error) {
 	needTime := win != nil || c.Heatmap != "" || c.Push != "" || c.Bursts
-	s := &timeslice.Slicer{Opts: timeslice.Options{Window: win, NoIdle: c.NoIdle || c.Bursts, NeedTime: needTime}}
+	s := &timeslice.Slicer{Opts: timeslice.Options{Window: win, NoIdle: c.NoIdle || c.Bursts, NeedTime: needTime, Select: c.sel}}
 	finish, err := c.output(env, s, inputs, win)
 	if err != nil {
 		return nil, nil, err
@@ -423,9 +428,15 @@ func (c *command) heatInfo(inputs timeslice.Inputs, w *timeslice.Window, clock *
 	if host != "" {
 		title += " (host " + host + ")"
 	}
+	if d := c.sel.Describe(); d != "" {
+		title += ": " + d
+	}
 	args := ""
 	if c.NoIdle {
 		args += " --no-idle"
+	}
+	for _, a := range c.sel.Flags() {
+		args += " " + heatmap.ShellQuote(a)
 	}
 	info := heatmap.Info{Title: title, Args: args, Inputs: srcs, NoIdle: c.NoIdle}
 	if b := c.busy; b != nil && b.weights {
@@ -451,6 +462,9 @@ func (c *command) summary(env *cli.Env, s *timeslice.Slicer, w *timeslice.Window
 	}
 	if st.Malformed.Count > 0 {
 		env.Warnf("%s", st.Malformed)
+	}
+	if st.NoField > 0 {
+		env.Warnf("%s", c.sel.Missing(st.NoField))
 	}
 	if c.Quiet || w == nil && c.Heatmap == "" && !c.Bursts {
 		return

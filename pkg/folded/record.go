@@ -42,6 +42,40 @@ type Record struct {
 	// Time is the sample's time on perf's clock, for Timed lines.
 	Time Time
 	Kind Kind
+	// CPU, PID and TID are the sample's CPU and thread ids, for Timed
+	// lines that carry them (" cpu=1 pid=4242 tid=4243" after the time);
+	// Has says which of them the line carried.
+	CPU, PID, TID int32
+	Has           Has
+}
+
+// Has is a set of the optional fields of a timed line: which of a
+// [Record]'s CPU, PID and TID hold a value. The zero value holds none.
+type Has uint8
+
+// The optional fields of a timed line.
+const (
+	HasCPU Has = 1 << iota // "cpu=N"
+	HasPID                 // "pid=N"
+	HasTID                 // "tid=N"
+)
+
+// sampleFields are the optional fields of a timed line, in the order they
+// are written.
+var sampleFields = [...]struct {
+	key string
+	has Has
+}{{"cpu=", HasCPU}, {"pid=", HasPID}, {"tid=", HasTID}}
+
+// field returns a pointer to the value of the field f of rec.
+func (rec *Record) field(f Has) *int32 {
+	switch f {
+	case HasCPU:
+		return &rec.CPU
+	case HasPID:
+		return &rec.PID
+	}
+	return &rec.TID
 }
 
 // Time is a sample time on perf's clock (seconds since boot by default), in
@@ -215,6 +249,7 @@ var (
 	ErrBlank   = errors.New("blank line")
 	ErrNoCount = errors.New("no count at the end of the line (want \"stack count\", \"stack count1 count2\" or \"stack count @time\")")
 	ErrTime    = errors.New("invalid time after '@' (want seconds such as @696.885404)")
+	ErrField   = errors.New("invalid field after the time (want cpu=N, pid=N or tid=N, each at most once, after \"@seconds\")")
 	ErrMeta    = errors.New("malformed \"# flamekit\" metadata line")
 )
 
@@ -232,6 +267,21 @@ func ParseLine(line []byte, rec *Record) error {
 	if !ok {
 		return ErrNoCount
 	}
+	var where Record // the optional fields after the time, if any
+	for len(tail) > 4 && tail[3] == '=' {
+		f, v, err := parseField(tail)
+		if err != nil || where.Has&f != 0 {
+			return ErrField
+		}
+		where.Has |= f
+		*where.field(f) = v
+		if head, tail, ok = lastField(head); !ok {
+			return ErrField
+		}
+	}
+	if where.Has != 0 && (len(tail) == 0 || tail[0] != '@') {
+		return ErrField
+	}
 	if len(tail) > 0 && tail[0] == '@' {
 		t, err := ParseTime(tail[1:])
 		if err != nil {
@@ -245,7 +295,8 @@ func ParseLine(line []byte, rec *Record) error {
 		if !ok {
 			return ErrNoCount
 		}
-		*rec = Record{Stack: stack, Count: c, Time: t, Kind: Timed}
+		*rec = Record{Stack: stack, Count: c, Time: t, Kind: Timed,
+			CPU: where.CPU, PID: where.PID, TID: where.TID, Has: where.Has}
 		return nil
 	}
 	c, ok := ParseCount(tail)
@@ -259,6 +310,36 @@ func ParseLine(line []byte, rec *Record) error {
 		}
 	}
 	return nil
+}
+
+// parseField parses an optional field of a timed line ("cpu=3"): which
+// field it is and its value, a decimal that fits an int32 (pid and tid may
+// be -1, as perf prints for an unknown thread).
+func parseField(b []byte) (Has, int32, error) {
+	for _, f := range sampleFields {
+		if string(b[:4]) != f.key {
+			continue
+		}
+		v, err := strconv.ParseInt(string(b[4:]), 10, 32)
+		if err != nil || b[4] == '+' || (v < 0 && f.has == HasCPU) {
+			return 0, 0, ErrField
+		}
+		return f.has, int32(v), nil
+	}
+	return 0, 0, ErrField
+}
+
+// AppendFields appends the optional fields of a timed record that rec
+// carries (" cpu=1 pid=4242 tid=4243", in that order) to dst.
+func AppendFields(dst []byte, rec *Record) []byte {
+	for _, f := range sampleFields {
+		if rec.Has&f.has != 0 {
+			dst = append(dst, ' ')
+			dst = append(dst, f.key...)
+			dst = strconv.AppendInt(dst, int64(*rec.field(f.has)), 10)
+		}
+	}
+	return dst
 }
 
 // lastCount is lastField for a last field that may be a count: it scans
@@ -289,6 +370,7 @@ func AppendRecord(dst []byte, rec *Record) []byte {
 	if rec.Kind == Timed {
 		dst = append(dst, ' ', '@')
 		dst = rec.Time.Append(dst)
+		dst = AppendFields(dst, rec)
 	}
 	return append(dst, '\n')
 }

@@ -34,7 +34,20 @@ func TestParseLine(t *testing.T) {
 		{line: "a 1 @12", want: Record{Count: 1, Time: 12e9, Kind: Timed}, stack: "a", format: "a 1 @12.000000\n"},
 		{line: "a;@1.5 2 @3.5", want: Record{Count: 2, Time: 3.5e9, Kind: Timed}, stack: "a;@1.5", format: "a;@1.5 2 @3.500000\n"}, // '@' inside a frame is a frame
 		{line: "@7 3", want: Record{Count: 3, Kind: Classic}, stack: "@7"},                                                         // a frame named "@7" is classic
+		// Timed lines with the sample's CPU and thread.
+		{line: "swapper;do_idle 10309278 @413.417927 cpu=1 tid=0", want: Record{Count: 10309278, Time: 413417927000, Kind: Timed, CPU: 1, Has: HasCPU | HasTID}, stack: "swapper;do_idle"},
+		{line: "b;run 1 @2.5 cpu=0 pid=5120 tid=5121", want: Record{Count: 1, Time: 2.5e9, Kind: Timed, PID: 5120, TID: 5121, Has: HasCPU | HasPID | HasTID}, stack: "b;run", format: "b;run 1 @2.500000 cpu=0 pid=5120 tid=5121\n"},
+		{line: "a 1 @1.000000 tid=7 cpu=3", want: Record{Count: 1, Time: 1e9, Kind: Timed, CPU: 3, TID: 7, Has: HasCPU | HasTID}, stack: "a", format: "a 1 @1.000000 cpu=3 tid=7\n"}, // any order in, one order out
+		{line: "a 1 @1.000000 pid=-1", want: Record{Count: 1, Time: 1e9, Kind: Timed, PID: -1, Has: HasPID}, stack: "a"},                                                             // perf's unknown thread
+		{line: "a b=c 1 @1.000000", want: Record{Count: 1, Time: 1e9, Kind: Timed}, stack: "a b=c"},                                                                                  // '=' inside a frame is a frame
 		// Errors.
+		{line: "a 1 @1.0 cpu=x", err: ErrField},
+		{line: "a 1 @1.0 cpu=-1", err: ErrField},
+		{line: "a 1 @1.0 cpu=1 cpu=2", err: ErrField},
+		{line: "a 1 @1.0 gpu=1", err: ErrField},
+		{line: "a 1 cpu=1", err: ErrField},
+		{line: "cpu=1", err: ErrNoCount},
+		{line: "a 1 @1.0 pid=99999999999", err: ErrField},
 		{line: "", err: ErrBlank},
 		{line: "\r", err: ErrBlank},
 		{line: "nocount", err: ErrNoCount},
@@ -61,7 +74,8 @@ func TestParseLine(t *testing.T) {
 		if string(rec.Stack) != tt.stack {
 			t.Errorf("ParseLine(%q) stack = %q, want %q", tt.line, rec.Stack, tt.stack)
 		}
-		if rec.Count != tt.want.Count || rec.Before != tt.want.Before || rec.Time != tt.want.Time || rec.Kind != tt.want.Kind {
+		if rec.Count != tt.want.Count || rec.Before != tt.want.Before || rec.Time != tt.want.Time || rec.Kind != tt.want.Kind ||
+			rec.CPU != tt.want.CPU || rec.PID != tt.want.PID || rec.TID != tt.want.TID || rec.Has != tt.want.Has {
 			t.Errorf("ParseLine(%q) = %+v, want %+v", tt.line, rec, tt.want)
 		}
 		rec.Stack = []byte(tt.stack)

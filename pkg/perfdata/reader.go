@@ -644,6 +644,7 @@ func (r *Reader) makeSample(rec *sampleRec) {
 	r.addrs = r.addrs[:0]
 	if of.tid {
 		r.buf = strconv.AppendInt(r.buf, int64(rec.tid), 10)
+		s.ProcessID, s.HasProcessID = rec.pid, true
 	}
 	tidEnd := len(r.buf)
 	if of.cpu {
