@@ -152,7 +152,6 @@ func (s *Series) AddStack(t folded.Time, count float64, stack []byte) {
 
 // compTotals are the sums composition scores need.
 type compTotals struct {
-	m         Measure
 	proc      []float64 // measure per process over the capture
 	procN     []float64 // samples per process
 	all       float64   // measure over every process
@@ -163,7 +162,7 @@ type compTotals struct {
 }
 
 func (c *composition) totals(m Measure, s *Series) *compTotals {
-	t := &compTotals{m: m, proc: make([]float64, len(c.names)), procN: make([]float64, len(c.names)),
+	t := &compTotals{proc: make([]float64, len(c.names)), procN: make([]float64, len(c.names)),
 		bySlot: make([][]int32, len(s.secs)), slotTotal: make([]float64, len(s.secs))}
 	for i := range c.ents {
 		e := &c.ents[i]
