@@ -1,6 +1,10 @@
-// Package bursts finds the windows of a timed profile whose busy rate
-// stands out from the rest of the capture: the few seconds a person
-// would otherwise look for by eye on a night-long heat map.
+// Package bursts finds the windows of a timed profile whose busy rate, or
+// whose composition, stands out from the rest of the capture: the few
+// seconds a person would otherwise look for by eye on a night-long heat
+// map. Both kinds come on one list, ranked by their robust z-scores; a
+// window that stands out both ways is one burst.
+//
+// # Rate
 //
 // A [Series] counts the busy samples (or sums their weights: off-CPU
 // time, periods) of every second after an origin, in bins of a tenth of a
@@ -34,6 +38,58 @@
 //
 // Memory is constant per second of the capture that holds a busy sample
 // (bins × 12 bytes, plus a map entry), whatever the number of samples.
+//
+// # Composition: a burst on a busy host
+//
+// On a host whose CPUs are all busy, a process that spikes takes CPU from
+// the others and the busy rate does not move. What moves is the
+// composition: which processes the samples of a second belong to. For
+// every sample added with AddStack, the series also counts, per second,
+// the samples (and weight) of each process (the stack's root frame, as
+// stackcollapse names it: comm, comm-pid or comm-pid/tid), with the
+// process's samples per bin to place the edges. Find then scores every
+// second that holds busy samples:
+//
+//   - the profile a second is compared with is every process's share of
+//     the rest of the capture (the second left out, so that a burst does
+//     not hide itself in a short capture);
+//   - the second's divergence is the total-variation distance between its
+//     shares and that profile (half the sum of the absolute differences:
+//     the part of the second that would have to move to another process
+//     to look typical, from 0 to 1), times n / (n + m) for a second of n
+//     samples when the median second has m: the shares of a few samples
+//     are mostly noise, and count for little; a second of the median's
+//     samples counts half, one of far more fully. As the noise of the
+//     distance falls as 1/√n, the product is noisiest at n = m: no second
+//     looks far from the profile by its count of samples alone;
+//   - a second's composition z-score is (divergence − median) / scale over
+//     the seconds scored, the scale being the largest of 1.4826 × the
+//     median of the deviations above the median (the divergence is skewed
+//     to the right: the seconds below the median say little of its tail),
+//     MinCompScale (a steady capture's spread is close to 0, and a shift
+//     of a few percent is no burst) and one sample's worth of the median
+//     second, 1/(2m) (a small capture's seconds of a few samples each
+//     are all alike, and one sample is no burst either);
+//   - bursts are runs of seconds as for the rate (hot at the threshold,
+//     warm at half of it); the process that stands out is the one whose
+//     share of the run most exceeds its share of the rest of the capture;
+//     the edges are placed to the bin where that process's share is at
+//     least half-way from its typical share to its share in the run (with
+//     2 samples of it at least), and the score is the z-score of the
+//     window's divergence.
+//   - with Weight as the measure, shares are shares of the weight (off-CPU
+//     time); the edges are still placed by samples. Samples added with Add
+//     count for the rate only.
+//
+// Measured on twelve-hour nights of two real 30-second captures repeated
+// (package internal/night): without their planted burst, no second of
+// either reaches z 2 (the highest: 1.6 on a mostly idle host, 1.4 on a
+// saturated one); a new process taking 70 % of a saturated host's CPUs
+// for 2 s scores 95.
+//
+// Memory is one entry per (second, process) with busy samples: about
+// 24 bytes, a map entry and 2 bytes per bin (about 64 bytes with 10 bins),
+// whatever the number of samples.
 package bursts
 
 import (
