@@ -148,7 +148,7 @@ func (c *command) Defaults() map[string]string {
 		"rows": strconv.Itoa(heatmap.DefaultRows), "rowms": strconv.Itoa(1000 / heatmap.DefaultRows),
 		"maxrows": strconv.Itoa(heatmap.MaxRows),
 		"top":     strconv.Itoa(bursts.DefaultMax), "threshold": strconv.FormatFloat(bursts.DefaultThreshold, 'f', -1, 64),
-		"bucket": pyroscope.DefaultBucket.String(),
+		"bucket": pyroscope.DefaultBucket.String(), "pprofbucket": DefaultPprofBucket.String(),
 	}
 }
 
@@ -176,6 +176,11 @@ func (c *command) Run(env *cli.Env) error {
 
 	win, guessed, err := c.place(spec, hasWindow, inputs)
 	if err != nil {
+		return err
+	}
+	// Counts of different things are never summed: refused from what is
+	// known before reading (heads, a survey), else once read.
+	if _, _, err := inputs.Measure(); err != nil {
 		return err
 	}
 	s, finish, err := c.read(env, inputs, win)
@@ -208,6 +213,10 @@ func (c *command) Run(env *cli.Env) error {
 		if err := inputs.RequireTimed(); err != nil {
 			return err
 		}
+	}
+	if _, _, err := inputs.Measure(); err != nil {
+		c.pushFailed(env)
+		return err
 	}
 	clock := inputs.Clock()
 	if win != nil {
@@ -543,23 +552,13 @@ func isPerfData(name string) bool {
 // (--measure weight, or auto on input whose metadata says its counts are
 // off-CPU time or another weight) and in what unit, for the legend.
 func (c *command) heatWeights(inputs timeslice.Inputs) (bool, string) {
-	what, unit := inputs.Weight()
+	what, _ := inputs.Weight()
 	if c.Measure == "samples" || c.Measure == "auto" && what == "" {
 		return false, ""
 	}
-	switch unit {
-	case "us":
-		unit = "µs"
-	case "":
-		unit = "weight"
+	m, ok, _ := inputs.Measure()
+	if !ok {
+		return true, "weight"
 	}
-	switch what {
-	case "off-cpu":
-		return true, unit + " off-CPU"
-	case "hot-cold":
-		return true, unit + " on- or off-CPU"
-	case "":
-		return true, "weight (periods)"
-	}
-	return true, unit + " of " + what
+	return true, m.Label()
 }

@@ -90,6 +90,9 @@ type Summary struct {
 	// profile's freed objects in inuse_space, say); Negative those
 	// skipped because their value is negative (a diff profile's base).
 	Zero, Negative int64
+	// Big counts the samples skipped because their value is beyond 2^53
+	// (folded.MaxCount), which no folded count holds exactly.
+	Big int64
 	// Total is the sum of the values written.
 	Total float64
 	// Clock says how timestamp_ns was mapped to perf's clock: "exact"
@@ -244,6 +247,9 @@ func Convert(p *profile.Profile, opts ReadOptions, sink Sink) (Summary, error) {
 			continue
 		case v < 0:
 			sum.Negative++
+			continue
+		case v > folded.MaxCount:
+			sum.Big++
 			continue
 		}
 		if t, ok := timestamp(s); ok {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -229,4 +230,29 @@ func goRaw(t *testing.T) []byte {
 	}
 	b, _ := io.ReadAll(zr)
 	return b[:SniffSize]
+}
+
+// TestBigValues: a pprof value beyond 2^53, which no folded count holds
+// exactly, is skipped and counted, never rounded; 2^53 is kept exactly.
+func TestBigValues(t *testing.T) {
+	fn := &profile.Function{ID: 1, Name: "f"}
+	loc := &profile.Location{ID: 1, Line: []profile.Line{{Function: fn}}}
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "alloc_space", Unit: "bytes"}},
+		Location:   []*profile.Location{loc},
+		Function:   []*profile.Function{fn},
+		Sample: []*profile.Sample{
+			{Location: []*profile.Location{loc}, Value: []int64{1 << 53}},
+			{Location: []*profile.Location{loc}, Value: []int64{1<<53 + 1}},
+			{Location: []*profile.Location{loc}, Value: []int64{math.MaxInt64}},
+		},
+	}
+	var out bytes.Buffer
+	sum, err := ToFolded(&out, p, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Big != 2 || sum.Samples != 1 || sum.Total != 1<<53 || !strings.HasSuffix(out.String(), "\nf 9007199254740992\n") {
+		t.Errorf("summary %+v, folded %q", sum, out.String())
+	}
 }
