@@ -57,14 +57,20 @@ windows do: its second 14, 200 ms is --from 14.2s. A capture longer than
 gives the timeslice command of its cells, naming by absolute path the
 inputs that hold them (- for standard input).
 
---bursts prints the windows whose busy rate (idle samples never count)
-stands out most from the capture's typical second, best first, one a line:
-its robust z-score ((rate - median second) / scale, the scale being the
-larger of 1.4826 x MAD and the counting noise sqrt(median)), its rate,
-where it is (perf clock, after the first sample, wall clock), its top
-processes and stacks, and the timeslice command that cuts it. A burst is a
-run of seconds at z >= --threshold/2 holding one at --threshold or more,
-its edges placed to 100 ms. The heat map marks the same windows.
+--bursts prints the windows that stand out most from the capture's typical
+second, best first, one a line: by rate (busy samples; idle ones never
+count) or by composition (a process's share of the samples far above its
+share of the rest of the capture: on a host whose CPUs are all busy, a
+spike takes CPU from the others and the rate does not move). Each line
+says which: "rate: z" with the rate and its ratio to the median second,
+"composition: z" with the process that stands out, its share of the window
+and its typical share; then where it is (perf clock, after the first
+sample, wall clock), its top processes and stacks, and the timeslice
+command that cuts it. z is a robust z-score ((value - median second) /
+scale); a burst is a run of seconds at z >= --threshold/2 holding one at
+--threshold or more, its edges placed to 100 ms; windows that stand out
+both ways are one line, ranked by the larger z. The heat map marks the
+same windows.
 
 Every line of every input is read, so captures concatenated in any order,
 with or without their metadata lines, give the same slice as the same files
@@ -121,7 +127,7 @@ type command struct {
 	KeepTime  bool            `name:"keep-time" help:"Write timed folded lines (one per sample, with a metadata line describing the slice) instead of summed classic stacks, so slices can be chained."`
 	Heatmap   heatmapFormat   `help:"Draw the sub-second heat map instead: --heatmap writes an interactive SVG (over 10 minutes, an overview and the sub-second map of the stretch clicked; hover for details; click a start and an end cell for the timeslice command of that range; bursts are marked), --heatmap=text a terminal view, --heatmap=html the explorer: one self-contained page with the heat map and the flame graph of the range selected, compared, filtered, kept in the link (see docs/explorer.md). Cells count samples (lines, not periods), as FlameScope; for off-CPU input (stackcollapse --off-cpu) they sum its microseconds (see --measure)." placeholder:""`
 	Rows      int             `default:"${rows}" help:"Heat map rows per second (${rows}: ${rowms} ms buckets; 1 to ${maxrows})."`
-	Bursts    bool            `help:"Print the windows whose busy rate stands out most from the rest of the capture, best first, one a line: how far it stands out (robust z-score), where it is (perf clock, after the first sample, wall clock), its top processes and stacks, and the timeslice command that cuts it. Idle samples never count. The heat map marks the same windows."`
+	Bursts    bool            `help:"Print the windows that stand out most from the rest of the capture, best first, one a line: by busy rate or by composition (a process's share far above its usual share, as when one takes the CPUs of a saturated host), how far (robust z-score), where it is (perf clock, after the first sample, wall clock), its top processes and stacks, and the timeslice command that cuts it. Idle samples never count. The heat map marks the same windows."`
 	Measure   string          `enum:"auto,samples,weight" default:"auto" help:"What --bursts, the heat map's marks and its cells measure: samples (sample lines), weight (the sum of their counts: off-CPU time, periods) or auto (bursts: weight when the counts differ from line to line; cells: weight when the metadata says the counts are off-CPU time or another weight; else samples)."`
 	Top       int             `default:"${top}" help:"--bursts: print at most N windows." placeholder:"N"`
 	Threshold float64         `default:"${threshold}" help:"--bursts: the robust z-score a second needs to count as busy." placeholder:"Z"`
