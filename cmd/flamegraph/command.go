@@ -122,6 +122,9 @@ func (c *command) Options() (*svg.Options, error) {
 	o.Notes = c.Notes
 	if c.Total != "" {
 		t, ok := folded.ParseCount([]byte(c.Total))
+		if !ok && folded.CountSyntax([]byte(c.Total)) {
+			return nil, cli.Usagef("--total: %v", folded.NewCountError([]byte(c.Total)))
+		}
 		if !ok {
 			return nil, cli.Usagef("--total %q is not a number", c.Total)
 		}
@@ -174,6 +177,9 @@ func (c *command) Run(env *cli.Env) error {
 	}
 	if c.CountName == "samples" && l.Total < 100 {
 		fmt.Fprintf(env.Stderr, "Stack count is low (%s). Did something go wrong?\n", folded.FormatCount(l.Total))
+	}
+	if l.Total > folded.MaxCount {
+		env.Warnf("warning: the counts sum to about %s, beyond 2^53: the widths are right, but the counts shown are rounded", folded.FormatCount(l.Total))
 	}
 	warnSkips(env, in.Skips)
 	if err := svg.Render(env.Stdout, l, o); err != nil {

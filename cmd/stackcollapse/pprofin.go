@@ -110,6 +110,9 @@ func (c *command) runPprof(env *cli.Env, inputs []opened) error {
 			}
 			env.Warnf("%s: folding sample type %s of %s (--sample-type picks another)", display, sum.Type, strings.Join(types, ", "))
 		}
+		if sum.Big > 0 {
+			env.Warnf("%s: skipped %d samples whose %s is beyond 2^53 and cannot be summed exactly", display, sum.Big, sum.Type.Type)
+		}
 		if sum.Zero > 0 || sum.Negative > 0 {
 			env.Warnf("%s: skipped %d samples whose %s is 0 and %d negative ones", display, sum.Zero, sum.Type.Type, sum.Negative)
 		}

@@ -81,7 +81,7 @@ func (b *busy) Sample(rec *folded.Record) error {
 		b.series.Cover(rec.Time)
 		return nil
 	}
-	b.series.Add(rec.Time, rec.Count)
+	b.series.AddStack(rec.Time, rec.Count, rec.Stack)
 	return nil
 }
 
@@ -268,14 +268,37 @@ func stackList(f *found) string {
 	return list(f.procs, false) + "; stacks " + list(f.top, true)
 }
 
-// score says how far a burst stands out.
+// score says how a burst stands out: by rate (its z-score, rate and ratio
+// to the median second), by composition (its z-score and the process
+// whose share stands out), or both.
 func score(f *found, res *bursts.Result) string {
-	ratio := f.Ratio(res.Median)
-	times := "∞×"
-	if !math.IsInf(ratio, 0) {
-		times = fmt.Sprintf("%.0f×", ratio)
+	var parts []string
+	if f.Kind&bursts.Rate != 0 {
+		ratio := f.Ratio(res.Median)
+		times := "∞×"
+		if !math.IsInf(ratio, 0) {
+			times = fmt.Sprintf("%.0f×", ratio)
+		}
+		parts = append(parts, fmt.Sprintf("rate: z %.1f: %s %s, %s the median second", f.RateScore, formatRate(f.Rate), unit(res.Measure), times))
 	}
-	return fmt.Sprintf("z %.1f: %s %s, %s the median second", f.Score, formatRate(f.Rate), unit(res.Measure), times)
+	if f.Kind&bursts.Composition != 0 {
+		parts = append(parts, fmt.Sprintf("composition: z %.1f: %s %s of the window, typically %s", f.CompScore, f.Process, percent(f.Share), percent(f.Typical)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// percent formats a share with the digits a small one needs.
+func percent(v float64) string {
+	p := 100 * v
+	switch {
+	case p == 0 || p >= 10:
+		return fmt.Sprintf("%.0f%%", p)
+	case p >= 1:
+		return fmt.Sprintf("%.1f%%", p)
+	case p >= 0.01:
+		return fmt.Sprintf("%.2f%%", p)
+	}
+	return fmt.Sprintf("%.0e%%", p)
 }
 
 // when says where a burst is on every clock known.
@@ -310,8 +333,13 @@ func (c *command) printBursts(env *cli.Env, res bursts.Result, fs []found, clock
 		if res.Unrecorded > 0 {
 			left = fmt.Sprintf(" recorded (%d more not recorded, left out)", res.Unrecorded)
 		}
-		env.Warnf("bursts: %s per second against the median second of %d%s: median %s, scale %s (the larger of 1.4826×MAD and counting noise); %d seconds at z ≥ %g; best first, z = robust z-score of the window's rate",
+		env.Warnf("bursts: rate: %s per second against the median second of %d%s: median %s, scale %s (the larger of 1.4826×MAD and counting noise); %d seconds at z ≥ %g",
 			res.Measure, res.Seconds, left, formatRate(res.Median), formatRate(res.Scale), res.Hot, res.Threshold)
+		if cb := &res.Comp; cb.Seconds > 0 {
+			env.Warnf("bursts: composition: each second's distance from the rest of the capture over %d processes (total variation × n/(n+%s), n its %s) against the median second of %d: median %.3f, scale %.3f (1.4826×MAD above the median, at least %g and one sample of the median second); %d seconds at z ≥ %g, the highest z %.1f",
+				cb.Processes, formatRate(cb.Samples), res.Measure, cb.Seconds, cb.Median, cb.Scale, bursts.MinCompScale, cb.Hot, res.Threshold, cb.Top)
+		}
+		env.Warnf("bursts: best first, by the larger z-score of the window's rate and composition")
 	}
 	if len(unrec) > 0 {
 		// Never quiet: say where the capture has holes.
@@ -329,7 +357,7 @@ func (c *command) printBursts(env *cli.Env, res bursts.Result, fs []found, clock
 		env.Warnf("not recorded: %ss in %d parts (%s): %s", seconds(total), len(unrec), rule.Describe(), strings.Join(list, ", "))
 	}
 	if len(fs) == 0 {
-		env.Warnf("no burst: no second stands out (z ≥ %g)", res.Threshold)
+		env.Warnf("no burst: no second stands out by rate or composition (z ≥ %g)", res.Threshold)
 		return nil
 	}
 	for i := range fs {

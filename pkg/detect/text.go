@@ -2,6 +2,7 @@ package detect
 
 import (
 	"bytes"
+	"errors"
 	"regexp"
 
 	"flamekit/pkg/folded"
@@ -106,8 +107,9 @@ func cutLine(b []byte) Kind {
 // blank (so that prose ending in a number, "sleep for 30", is not one).
 func isFoldedLine(line []byte) bool {
 	var rec folded.Record
-	if folded.ParseLine(line, &rec) != nil {
-		return false
+	if err := folded.ParseLine(line, &rec); err != nil {
+		// A count beyond 2^53 is still a folded line (refused when read).
+		return errors.Is(err, folded.ErrCountRange)
 	}
 	return bytes.IndexByte(rec.Stack, ';') >= 0 || !bytes.ContainsAny(rec.Stack, " \t")
 }

@@ -25,6 +25,9 @@ func FuzzReader(f *testing.F) {
 		var first []Record
 		for rd.Next() {
 			rec := *rd.Record()
+			if rec.Count > MaxCount || rec.Before > MaxCount {
+				t.Fatalf("count beyond 2^53 read: %q", rd.Text())
+			}
 			rec.Stack = bytes.Clone(rec.Stack)
 			first = append(first, rec)
 			w.Write(&rec)

@@ -157,31 +157,61 @@ func ParseTime(b []byte) (Time, error) {
 	return t, nil
 }
 
+// MaxCount is the largest count a folded line may hold: 2^53, below which
+// every integer is exactly a float64. Counts are float64 in every flamekit
+// tool, and their sums are exact int64 sums while every count is integral
+// (see Profile); a count beyond MaxCount would be rounded as it is read
+// (99999999999999999999999 becomes 99999999999999991611392), so it is
+// refused instead, with a *CountError.
+const MaxCount = 1 << 53
+
+// ErrCountRange is what a *CountError is (errors.Is): a count beyond
+// MaxCount.
+var ErrCountRange = errors.New("count beyond 2^53")
+
+// CountError is a count beyond MaxCount, which no float64 holds exactly.
+type CountError struct {
+	Count string // the count as written (its start, when very long)
+}
+
+func (e *CountError) Error() string {
+	return "count " + e.Count + " is beyond 2^53 and cannot be summed exactly"
+}
+
+// Is makes errors.Is(err, ErrCountRange) true.
+func (e *CountError) Is(target error) bool { return target == ErrCountRange }
+
+// NewCountError returns the *CountError of the count written as b.
+func NewCountError(b []byte) *CountError {
+	const max = 40
+	if len(b) > max {
+		return &CountError{Count: string(b[:max]) + "..."}
+	}
+	return &CountError{Count: string(b)}
+}
+
 // ParseCount parses a count as flamegraph.pl accepts it: digits with an
 // optional '.' and optional fraction digits ("12", "12.", "12.5"). Signs,
-// exponents, a leading '.' and counts beyond the range of a float64 (about
-// 1.8e308) are rejected.
+// exponents and a leading '.' are rejected, and so are counts beyond
+// MaxCount (2^53), which a float64 cannot hold exactly: CountSyntax tells
+// those from what is no count at all.
 func ParseCount(b []byte) (float64, bool) {
 	if len(b) == 0 || b[0] < '0' || b[0] > '9' {
 		return 0, false
 	}
 	var n uint64
-	big := false // too large for the exact integer fast path
 	i := 0
 	for ; i < len(b); i++ {
 		c := b[i]
 		if c < '0' || c > '9' {
 			break
 		}
-		if n > (1<<53)/10 {
-			big = true
-			continue
+		if n > MaxCount {
+			continue // out of range; the rest is only checked
 		}
 		n = n*10 + uint64(c-'0')
 	}
-	if i == len(b) && !big && n <= 1<<53 {
-		return float64(n), true
-	}
+	frac := false
 	if i < len(b) {
 		if b[i] != '.' {
 			return 0, false
@@ -190,19 +220,47 @@ func ParseCount(b []byte) (float64, bool) {
 			if b[j] < '0' || b[j] > '9' {
 				return 0, false
 			}
+			frac = frac || b[j] != '0'
 		}
 	}
-	s := string(b)
-	if s[len(s)-1] == '.' {
-		s = s[:len(s)-1]
+	if n > MaxCount || n == MaxCount && frac {
+		return 0, false
 	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		// ErrRange: beyond float64 (+Inf), which no count can be and
-		// no reader accepts back.
+	if !frac {
+		return float64(n), true
+	}
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || v > MaxCount {
 		return 0, false
 	}
 	return v, true
+}
+
+// CountSyntax reports whether b is written as a count ("12", "12.",
+// "12.5"), whatever its size: a count ParseCount refuses although it has
+// the syntax of one is beyond MaxCount.
+func CountSyntax(b []byte) bool {
+	if len(b) == 0 || b[0] < '0' || b[0] > '9' {
+		return false
+	}
+	dot := false
+	for _, c := range b {
+		switch {
+		case c == '.' && !dot:
+			dot = true
+		case c < '0' || c > '9':
+			return false
+		}
+	}
+	return true
+}
+
+// countError is the error of a count that does not parse.
+func countError(b []byte) error {
+	if CountSyntax(b) {
+		return NewCountError(b)
+	}
+	return ErrNoCount
 }
 
 // AppendCount appends v formatted as Perl prints a number, but never with
@@ -293,7 +351,7 @@ func ParseLine(line []byte, rec *Record) error {
 		}
 		c, ok := ParseCount(cnt)
 		if !ok {
-			return ErrNoCount
+			return countError(cnt)
 		}
 		*rec = Record{Stack: stack, Count: c, Time: t, Kind: Timed,
 			CPU: where.CPU, PID: where.PID, TID: where.TID, Has: where.Has}
@@ -301,12 +359,14 @@ func ParseLine(line []byte, rec *Record) error {
 	}
 	c, ok := ParseCount(tail)
 	if !ok {
-		return ErrNoCount
+		return countError(tail)
 	}
 	*rec = Record{Stack: head, Count: c, Kind: Classic}
 	if stack, c1, ok := lastCount(head); ok {
 		if before, ok := ParseCount(c1); ok {
 			rec.Stack, rec.Before, rec.Kind = stack, before, Diff
+		} else if CountSyntax(c1) {
+			return NewCountError(c1)
 		}
 	}
 	return nil

@@ -130,11 +130,11 @@ func TestCountFormat(t *testing.T) {
 		{"12", 12, "12"},
 		{"12.", 12, "12"},
 		{"1.5", 1.5, "1.5"},
-		{"0.30000000000000004", 0.30000000000000004, "0.3"}, // Perl prints %.15g
-		{"9007199254740993", 9007199254740992, "9007199254740992"},
+		{"0.30000000000000004", 0.30000000000000004, "0.3"},        // Perl prints %.15g
+		{"9007199254740992", 9007199254740992, "9007199254740992"}, // 2^53, the largest
+		{"9007199254740991.000", 9007199254740991, "9007199254740991"},
 		{"1000000000000000", 1e15, "1000000000000000"},
 		{"0.000001", 1e-6, "0.000001"},
-		{"123456789012345678901234567890", 1.2345678901234568e29, "123456789012345677877719597056"},
 	}
 	for _, tt := range tests {
 		v, ok := ParseCount([]byte(tt.in))
@@ -144,6 +144,52 @@ func TestCountFormat(t *testing.T) {
 		if got := FormatCount(v); got != tt.back {
 			t.Errorf("FormatCount(%v) = %q, want %q", v, got, tt.back)
 		}
+	}
+}
+
+// TestCountBeyond2e53: a count no float64 holds exactly is refused with a
+// message that says so, as the count of any line form; what is no count
+// at all stays ErrNoCount.
+func TestCountBeyond2e53(t *testing.T) {
+	tests := []struct {
+		line string
+		err  error
+		msg  string
+	}{
+		{"a;b 9007199254740993", ErrCountRange, "count 9007199254740993 is beyond 2^53 and cannot be summed exactly"},
+		{"a;b 99999999999999999999999", ErrCountRange, "count 99999999999999999999999 is beyond 2^53 and cannot be summed exactly"},
+		{"a;b 18446744073709551615 @1.5", ErrCountRange, "count 18446744073709551615 is beyond 2^53"},
+		{"a;b 18446744073709551616 5", ErrCountRange, "count 18446744073709551616 is beyond 2^53"},
+		{"a;b 5 9007199254740993", ErrCountRange, "count 9007199254740993 is beyond 2^53"},
+		{"a;b 9007199254740992.5", ErrCountRange, "count 9007199254740992.5 is beyond 2^53"},
+		{"a " + strings.Repeat("9", 400), ErrCountRange, "count " + strings.Repeat("9", 40) + "... is beyond 2^53"},
+		{"a;b 1e99", ErrNoCount, ""},
+		{"a;b 12x", ErrNoCount, ""},
+	}
+	for _, tt := range tests {
+		var rec Record
+		err := ParseLine([]byte(tt.line), &rec)
+		if !errors.Is(err, tt.err) || !strings.Contains(fmt.Sprint(err), tt.msg) {
+			t.Errorf("ParseLine(%.60q) = %v, want %v (%q)", tt.line, err, tt.err, tt.msg)
+		}
+	}
+	for _, ok := range []string{"a;b 9007199254740992", "a;b 9007199254740992 @1", "a 9007199254740992 9007199254740992", "a;b 0.5", "comm 1.2.3 5"} {
+		var rec Record
+		if err := ParseLine([]byte(ok), &rec); err != nil {
+			t.Errorf("ParseLine(%q): %v", ok, err)
+		}
+	}
+	// A reader names the file and line of the refused line and counts
+	// it in its skips.
+	rd := NewReader(strings.NewReader("a;c 5\na;b 99999999999999999999999\n"), "in.folded")
+	rd.Lenient = true
+	var n int
+	for rd.Next() {
+		n++
+	}
+	sk := rd.Skips()
+	if n != 1 || sk.Count != 1 || !strings.HasPrefix(sk.String(), "skipped 1 malformed line (first: in.folded:2: count 99999999999999999999999 is beyond 2^53 and cannot be summed exactly") {
+		t.Errorf("%d records; %v", n, sk)
 	}
 }
 

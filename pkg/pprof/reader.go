@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path"
 	"slices"
 	"strconv"
@@ -90,6 +91,9 @@ type Summary struct {
 	// profile's freed objects in inuse_space, say); Negative those
 	// skipped because their value is negative (a diff profile's base).
 	Zero, Negative int64
+	// Big counts the samples skipped because their value is beyond 2^53
+	// (folded.MaxCount), which no folded count holds exactly.
+	Big int64
 	// Total is the sum of the values written.
 	Total float64
 	// Clock says how timestamp_ns was mapped to perf's clock: "exact"
@@ -245,6 +249,9 @@ func Convert(p *profile.Profile, opts ReadOptions, sink Sink) (Summary, error) {
 		case v < 0:
 			sum.Negative++
 			continue
+		case v > folded.MaxCount:
+			sum.Big++
+			continue
 		}
 		if t, ok := timestamp(s); ok {
 			ts = append(ts, timed{s, t})
@@ -271,6 +278,7 @@ func Convert(p *profile.Profile, opts ReadOptions, sink Sink) (Summary, error) {
 	for _, t := range ts {
 		rec = folded.Record{Stack: sb.build(t.s), Count: float64(t.s.Value[idx]), Kind: folded.Timed}
 		rec.Time = folded.Time(t.ts - clock.offset)
+		setWhere(&rec, t.s)
 		sum.Samples++
 		sum.Timed++
 		sum.Total += rec.Count
@@ -485,4 +493,27 @@ func uvarint(data []byte) (v uint64, n int) {
 		}
 	}
 	return 0, 0
+}
+
+// setWhere gives rec the CPU and thread of s's numeric labels cpu, pid and
+// tid (what timeslice --format pprof writes), when it has them.
+func setWhere(rec *folded.Record, s *profile.Sample) {
+	for _, l := range [...]struct {
+		key string
+		has folded.Has
+		dst *int32
+	}{{LabelCPU, folded.HasCPU, &rec.CPU}, {LabelPID, folded.HasPID, &rec.PID}, {LabelTID, folded.HasTID, &rec.TID}} {
+		v := s.NumLabel[l.key]
+		if str := s.Label[l.key]; len(str) == 1 {
+			n, err := strconv.ParseInt(str[0], 10, 32)
+			if err != nil {
+				continue
+			}
+			v = []int64{n}
+		}
+		if len(v) == 1 && v[0] >= -1 && v[0] <= math.MaxInt32 && (v[0] >= 0 || l.has != folded.HasCPU) {
+			rec.Has |= l.has
+			*l.dst = int32(v[0])
+		}
+	}
 }

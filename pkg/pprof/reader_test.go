@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -66,10 +67,10 @@ func TestForeignProfiles(t *testing.T) {
 			ts:        []int64{413417927000, 413428210000, 413400000000, 413438493123},
 			wantClock: "perf",
 			sel:       "0",
-			want: `[unknown] 1002 @413.400000
-main;work(int);std::max<int> 1000 @413.417927
-main;work(int);std::max<int>;[libc.so.6] 1001 @413.428210
-main;odd:name 1003 @413.438493123
+			want: `[unknown] 1002 @413.400000 pid=42 tid=43
+main;work(int);std::max<int> 1000 @413.417927 pid=42 tid=43
+main;work(int);std::max<int>;[libc.so.6] 1001 @413.428210 pid=42 tid=43
+main;odd:name 1003 @413.438493123 pid=42 tid=43
 main;work(int);std::max<int> 7
 `,
 			wantMeta: `# flamekit v1 timed first="413.400000" last="413.438493123" source="conv.pb" pprof-type="event" pprof-unit="count"`,
@@ -79,8 +80,8 @@ main;work(int);std::max<int> 7
 			ts:        []int64{1795314277825849327, 1795314278825849327},
 			sel:       "event",
 			wantClock: "realtime",
-			want: `main;work(int);std::max<int> 1000 @1795314277.825849327
-main;work(int);std::max<int>;[libc.so.6] 1001 @1795314278.825849327
+			want: `main;work(int);std::max<int> 1000 @1795314277.825849327 pid=42 tid=43
+main;work(int);std::max<int>;[libc.so.6] 1001 @1795314278.825849327 pid=42 tid=43
 main;work(int);std::max<int> 7
 `,
 			wantMeta: `# flamekit v1 timed first="1795314277.825849327" last="1795314278.825849327" clockid="realtime" source="conv.pb" pprof-type="event" pprof-unit="count"`,
@@ -229,4 +230,29 @@ func goRaw(t *testing.T) []byte {
 	}
 	b, _ := io.ReadAll(zr)
 	return b[:SniffSize]
+}
+
+// TestBigValues: a pprof value beyond 2^53, which no folded count holds
+// exactly, is skipped and counted, never rounded; 2^53 is kept exactly.
+func TestBigValues(t *testing.T) {
+	fn := &profile.Function{ID: 1, Name: "f"}
+	loc := &profile.Location{ID: 1, Line: []profile.Line{{Function: fn}}}
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "alloc_space", Unit: "bytes"}},
+		Location:   []*profile.Location{loc},
+		Function:   []*profile.Function{fn},
+		Sample: []*profile.Sample{
+			{Location: []*profile.Location{loc}, Value: []int64{1 << 53}},
+			{Location: []*profile.Location{loc}, Value: []int64{1<<53 + 1}},
+			{Location: []*profile.Location{loc}, Value: []int64{math.MaxInt64}},
+		},
+	}
+	var out bytes.Buffer
+	sum, err := ToFolded(&out, p, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Big != 2 || sum.Samples != 1 || sum.Total != 1<<53 || !strings.HasSuffix(out.String(), "\nf 9007199254740992\n") {
+		t.Errorf("summary %+v, folded %q", sum, out.String())
+	}
 }
