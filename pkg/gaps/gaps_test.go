@@ -161,12 +161,32 @@ func TestFinder(t *testing.T) {
 	}
 }
 
+// TestRealCapturesWhole: the bundled system-wide captures, a mostly idle
+// machine and a saturated one, have no gap under their own rule.
+func TestRealCapturesWhole(t *testing.T) {
+	for _, src := range []*night.Source{night.Idle, night.Saturated} {
+		samples, m, err := src.Samples()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := NewFinder()
+		for _, x := range samples {
+			f.Add(x.Time)
+		}
+		m.Set(folded.KeySamples, strconv.Itoa(len(samples)))
+		rule := RuleFor([]folded.Meta{m}, f)
+		if g := f.Gaps(rule.Min); !rule.Samples || len(g) != 0 {
+			t.Errorf("%s: rule %+v, gaps %v", src.File, rule, g)
+		}
+	}
+}
+
 // TestRealCapture: the bundled capture (30 s of perf record -a -g -F 97 on
 // a mostly idle machine) has no gap under its own rule, whichever order
 // its samples come in; cut into two windows with 1.5 s taken out between
 // them, it has that one.
 func TestRealCapture(t *testing.T) {
-	samples, m, err := night.Capture()
+	samples, m, err := night.Idle.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -225,7 +225,7 @@ func TestUnrecordedOverview(t *testing.T) {
 // recorder before version 2 left them: the cells of the hole are marked;
 // whole, none is.
 func TestUnrecordedRealCapture(t *testing.T) {
-	samples, m, err := night.Capture()
+	samples, m, err := night.Idle.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}
