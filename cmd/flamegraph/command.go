@@ -145,17 +145,17 @@ func (c *command) Run(env *cli.Env) error {
 		return err
 	}
 	if c.NameAttr != "" {
-		if o.NameAttr, err = flamegraph.ReadNameAttr(c.NameAttr, func(msg string) { env.Warnf("%s", msg) }); err != nil {
+		if o.NameAttr, err = svg.ReadNameAttr(c.NameAttr, func(msg string) { env.Warnf("%s", msg) }); err != nil {
 			return err
 		}
 	}
 	if c.CP {
-		if o.Palette, err = flamegraph.ReadPalette(flamegraph.PaletteFile); err != nil {
+		if o.Palette, err = svg.ReadPalette(svg.PaletteFile); err != nil {
 			return err
 		}
 	}
-	rw := svg.Rewrite{Reverse: c.Reverse, Chain: o.Colors == "chain"}
-	in, err := flamegraph.Read(c.Files, env.Stdin, c.Flamechart, rw, o)
+	rw := flamegraph.Rewrite{Reverse: c.Reverse, Chain: o.Colors == "chain"}
+	in, err := flamegraph.Read(c.Files, env.Stdin, c.Flamechart, rw, o.MinCount)
 	if err != nil {
 		return err
 	}
@@ -186,8 +186,8 @@ func (c *command) Run(env *cli.Env) error {
 		return err
 	}
 	if c.CP {
-		if err := flamegraph.WritePalette(flamegraph.PaletteFile, o.Palette); err != nil {
-			env.Warnf("could not update %s: %v", flamegraph.PaletteFile, err)
+		if err := svg.WritePalette(svg.PaletteFile, o.Palette); err != nil {
+			env.Warnf("could not update %s: %v", svg.PaletteFile, err)
 		}
 	}
 	return nil
