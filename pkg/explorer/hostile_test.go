@@ -102,7 +102,7 @@ func TestHostileNames(t *testing.T) {
 		t.Errorf("saved folded stacks:\n%q\nwant\n%q", got, want)
 	}
 	o := svg.DefaultOptions()
-	fin, err := flamegraph.Read([]string{"-"}, strings.NewReader(folded), false, svg.Rewrite{}, &o)
+	fin, err := flamegraph.Read([]string{"-"}, strings.NewReader(folded), false, flamegraph.Rewrite{}, o.MinCount)
 	if err != nil {
 		t.Fatal(err)
 	}
