@@ -12,6 +12,7 @@ import (
 	"flamekit/internal/golden"
 	"flamekit/pkg/collapse"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source"
 	"flamekit/pkg/symbols"
 )
 
@@ -49,6 +50,17 @@ func fold(t *testing.T, opt collapse.Options, setup func(*Folder), do func(*Fold
 	return out.String(), msgs.String(), err
 }
 
+// open opens an input for the tests.
+func open(t *testing.T, path string) *source.Input {
+	t.Helper()
+	in, err := source.Open(path, source.Options{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close() })
+	return in
+}
+
 // roots reduces timed folded output to each sample's process, count and
 // time: what a capture says whatever the symbols found.
 func roots(t *testing.T, out string) []string {
@@ -77,7 +89,7 @@ func TestDataAgreesWithPerfScript(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fromData, _, err := fold(t, collapse.Options{}, nil, func(f *Folder) error { return f.Data(data, "x") })
+			fromData, _, err := fold(t, collapse.Options{}, nil, func(f *Folder) error { return f.Data(open(t, data), "x") })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +126,7 @@ func TestFallbackToPerfScript(t *testing.T) {
 	if err := os.WriteFile(perf, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out, msgs, err := fold(t, collapse.Options{NoTime: true}, func(f *Folder) { f.Perf = perf }, func(f *Folder) error { return f.Data(data, "x") })
+	out, msgs, err := fold(t, collapse.Options{NoTime: true}, func(f *Folder) { f.Perf = perf }, func(f *Folder) error { return f.Data(open(t, data), "x") })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,8 +137,8 @@ func TestFallbackToPerfScript(t *testing.T) {
 	if !strings.Contains(msgs, "dwarf.data.gz: ") || !strings.Contains(msgs, "reading it with "+perf+" script instead") {
 		t.Errorf("no message saying perf script was run:\n%s", msgs)
 	}
-	_, _, err = fold(t, collapse.Options{}, nil, func(f *Folder) error { return f.Data(data, "x") })
-	if err == nil || !strings.Contains(err.Error(), "run perf script --header -i "+data) {
+	_, _, err = fold(t, collapse.Options{}, nil, func(f *Folder) error { return f.Data(open(t, data), "x") })
+	if err == nil || !strings.Contains(err.Error(), "gzip -dc "+data+" > ../perfdata/testdata/dwarf.data) and run perf script --header -i ../perfdata/testdata/dwarf.data") {
 		t.Errorf("without perf: %v, want an error saying to run perf script", err)
 	}
 }
@@ -135,7 +147,7 @@ func TestFallbackToPerfScript(t *testing.T) {
 // early stops the folding without its messages.
 func TestFolded(t *testing.T) {
 	data := "../perfdata/testdata/syswide.data.gz"
-	want, _, err := fold(t, collapse.Options{}, nil, func(f *Folder) error { return f.Data(data, data) })
+	want, _, err := fold(t, collapse.Options{}, nil, func(f *Folder) error { return f.Data(open(t, data), data) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +155,10 @@ func TestFolded(t *testing.T) {
 	// symbols.
 	var msgs []string
 	warnf := func(format string, args ...any) { msgs = append(msgs, fmt.Sprintf(format, args...)) }
-	rc := Folded(data, collapse.Options{}, "", warnf)
+	rc, err := Folded(open(t, data), Options{Warnf: warnf})
+	if err != nil {
+		t.Fatal(err)
+	}
 	got, err := io.ReadAll(rc)
 	rc.Close()
 	if err != nil && !strings.Contains(err.Error(), "another host") {
@@ -153,7 +168,10 @@ func TestFolded(t *testing.T) {
 		t.Error("Folded's output differs from the Folder's")
 	}
 	msgs = nil
-	rc = Folded(data, collapse.Options{}, "", warnf)
+	rc, err = Folded(open(t, data), Options{Warnf: warnf})
+	if err != nil {
+		t.Fatal(err)
+	}
 	buf := make([]byte, 10)
 	io.ReadFull(rc, buf)
 	rc.Close()
