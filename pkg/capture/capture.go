@@ -97,10 +97,7 @@ func (f *Folder) Data(in *source.Input, srcName string) error {
 		f.warnf("%s: %s: reading it with %s script instead", path, unsupported.Reason, f.Perf)
 		return f.script(file, path, srcName)
 	}
-	if err != nil && file != in.Name {
-		// The reader names the copy: name the input.
-		err = fmt.Errorf("%s: %w", path, err)
-	}
+	err = named(err, file, path)
 	if err != nil {
 		return err
 	}
@@ -123,7 +120,7 @@ func (f *Folder) Data(in *source.Input, srcName string) error {
 	}
 	if err := r.Err(); err != nil {
 		st.End()
-		return err
+		return named(err, file, path)
 	}
 	if err := st.End(); err != nil {
 		return err
@@ -151,6 +148,20 @@ func (f *Folder) report(path string, s perfdata.Stats, frameless int64) {
 	if len(parts) > 0 {
 		f.warnf("%s: %s", path, strings.Join(parts, "; "))
 	}
+}
+
+// named makes the perf.data reader's error name the input as the user
+// named it, rather than the decompressed copy read.
+func named(err error, file, path string) error {
+	var fe *perfdata.FormatError
+	if errors.As(err, &fe) && fe.File == file {
+		fe.File = path
+	}
+	var ue *perfdata.UnsupportedError
+	if errors.As(err, &ue) && ue.File == file {
+		ue.File = path
+	}
+	return err
 }
 
 // scriptAdvice says how to run perf script on the input.
@@ -231,4 +242,3 @@ func (f *Folder) Text(r io.Reader, name, srcName string) error {
 	}
 	return st.End()
 }
-

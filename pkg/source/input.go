@@ -46,8 +46,8 @@ type Input struct {
 	Stream   bool              // it can be read only once (but see Keep)
 	Head     []byte            // the first PeekSize bytes of the content (fewer at its end)
 	Complete bool              // Head is the whole content
+	TempDir  string            // where copies are made: Options.TempDir, until changed
 
-	dir    string
 	file   string                        // the path of a regular file
 	reopen func() (io.ReadCloser, error) // the raw bytes, again (nil for a stream)
 
@@ -130,7 +130,7 @@ func OpenFunc(name string, open func() (io.ReadCloser, error), opt Options) (*In
 }
 
 func newInput(name string, opt Options) *Input {
-	return &Input{Name: name, Display: folded.DisplayName(name), dir: opt.TempDir, Kind: opt.Format}
+	return &Input{Name: name, Display: folded.DisplayName(name), TempDir: opt.TempDir, Kind: opt.Format}
 }
 
 func newStream(name string, r io.Reader, closer io.Closer, opt Options) (*Input, error) {
@@ -179,7 +179,7 @@ func (in *Input) Check() error {
 }
 
 // Keep asks for a copy of a stream to be made as it is first read, in
-// Options.TempDir, so that it can be read again (a file is read again
+// TempDir, so that it can be read again (a file is read again
 // from the file: Keep does nothing). It must be called before the first
 // Open; Close removes the copy.
 func (in *Input) Keep() {
@@ -194,11 +194,22 @@ func (in *Input) Keep() {
 // file is opened again; a stream is read on from its sniffed head the
 // first time, and from its copy (see Keep) after that.
 func (in *Input) Open() (io.ReadCloser, error) {
+	return in.open(decompress.NewReader)
+}
+
+// OpenLight is Open for reading a little of the input (its first lines),
+// or many inputs at once: decompression runs on the reader's goroutine,
+// with small buffers (see decompress.NewLightReader).
+func (in *Input) OpenLight() (io.ReadCloser, error) {
+	return in.open(decompress.NewLightReader)
+}
+
+func (in *Input) open(newReader func(io.Reader) (io.ReadCloser, decompress.Method, error)) (io.ReadCloser, error) {
 	raw, closer, tee, err := in.openRaw()
 	if err != nil {
 		return nil, err
 	}
-	rc, _, err := decompress.NewReader(raw)
+	rc, _, err := newReader(raw)
 	if err != nil {
 		closer.Close()
 		return nil, fmt.Errorf("%s: %w", in.Display, err)
@@ -227,7 +238,7 @@ func (in *Input) openRaw() (io.Reader, io.Closer, *tee, error) {
 		if !in.keep {
 			return br, closer, nil, nil
 		}
-		f, err := createTemp(in.dir, "flamekit-*.spool")
+		f, err := createTemp(in.TempDir, "flamekit-*.spool")
 		if err != nil {
 			closer.Close()
 			return nil, nil, nil, fmt.Errorf("%s: cannot keep a copy of the stream to read it again (set TMPDIR to a directory with room): %w", in.Display, err)
@@ -266,7 +277,7 @@ func (in *Input) Path() (string, error) {
 		return "", err
 	}
 	defer rc.Close()
-	f, err := createTemp(in.dir, "flamekit-*.data")
+	f, err := createTemp(in.TempDir, "flamekit-*.data")
 	if err != nil {
 		return "", fmt.Errorf("%s: a decompressed copy is needed to read it, and cannot be made (set TMPDIR to a directory with room): %w", in.Display, err)
 	}
