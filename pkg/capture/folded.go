@@ -210,3 +210,9 @@ func Bpftrace(in *source.Input, opt bpftrace.Options, w io.Writer, warnf func(st
 	}
 	return nil
 }
+
+// Fold returns Folded with options o, for source.Files.Fold and
+// timeslice.FromSource.
+func Fold(o Options) func(*source.Input) (io.ReadCloser, error) {
+	return func(in *source.Input) (io.ReadCloser, error) { return Folded(in, o) }
+}

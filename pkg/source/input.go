@@ -295,6 +295,19 @@ func (in *Input) Path() (string, error) {
 	return f.Name(), nil
 }
 
+// Size returns the size in bytes of a regular file as stored
+// (compressed or not), 0 for other inputs: a hint for buffers.
+func (in *Input) Size() int64 {
+	if in.file == "" {
+		return 0
+	}
+	st, err := os.Stat(in.file)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
 // Close closes a stream never read and removes the copies made.
 func (in *Input) Close() error {
 	in.mu.Lock()
