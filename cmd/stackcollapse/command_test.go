@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -93,6 +95,24 @@ func TestCommandLine(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := cli.Run("stackcollapse", description, &command{}, []string{"--jobs=-1"}, bytes.NewReader(in), &out, &errb); code != 2 || !strings.Contains(errb.String(), "number of CPUs") {
 		t.Errorf("--jobs=-1: exit %d, stderr %s", code, errb.String())
+	}
+	// -j beyond the CPUs this process may use: capped, said once, same
+	// output (it used to start as many threads, and die of it).
+	out.Reset()
+	errb.Reset()
+	huge := strconv.Itoa(runtime.NumCPU() + 100000)
+	if code := cli.Run("stackcollapse", description, &command{}, []string{"-j", huge, "--no-time", "--tid"}, bytes.NewReader(in), &out, &errb); code != 0 ||
+		out.String() != want || strings.Count(errb.String(), "-j ") != 1 ||
+		!strings.HasPrefix(errb.String(), fmt.Sprintf("stackcollapse: -j %s: this process may run on %d CPUs: using %d\n", huge, runtime.NumCPU(), runtime.NumCPU())) {
+		t.Errorf("-j %s: exit %d, stderr %q", huge, code, errb.String())
+	}
+	// Standard input named twice is a usage error, as in timeslice and
+	// difffolded (it used to be read twice into a corrupted stack).
+	out.Reset()
+	errb.Reset()
+	if code := cli.Run("stackcollapse", description, &command{}, []string{"-", "-"}, bytes.NewReader(in), &out, &errb); code != 2 || out.Len() != 0 ||
+		!strings.Contains(errb.String(), "standard input (-) is named more than once") {
+		t.Errorf("- -: exit %d, stdout %q, stderr %q", code, clip(out.String()), errb.String())
 	}
 	out.Reset()
 	errb.Reset()

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -177,5 +178,61 @@ func TestFolded(t *testing.T) {
 	rc.Close()
 	if len(msgs) != 0 {
 		t.Errorf("messages of a fold stopped early: %q", msgs)
+	}
+}
+
+// TestFoldedKinds: Folded gives folded text for every kind of input:
+// folded stacks as they are, the others folded, binary data of no known
+// kind an error.
+func TestFoldedKinds(t *testing.T) {
+	dir := t.TempDir()
+	elf := filepath.Join(dir, "a.out")
+	os.WriteFile(elf, append([]byte("\x7fELF\x02\x01\x01\x00"), bytes.Repeat([]byte{0, 1, 2, 3}, 100)...), 0o644)
+	tests := []struct {
+		path  string
+		kind  source.Kind
+		timed bool // timed lines, else classic
+	}{
+		{"../../testdata/perf/burst.txt.gz", source.PerfScript, true},
+		{"../perfdata/testdata/syswide.data.gz", source.PerfData, true},
+		{"../source/testdata/cpu.pprof", source.Pprof, false},
+		{"../../testdata/bpf/bpftrace-profile.txt.gz", source.Bpftrace, false},
+		{"../../testdata/bpf/bcc-profile.txt.gz", source.Folded, false},
+	}
+	for _, tt := range tests {
+		in := open(t, tt.path)
+		if in.Kind != tt.kind {
+			t.Fatalf("%s: %v, want %v", tt.path, in.Kind, tt.kind)
+		}
+		rc, err := Folded(in, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd := folded.NewReader(rc, tt.path)
+		n, timed := 0, 0
+		for rd.Next() {
+			n++
+			if rd.Record().Kind == folded.Timed {
+				timed++
+			}
+		}
+		rc.Close()
+		if err := rd.Err(); err != nil && !strings.Contains(err.Error(), "another host") {
+			t.Fatalf("%s: %v", tt.path, err)
+		}
+		if rd.Err() == nil && (n == 0 || (timed == n) != tt.timed) {
+			t.Errorf("%s: %d lines, %d timed", tt.path, n, timed)
+		}
+	}
+	if _, err := Folded(open(t, elf), Options{}); !errors.Is(err, source.ErrUnknown) {
+		t.Errorf("ELF: %v", err)
+	}
+	in := open(t, "../../testdata/bpf/bcc-profile.txt.gz")
+	rc, _ := Folded(in, Options{})
+	got, _ := io.ReadAll(rc)
+	rc.Close()
+	want, _ := golden.Read("../../testdata/bpf/bcc-profile.txt.gz")
+	if !bytes.Equal(got, want) {
+		t.Error("folded input is not passed as it is")
 	}
 }
