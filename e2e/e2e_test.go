@@ -17,8 +17,8 @@ import (
 	"time"
 )
 
-// The four commands, built by TestMain.
-var tools = []string{"stackcollapse", "flamegraph", "difffolded", "timeslice"}
+// The commands, built by TestMain.
+var tools = []string{"stackcollapse", "flamegraph", "difffolded", "timeslice", "stackfilter", "stacktop"}
 
 var (
 	root      string            // module root

@@ -66,6 +66,12 @@ func (c *command) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	for _, l := range lines {
+		if l.Before > folded.MaxCount || l.After > folded.MaxCount {
+			env.Warnf("warning: the counts of %q sum to about %s, beyond 2^53, and are written rounded", l.Stack, folded.FormatCount(max(l.Before, l.After)))
+			break
+		}
+	}
 	var line []byte
 	for _, l := range lines {
 		rec := folded.Record{Stack: []byte(l.Stack), Before: l.Before, Count: l.After, Kind: folded.Diff}

@@ -48,7 +48,7 @@ type command struct {
 	FontWidth  float64 `name:"fontwidth" default:"${fontwidth}" help:"Average character width, as a fraction of the font size (fits labels)."`
 	CountName  string  `name:"countname" default:"${countname}" help:"Unit of the counts, shown in tooltips."`
 	NameType   string  `name:"nametype" default:"${nametype}" help:"Word shown before the frame name on hover."`
-	Colors     string  `name:"colors" default:"${colors}" help:"Palette: hot mem io wakeup chain java js perl red green blue aqua yellow purple orange."`
+	Colors     string  `name:"colors" default:"${colors}" help:"Palette: hot mem io wakeup chain java js perl red green blue aqua yellow purple orange (any case)."`
 	BgColors   string  `name:"bgcolors" help:"Background: yellow blue green grey or #rrggbb (default by palette)."`
 	Hash       bool    `name:"hash" help:"Colour by a hash of the name (similar names get similar colours)."`
 	Random     bool    `name:"random" help:"Colour at random."`
@@ -108,8 +108,12 @@ func (c *command) Options() (*svg.Options, error) {
 	}
 	o.FontType, o.FontSize, o.FontWidth = c.FontType, c.FontSize, c.FontWidth
 	o.CountName, o.NameType = c.CountName, c.NameType
-	o.Colors = c.Colors
-	if _, _, ok := svg.Background(c.BgColors, c.Colors); !ok {
+	colors, ok := svg.PaletteName(c.Colors)
+	if !ok {
+		return nil, cli.Usagef("unknown palette %q for --colors: want one of %s", c.Colors, strings.Join(svg.Palettes, " "))
+	}
+	o.Colors = colors
+	if _, _, ok := svg.Background(c.BgColors, colors); !ok {
 		return nil, cli.Usagef("Unrecognized bgcolor option %q (want yellow, blue, green, grey or #rrggbb)", c.BgColors)
 	}
 	o.BgColors = c.BgColors
@@ -123,6 +127,9 @@ func (c *command) Options() (*svg.Options, error) {
 	o.Notes = c.Notes
 	if c.Total != "" {
 		t, ok := folded.ParseCount([]byte(c.Total))
+		if !ok && folded.CountSyntax([]byte(c.Total)) {
+			return nil, cli.Usagef("--total: %v", folded.NewCountError([]byte(c.Total)))
+		}
 		if !ok {
 			return nil, cli.Usagef("--total %q is not a number", c.Total)
 		}
@@ -170,7 +177,7 @@ func (c *command) Run(env *cli.Env) error {
 	// Perf captures, pprof and bpftrace are folded as stackcollapse folds
 	// them: classic (summed) lines, or timed ones for a chart in time order.
 	fs.Fold = capture.Fold(capture.Options{Collapse: collapse.Options{NoTime: !c.Flamechart}, Perf: "perf", Warnf: env.Warnf})
-	rw := svg.Rewrite{Reverse: c.Reverse, Chain: c.Colors == "chain"}
+	rw := svg.Rewrite{Reverse: c.Reverse, Chain: o.Colors == "chain"}
 	in, err := flamegraph.Read(fs, size, c.Flamechart, rw, o)
 	if err != nil {
 		return err
@@ -193,6 +200,9 @@ func (c *command) Run(env *cli.Env) error {
 	}
 	if c.CountName == "samples" && l.Total < 100 {
 		fmt.Fprintf(env.Stderr, "Stack count is low (%s). Did something go wrong?\n", folded.FormatCount(l.Total))
+	}
+	if l.Total > folded.MaxCount {
+		env.Warnf("warning: the counts sum to about %s, beyond 2^53: the widths are right, but the counts shown are rounded", folded.FormatCount(l.Total))
 	}
 	warnSkips(env, in.Skips)
 	if err := svg.Render(env.Stdout, l, o); err != nil {

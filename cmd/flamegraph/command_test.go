@@ -64,6 +64,12 @@ func TestCommand(t *testing.T) {
 		{"inverted title", []string{"--inverted", compat + "tiny.folded"}, 0, nil, ">Icicle Graph</text>", ""},
 		{"bad minwidth", []string{"--minwidth=x", compat + "tiny.folded"}, 2, []string{"invalid for minwidth"}, "", ""},
 		{"bad bgcolor", []string{"--bgcolors=pink", compat + "tiny.folded"}, 2, []string{"Unrecognized bgcolor"}, "", ""},
+		// Palette names in any case; an unknown one is a usage error
+		// naming the valid ones (flamegraph.pl drew every frame black).
+		{"palette in another case", []string{"--colors", "Java", compat + "tiny.folded"}, 0, nil, `fill="rgb(`, `fill="rgb(0,0,0)"`},
+		{"palette in capitals", []string{"--colors=MEM", "--bgcolors=grey", compat + "tiny.folded"}, 0, nil, `fill="rgb(0,`, `fill="rgb(0,0,0)"`},
+		{"unknown palette", []string{"--colors", "rainbow", compat + "tiny.folded"}, 2,
+			[]string{`unknown palette "rainbow" for --colors: want one of hot mem io wakeup chain java js perl red green blue aqua yellow purple orange`}, "", "<svg"},
 		{"missing file", []string{"/nonexistent/x.folded"}, 1, []string{"/nonexistent/x.folded"}, "", ""},
 		{"timed flamechart", []string{"--flamechart", write(t, "timed.folded", "a;b 1 @3.0\na;c 1 @1.0\na;b 1 @2.0\n")}, 0,
 			nil, `<title>c (1 samples, 33.33%)</title><rect x="10.0"`, ""},
@@ -153,5 +159,17 @@ func TestNoFlagsGivesDefaults(t *testing.T) {
 	}
 	if want := svg.DefaultOptions(); !reflect.DeepEqual(*got, want) {
 		t.Errorf("no flags gives\n%+v\nwant svg.DefaultOptions\n%+v", *got, want)
+	}
+}
+
+// TestPaletteCase: a palette named in another case draws the same SVG.
+func TestPaletteCase(t *testing.T) {
+	in := "../../pkg/svg/testdata/compat/tiny.folded"
+	for _, pair := range [][2]string{{"java", "Java"}, {"chain", "CHAIN"}, {"io", "Io"}} {
+		_, want, _ := run(t, "--colors", pair[0], in)
+		code, got, errs := run(t, "--colors", pair[1], in)
+		if code != 0 || got != want || !strings.Contains(want, "<svg") {
+			t.Errorf("--colors %s: exit %d (%s), SVG differs from --colors %s's", pair[1], code, errs, pair[0])
+		}
 	}
 }

@@ -35,7 +35,7 @@ timed line "stack weight @seconds" per sample, in input order, after a
 "# flamekit v1 timed ..." line with the capture's facts, so that timeslice
 can cut a time window; --no-time prints the classic sorted, summed lines
 instead, as stackcollapse-perf.pl prints them (but for a few documented
-fixes, listed in the README).
+fixes, listed in docs/stackcollapse.md).
 
 Examples:
   perf record -F 99 -a -g -- sleep 30

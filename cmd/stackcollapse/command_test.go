@@ -137,7 +137,7 @@ func TestCommandInputs(t *testing.T) {
 	}
 	out.Reset()
 	if code := cli.Run("stackcollapse", description, &command{}, []string{"-"}, bytes.NewReader(text), &out, &errb); code != 0 ||
-		strings.Contains(out.String(), "source=") || !strings.Contains(out.String(), "p;a 1 @1.000000\n") {
+		strings.Contains(out.String(), "source=") || !strings.Contains(out.String(), "p;a 1 @1.000000 tid=1\n") {
 		t.Errorf("stdin: exit %d, stderr %s\n%s", code, errb.String(), out.String())
 	}
 	errb.Reset()

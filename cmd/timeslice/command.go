@@ -18,6 +18,7 @@ import (
 	"flamekit/pkg/folded"
 	"flamekit/pkg/heatmap"
 	"flamekit/pkg/pyroscope"
+	"flamekit/pkg/selection"
 	"flamekit/pkg/source"
 	"flamekit/pkg/timeslice"
 )
@@ -126,9 +127,11 @@ type command struct {
 	Version   cli.VersionFlag `help:"Print the version and exit."`
 	Files     []string        `arg:"" optional:"" help:"Timed folded inputs (.gz read transparently); - or none: standard input." placeholder:"FILE"`
 
-	fleetFlags `embed:""`
-	pusher     *pyroscope.Pusher
-	busy       *busy // the heat map's and the bursts' sink, set by output
+	cli.SelectFlags `embed:""`
+	fleetFlags      `embed:""`
+	sel             *selection.Selection // --cpu, --pid, --tid, --comm
+	pusher          *pyroscope.Pusher
+	busy            *busy // the heat map's and the bursts' sink, set by output
 }
 
 // Defaults gives kong the defaults of --rows, --top, --threshold and
@@ -138,7 +141,7 @@ func (c *command) Defaults() map[string]string {
 		"rows": strconv.Itoa(heatmap.DefaultRows), "rowms": strconv.Itoa(1000 / heatmap.DefaultRows),
 		"maxrows": strconv.Itoa(heatmap.MaxRows),
 		"top":     strconv.Itoa(bursts.DefaultMax), "threshold": strconv.FormatFloat(bursts.DefaultThreshold, 'f', -1, 64),
-		"bucket": pyroscope.DefaultBucket.String(),
+		"bucket": pyroscope.DefaultBucket.String(), "pprofbucket": DefaultPprofBucket.String(),
 	}
 }
 
@@ -165,6 +168,11 @@ func (c *command) Run(env *cli.Env) error {
 
 	win, guessed, err := c.place(spec, hasWindow, inputs)
 	if err != nil {
+		return err
+	}
+	// Counts of different things are never summed: refused from what is
+	// known before reading (heads, a survey), else once read.
+	if _, _, err := inputs.Measure(); err != nil {
 		return err
 	}
 	s, finish, err := c.read(env, inputs, win)
@@ -198,6 +206,10 @@ func (c *command) Run(env *cli.Env) error {
 			return err
 		}
 	}
+	if _, _, err := inputs.Measure(); err != nil {
+		c.pushFailed(env)
+		return err
+	}
 	clock := inputs.Clock()
 	if win != nil {
 		c.describe(env, win, &clock)
@@ -230,7 +242,9 @@ func (c *command) check() error {
 	if c.Top < 1 || c.Threshold <= 0 {
 		return cli.Usagef("--top wants 1 or more, --threshold more than 0")
 	}
-	return nil
+	sel, err := c.SelectFlags.Selection()
+	c.sel = sel
+	return err
 }
 
 // place reads what the window and the output need to know before the
@@ -304,7 +318,7 @@ func (c *command) resolve(spec timeslice.Spec, inputs timeslice.Inputs) (*timesl
 // read reads every input whole into the chosen output.
 func (c *command) read(env *cli.Env, inputs timeslice.Inputs, win *timeslice.Window) (*timeslice.Slicer, func(*timeslice.Clock) error, error) {
 	needTime := win != nil || c.Heatmap != "" || c.Push != "" || c.Bursts
-	s := &timeslice.Slicer{Opts: timeslice.Options{Window: win, NoIdle: c.NoIdle || c.Bursts, NeedTime: needTime}}
+	s := &timeslice.Slicer{Opts: timeslice.Options{Window: win, NoIdle: c.NoIdle || c.Bursts, NeedTime: needTime, Select: c.sel}}
 	finish, err := c.output(env, s, inputs, win)
 	if err != nil {
 		return nil, nil, err
@@ -405,9 +419,15 @@ func (c *command) heatInfo(inputs timeslice.Inputs, w *timeslice.Window, clock *
 	if host != "" {
 		title += " (host " + host + ")"
 	}
+	if d := c.sel.Describe(); d != "" {
+		title += ": " + d
+	}
 	args := ""
 	if c.NoIdle {
 		args += " --no-idle"
+	}
+	for _, a := range c.sel.Flags() {
+		args += " " + heatmap.ShellQuote(a)
 	}
 	info := heatmap.Info{Title: title, Args: args, Inputs: srcs, NoIdle: c.NoIdle}
 	if b := c.busy; b != nil && b.weights {
@@ -433,6 +453,9 @@ func (c *command) summary(env *cli.Env, s *timeslice.Slicer, w *timeslice.Window
 	}
 	if st.Malformed.Count > 0 {
 		env.Warnf("%s", st.Malformed)
+	}
+	if st.NoField > 0 {
+		env.Warnf("%s", c.sel.Missing(st.NoField))
 	}
 	if c.Quiet || w == nil && c.Heatmap == "" && !c.Bursts {
 		return
@@ -516,23 +539,13 @@ func openInputs(env *cli.Env, names []string) (timeslice.Inputs, error) {
 // (--measure weight, or auto on input whose metadata says its counts are
 // off-CPU time or another weight) and in what unit, for the legend.
 func (c *command) heatWeights(inputs timeslice.Inputs) (bool, string) {
-	what, unit := inputs.Weight()
+	what, _ := inputs.Weight()
 	if c.Measure == "samples" || c.Measure == "auto" && what == "" {
 		return false, ""
 	}
-	switch unit {
-	case "us":
-		unit = "µs"
-	case "":
-		unit = "weight"
+	m, ok, _ := inputs.Measure()
+	if !ok {
+		return true, "weight"
 	}
-	switch what {
-	case "off-cpu":
-		return true, unit + " off-CPU"
-	case "hot-cold":
-		return true, unit + " on- or off-CPU"
-	case "":
-		return true, "weight (periods)"
-	}
-	return true, unit + " of " + what
+	return true, m.Label()
 }

@@ -923,7 +923,10 @@ func TestNoFlagsGivesDefaults(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (the flags are parsed, then the input is missing)", code)
 	}
-	if c.Rows != heatmap.DefaultRows || c.Top != bursts.DefaultMax || c.Threshold != bursts.DefaultThreshold || c.Bucket != pyroscope.DefaultBucket {
-		t.Errorf("defaults: rows %d, top %d, threshold %v, bucket %v", c.Rows, c.Top, c.Threshold, c.Bucket)
+	if c.Rows != heatmap.DefaultRows || c.Top != bursts.DefaultMax || c.Threshold != bursts.DefaultThreshold || c.Bucket != nil || c.bucket() != DefaultPprofBucket {
+		t.Errorf("defaults: rows %d, top %d, threshold %v, bucket %v (%v)", c.Rows, c.Top, c.Threshold, c.Bucket, c.bucket())
+	}
+	if c.Push = "http://localhost:4040"; c.bucket() != pyroscope.DefaultBucket {
+		t.Errorf("--push bucket %v, want %v", c.bucket(), pyroscope.DefaultBucket)
 	}
 }

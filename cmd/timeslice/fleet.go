@@ -18,12 +18,27 @@ import (
 // fleetFlags are the flags that send the window elsewhere than folded
 // text: pprof on standard output, or pushes to Pyroscope.
 type fleetFlags struct {
-	Format     string        `enum:"folded,pprof" default:"folded" help:"Output format: folded (summed classic stacks) or pprof (the window as a gzipped profile.proto with each sample's time as a timestamp_ns label, for go tool pprof, Pyroscope, Parca, speedscope)."`
-	SampleType string        `name:"sample-type" placeholder:"TYPE/UNIT" help:"With --format pprof or --push: what the counts measure, e.g. alloc_space/bytes. Default: from the capture's event (cpu-clock: cpu/nanoseconds; other events: their name/count)."`
-	Push       string        `placeholder:"URL" help:"Push the window to Grafana Pyroscope at URL (http://host:4040) as pprof, one profile per --bucket, and print a summary on stderr instead of writing stdout. Auth from PYROSCOPE_BASIC_AUTH_USER/PYROSCOPE_BASIC_AUTH_PASSWORD or PYROSCOPE_AUTH_TOKEN; PYROSCOPE_TENANT_ID sets X-Scope-OrgID."`
-	Service    string        `placeholder:"NAME" help:"With --push: the service name the profiles are stored under (Grafana's service_name)."`
-	Label      []string      `sep:"none" placeholder:"KEY=VALUE" help:"With --push: a series label, e.g. --label host=web01 (repeatable)."`
-	Bucket     time.Duration `default:"${bucket}" help:"With --push: the time span of one pushed profile (aligned on the wall clock)."`
+	Format     string         `enum:"folded,pprof" default:"folded" help:"Output format: folded (summed classic stacks) or pprof (the window as a gzipped profile.proto, the samples' times, rounded down to --bucket, as timestamp_ns labels, for go tool pprof, Pyroscope, Parca, speedscope)."`
+	SampleType string         `name:"sample-type" placeholder:"TYPE/UNIT" help:"With --format pprof or --push: what the counts measure, e.g. alloc_space/bytes. Default: from the capture's metadata (cpu-clock: cpu/nanoseconds; --off-cpu: off_cpu/microseconds; --weight size: EVENT/bytes; other events: their name/count)."`
+	Push       string         `placeholder:"URL" help:"Push the window to Grafana Pyroscope at URL (http://host:4040) as pprof, one profile per --bucket, and print a summary on stderr instead of writing stdout. Auth from PYROSCOPE_BASIC_AUTH_USER/PYROSCOPE_BASIC_AUTH_PASSWORD or PYROSCOPE_AUTH_TOKEN; PYROSCOPE_TENANT_ID sets X-Scope-OrgID."`
+	Service    string         `placeholder:"NAME" help:"With --push: the service name the profiles are stored under (Grafana's service_name)."`
+	Label      []string       `sep:"none" placeholder:"KEY=VALUE" help:"With --push: a series label, e.g. --label host=web01 (repeatable)."`
+	Bucket     *time.Duration `placeholder:"DURATION" help:"The time resolution, aligned on the wall clock: with --push, the span of one pushed profile (default ${bucket}); with --format pprof, what timestamp_ns is rounded down to, the samples of one stack in one bucket being one pprof sample (default ${pprofbucket}; 1ns keeps every sample's own time)."`
+}
+
+// DefaultPprofBucket is what --format pprof rounds timestamp_ns down to
+// without --bucket.
+const DefaultPprofBucket = 100 * time.Millisecond
+
+// bucket returns --bucket, or the default of the output.
+func (f *fleetFlags) bucket() time.Duration {
+	switch {
+	case f.Bucket != nil:
+		return *f.Bucket
+	case f.Push != "":
+		return pyroscope.DefaultBucket
+	}
+	return DefaultPprofBucket
 }
 
 // check rejects flag combinations that make no sense.
@@ -38,8 +53,10 @@ func (c *command) checkFleet() error {
 		return cli.Usagef("--push needs --service NAME (the service name Grafana shows)")
 	case f.Push == "" && (f.Service != "" || len(f.Label) > 0):
 		return cli.Usagef("--service and --label go with --push URL")
-	case f.Bucket <= 0:
-		return cli.Usagef("--bucket %v: want a positive duration such as 1s or 250ms", f.Bucket)
+	case f.Bucket != nil && *f.Bucket <= 0:
+		return cli.Usagef("--bucket %v: want a positive duration such as 1s or 250ms", *f.Bucket)
+	case f.Bucket != nil && f.Push == "" && f.Format != "pprof":
+		return cli.Usagef("--bucket goes with --push or --format pprof")
 	case f.SampleType != "" && f.Push == "" && f.Format != "pprof":
 		return cli.Usagef("--sample-type goes with --format pprof or --push")
 	}
@@ -78,7 +95,7 @@ func refOf(win *timeslice.Window, clock *timeslice.Clock) (folded.WallRef, bool)
 // gzipped profile once the clock is known.
 func (c *command) pprofOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) func(*timeslice.Clock) error {
 	w, _ := parseWeight(c.SampleType)
-	opts := pprof.Options{Weight: w}
+	opts := pprof.Options{Weight: w, Resolution: c.bucket()}
 	if win != nil {
 		opts.From, opts.HasFrom, opts.To, opts.HasTo = win.From, win.HasFrom, win.To, win.HasTo
 	}
@@ -91,8 +108,7 @@ func (c *command) pprofOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslic
 		for _, m := range inputs.CaptureMetas() {
 			b.AddMeta(m)
 		}
-		p, err := b.Profile()
-		if err != nil {
+		if err := b.Write(env.Stdout); err != nil {
 			return err
 		}
 		st := b.Stats()
@@ -104,7 +120,7 @@ func (c *command) pprofOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslic
 		if !st.WeightKnown && c.SampleType == "" {
 			env.Warnf("pprof sample type %s guessed from the event; --sample-type TYPE/UNIT says what the counts measure", st.Weight)
 		}
-		return p.Write(env.Stdout)
+		return nil
 	}
 }
 
@@ -143,7 +159,7 @@ func (c *command) pushOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslice
 		}
 	}
 	w, _ := parseWeight(c.SampleType)
-	p := pyroscope.NewPusher(context.Background(), client, name, clock.RefAt, pyroscope.PushOptions{Bucket: c.Bucket, Weight: w})
+	p := pyroscope.NewPusher(context.Background(), client, name, clock.RefAt, pyroscope.PushOptions{Bucket: c.bucket(), Weight: w})
 	for _, m := range inputs.CaptureMetas() {
 		p.AddMeta(m)
 	}

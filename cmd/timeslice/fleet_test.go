@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"flamekit/pkg/pprof"
 )
@@ -22,19 +23,45 @@ func TestFormatPprof(t *testing.T) {
 		t.Fatal(stderr)
 	}
 	want := profile(t, folded)
-	code, out, stderr := run(t, "", "--from", "13s", "--to", "16s", "--format", "pprof", burstFile)
-	if code != 0 {
-		t.Fatal(stderr)
+	for _, bucket := range []string{"", "1ns", "1s"} {
+		args := []string{"--from", "13s", "--to", "16s", "--format", "pprof", burstFile}
+		if bucket != "" {
+			args = append(args, "--bucket", bucket)
+		}
+		code, out, stderr := run(t, "", args...)
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		if !strings.Contains(stderr, "488 samples in the window") || !strings.Contains(stderr, "estimated") {
+			t.Errorf("stderr: %s", stderr)
+		}
+		p, err := pprof.Parse([]byte(out), "out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// One pprof sample per stack and 100 ms (by default): its
+		// samples/count says how many samples it holds.
+		res := int64(DefaultPprofBucket)
+		if bucket != "" {
+			d, _ := time.ParseDuration(bucket)
+			res = int64(d)
+		}
+		var n int64
+		for _, s := range p.Sample {
+			n += s.Value[0]
+			if ts := s.NumLabel[pprof.LabelTimestamp]; len(ts) != 1 || ts[0]%res != 0 {
+				t.Fatalf("--bucket %q: timestamp_ns %v", bucket, ts)
+			}
+		}
+		if p.DurationNanos != 3e9 || p.SampleType[1].Type != "cpu" || p.SampleType[1].Unit != "nanoseconds" || n != 488 || bucket == "1ns" && len(p.Sample) != 488 || bucket != "1ns" && len(p.Sample) >= 488 {
+			t.Errorf("--bucket %q: duration %d, types %v, %d pprof samples of %d", bucket, p.DurationNanos, p.SampleType, len(p.Sample), n)
+		}
+		t.Logf("--bucket %q: %d pprof samples of %d samples, %d bytes", bucket, len(p.Sample), n, len(out))
 	}
-	if !strings.Contains(stderr, "488 samples in the window") || !strings.Contains(stderr, "estimated") {
-		t.Errorf("stderr: %s", stderr)
-	}
+	_, out, _ := run(t, "", "--from", "13s", "--to", "16s", "--format", "pprof", burstFile)
 	p, err := pprof.Parse([]byte(out), "out")
 	if err != nil {
 		t.Fatal(err)
-	}
-	if p.DurationNanos != 3e9 || p.SampleType[1].Type != "cpu" || len(p.Sample) != 488 {
-		t.Errorf("duration %d, types %v, %d samples", p.DurationNanos, p.SampleType, len(p.Sample))
 	}
 	var sb strings.Builder
 	if _, err := pprof.ToFolded(&sb, p, pprof.ReadOptions{}); err != nil {
@@ -164,6 +191,8 @@ func TestFleetUsage(t *testing.T) {
 		{[]string{"--push", "ftp://x", "--service", "s", burstFile}, "want http://"},
 		{[]string{"--format", "pprof", "--sample-type", "cpu", burstFile}, "want TYPE/UNIT"},
 		{[]string{"--push", "http://x", "--service", "s", "--bucket", "0s", burstFile}, "positive duration"},
+		{[]string{"--format", "pprof", "--bucket=-1ms", burstFile}, "positive duration"},
+		{[]string{"--bucket", "1s", burstFile}, "--bucket goes with --push or --format pprof"},
 	}
 	for _, tc := range tests {
 		code, _, stderr := run(t, "", tc.args...)

@@ -159,8 +159,8 @@ func TestFoldShapes(t *testing.T) {
 			want: "g 3\n",
 		},
 		{
-			name: "large count",
-			in:   "@[\n    f+1\n]: 9007199254740993\n",
+			name: "2^53, the largest count",
+			in:   "@[\n    f+1\n]: 9007199254740992\n",
 			want: "f 9007199254740992\n",
 		},
 		{
@@ -270,6 +270,11 @@ func TestSkipped(t *testing.T) {
 		{name: "cut by the next map", in: "@[\n    g+1\n@[\n    f+1\n]: 2\n", want: "f 2\n", wantLine: 1, wantErr: ErrTruncated},
 		{name: "negative value", in: "@[\n    f+1\n]: 2\n@[\n    g+1\n]: -5\n", want: "f 2\n", wantLine: 4, wantErr: ErrValue},
 		{name: "string value", in: "@x[a]: 1\n@x[b]: hello\n", opt: Options{Map: "x"}, want: "a 1\n", wantLine: 2, wantErr: ErrValue},
+		// bpftrace counts are u64: an underflowed one is 2^64-1, which
+		// no float64 holds; 2^53 is the largest kept, exactly.
+		{name: "u64 max", in: "@[\n    f+1\n]: 2\n@[\n    g+1\n]: 18446744073709551615\n", want: "f 2\n", wantLine: 4, wantErr: folded.ErrCountRange},
+		{name: "beyond 2^53", in: "@[\n    f+1\n]: 9007199254740993\n@[\n    g+1\n]: 9007199254740992\n", want: "g 9007199254740992\n", wantLine: 1, wantErr: folded.ErrCountRange},
+		{name: "beyond 2^64", in: "@x[a]: 1\n@x[b]: 99999999999999999999999\n", opt: Options{Map: "x"}, want: "a 1\n", wantLine: 2, wantErr: folded.ErrCountRange},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 )
 
 // FuzzFold checks that no input makes Fold panic, that every record it
-// emits is a valid folded line with a positive count, and that the
+// emits is a valid folded line with a positive count up to 2^53, and that the
 // entries and total it reports are those of the records.
 func FuzzFold(f *testing.F) {
 	f.Add([]byte("@[\n    f+1\n, \n    g+2\n, comm]: 3\n"), false, false, "")
@@ -22,7 +22,7 @@ func FuzzFold(f *testing.F) {
 		sum, err := Fold(bytes.NewReader(in), "fuzz", Options{Map: mapName, Kernel: kernel, Addrs: addrs}, func(rec *folded.Record) error {
 			n++
 			total += rec.Count
-			if rec.Count <= 0 {
+			if rec.Count <= 0 || rec.Count > folded.MaxCount {
 				t.Fatalf("count %v", rec.Count)
 			}
 			if bytes.ContainsAny(rec.Stack, "\n") {

@@ -47,8 +47,10 @@ type Summary struct {
 	Maps []MapInfo
 	// Skipped counts the entries of the folded map (or of any map, for
 	// truncated entries) that could not be folded: a negative or
-	// non-integer value, an entry cut short by the end of the input or by
-	// the next map. Zero values are dropped without being counted here.
+	// non-integer value, an integer beyond 2^53 (a *folded.CountError:
+	// no float64 holds it exactly), an entry cut short by the end of the
+	// input or by the next map. Zero values are dropped without being
+	// counted here.
 	Skipped folded.Skips
 	// Other counts the non-blank lines outside any map ("Attaching 1
 	// probe...", printf output).
@@ -451,7 +453,14 @@ func (p *parser) endEntry(s []byte) error {
 		m.info.Stacks = true
 	}
 	value, ok := parseValue(s)
-	if !ok {
+	// An integer beyond 2^53 (bpftrace's counts are u64: an underflowed
+	// count prints as 18446744073709551615) is no float64 exactly: the
+	// entry is skipped, and counted, in a map that stays foldable.
+	var big error
+	if !ok && folded.CountSyntax(s) && bytes.IndexByte(s, '.') < 0 {
+		big = folded.NewCountError(s)
+	}
+	if !ok && big == nil {
 		if m.info.Unfoldable == "" {
 			m.info.Unfoldable = "non-integer values"
 		}
@@ -460,12 +469,12 @@ func (p *parser) endEntry(s []byte) error {
 		}
 		return nil
 	}
-	if value == 0 {
+	if value == 0 && big == nil {
 		return nil
 	}
 	switch {
 	case p.selected == p.mapName:
-		return p.fold(m, value)
+		return p.fold(m, value, big)
 	case p.selected != "":
 		return nil
 	case hasStack:
@@ -477,7 +486,9 @@ func (p *parser) endEntry(s []byte) error {
 			}
 		}
 		m.pending = nil
-		return p.fold(m, value)
+		return p.fold(m, value, big)
+	case hasEmpty && !m.noStacks && big != nil:
+		p.skip(big)
 	case hasEmpty && !m.noStacks:
 		m.pending = append(m.pending, pending{stack: p.stackOf(nil), value: value})
 	default:
@@ -487,8 +498,14 @@ func (p *parser) endEntry(s []byte) error {
 	return nil
 }
 
-func (p *parser) fold(m *mapState, value float64) error {
+// fold emits the entry just read, or skips it for big (a value beyond
+// 2^53), in the folded map m.
+func (p *parser) fold(m *mapState, value float64, big error) error {
 	m.info.Folded = true
+	if big != nil {
+		p.skip(big)
+		return nil
+	}
 	p.stackBuf = p.stackOf(p.stackBuf[:0])
 	return p.emitStack(p.stackBuf, value)
 }
@@ -501,9 +518,10 @@ func (p *parser) emitStack(stack []byte, value float64) error {
 	return p.emit(&p.rec)
 }
 
-// parseValue reads a map value: a non-negative integer.
+// parseValue reads a map value: a non-negative integer up to
+// folded.MaxCount (2^53), which a float64 holds exactly.
 func parseValue(s []byte) (float64, bool) {
-	if u, err := strconv.ParseUint(string(s), 10, 64); err == nil {
+	if u, err := strconv.ParseUint(string(s), 10, 64); err == nil && u <= folded.MaxCount {
 		return float64(u), true
 	}
 	return 0, false
@@ -562,7 +580,7 @@ func guardCount(stack, dst []byte) []byte {
 	for i := len(stack) - 1; i >= 0; i-- {
 		c := stack[i]
 		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' {
-			if _, ok := folded.ParseCount(stack[i+1:]); ok {
+			if folded.CountSyntax(stack[i+1:]) {
 				stack[i] = '_'
 			}
 			break

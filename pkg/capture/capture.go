@@ -122,10 +122,17 @@ func (f *Folder) Data(in *source.Input, srcName string) error {
 		st.End()
 		return named(err, file, path)
 	}
+	if d := r.Damage(); d != nil && d.Samples == 0 {
+		st.End()
+		return fmt.Errorf("%s: %s", path, d)
+	}
 	if err := st.End(); err != nil {
 		return err
 	}
 	f.Frameless += frameless
+	if d := r.Damage(); d != nil {
+		f.warnf("%s: %s", path, d)
+	}
 	f.report(path, r.Stats(), frameless)
 	return nil
 }

@@ -170,6 +170,9 @@ func Pprof(in *source.Input, sampleType string, sink pprof.Sink, warnf func(stri
 		}
 		warnf("%s: folding sample type %s of %s (--sample-type picks another)", in.Display, sum.Type, strings.Join(types, ", "))
 	}
+	if sum.Big > 0 {
+		warnf("%s: skipped %d samples whose %s is beyond 2^53 and cannot be summed exactly", in.Display, sum.Big, sum.Type.Type)
+	}
 	if sum.Zero > 0 || sum.Negative > 0 {
 		warnf("%s: skipped %d samples whose %s is 0 and %d negative ones", in.Display, sum.Zero, sum.Type.Type, sum.Negative)
 	}

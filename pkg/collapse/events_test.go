@@ -1,6 +1,7 @@
 package collapse
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -129,43 +130,80 @@ func TestWeight(t *testing.T) {
 }
 
 func TestSymbolCheck(t *testing.T) {
-	many := func(frame string, n int) []sample.Sample {
+	const libc = "/usr/lib/x86_64-linux-gnu/libc.so.6"
+	many := func(n int, comm string, frames ...string) []sample.Sample {
 		var out []sample.Sample
 		for range n {
-			out = append(out, smp("p", frame, "1 main (/usr/bin/p)"))
+			out = append(out, smp(comm, frames...))
 		}
 		return out
 	}
+	cat := func(lists ...[]sample.Sample) []sample.Sample { return slices.Concat(lists...) }
 	tests := []struct {
-		name   string
-		frame  string
-		stderr string
+		name    string
+		samples []sample.Sample
+		stderr  []string // a part of each line wanted; nil: no line
 	}{
-		{"kernel", "ffffffff8103ce3b [unknown] ([unknown])", "of the kernel frames have no symbol ([unknown]): perf could not read the kernel's symbols"},
-		{"kernel module", "ffffffffc0a1b2c3 [unknown] ([kernel.kallsyms])", "kptr_restrict=0"},
-		{"a DSO without symbols", "12829 [unknown] (/usr/bin/dash)", "of the user frames have no symbol, most in /usr/bin/dash (40): install their debug symbols"},
-		{"JIT code", "7f3a2b1c0d0e [unknown] ([unknown])", "in anonymous memory with no symbol, as JIT-compiled code is: have the runtime write /tmp/perf-PID.map"},
-		{"a perf map without the address", "7f3a2b1c0d0e [unknown] (/tmp/perf-1234.map)", "/tmp/perf-PID.map"},
-		{"bare addresses", "7f3a2b1c0d0e 0x7f3a2b1c0d0e (/usr/lib/libx.so)", "most in /usr/lib/libx.so"},
-		{"resolved", "12829 parse_input (/usr/bin/dash)", ""},
+		{"kernel", many(40, "p", "ffffffff8103ce3b [unknown] ([unknown])", "1 main (/usr/bin/p)"),
+			[]string{"of the kernel frames have no symbol ([unknown]): perf could not read the kernel's symbols"}},
+		{"kernel module", many(40, "p", "ffffffffc0a1b2c3 [unknown] ([kernel.kallsyms])", "1 main (/usr/bin/p)"), []string{"kptr_restrict=0"}},
+		{"a DSO without symbols", many(40, "p", "12829 [unknown] (/usr/bin/dash)", "1 main (/usr/bin/p)"),
+			[]string{"of the user frames have no symbol, most in /usr/bin/dash (40): install their debug symbols"}},
+		{"JIT code", many(40, "java", "7f3a2b1c0d0e [unknown] (/tmp/perf-1234.map)", "1 main (/usr/bin/java)"),
+			[]string{"50% of the user frames are in anonymous memory with no symbol, as JIT-compiled code is: have the runtime write /tmp/perf-PID.map"}},
+		{"anonymous memory", many(40, "node", "7f3a2b1c0d0e [unknown] (//anon)", "1 main (/usr/bin/node)"), []string{"as JIT-compiled code is"}},
+		{"bare addresses", many(40, "p", "7f3a2b1c0d0e 0x7f3a2b1c0d0e (/usr/lib/libx.so)", "1 main (/usr/bin/p)"), []string{"most in /usr/lib/libx.so"}},
+		{"resolved", many(40, "p", "12829 parse_input (/usr/bin/dash)", "1 main (/usr/bin/p)"), nil},
+		// A frame-pointer walk gone astray: address 0 in no mapping,
+		// after libc's getdents64, as in Debian's ls (burst capture).
+		{"broken stacks", cat(
+			many(30, "ls", "d0043 __GI___getdents64+0x13 ("+libc+")", "0 [unknown] ([unknown])"),
+			many(20, "bash", "93790 list_append+0x0 (/usr/bin/bash)", "55d407370db0 [unknown] ([unknown])"),
+			many(50, "ls", "1 main (/usr/bin/ls)", "2 __libc_start_main (/usr/lib/x86_64-linux-gnu/libc.so.6)")),
+			[]string{"the user stacks of ls, bash are broken (50% of the samples with user frames): they run code built without frame pointers (libc.so.6, bash), " +
+				"where the frame-pointer walk reached addresses in no mapping, such as 0x0. Record with perf record --call-graph dwarf, or build that code with -fno-omit-frame-pointer"}},
+		{"broken at the user address itself", many(40, "dd", "ffffffff8103ce3b read+0x1 ([kernel.kallsyms])", "a [unknown] ([unknown])"),
+			[]string{"the user stacks of dd are broken (100% of the samples with user frames): they run code built without frame pointers, where the frame-pointer walk reached addresses in no mapping. "}},
+		// A chain caught in a loop repeats one address to perf's depth
+		// limit: one sample, however many frames.
+		{"a loop is one sample", cat(
+			many(1, "ls", append([]string{"1098d9 clone3+0x19 (" + libc + ")"}, slices.Repeat([]string{"55c4bc7ea2b0 [unknown] ([unknown])"}, 120)...)...),
+			many(40, "ls", "1 main (/usr/bin/ls)")), nil},
+		{"few broken stacks", cat(
+			many(9, "ls", "d0043 __GI___getdents64+0x13 ("+libc+")", "0 [unknown] ([unknown])"),
+			many(5, "ls", "1 main (/usr/bin/ls)")), nil},
+		{"a small share", cat(
+			many(10, "ls", "d0043 __GI___getdents64+0x13 ("+libc+")", "0 [unknown] ([unknown])"),
+			many(91, "ls", "1 main (/usr/bin/ls)")), nil},
+		{"the missing symbols say less of frame pointers when the broken stacks are told", cat(
+			many(40, "p", "12829 [unknown] (/usr/bin/dash)", "0 [unknown] ([unknown])")),
+			[]string{"the user stacks of p are broken (100% of", "\nstackcollapse: 100% of the user frames have no symbol, most in /usr/bin/dash (40): install their debug symbols (Debian: the -dbgsym packages) or build with -g\n"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := run(t, Options{NoTime: true}, many(tc.frame, 40)...)
-			if tc.stderr == "" {
+			r := run(t, Options{NoTime: true}, tc.samples...)
+			if len(tc.stderr) == 0 {
 				if r.stderr != "" {
 					t.Errorf("stderr %q, want none", r.stderr)
 				}
 				return
 			}
-			if !strings.Contains(r.stderr, tc.stderr) || strings.Count(r.stderr, "\n") != 1 {
-				t.Errorf("stderr %q, want one line with %q", r.stderr, tc.stderr)
+			lines := len(tc.stderr) // one line per part wanted
+			for _, want := range tc.stderr {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("stderr %q, want %q", r.stderr, want)
+				}
+			}
+			if strings.Count(r.stderr, "\n") != lines {
+				t.Errorf("stderr %q, want %d lines", r.stderr, lines)
+			}
+			if strings.Contains(r.stderr, "JIT") != strings.Contains(strings.Join(tc.stderr, ""), "JIT") {
+				t.Errorf("stderr %q: JIT named where it is not the cause, or not named where it is", r.stderr)
 			}
 		})
 	}
 	// A few unresolved frames among many are not worth a word.
-	samples := many("12829 [unknown] (/usr/bin/dash)", 10)
-	samples = append(samples, many("12829 parse_input (/usr/bin/dash)", 100)...)
+	samples := cat(many(10, "p", "12829 [unknown] (/usr/bin/dash)", "1 main (/usr/bin/p)"), many(100, "p", "12829 parse_input (/usr/bin/dash)", "1 main (/usr/bin/p)"))
 	if r := run(t, Options{NoTime: true}, samples...); r.stderr != "" {
 		t.Errorf("stderr %q, want none", r.stderr)
 	}

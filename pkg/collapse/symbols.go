@@ -12,11 +12,30 @@ import (
 // symCounts counts the frames of kept samples that perf could not name,
 // by kind, so that a capture recorded without symbols is told once, with
 // the cure, before anyone stares at a graph of [unknown] frames.
+//
+// Three causes leave a user frame without a name, and perf tells them
+// apart by the mapping it found for the address:
+//   - a file whose symbols perf could not read (stripped, no debug
+//     symbols): the file is named, "[unknown] (/usr/bin/dash)";
+//   - anonymous executable memory, where JIT compilers put their code:
+//     perf names the mapping "/tmp/perf-PID.map" (or "//anon", "[anon:…]",
+//     "/memfd:…"), and the runtime's perf map has no entry;
+//   - no mapping at all, "[unknown] ([unknown])": a return address that
+//     points nowhere (0x0, 0xa, stack data), as a frame-pointer walk gives
+//     once it has gone through code built without frame pointers (Debian's
+//     libc, perl, bash). The stack is broken there; what follows is garbage.
+//     Such addresses are no frames: they count per sample, and the program
+//     (comm) and the file of the last frame before the break are named.
 type symCounts struct {
 	kernel, kernelUnknown int64
-	user, userUnknown     int64
-	jitUnknown            int64            // user frames in anonymous memory
+	user, userUnknown     int64            // user frames, addresses in no mapping left out
+	jitUnknown            int64            // user frames in anonymous executable memory
 	dsoUnknown            map[string]int64 // unresolved user frames per file
+	userSamples           int64            // samples with user frames
+	broken                int64            // of which: a user frame at an address in no mapping
+	brokenZero            bool             // one of those addresses was 0
+	brokenComm            map[string]int64 // broken samples per program (comm)
+	brokenBelow           map[string]int64 // per file of the frame before the break
 }
 
 func (c *symCounts) merge(o *symCounts) {
@@ -25,18 +44,37 @@ func (c *symCounts) merge(o *symCounts) {
 	c.user += o.user
 	c.userUnknown += o.userUnknown
 	c.jitUnknown += o.jitUnknown
-	for k, v := range o.dsoUnknown {
-		if c.dsoUnknown == nil {
-			c.dsoUnknown = make(map[string]int64)
-		}
-		c.dsoUnknown[k] += v
-	}
+	c.dsoUnknown = mergeCounts(c.dsoUnknown, o.dsoUnknown)
+	c.userSamples += o.userSamples
+	c.broken += o.broken
+	c.brokenZero = c.brokenZero || o.brokenZero
+	c.brokenComm = mergeCounts(c.brokenComm, o.brokenComm)
+	c.brokenBelow = mergeCounts(c.brokenBelow, o.brokenBelow)
 }
 
-// count counts the frames of one sample. It runs for every frame of every
-// sample kept, so the common cases (a resolved user or kernel frame) cost a
-// few byte comparisons.
-func (c *symCounts) count(frames []sample.Frame) {
+func mergeCounts(dst, src map[string]int64) map[string]int64 {
+	for k, v := range src {
+		if dst == nil {
+			dst = make(map[string]int64)
+		}
+		dst[k] += v
+	}
+	return dst
+}
+
+func addCount(m *map[string]int64, k []byte) {
+	if *m == nil {
+		*m = make(map[string]int64)
+	}
+	(*m)[string(k)]++
+}
+
+// count counts the frames of one sample of the program comm. It runs for
+// every frame of every sample kept, so the common cases (a resolved user or
+// kernel frame) cost a few byte comparisons.
+func (c *symCounts) count(comm []byte, frames []sample.Frame) {
+	brokenAt := -1
+	user := false
 	for i := range frames {
 		f := &frames[i]
 		sym, dso := f.Symbol, f.DSO
@@ -58,6 +96,19 @@ func (c *symCounts) count(frames []sample.Frame) {
 			}
 			continue
 		}
+		user = true
+		if unknown && string(dso) == "[unknown]" {
+			// Not a frame: the walk has left the stack (a chain
+			// caught in a loop repeats such an address up to perf's
+			// depth limit). The sample counts once, below.
+			if brokenAt < 0 {
+				brokenAt = i
+			}
+			if len(bytes.TrimLeft(f.Addr, "0")) == 0 {
+				c.brokenZero = true
+			}
+			continue
+		}
 		c.user++
 		if !unknown {
 			continue
@@ -67,10 +118,27 @@ func (c *symCounts) count(frames []sample.Frame) {
 			c.jitUnknown++
 			continue
 		}
-		if c.dsoUnknown == nil {
-			c.dsoUnknown = make(map[string]int64)
+		addCount(&c.dsoUnknown, dso)
+	}
+	if !user {
+		return
+	}
+	c.userSamples++
+	if brokenAt < 0 {
+		return
+	}
+	c.broken++
+	addCount(&c.brokenComm, comm)
+	// The frame before the break (toward the leaf) is the code that ran
+	// without a frame pointer, or was called from such code.
+	if brokenAt > 0 {
+		if f := &frames[brokenAt-1]; !isKernelFrame(f) && string(f.DSO) != "[unknown]" {
+			dso := f.DSO
+			if i := bytes.LastIndexByte(dso, '/'); i >= 0 {
+				dso = dso[i+1:]
+			}
+			addCount(&c.brokenBelow, dso)
 		}
-		c.dsoUnknown[string(dso)]++
 	}
 }
 
@@ -105,10 +173,10 @@ func isKernelFrame(f *sample.Frame) bool {
 	return false
 }
 
-// isAnonDSO: code that is in no file perf knows, where JIT compilers put
-// theirs (or a perf map that lacks the address).
+// isAnonDSO: anonymous executable memory, where JIT compilers put their
+// code; perf names it after the perf map it looks in, /tmp/perf-PID.map.
 func isAnonDSO(dso []byte) bool {
-	return string(dso) == "[unknown]" || bytes.HasPrefix(dso, []byte("//anon")) || bytes.HasPrefix(dso, []byte("[anon")) ||
+	return bytes.HasPrefix(dso, []byte("//anon")) || bytes.HasPrefix(dso, []byte("[anon")) ||
 		bytes.HasPrefix(dso, []byte("/memfd:")) || isJITModule(dso)
 }
 
@@ -117,6 +185,8 @@ const (
 	kernelUnknownShare = 0.10 // of kernel frames
 	userUnknownShare   = 0.20 // of user frames
 	minUnknownFrames   = 20
+	brokenShare        = 0.10 // of the samples with user frames
+	minBroken          = 10
 )
 
 // messages returns the symbol warnings, one per kind, or none.
@@ -128,6 +198,21 @@ func (c *symCounts) messages() []string {
 			"Run perf script (or perf record) as root, or allow it with sysctl kernel.kptr_restrict=0 and kernel.perf_event_paranoid=1 (or lower), then run perf script again",
 			pct(c.kernelUnknown, c.kernel)))
 	}
+	brokenMsg := c.broken >= minBroken && float64(c.broken) >= brokenShare*float64(c.userSamples)
+	if brokenMsg {
+		where := "addresses in no mapping"
+		if c.brokenZero {
+			where += ", such as 0x0"
+		}
+		below := ""
+		if len(c.brokenBelow) > 0 {
+			below = " (" + topNames(c.brokenBelow) + ")"
+		}
+		msgs = append(msgs, fmt.Sprintf("the user stacks of %s are broken (%d%% of the samples with user frames): "+
+			"they run code built without frame pointers%s, where the frame-pointer walk reached %s. "+
+			"Record with perf record --call-graph dwarf, or build that code with -fno-omit-frame-pointer",
+			topNames(c.brokenComm), pct(c.broken, c.userSamples), below, where))
+	}
 	if c.userUnknown < minUnknownFrames || float64(c.userUnknown) < userUnknownShare*float64(c.user) {
 		return msgs
 	}
@@ -138,30 +223,48 @@ func (c *symCounts) messages() []string {
 			"then run perf script again while the map is there", pct(c.jitUnknown, c.user)))
 		return msgs
 	}
-	type dso struct {
+	cure := "install their debug symbols (Debian: the -dbgsym packages) or build with -g"
+	if !brokenMsg {
+		cure += "; short or broken stacks come from code built without frame pointers: build with -fno-omit-frame-pointer or record with --call-graph dwarf"
+	}
+	msgs = append(msgs, fmt.Sprintf("%d%% of the user frames have no symbol, most in %s: %s",
+		pct(dsoUnknown, c.user), topCounts(c.dsoUnknown), cure))
+	return msgs
+}
+
+// topNames lists the three names of m with the highest counts: "a, b,
+// c, ...".
+func topNames(m map[string]int64) string { return top(m, false) }
+
+// topCounts is topNames with the counts: "a (12), b (3)".
+func topCounts(m map[string]int64) string { return top(m, true) }
+
+func top(m map[string]int64, withCounts bool) string {
+	type entry struct {
 		name string
 		n    int64
 	}
-	var list []dso
-	for k, v := range c.dsoUnknown {
-		list = append(list, dso{k, v})
+	var list []entry
+	for k, v := range m {
+		list = append(list, entry{k, v})
 	}
-	slices.SortFunc(list, func(a, b dso) int {
+	slices.SortFunc(list, func(a, b entry) int {
 		if a.n != b.n {
 			return int(b.n - a.n)
 		}
 		return strings.Compare(a.name, b.name)
 	})
 	var names []string
-	for i, d := range list {
+	for i, e := range list {
 		if i == 3 {
 			names = append(names, "...")
 			break
 		}
-		names = append(names, fmt.Sprintf("%s (%s)", d.name, thousands(d.n)))
+		if withCounts {
+			names = append(names, fmt.Sprintf("%s (%s)", e.name, thousands(e.n)))
+		} else {
+			names = append(names, e.name)
+		}
 	}
-	msgs = append(msgs, fmt.Sprintf("%d%% of the user frames have no symbol, most in %s: install their debug symbols (Debian: the -dbgsym packages) "+
-		"or build with -g; short or broken stacks come from code built without frame pointers: build with -fno-omit-frame-pointer or record with --call-graph dwarf",
-		pct(c.userUnknown, c.user), strings.Join(names, ", ")))
-	return msgs
+	return strings.Join(names, ", ")
 }

@@ -57,11 +57,15 @@ const operatorChars = "<>=!+-*/%^&|~,"
 // "main::{lambda(int, int)#1}::operator()(int, int) const" keeps its
 // lambda. Unbalanced names fall back to Perl's rule.
 func argsCut(b []byte) int {
-	if bytes.IndexByte(b, '(') < 0 {
+	open := bytes.IndexByte(b, '(')
+	if open < 0 {
 		return len(b)
 	}
 	if goMethodShape(b) {
 		return len(b)
+	}
+	if javaDescriptor(b[open:]) {
+		return open
 	}
 	depth := 0
 	open0, close0 := -1, -1
@@ -109,6 +113,72 @@ func argsCut(b []byte) int {
 		return len(b)
 	}
 	return open0
+}
+
+// javaDescriptor reports whether b, from a symbol's first '(', is a JVM
+// method descriptor: "(ARGS)RET" as perf-map-agent and JVMs without
+// -XX:+DumpPerfMapAtExit's readable names print them, e.g. "()V",
+// "(Ljava/lang/String;I)Z", "([B)I". Every argument must be a field
+// type; the return type may be cut short (perf truncated long symbols:
+// "(Ljava/lang/Object;)Lio/netty/chann"). ';' may already be ':'. Perl cuts
+// these at the '(' too (a Java method name has no parentheses), where the
+// bracket-aware cut of C++ names would keep them whole: the return type
+// follows the group.
+func javaDescriptor(b []byte) bool {
+	end := bytes.IndexByte(b, ')')
+	if end < 0 || b[0] != '(' {
+		return false
+	}
+	args, ret := b[1:end], b[end+1:]
+	for len(args) > 0 {
+		n := fieldType(args, false)
+		if n == 0 {
+			return false
+		}
+		args = args[n:]
+	}
+	if len(ret) == 0 {
+		return false
+	}
+	if len(ret) == 1 && ret[0] == 'V' {
+		return true
+	}
+	return fieldType(ret, true) == len(ret)
+}
+
+// fieldType returns the length of the JVM field type at the start of b
+// ("[" dimensions, then one of BCDFIJSZ or "Lclass/Name;"), or 0. With
+// cut, a type that the end of b cuts short ("[", "Ljava/la") counts.
+func fieldType(b []byte, cut bool) int {
+	i := 0
+	for i < len(b) && b[i] == '[' {
+		i++
+	}
+	if i == len(b) {
+		if cut {
+			return i
+		}
+		return 0
+	}
+	switch b[i] {
+	case 'B', 'C', 'D', 'F', 'I', 'J', 'S', 'Z':
+		return i + 1
+	case 'L':
+		j := i + 1
+		for j < len(b) && b[j] != ';' && b[j] != ':' {
+			if c := b[j]; c == '(' || c == ')' || c == '<' || c == '>' || isSpace(c) {
+				return 0
+			}
+			j++
+		}
+		switch {
+		case j < len(b) && j > i+1:
+			return j + 1 // through the ';'
+		case j == len(b) && cut:
+			return j
+		}
+	}
+	return 0
 }
 
 // tidyGeneric applies Perl's generic tidy to the frame at b (in place) and

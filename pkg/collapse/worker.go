@@ -147,7 +147,7 @@ func (w *Worker) Fold(b *Batch, s *sample.Sample) {
 		}
 		b.events.add(s.Event, true)
 		if symSampled(s) {
-			b.sym.count(s.Frames)
+			b.sym.count(s.Comm, s.Frames)
 		}
 		if w.st.offCPU {
 			b.items = append(b.items, item{kind: kindPlain, hasTime: s.HasTime, time: s.Time, weight: weight, stack: b.addBytes(st)})
@@ -169,6 +169,7 @@ func (w *Worker) Fold(b *Batch, s *sample.Sample) {
 		if s.HasTime {
 			b.out = append(b.out, " @"...)
 			b.out = s.Time.Append(b.out)
+			b.out = appendWhere(b.out, s)
 			if s.Time != 0 {
 				b.span.Add(s.Time)
 			}
@@ -205,7 +206,7 @@ func (w *Worker) Fold(b *Batch, s *sample.Sample) {
 		b.items = append(b.items, it)
 	case kindOffCPUTime:
 		b.events.add(s.Event, true)
-		b.sym.count(s.Frames)
+		b.sym.count(s.Comm, s.Frames)
 		st := w.offStack(s)
 		b.items = append(b.items, item{kind: kindOffCPUTime, hasTime: s.HasTime, time: s.Time, weight: s.Period, stack: b.addBytes(st)})
 	}
@@ -228,7 +229,7 @@ func (w *Worker) foldSwitch(b *Batch, s *sample.Sample) {
 	b.events.add(s.Event, true)
 	it := item{kind: kindSwitch, hasTime: true, time: s.Time, pid: prev, next: next, state: statesOf(stateText)}
 	if prev != 0 {
-		b.sym.count(s.Frames)
+		b.sym.count(s.Comm, s.Frames)
 		it.stack = b.addBytes(w.offStack(s))
 	}
 	b.items = append(b.items, it)
@@ -388,4 +389,42 @@ func (w *Worker) SrclineCount(fr *sample.Frame) int {
 		inlined = res != "" && res != "??" && res != "??:??:0"
 	}
 	return SrclineCount(fr, inlined)
+}
+
+// appendWhere appends the optional fields of a timed line that s carries
+// (" cpu=1 pid=4242 tid=4243", see folded.AppendFields): the CPU, the
+// process id where the reader knows it, and the tid perf printed. A tid
+// that is not a decimal perf would print is left out rather than written
+// as a field no reader accepts.
+func appendWhere(dst []byte, s *sample.Sample) []byte {
+	if s.CPU >= 0 {
+		dst = append(dst, " cpu="...)
+		dst = strconv.AppendInt(dst, int64(s.CPU), 10)
+	}
+	if s.HasProcessID {
+		dst = append(dst, " pid="...)
+		dst = strconv.AppendInt(dst, int64(s.ProcessID), 10)
+	}
+	if isID(s.TID) {
+		dst = append(dst, " tid="...)
+		dst = append(dst, s.TID...)
+	}
+	return dst
+}
+
+// isID reports whether b is a thread id as perf prints it: decimal digits,
+// or -1, short enough for an int32.
+func isID(b []byte) bool {
+	if len(b) == 0 || len(b) > 10 {
+		return false
+	}
+	if b[0] == '-' {
+		return string(b) == "-1"
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) < 10 || string(b) <= "2147483647"
 }

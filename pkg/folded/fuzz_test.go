@@ -13,6 +13,7 @@ func FuzzReader(f *testing.F) {
 		"a;b;c 12\n", "a;b 10 20\n", "a 1 @1.5\n", timedSample, " 5\n", "d  3\n",
 		"a;b 1\r\n", "\n\n", "x 12.\n", "# flamekit v1 timed\n", "@1 2 @3\n",
 		"a\t1\tb 2\n", "\x00\xff 1\n",
+		"a 1 @1.5 cpu=1 pid=2 tid=3\n", "a 1 @1.5 tid=-1 cpu=0\n", "a 1 @1 cpu=1 cpu=1\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -24,6 +25,9 @@ func FuzzReader(f *testing.F) {
 		var first []Record
 		for rd.Next() {
 			rec := *rd.Record()
+			if rec.Count > MaxCount || rec.Before > MaxCount {
+				t.Fatalf("count beyond 2^53 read: %q", rd.Text())
+			}
 			rec.Stack = bytes.Clone(rec.Stack)
 			first = append(first, rec)
 			w.Write(&rec)
@@ -45,6 +49,7 @@ func FuzzReader(f *testing.F) {
 			}
 			want := first[i]
 			if !bytes.Equal(got.Stack, want.Stack) || got.Kind != want.Kind || got.Time != want.Time ||
+				got.Has != want.Has || got.CPU != want.CPU || got.PID != want.PID || got.TID != want.TID ||
 				!sameCount(got.Count, want.Count) || !sameCount(got.Before, want.Before) {
 				t.Fatalf("record %d changed: %q became %q", i, AppendRecord(nil, &want), AppendRecord(nil, got))
 			}

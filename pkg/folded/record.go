@@ -42,6 +42,40 @@ type Record struct {
 	// Time is the sample's time on perf's clock, for Timed lines.
 	Time Time
 	Kind Kind
+	// CPU, PID and TID are the sample's CPU and thread ids, for Timed
+	// lines that carry them (" cpu=1 pid=4242 tid=4243" after the time);
+	// Has says which of them the line carried.
+	CPU, PID, TID int32
+	Has           Has
+}
+
+// Has is a set of the optional fields of a timed line: which of a
+// [Record]'s CPU, PID and TID hold a value. The zero value holds none.
+type Has uint8
+
+// The optional fields of a timed line.
+const (
+	HasCPU Has = 1 << iota // "cpu=N"
+	HasPID                 // "pid=N"
+	HasTID                 // "tid=N"
+)
+
+// sampleFields are the optional fields of a timed line, in the order they
+// are written.
+var sampleFields = [...]struct {
+	key string
+	has Has
+}{{"cpu=", HasCPU}, {"pid=", HasPID}, {"tid=", HasTID}}
+
+// field returns a pointer to the value of the field f of rec.
+func (rec *Record) field(f Has) *int32 {
+	switch f {
+	case HasCPU:
+		return &rec.CPU
+	case HasPID:
+		return &rec.PID
+	}
+	return &rec.TID
 }
 
 // Time is a sample time on perf's clock (seconds since boot by default), in
@@ -123,31 +157,61 @@ func ParseTime(b []byte) (Time, error) {
 	return t, nil
 }
 
+// MaxCount is the largest count a folded line may hold: 2^53, below which
+// every integer is exactly a float64. Counts are float64 in every flamekit
+// tool, and their sums are exact int64 sums while every count is integral
+// (see Profile); a count beyond MaxCount would be rounded as it is read
+// (99999999999999999999999 becomes 99999999999999991611392), so it is
+// refused instead, with a *CountError.
+const MaxCount = 1 << 53
+
+// ErrCountRange is what a *CountError is (errors.Is): a count beyond
+// MaxCount.
+var ErrCountRange = errors.New("count beyond 2^53")
+
+// CountError is a count beyond MaxCount, which no float64 holds exactly.
+type CountError struct {
+	Count string // the count as written (its start, when very long)
+}
+
+func (e *CountError) Error() string {
+	return "count " + e.Count + " is beyond 2^53 and cannot be summed exactly"
+}
+
+// Is makes errors.Is(err, ErrCountRange) true.
+func (e *CountError) Is(target error) bool { return target == ErrCountRange }
+
+// NewCountError returns the *CountError of the count written as b.
+func NewCountError(b []byte) *CountError {
+	const max = 40
+	if len(b) > max {
+		return &CountError{Count: string(b[:max]) + "..."}
+	}
+	return &CountError{Count: string(b)}
+}
+
 // ParseCount parses a count as flamegraph.pl accepts it: digits with an
 // optional '.' and optional fraction digits ("12", "12.", "12.5"). Signs,
-// exponents, a leading '.' and counts beyond the range of a float64 (about
-// 1.8e308) are rejected.
+// exponents and a leading '.' are rejected, and so are counts beyond
+// MaxCount (2^53), which a float64 cannot hold exactly: CountSyntax tells
+// those from what is no count at all.
 func ParseCount(b []byte) (float64, bool) {
 	if len(b) == 0 || b[0] < '0' || b[0] > '9' {
 		return 0, false
 	}
 	var n uint64
-	big := false // too large for the exact integer fast path
 	i := 0
 	for ; i < len(b); i++ {
 		c := b[i]
 		if c < '0' || c > '9' {
 			break
 		}
-		if n > (1<<53)/10 {
-			big = true
-			continue
+		if n > MaxCount {
+			continue // out of range; the rest is only checked
 		}
 		n = n*10 + uint64(c-'0')
 	}
-	if i == len(b) && !big && n <= 1<<53 {
-		return float64(n), true
-	}
+	frac := false
 	if i < len(b) {
 		if b[i] != '.' {
 			return 0, false
@@ -156,19 +220,47 @@ func ParseCount(b []byte) (float64, bool) {
 			if b[j] < '0' || b[j] > '9' {
 				return 0, false
 			}
+			frac = frac || b[j] != '0'
 		}
 	}
-	s := string(b)
-	if s[len(s)-1] == '.' {
-		s = s[:len(s)-1]
+	if n > MaxCount || n == MaxCount && frac {
+		return 0, false
 	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		// ErrRange: beyond float64 (+Inf), which no count can be and
-		// no reader accepts back.
+	if !frac {
+		return float64(n), true
+	}
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || v > MaxCount {
 		return 0, false
 	}
 	return v, true
+}
+
+// CountSyntax reports whether b is written as a count ("12", "12.",
+// "12.5"), whatever its size: a count ParseCount refuses although it has
+// the syntax of one is beyond MaxCount.
+func CountSyntax(b []byte) bool {
+	if len(b) == 0 || b[0] < '0' || b[0] > '9' {
+		return false
+	}
+	dot := false
+	for _, c := range b {
+		switch {
+		case c == '.' && !dot:
+			dot = true
+		case c < '0' || c > '9':
+			return false
+		}
+	}
+	return true
+}
+
+// countError is the error of a count that does not parse.
+func countError(b []byte) error {
+	if CountSyntax(b) {
+		return NewCountError(b)
+	}
+	return ErrNoCount
 }
 
 // AppendCount appends v formatted as Perl prints a number, but never with
@@ -215,6 +307,7 @@ var (
 	ErrBlank   = errors.New("blank line")
 	ErrNoCount = errors.New("no count at the end of the line (want \"stack count\", \"stack count1 count2\" or \"stack count @time\")")
 	ErrTime    = errors.New("invalid time after '@' (want seconds such as @696.885404)")
+	ErrField   = errors.New("invalid field after the time (want cpu=N, pid=N or tid=N, each at most once, after \"@seconds\")")
 	ErrMeta    = errors.New("malformed \"# flamekit\" metadata line")
 )
 
@@ -232,6 +325,21 @@ func ParseLine(line []byte, rec *Record) error {
 	if !ok {
 		return ErrNoCount
 	}
+	var where Record // the optional fields after the time, if any
+	for len(tail) > 4 && tail[3] == '=' {
+		f, v, err := parseField(tail)
+		if err != nil || where.Has&f != 0 {
+			return ErrField
+		}
+		where.Has |= f
+		*where.field(f) = v
+		if head, tail, ok = lastField(head); !ok {
+			return ErrField
+		}
+	}
+	if where.Has != 0 && (len(tail) == 0 || tail[0] != '@') {
+		return ErrField
+	}
 	if len(tail) > 0 && tail[0] == '@' {
 		t, err := ParseTime(tail[1:])
 		if err != nil {
@@ -243,22 +351,55 @@ func ParseLine(line []byte, rec *Record) error {
 		}
 		c, ok := ParseCount(cnt)
 		if !ok {
-			return ErrNoCount
+			return countError(cnt)
 		}
-		*rec = Record{Stack: stack, Count: c, Time: t, Kind: Timed}
+		*rec = Record{Stack: stack, Count: c, Time: t, Kind: Timed,
+			CPU: where.CPU, PID: where.PID, TID: where.TID, Has: where.Has}
 		return nil
 	}
 	c, ok := ParseCount(tail)
 	if !ok {
-		return ErrNoCount
+		return countError(tail)
 	}
 	*rec = Record{Stack: head, Count: c, Kind: Classic}
 	if stack, c1, ok := lastCount(head); ok {
 		if before, ok := ParseCount(c1); ok {
 			rec.Stack, rec.Before, rec.Kind = stack, before, Diff
+		} else if CountSyntax(c1) {
+			return NewCountError(c1)
 		}
 	}
 	return nil
+}
+
+// parseField parses an optional field of a timed line ("cpu=3"): which
+// field it is and its value, a decimal that fits an int32 (pid and tid may
+// be -1, as perf prints for an unknown thread).
+func parseField(b []byte) (Has, int32, error) {
+	for _, f := range sampleFields {
+		if string(b[:4]) != f.key {
+			continue
+		}
+		v, err := strconv.ParseInt(string(b[4:]), 10, 32)
+		if err != nil || b[4] == '+' || (v < 0 && f.has == HasCPU) {
+			return 0, 0, ErrField
+		}
+		return f.has, int32(v), nil
+	}
+	return 0, 0, ErrField
+}
+
+// AppendFields appends the optional fields of a timed record that rec
+// carries (" cpu=1 pid=4242 tid=4243", in that order) to dst.
+func AppendFields(dst []byte, rec *Record) []byte {
+	for _, f := range sampleFields {
+		if rec.Has&f.has != 0 {
+			dst = append(dst, ' ')
+			dst = append(dst, f.key...)
+			dst = strconv.AppendInt(dst, int64(*rec.field(f.has)), 10)
+		}
+	}
+	return dst
 }
 
 // lastCount is lastField for a last field that may be a count: it scans
@@ -289,6 +430,7 @@ func AppendRecord(dst []byte, rec *Record) []byte {
 	if rec.Kind == Timed {
 		dst = append(dst, ' ', '@')
 		dst = rec.Time.Append(dst)
+		dst = AppendFields(dst, rec)
 	}
 	return append(dst, '\n')
 }

@@ -34,7 +34,20 @@ func TestParseLine(t *testing.T) {
 		{line: "a 1 @12", want: Record{Count: 1, Time: 12e9, Kind: Timed}, stack: "a", format: "a 1 @12.000000\n"},
 		{line: "a;@1.5 2 @3.5", want: Record{Count: 2, Time: 3.5e9, Kind: Timed}, stack: "a;@1.5", format: "a;@1.5 2 @3.500000\n"}, // '@' inside a frame is a frame
 		{line: "@7 3", want: Record{Count: 3, Kind: Classic}, stack: "@7"},                                                         // a frame named "@7" is classic
+		// Timed lines with the sample's CPU and thread.
+		{line: "swapper;do_idle 10309278 @413.417927 cpu=1 tid=0", want: Record{Count: 10309278, Time: 413417927000, Kind: Timed, CPU: 1, Has: HasCPU | HasTID}, stack: "swapper;do_idle"},
+		{line: "b;run 1 @2.5 cpu=0 pid=5120 tid=5121", want: Record{Count: 1, Time: 2.5e9, Kind: Timed, PID: 5120, TID: 5121, Has: HasCPU | HasPID | HasTID}, stack: "b;run", format: "b;run 1 @2.500000 cpu=0 pid=5120 tid=5121\n"},
+		{line: "a 1 @1.000000 tid=7 cpu=3", want: Record{Count: 1, Time: 1e9, Kind: Timed, CPU: 3, TID: 7, Has: HasCPU | HasTID}, stack: "a", format: "a 1 @1.000000 cpu=3 tid=7\n"}, // any order in, one order out
+		{line: "a 1 @1.000000 pid=-1", want: Record{Count: 1, Time: 1e9, Kind: Timed, PID: -1, Has: HasPID}, stack: "a"},                                                             // perf's unknown thread
+		{line: "a b=c 1 @1.000000", want: Record{Count: 1, Time: 1e9, Kind: Timed}, stack: "a b=c"},                                                                                  // '=' inside a frame is a frame
 		// Errors.
+		{line: "a 1 @1.0 cpu=x", err: ErrField},
+		{line: "a 1 @1.0 cpu=-1", err: ErrField},
+		{line: "a 1 @1.0 cpu=1 cpu=2", err: ErrField},
+		{line: "a 1 @1.0 gpu=1", err: ErrField},
+		{line: "a 1 cpu=1", err: ErrField},
+		{line: "cpu=1", err: ErrNoCount},
+		{line: "a 1 @1.0 pid=99999999999", err: ErrField},
 		{line: "", err: ErrBlank},
 		{line: "\r", err: ErrBlank},
 		{line: "nocount", err: ErrNoCount},
@@ -61,7 +74,8 @@ func TestParseLine(t *testing.T) {
 		if string(rec.Stack) != tt.stack {
 			t.Errorf("ParseLine(%q) stack = %q, want %q", tt.line, rec.Stack, tt.stack)
 		}
-		if rec.Count != tt.want.Count || rec.Before != tt.want.Before || rec.Time != tt.want.Time || rec.Kind != tt.want.Kind {
+		if rec.Count != tt.want.Count || rec.Before != tt.want.Before || rec.Time != tt.want.Time || rec.Kind != tt.want.Kind ||
+			rec.CPU != tt.want.CPU || rec.PID != tt.want.PID || rec.TID != tt.want.TID || rec.Has != tt.want.Has {
 			t.Errorf("ParseLine(%q) = %+v, want %+v", tt.line, rec, tt.want)
 		}
 		rec.Stack = []byte(tt.stack)
@@ -116,11 +130,11 @@ func TestCountFormat(t *testing.T) {
 		{"12", 12, "12"},
 		{"12.", 12, "12"},
 		{"1.5", 1.5, "1.5"},
-		{"0.30000000000000004", 0.30000000000000004, "0.3"}, // Perl prints %.15g
-		{"9007199254740993", 9007199254740992, "9007199254740992"},
+		{"0.30000000000000004", 0.30000000000000004, "0.3"},        // Perl prints %.15g
+		{"9007199254740992", 9007199254740992, "9007199254740992"}, // 2^53, the largest
+		{"9007199254740991.000", 9007199254740991, "9007199254740991"},
 		{"1000000000000000", 1e15, "1000000000000000"},
 		{"0.000001", 1e-6, "0.000001"},
-		{"123456789012345678901234567890", 1.2345678901234568e29, "123456789012345677877719597056"},
 	}
 	for _, tt := range tests {
 		v, ok := ParseCount([]byte(tt.in))
@@ -130,6 +144,52 @@ func TestCountFormat(t *testing.T) {
 		if got := FormatCount(v); got != tt.back {
 			t.Errorf("FormatCount(%v) = %q, want %q", v, got, tt.back)
 		}
+	}
+}
+
+// TestCountBeyond2e53: a count no float64 holds exactly is refused with a
+// message that says so, as the count of any line form; what is no count
+// at all stays ErrNoCount.
+func TestCountBeyond2e53(t *testing.T) {
+	tests := []struct {
+		line string
+		err  error
+		msg  string
+	}{
+		{"a;b 9007199254740993", ErrCountRange, "count 9007199254740993 is beyond 2^53 and cannot be summed exactly"},
+		{"a;b 99999999999999999999999", ErrCountRange, "count 99999999999999999999999 is beyond 2^53 and cannot be summed exactly"},
+		{"a;b 18446744073709551615 @1.5", ErrCountRange, "count 18446744073709551615 is beyond 2^53"},
+		{"a;b 18446744073709551616 5", ErrCountRange, "count 18446744073709551616 is beyond 2^53"},
+		{"a;b 5 9007199254740993", ErrCountRange, "count 9007199254740993 is beyond 2^53"},
+		{"a;b 9007199254740992.5", ErrCountRange, "count 9007199254740992.5 is beyond 2^53"},
+		{"a " + strings.Repeat("9", 400), ErrCountRange, "count " + strings.Repeat("9", 40) + "... is beyond 2^53"},
+		{"a;b 1e99", ErrNoCount, ""},
+		{"a;b 12x", ErrNoCount, ""},
+	}
+	for _, tt := range tests {
+		var rec Record
+		err := ParseLine([]byte(tt.line), &rec)
+		if !errors.Is(err, tt.err) || !strings.Contains(fmt.Sprint(err), tt.msg) {
+			t.Errorf("ParseLine(%.60q) = %v, want %v (%q)", tt.line, err, tt.err, tt.msg)
+		}
+	}
+	for _, ok := range []string{"a;b 9007199254740992", "a;b 9007199254740992 @1", "a 9007199254740992 9007199254740992", "a;b 0.5", "comm 1.2.3 5"} {
+		var rec Record
+		if err := ParseLine([]byte(ok), &rec); err != nil {
+			t.Errorf("ParseLine(%q): %v", ok, err)
+		}
+	}
+	// A reader names the file and line of the refused line and counts
+	// it in its skips.
+	rd := NewReader(strings.NewReader("a;c 5\na;b 99999999999999999999999\n"), "in.folded")
+	rd.Lenient = true
+	var n int
+	for rd.Next() {
+		n++
+	}
+	sk := rd.Skips()
+	if n != 1 || sk.Count != 1 || !strings.HasPrefix(sk.String(), "skipped 1 malformed line (first: in.folded:2: count 99999999999999999999999 is beyond 2^53 and cannot be summed exactly") {
+		t.Errorf("%d records; %v", n, sk)
 	}
 }
 

@@ -148,7 +148,9 @@ func popcount(x uint64) int {
 }
 
 // defaultName is the name perf gives an event when the file has no event
-// description: the software and hardware event names, else type:config.
+// description (perf 6.1's evsel__name): the hardware and software event
+// names followed by their modifiers, "sys:name" for a tracepoint whose
+// format is known, else type:config.
 func (a *attr) defaultName() string {
 	switch a.typ {
 	case typeSoftware:
@@ -156,14 +158,14 @@ func (a *attr) defaultName() string {
 			"cpu-migrations", "minor-faults", "major-faults", "alignment-faults",
 			"emulation-faults", "dummy", "bpf-output", "cgroup-switches"}
 		if a.config < uint64(len(names)) {
-			return names[a.config]
+			return names[a.config] + a.modifiers()
 		}
 	case typeHardware:
 		names := []string{"cycles", "instructions", "cache-references", "cache-misses",
 			"branches", "branch-misses", "bus-cycles", "stalled-cycles-frontend",
 			"stalled-cycles-backend", "ref-cycles"}
 		if a.config < uint64(len(names)) {
-			return names[a.config]
+			return names[a.config] + a.modifiers()
 		}
 	case typeTracepoint:
 		if a.tp != nil {
@@ -171,4 +173,48 @@ func (a *attr) defaultName() string {
 		}
 	}
 	return strconv.FormatUint(uint64(a.typ), 10) + ":" + strconv.FormatUint(a.config, 16)
+}
+
+// Bits of the perf_event_attr flags word that name modifiers.
+const (
+	flagExcludeUser  = 1 << 4
+	flagExcludeKern  = 1 << 5
+	flagExcludeHV    = 1 << 6
+	flagPreciseShift = 15 // precise_ip: 2 bits
+	flagExcludeHost  = 1 << 19
+	flagExcludeGuest = 1 << 20
+)
+
+// modifiers returns the event modifiers perf appends to a hardware or
+// software event's name (evsel__add_modifiers): ":" then k, u, h for the
+// contexts counted when some are excluded, p per level of precise_ip, H
+// and G for host and guest when exclude_guest is not what the rest
+// implies.
+func (a *attr) modifiers() string {
+	var b []byte
+	f := a.flags
+	guestDefault := false
+	add := func(exclude uint64, mod byte) {
+		if f&exclude == 0 {
+			b = append(b, mod)
+		}
+	}
+	if f&(flagExcludeKern|flagExcludeUser|flagExcludeHV) != 0 {
+		add(flagExcludeKern, 'k')
+		add(flagExcludeUser, 'u')
+		add(flagExcludeHV, 'h')
+		guestDefault = true
+	}
+	if p := int(f>>flagPreciseShift) & 3; p > 0 {
+		b = append(b, "ppp"[:p]...)
+		guestDefault = true
+	}
+	if f&flagExcludeHost != 0 || (f&flagExcludeGuest != 0) == guestDefault {
+		add(flagExcludeHost, 'H')
+		add(flagExcludeGuest, 'G')
+	}
+	if len(b) == 0 {
+		return ""
+	}
+	return ":" + string(b)
 }

@@ -29,6 +29,15 @@
 //     libtraceevent does (sched_switch's prev_state letters, __print_flags,
 //     __print_symbolic, %pS), else name=value fields.
 //
+// A file perf record did not finish is read as far as it goes: killed
+// (the header's data size still 0) or cut short (a full disk: the data
+// section runs past the end of the file, or the feature sections are
+// missing). The reader reads every complete record up to the end of the
+// file, takes what the lost feature sections held from this machine
+// (symbols from its files by path, its kernel and vdso; tracepoint
+// formats from its tracefs; event names from the attributes), and
+// Reader.Damage says what was lost, on one line.
+//
 // What it does not do returns an *UnsupportedError, so that the caller can
 // run perf script instead: pipe-mode files, --call-graph dwarf and LBR
 // call stacks, big-endian files, and a capture from another host whose

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -41,9 +42,21 @@ func FuzzReader(f *testing.F) {
 		}
 		f.Add(shrink(data, 1024))
 	}
+	seeds, err := damageSeeds()
+	if err != nil {
+		f.Fatal(err)
+	}
+	names := make([]string, 0, len(seeds))
+	for name := range seeds {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		f.Add(seeds[name])
+	}
 	maxZstdWindow = 1 << 22
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := newReader(memFile{bytes.NewReader(data), int64(len(data))}, "fuzz.data", Options{})
+		r, err := newReader(memFile{bytes.NewReader(data), int64(len(data))}, "fuzz.data", Options{TraceFS: "testdata/tracefs"})
 		if err != nil {
 			return
 		}
@@ -84,6 +97,42 @@ func shrink(data []byte, max int) []byte {
 	return rebuild(data, kept)
 }
 
+// damageSeeds returns small files of the shapes perf record leaves when
+// it does not finish, made from the cut and killed captures: the data
+// section cut in a record ("cut"), data size 0 and no feature section
+// ("killed", its last record cut short), the feature sections cut
+// ("featurescut"), zeros after the last record ("zerotail"), and a
+// tracepoint capture that lost its tracing data ("tracecut").
+func damageSeeds() (map[string][]byte, error) {
+	le := binary.LittleEndian
+	read := func(name string) ([]byte, error) {
+		return golden.Read(filepath.Join("testdata", name+".data.gz"))
+	}
+	cut, err := read("cut")
+	if err != nil {
+		return nil, err
+	}
+	small := shrink(cut, 1024)
+	dataOff := int(le.Uint64(small[40:]))
+	dataEnd := dataOff + int(le.Uint64(small[48:]))
+	killed := bytes.Clone(small[:dataEnd])
+	le.PutUint64(killed[48:], 0)
+	killed = append(killed, small[dataEnd-200:dataEnd-180]...) // a record cut short
+	sched, err := read("sched")
+	if err != nil {
+		return nil, err
+	}
+	tr := shrink(sched, 1024)
+	trEnd := int(le.Uint64(tr[40:])) + int(le.Uint64(tr[48:]))
+	return map[string][]byte{
+		"cut":         small[:dataOff+(dataEnd-dataOff)*6/10],
+		"killed":      killed,
+		"featurescut": small[:len(small)-300],
+		"zerotail":    append(bytes.Clone(killed[:dataEnd]), make([]byte, 64)...),
+		"tracecut":    tr[:trEnd-100],
+	}, nil
+}
+
 // TestFuzzSeeds checks that the shrunk seeds are valid files, and with
 // -update writes them to the committed seed corpus.
 func TestFuzzSeeds(t *testing.T) {
@@ -120,6 +169,30 @@ func TestFuzzSeeds(t *testing.T) {
 			}
 			corpus := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\n", strconv.Quote(string(seed)))
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(corpus), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	seeds, err := damageSeeds()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, seed := range seeds {
+		r, err := newReader(memFile{bytes.NewReader(seed), int64(len(seed))}, name, Options{TraceFS: "testdata/tracefs"})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		n := 0
+		for r.Next() {
+			n++
+		}
+		if r.Err() != nil || n == 0 || r.Damage() == nil {
+			t.Errorf("%s: %d samples, %v, damage %v; want samples of a damaged file", name, n, r.Err(), r.Damage())
+		}
+		r.Close()
+		if golden.Updating() {
+			corpus := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\n", strconv.Quote(string(seed)))
+			if err := os.WriteFile(filepath.Join(dir, "damage-"+name), []byte(corpus), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}

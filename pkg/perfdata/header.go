@@ -57,6 +57,7 @@ type fileInfo struct {
 	buildIDs map[string]buildID // DSO name -> build-id (host entries)
 	tracing  *tracingData
 	features [4]uint64
+	damage   *Damage // nil for a file perf record finished
 }
 
 func (fi *fileInfo) has(feat int) bool {
@@ -108,11 +109,23 @@ func readHeader(r io.ReaderAt, size int64, name string) (*fileInfo, error) {
 	inFile := func(s section) bool {
 		return s.off <= uint64(size) && s.size <= uint64(size)-s.off
 	}
-	if !inFile(dataSec) {
-		return nil, ferr(40, "data section [%#x+%#x] beyond the end of the file (%d bytes)", dataSec.off, dataSec.size, size)
-	}
 	if !inFile(attrSec) {
-		return nil, ferr(24, "attribute section beyond the end of the file")
+		return nil, ferr(24, "attribute section beyond the end of the file (%d bytes): the file was cut before its data", size)
+	}
+	if dataSec.off > uint64(size) {
+		return nil, ferr(40, "data section at %#x, beyond the end of the file (%d bytes): the file was cut before its data", dataSec.off, size)
+	}
+	// A file perf record did not finish: read the data to the end of
+	// the file; the feature sections, written after the data when perf
+	// record ends, are not there.
+	switch {
+	case dataSec.size == 0:
+		fi.damage = &Damage{Unfinished: true, DataInFile: size - int64(dataSec.off)}
+	case !inFile(dataSec):
+		fi.damage = &Damage{DataSize: int64(dataSec.size), DataInFile: size - int64(dataSec.off)}
+	}
+	if fi.damage != nil {
+		fi.data.size = uint64(fi.damage.DataInFile)
 	}
 	// Each entry (attrSize bytes): the attr, then a section of u64 ids.
 	if attrSize < 64+16 || attrSize > 4096 {
@@ -156,11 +169,20 @@ func readHeader(r io.ReaderAt, size int64, name string) (*fileInfo, error) {
 		nfeat += popcount(w)
 	}
 	featOff := dataSec.off + dataSec.size
-	if nfeat > 0 {
-		tb := make([]byte, 16*nfeat)
-		if !inFile(section{featOff, uint64(len(tb))}) {
-			return nil, ferr(int64(featOff), "feature table beyond the end of the file")
+	tb := make([]byte, 16*nfeat)
+	if nfeat > 0 && (fi.damage != nil || !inFile(section{featOff, uint64(len(tb))})) {
+		// Not written (killed), or cut off: every feature is lost.
+		if fi.damage == nil {
+			fi.damage = &Damage{DataSize: int64(dataSec.size), DataInFile: int64(dataSec.size)}
 		}
+		for bit := 1; bit < 256; bit++ {
+			if fi.has(bit) {
+				fi.damage.noteMissing(bit)
+			}
+		}
+		nfeat = 0
+	}
+	if nfeat > 0 {
 		if _, err := r.ReadAt(tb, int64(featOff)); err != nil {
 			return nil, ferr(int64(featOff), "reading the feature table: %v", err)
 		}
@@ -171,13 +193,18 @@ func readHeader(r io.ReaderAt, size int64, name string) (*fileInfo, error) {
 				continue
 			}
 			s := section{tc.u64(), tc.u64()}
-			if !inFile(s) {
-				return nil, ferr(int64(featOff), "feature %d section beyond the end of the file", bit)
-			}
 			switch bit {
 			case featTracingData, featBuildID, featHostname, featOSRelease, featVersion,
 				featCmdline, featEventDesc, featSampleTime, featClockID, featClockData:
 			default:
+				continue
+			}
+			if !inFile(s) {
+				// Cut in the feature sections: this one is lost.
+				if fi.damage == nil {
+					fi.damage = &Damage{DataSize: int64(dataSec.size), DataInFile: int64(dataSec.size)}
+				}
+				fi.damage.noteMissing(bit)
 				continue
 			}
 			featBytes += s.size
@@ -193,7 +220,6 @@ func readHeader(r io.ReaderAt, size int64, name string) (*fileInfo, error) {
 			}
 		}
 	}
-	fi.finish()
 	return fi, nil
 }
 
@@ -318,6 +344,16 @@ func readBuildIDs(b []byte, ids map[string]buildID) map[string]buildID {
 
 // finish fills what depends on several sections.
 func (fi *fileInfo) finish() {
+	if fi.damage != nil && fi.capture.Clock == "" {
+		// The clock data is lost, but the clock id of perf record -k
+		// is in the attributes.
+		for i := range fi.attrs {
+			if a := &fi.attrs[i]; a.flags&flagUseClockID != 0 {
+				fi.capture.Clock = clockName(int64(a.clockID))
+				break
+			}
+		}
+	}
 	for i := range fi.attrs {
 		a := &fi.attrs[i]
 		if a.typ == typeTracepoint && fi.tracing != nil {

@@ -21,14 +21,25 @@ import (
 // testdata/README.md), each with the perf script --header text it is
 // compared with. oneLine marks captures without call chains, which perf
 // prints one line per sample.
+// newKernel marks captures made on a kernel whose kallsyms is not
+// committed: their kernel frames take their symbols from the text.
 var captures = []struct {
-	name    string
-	oneLine bool
+	name      string
+	oneLine   bool
+	newKernel bool
 }{
-	{"cpp", false}, {"go", false}, {"rust", false}, {"java", false}, {"node", false},
-	{"zstd", false}, {"mixed", false}, {"nocallgraph", true}, {"syswide", false},
-	{"sched", false}, {"tracepoints", false}, {"mono", false},
+	{"cpp", false, false}, {"go", false, false}, {"rust", false, false}, {"java", false, false},
+	{"node", false, false}, {"zstd", false, false}, {"mixed", false, false},
+	{"nocallgraph", true, false}, {"syswide", false, false}, {"sched", false, false},
+	{"tracepoints", false, false}, {"mono", false, false},
+	{"nobuildid", false, true}, {"switch", false, true},
 }
+
+// runningVDSO is the build-id of the vdso of the machine the captures
+// without build-ids (nobuildid, switch) were made on: perf took their
+// vdso symbols from it, and the tests give it to the Resolver as the
+// running vdso (symbols.Options.VDSO).
+const runningVDSO = "b0af7178ba47aca58d16966d2c4d17c913589189"
 
 // knownDiffs counts, per capture, the samples whose text differs from perf
 // script's for a reason outside this package, and says why. The tests
@@ -201,8 +212,8 @@ func inlineFrame(h string) (string, bool) {
 }
 
 // fill gives the frames of s that have no symbol the symbols of the
-// oracle, and returns how many it filled.
-func (o oracle) fill(s *sample.Sample) int {
+// oracle, and returns how many it filled, counted per DSO in perDSO.
+func (o oracle) fill(s *sample.Sample, perDSO map[string]int) int {
 	n := 0
 	for i := range s.Frames {
 		f := &s.Frames[i]
@@ -211,6 +222,7 @@ func (o oracle) fill(s *sample.Sample) int {
 		}
 		if sym, ok := o[string(f.DSO)+"\x00"+string(f.Addr)]; ok && sym != "\x00ambiguous" && sym != "[unknown]" {
 			f.Symbol = []byte(sym)
+			perDSO[string(f.DSO)]++
 			n++
 		}
 	}
@@ -225,6 +237,8 @@ type ours struct {
 	stats   Stats
 	capture sample.Capture
 	filled  int // frames symbolised from the oracle
+	// filledDSO counts them per DSO.
+	filledDSO map[string]int
 }
 
 func readOurs(t testing.TB, path string, opt Options, o oracle, oneLine bool) ours {
@@ -234,14 +248,14 @@ func readOurs(t testing.TB, path string, opt Options, o oracle, oneLine bool) ou
 		t.Fatal(err)
 	}
 	defer r.Close()
-	var res ours
+	res := ours{filledDSO: map[string]int{}}
 	res.capture = *r.Capture()
 	res.text = appendHeader(nil, r.Capture())
 	var one []byte
 	for r.Next() {
 		s := r.Sample()
 		if o != nil {
-			res.filled += o.fill(s)
+			res.filled += o.fill(s, res.filledDSO)
 		}
 		one = sample.AppendScript(one[:0], s)
 		if !r.PrintsFrames() {
@@ -366,9 +380,13 @@ func TestScriptParity(t *testing.T) {
 			want := scriptRecords(script)
 			o := newOracle(want, c.oneLine)
 			path := extract(t, c.name, script)
-			got := readOurs(t, path, Options{Symbolizer: byBuildID{committedResolver(t)}, AllowForeign: true}, o, c.oneLine)
+			sy := byBuildID{Resolver: committedResolver(t), kernelFromText: c.newKernel}
+			got := readOurs(t, path, Options{Symbolizer: sy, AllowForeign: true}, o, c.oneLine)
 			checkSamples(t, c.name, want, got.records)
-			t.Logf("%d samples; %d frames symbolised from the committed text (JIT, no build-id recorded, or not on this machine)", len(got.records), got.filled)
+			t.Logf("%d samples; %d frames symbolised from the committed text (JIT, no build-id recorded, or not on this machine): %v", len(got.records), got.filled, got.filledDSO)
+			if n := got.filledDSO["[vdso]"]; n > 0 {
+				t.Errorf("%d [vdso] frames without a symbol (filled from the text): the vdso's symbols were not found", n)
+			}
 			checkFolded(t, c.name, script, got.text)
 		})
 	}
@@ -438,13 +456,42 @@ func TestLiveParity(t *testing.T) {
 // perf record -z records no build-ids), and /tmp/perf-PID.map files are
 // gone after a reboot. The tests take those symbols from the committed
 // text instead.
-type byBuildID struct{ *symbols.Resolver }
+//
+// The vdso is resolved without a build-id too, as perf resolves it, with
+// the committed image of the running machine's. With kernelFromText, the
+// kernel's symbols are not looked up either (the capture's kernel is not
+// the committed kallsyms').
+type byBuildID struct {
+	*symbols.Resolver
+	kernelFromText bool
+}
 
 func (b byBuildID) DSO(path, buildID string, addr uint64) (symbols.Symbol, bool) {
-	if buildID == "" {
+	if buildID == "" && path != "[vdso]" {
 		return symbols.Symbol{}, false
 	}
 	return b.Resolver.DSO(path, buildID, addr)
+}
+
+func (b byBuildID) Kernel(buildID string, addr uint64) (symbols.Symbol, bool) {
+	if b.kernelFromText {
+		return symbols.Symbol{}, false
+	}
+	return b.Resolver.Kernel(buildID, addr)
+}
+
+func (b byBuildID) Module(buildID, module string, addr uint64) (symbols.Symbol, bool) {
+	if b.kernelFromText {
+		return symbols.Symbol{}, false
+	}
+	return b.Resolver.Module(buildID, module, addr)
+}
+
+func (b byBuildID) KernelSymbols(buildID string) *symbols.Kernel {
+	if b.kernelFromText {
+		return nil
+	}
+	return b.Resolver.KernelSymbols(buildID)
 }
 
 func (b byBuildID) PerfMap(pid int, addr uint64) (symbols.Symbol, bool) {
@@ -460,7 +507,7 @@ func (b byBuildID) PerfMap(pid int, addr uint64) (symbols.Symbol, bool) {
 func committedResolver(t testing.TB) *symbols.Resolver {
 	t.Helper()
 	cache := t.TempDir()
-	kallsyms := "/nonexistent"
+	kallsyms, vdso := "/nonexistent", "-"
 	for _, kind := range []struct{ prefix, dir, name string }{
 		{"kallsyms-", "[kernel.kallsyms]", "kallsyms"},
 		{"vdso-", "[vdso]", "vdso"},
@@ -483,7 +530,10 @@ func committedResolver(t testing.TB) *symbols.Resolver {
 			if kind.name == "kallsyms" {
 				kallsyms = path
 			}
+			if kind.name == "vdso" && id == runningVDSO {
+				vdso = path
+			}
 		}
 	}
-	return symbols.NewResolver(symbols.Options{BuildIDDir: cache, Kallsyms: kallsyms, KernelNotes: "/nonexistent"})
+	return symbols.NewResolver(symbols.Options{BuildIDDir: cache, Kallsyms: kallsyms, KernelNotes: "/nonexistent", VDSO: vdso})
 }

@@ -27,6 +27,11 @@ type Options struct {
 	// for such a capture (run perf archive on its host, or perf script
 	// there).
 	AllowForeign bool
+	// TraceFS is the tracefs directory whose format files stand for the
+	// tracing-data section of a file perf record did not finish (see
+	// Damage), which names and decodes tracepoint events. Default:
+	// /sys/kernel/tracing, else /sys/kernel/debug/tracing.
+	TraceFS string
 }
 
 // Stats counts what a Reader read and what it skipped.
@@ -125,6 +130,10 @@ func newReader(f file, name string, opt Options) (*Reader, error) {
 		return nil, err
 	}
 	fi.capture.CapturedOn = ctime(st.ModTime())
+	if fi.damage != nil && fi.tracing == nil {
+		fi.tracing = lostTracing(fi, opt.TraceFS)
+	}
+	fi.finish()
 	r := &Reader{name: name, fi: fi, opt: opt}
 	if err := r.checkSupported(); err != nil {
 		return nil, err
@@ -144,6 +153,28 @@ func newReader(f file, name string, opt Options) (*Reader, error) {
 	r.syms = newSymCache(r.end - r.pos)
 	r.s.Reset()
 	return r, nil
+}
+
+// lostTracing returns the formats of the capture's tracepoints from this
+// machine's tracefs, for a file that lost its tracing-data section; nil
+// when it has no tracepoint event or they are not found.
+func lostTracing(fi *fileInfo, dir string) *tracingData {
+	want := map[uint64]bool{}
+	for i := range fi.attrs {
+		if fi.attrs[i].typ == typeTracepoint {
+			want[fi.attrs[i].config] = true
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	dirs := []string{dir}
+	if dir == "" {
+		dirs = []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}
+	}
+	td := tracefsFormats(dirs, want)
+	fi.damage.Tracepoints = td != nil
+	return td
 }
 
 // checkSupported rejects captures whose stacks perf script builds with
@@ -289,6 +320,11 @@ func (r *Reader) setFields() {
 // values perf script --header prints.
 func (r *Reader) Capture() *sample.Capture { return &r.fi.capture }
 
+// Damage describes what is missing from a file that perf record did not
+// finish (killed, or cut short), nil for a finished file. Its Unread
+// counts are known once Next has returned false.
+func (r *Reader) Damage() *Damage { return r.fi.damage }
+
 // Stats returns the counts so far.
 func (r *Reader) Stats() Stats {
 	s := r.stats
@@ -347,6 +383,9 @@ func (r *Reader) Next() bool {
 		}
 		if r.final {
 			r.err = r.stopErr
+			if d := r.fi.damage; d != nil {
+				d.Samples = r.stats.Samples
+			}
 			return false
 		}
 		// Records decompressed from a COMPRESSED record.
@@ -363,7 +402,11 @@ func (r *Reader) Next() bool {
 		rec, off, ok := r.nextFileRecord()
 		if !ok {
 			if r.stopErr == nil && r.pendOff < len(r.pend) {
-				r.fail(-1, "compressed data ends inside a record (%d bytes left)", len(r.pend)-r.pendOff)
+				if d := r.fi.damage; d != nil {
+					d.UnreadDecompressed = int64(len(r.pend) - r.pendOff)
+				} else {
+					r.fail(-1, "compressed data ends inside a record (%d bytes left)", len(r.pend)-r.pendOff)
+				}
 			}
 			r.final = true
 			continue
@@ -383,18 +426,18 @@ func (r *Reader) nextFileRecord() ([]byte, int64, bool) {
 	off := r.pos
 	h, err := r.br.Peek(8)
 	if err != nil {
-		r.fail(off, "record header truncated (%d bytes left in the data section)", r.end-off)
+		r.failCut(off, "record header truncated (%d bytes left in the data section)", r.end-off)
 		return nil, 0, false
 	}
 	size := int(le16(h[6:]))
 	typ := le32(h)
 	if size < 8 {
-		r.fail(off, "record of type %d has size %d", typ, size)
+		r.failCut(off, "record of type %d has size %d", typ, size)
 		return nil, 0, false
 	}
 	rec, err := r.br.Peek(size)
 	if err != nil {
-		r.fail(off, "record of type %d and size %d truncated", typ, size)
+		r.failCut(off, "record of type %d and size %d truncated", typ, size)
 		return nil, 0, false
 	}
 	r.br.Discard(size)
@@ -404,7 +447,8 @@ func (r *Reader) nextFileRecord() ([]byte, int64, bool) {
 		if len(rec) >= 16 {
 			n := le64(rec[8:])
 			if n > uint64(r.end-r.pos) {
-				r.fail(off, "AUXTRACE data beyond the end of the data section")
+				r.pos = off
+				r.failCut(off, "AUXTRACE data beyond the end of the data section")
 				return nil, 0, false
 			}
 			// Keep the record: copy it before skipping.
@@ -436,6 +480,18 @@ func (r *Reader) nextPending() ([]byte, bool) {
 	}
 	r.pendOff += size
 	return p[:size], true
+}
+
+// failCut stops the reading at the record at off, which cannot be read:
+// in a file perf record did not finish (Damage), where the records end;
+// in a finished file, an error.
+func (r *Reader) failCut(off int64, format string, args ...any) {
+	if d := r.fi.damage; d != nil {
+		d.Unread = r.end - off
+		r.pos = r.end
+		return
+	}
+	r.fail(off, format, args...)
 }
 
 // fail stops the reading at a record that cannot be read (off is its
@@ -644,6 +700,7 @@ func (r *Reader) makeSample(rec *sampleRec) {
 	r.addrs = r.addrs[:0]
 	if of.tid {
 		r.buf = strconv.AppendInt(r.buf, int64(rec.tid), 10)
+		s.ProcessID, s.HasProcessID = rec.pid, true
 	}
 	tidEnd := len(r.buf)
 	if of.cpu {

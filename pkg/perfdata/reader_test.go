@@ -148,7 +148,7 @@ func TestFormatErrors(t *testing.T) {
 		{"text", []byte("perf 123 [000] 1.0: cpu-clock:\n"), true, "not a perf.data file", 0},
 		{"empty", nil, true, "not a perf.data file", 0},
 		{"header only", cpp[:60], true, "file header truncated", 0},
-		{"data cut", cpp[:dataOff+5000], true, "beyond the end of the file", 0},
+		{"cut before the data", cpp[:dataOff-1], true, "cut before its data", 0},
 		{"zero size record", zeroSize, false, "has size 0", 0},
 	}
 	for _, tc := range tests {
@@ -284,12 +284,13 @@ func rebuild(data, newData []byte) []byte {
 	return out
 }
 
-// TestCompressedStraddle re-compresses the zstd capture's records into
-// COMPRESSED records whose boundaries cut records in two (as perf's do
-// when its ring buffer wraps), in one zstd stream flushed after each, and
-// checks the samples are those of the original file.
-func TestCompressedStraddle(t *testing.T) {
-	orig := readData(t, "zstd")
+// recompress returns the records of the zstd capture orig re-compressed,
+// chunk bytes of decompressed data at a time, into COMPRESSED records (and
+// COMPRESSED2 records, a data size then the data padded to 8 bytes, in the
+// second result) whose boundaries cut records in two, in one zstd stream
+// flushed after each, then a FINISHED_ROUND.
+func recompress(t testing.TB, orig []byte, chunk int) (compressed, compressed2 []byte) {
+	t.Helper()
 	var plain, others []byte
 	z := newZstdStream()
 	defer z.close()
@@ -310,11 +311,9 @@ func TestCompressedStraddle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// COMPRESSED records, and COMPRESSED2 records (a data size, then
-	// the data padded to 8 bytes) in a second file.
 	newData, newData2 := bytes.Clone(others), bytes.Clone(others)
-	for p := 0; p < len(plain); p += 999 {
-		if _, err := zw.Write(plain[p:min(p+999, len(plain))]); err != nil {
+	for p := 0; p < len(plain); p += chunk {
+		if _, err := zw.Write(plain[p:min(p+chunk, len(plain))]); err != nil {
 			t.Fatal(err)
 		}
 		zw.Flush()
@@ -334,8 +333,16 @@ func TestCompressedStraddle(t *testing.T) {
 	round := make([]byte, 8)
 	binary.LittleEndian.PutUint32(round, recFinishedRound)
 	binary.LittleEndian.PutUint16(round[6:], 8)
-	newData = append(newData, round...)
-	newData2 = append(newData2, round...)
+	return append(newData, round...), append(newData2, round...)
+}
+
+// TestCompressedStraddle re-compresses the zstd capture's records into
+// COMPRESSED records whose boundaries cut records in two (as perf's do
+// when its ring buffer wraps), in one zstd stream flushed after each, and
+// checks the samples are those of the original file.
+func TestCompressedStraddle(t *testing.T) {
+	orig := readData(t, "zstd")
+	newData, newData2 := recompress(t, orig, 999)
 
 	read := func(data []byte) []string {
 		r, err := Open(writeTemp(t, "x.data", data), Options{})

@@ -3,6 +3,8 @@ package perfdata
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -310,4 +312,53 @@ func printable(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// tracefsFormats reads, from the tracefs directories dirs (the first that
+// has an events directory), the format files of the tracepoints whose ids
+// are in want: what a capture's lost tracing-data section held, when it
+// was recorded on this kernel. nil when none is found.
+func tracefsFormats(dirs []string, want map[uint64]bool) *tracingData {
+	for _, dir := range dirs {
+		systems, err := os.ReadDir(filepath.Join(dir, "events"))
+		if err != nil {
+			continue
+		}
+		td := &tracingData{byID: map[uint64]*tpFormat{}}
+		for _, sys := range systems {
+			if !sys.IsDir() {
+				continue
+			}
+			sdir := filepath.Join(dir, "events", sys.Name())
+			events, err := os.ReadDir(sdir)
+			if err != nil {
+				continue
+			}
+			for _, ev := range events {
+				if !ev.IsDir() {
+					continue
+				}
+				b, err := os.ReadFile(filepath.Join(sdir, ev.Name(), "id"))
+				if err != nil {
+					continue
+				}
+				id, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+				if err != nil || !want[id] {
+					continue
+				}
+				text, err := os.ReadFile(filepath.Join(sdir, ev.Name(), "format"))
+				if err != nil {
+					continue
+				}
+				if f := parseFormat(sys.Name(), string(text)); f != nil && f.id == id {
+					td.byID[id] = f
+				}
+			}
+		}
+		if len(td.byID) > 0 {
+			return td
+		}
+		return nil
+	}
+	return nil
 }

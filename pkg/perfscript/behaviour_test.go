@@ -187,7 +187,7 @@ func TestTimedOutput(t *testing.T) {
 	// Without --header: a metadata line with what is known.
 	in := "p 1 1.5: 5 ev:\n\t1 a (/x)\n\n"
 	got = sequential(t, []byte(in), Options{})
-	wantOut := "# flamekit v1 timed event=\"ev\"\np;a 5 @1.500000\n# flamekit v1 timed event=\"ev\" first=\"1.500000\" last=\"1.500000\" samples=\"1\"\n"
+	wantOut := "# flamekit v1 timed event=\"ev\"\np;a 5 @1.500000 tid=1\n# flamekit v1 timed event=\"ev\" first=\"1.500000\" last=\"1.500000\" samples=\"1\"\n"
 	if got.out != wantOut {
 		t.Errorf("got %q\nwant %q", got.out, wantOut)
 	}

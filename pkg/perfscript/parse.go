@@ -143,6 +143,10 @@ func (p *parser) header(line []byte, h *header) bool {
 	} else {
 		s.PID, s.TID = h.id1, h.id2
 	}
+	s.ProcessID, s.HasProcessID = 0, false
+	if s.PID != nil {
+		s.ProcessID, s.HasProcessID = parseID(s.PID)
+	}
 	s.CPU = h.cpu
 	s.Time, s.HasTime = 0, false
 	if h.time != nil {
@@ -198,4 +202,29 @@ func parsePeriod(b []byte) int64 {
 		n = n*10 + int64(c-'0')
 	}
 	return n
+}
+
+// parseID parses a process id as perf prints it: decimal, or -1.
+func parseID(b []byte) (int32, bool) {
+	neg := len(b) > 1 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 10 {
+		return 0, false
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	if v > 1<<31-1 || v < -1 {
+		return 0, false
+	}
+	return int32(v), true
 }

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
+	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,6 +42,15 @@ type Options struct {
 	// stack, no timestamp_ns labels. Memory then grows with the distinct
 	// stacks only.
 	Aggregate bool
+	// Resolution rounds the samples' times down to a multiple of it on
+	// the wall clock (from the Unix epoch: 1 s buckets are whole
+	// seconds), and the timed samples of one stack in one such interval
+	// become one pprof sample, their values summed, whose timestamp_ns is
+	// the interval's start. go tool pprof -tagfocus=timestamp_ns=A:B
+	// with A and B-1ns at whole multiples of it then selects exactly the
+	// samples of [A, B). 0 keeps every sample's own time (one pprof
+	// sample per distinct stack and time).
+	Resolution time.Duration
 }
 
 // Stats describes the profile a Builder made.
@@ -49,6 +61,7 @@ type Stats struct {
 	Value   int64   // sum of the weight values in the profile
 	Stacks  int     // distinct stacks
 	Frames  int     // distinct frame names (Functions)
+	Samples int64   // pprof samples written
 	// Weight is the weight sample type, and WeightKnown whether it was
 	// given or known from the event (false: a guess, see WeightFor).
 	Weight      Weight
@@ -64,46 +77,85 @@ type Stats struct {
 // ErrDiff is returned for differential records, which hold two profiles.
 var ErrDiff = errors.New("differential folded line (stack before after): a pprof profile holds one set of values; convert each side separately")
 
-// stack is one distinct stack: its locations, leaf first, and, for
-// classic records (or Aggregate), the summed count.
-type stack struct {
-	locs   []*profile.Location
-	sum    float64
-	lines  int64
-	sample *profile.Sample // aggregated sample, made by Profile
-	used   bool            // has classic/aggregated count
+// record is one timed record kept until the profile is written: 24
+// bytes, whatever its stack.
+type record struct {
+	t     int64   // perf-clock ns; the wall-clock key once written
+	count float64 // at most folded.MaxCount: an integer count is exact
+	stack uint32
+	seq   uint32 // order of arrival (wraps past 2^32: ties only)
 }
 
-// Builder turns folded records into a pprof profile. The zero value is not
-// usable: call NewBuilder.
+// chunkSize is the number of records of a chunk: records are kept in
+// fixed chunks, never copied to grow.
+const chunkSize = 1 << 16
+
+// Builder turns folded records into a pprof profile, written as it is
+// encoded (Write): its memory is about 24 bytes per timed record kept,
+// plus the distinct stacks and frame names, and what it writes grows with
+// the distinct stacks and times (see Options.Resolution). The zero value
+// is not usable: call NewBuilder.
 type Builder struct {
-	opts    Options
-	metas   []folded.Meta
-	stacks  map[string]*stack
-	order   []*stack // distinct stacks, in order of first use
-	funcs   map[string]*profile.Location
-	locs    []*profile.Location
-	fns     []*profile.Function
-	samples []*profile.Sample // timed samples, in order
-	round   rounder
+	opts  Options
+	metas []folded.Meta
+	// stacks finds a stack's index by two independent 64-bit hashes of
+	// its text: 16 bytes a stack, whatever its length, and nothing for
+	// the garbage collector to scan. Two distinct stacks share both
+	// hashes with a probability of about n²/2^129 (1e-26 for 2 million
+	// stacks), far below that of a memory error.
+	stacks map[[2]uint64]uint32
+	seeds  [2]maphash.Seed
+	// locs holds the location IDs of every stack, leaf first, as packed
+	// varints (a Sample's location_id field): stack i's are
+	// locs[locOff[i]:locOff[i+1]].
+	locs   []byte
+	locOff []int
+	funcs  map[string]uint32 // frame name -> Function and Location ID
+	names  []string          // frame names by ID-1
+	chunks [][]record
+	// Per stack: the classic (or, with Aggregate, all) counts summed.
+	agg     []sum
+	lines   []int64
+	classic bool
+	total   sum             // every count, for the int64 range check
 	periods map[int64]int64 // count -> occurrences, for Period
 	stats   Stats
-	classic bool
+	seq     uint32
+	ids     []uint32 // scratch: a new stack's frame IDs
 	first   folded.Time
 	last    folded.Time
 	seen    bool
-	unit    map[string][]string // shared NumUnit of every timed sample
 	done    bool
+}
+
+// sum is a sum of counts: its integer parts exactly, its fractions apart.
+type sum struct {
+	n    int64
+	frac float64
+}
+
+// add adds c (at most folded.MaxCount); false when the integer sum passes
+// the range of int64.
+func (s *sum) add(c float64) bool {
+	i := math.Trunc(c)
+	n := int64(i)
+	if s.n > math.MaxInt64-n {
+		return false
+	}
+	s.n += n
+	s.frac += c - i
+	return true
 }
 
 // NewBuilder returns an empty Builder.
 func NewBuilder(opts Options) *Builder {
 	return &Builder{
 		opts:    opts,
-		stacks:  make(map[string]*stack),
-		funcs:   make(map[string]*profile.Location),
+		stacks:  make(map[[2]uint64]uint32),
+		seeds:   [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
+		funcs:   make(map[string]uint32),
+		locOff:  []int{0},
 		periods: make(map[int64]int64),
-		unit:    map[string][]string{LabelTimestamp: {"nanoseconds"}},
 	}
 }
 
@@ -127,32 +179,39 @@ func (b *Builder) Add(rec *folded.Record) error {
 		return ErrDiff
 	}
 	c := rec.Count
-	if c < 0 || math.IsNaN(c) || math.IsInf(c, 0) || c > 1<<62 {
+	if c < 0 || math.IsNaN(c) || math.IsInf(c, 0) {
 		return fmt.Errorf("count %v out of range for a pprof value", c)
+	}
+	if c > folded.MaxCount {
+		return folded.NewCountError([]byte(folded.FormatCount(c)))
+	}
+	if !b.total.add(c) {
+		return errors.New("the counts sum beyond 2^63-1, which a pprof value (int64) cannot hold: convert a shorter window")
 	}
 	st := b.stack(rec.Stack)
 	b.stats.Records++
 	b.stats.Total += c
+	if rec.Kind == folded.Timed {
+		b.timed(rec, c)
+	} else {
+		b.classic = true
+	}
 	if rec.Kind != folded.Timed || b.opts.Aggregate {
-		if rec.Kind != folded.Timed {
-			b.classic = true
-		} else {
-			b.timed(rec, c)
+		for len(b.agg) <= int(st) {
+			b.agg = append(b.agg, sum{})
+			b.lines = append(b.lines, 0)
 		}
-		st.sum += c
-		st.lines++
-		st.used = true
+		b.agg[st].add(c)
+		b.lines[st]++
 		return nil
 	}
-	b.timed(rec, c)
-	v := b.round.next(c)
-	s := &profile.Sample{
-		Location: st.locs,
-		Value:    []int64{1, v},
-		NumLabel: map[string][]int64{LabelTimestamp: {int64(rec.Time)}},
-		NumUnit:  b.unit,
+	n := len(b.chunks)
+	if n == 0 || len(b.chunks[n-1]) == chunkSize {
+		b.chunks = append(b.chunks, make([]record, 0, chunkSize))
+		n++
 	}
-	b.samples = append(b.samples, s)
+	b.chunks[n-1] = append(b.chunks[n-1], record{t: int64(rec.Time), count: c, stack: st, seq: b.seq})
+	b.seq++
 	return nil
 }
 
@@ -171,39 +230,42 @@ func (b *Builder) timed(rec *folded.Record, c float64) {
 	}
 }
 
-// stack returns the entry of a stack, making its locations on first use.
-func (b *Builder) stack(s []byte) *stack {
-	if st, ok := b.stacks[string(s)]; ok { // no allocation on a hit
-		return st
+// stack returns the index of a stack, making its locations on first use.
+func (b *Builder) stack(s []byte) uint32 {
+	key := [2]uint64{maphash.Bytes(b.seeds[0], s), maphash.Bytes(b.seeds[1], s)}
+	if i, ok := b.stacks[key]; ok {
+		return i
 	}
+	// Frames root first; locations leaf first.
 	n := bytes.Count(s, []byte{';'}) + 1
-	locs := make([]*profile.Location, n)
+	ids := slices.Grow(b.ids[:0], n)[:n]
+	b.ids = ids
 	rest := s
 	for i := n - 1; i >= 0; i-- {
 		frame := rest
 		if j := bytes.IndexByte(rest, ';'); j >= 0 {
 			frame, rest = rest[:j], rest[j+1:]
 		}
-		locs[i] = b.location(frame)
+		ids[i] = b.function(frame)
 	}
-	st := &stack{locs: locs}
-	b.stacks[string(s)] = st
-	b.order = append(b.order, st)
-	return st
+	for _, id := range ids {
+		b.locs = appendVarint(b.locs, uint64(id))
+	}
+	i := uint32(len(b.locOff) - 1)
+	b.locOff = append(b.locOff, len(b.locs))
+	b.stacks[key] = i
+	return i
 }
 
-// location returns the one Location of a frame name.
-func (b *Builder) location(name []byte) *profile.Location {
-	if l, ok := b.funcs[string(name)]; ok {
-		return l
+// function returns the ID of a frame name's one Function and Location.
+func (b *Builder) function(name []byte) uint32 {
+	if id, ok := b.funcs[string(name)]; ok {
+		return id
 	}
-	id := uint64(len(b.fns) + 1)
-	fn := &profile.Function{ID: id, Name: string(name), SystemName: string(name)}
-	l := &profile.Location{ID: id, Line: []profile.Line{{Function: fn}}}
-	b.fns = append(b.fns, fn)
-	b.locs = append(b.locs, l)
-	b.funcs[fn.Name] = l
-	return l
+	b.names = append(b.names, string(name))
+	id := uint32(len(b.names))
+	b.funcs[b.names[id-1]] = id
+	return id
 }
 
 // merged returns the metadata lines merged: later lines win, first is the
@@ -234,18 +296,30 @@ func (b *Builder) merged() folded.Meta {
 	return m
 }
 
-// Profile returns the profile of everything added. It can be called once.
+// Profile returns the profile of everything added, as Write encodes it,
+// parsed back. It or Write can be called once. Write is the one to use
+// for large profiles: Profile holds every sample as a *profile.Sample.
 func (b *Builder) Profile() (*profile.Profile, error) {
+	var buf bytes.Buffer
+	if err := b.Write(&buf); err != nil {
+		return nil, err
+	}
+	return profile.Parse(&buf)
+}
+
+// Write writes the profile of everything added to w, gzipped, as
+// profile.proto, encoding it as it goes. It or Profile can be called once.
+func (b *Builder) Write(w io.Writer) error {
 	if b.done {
-		return nil, errors.New("pprof: Profile called twice")
+		return errors.New("pprof: the profile was already written")
 	}
 	b.done = true
 	m := b.merged()
-	w, known := b.opts.Weight, true
-	if w.Type == "" || w.Unit == "" {
-		w, known = WeightFor(&m)
+	wt, known := b.opts.Weight, true
+	if wt.Type == "" || wt.Unit == "" {
+		wt, known = WeightFor(&m)
 	}
-	b.stats.Weight, b.stats.WeightKnown = w, known
+	b.stats.Weight, b.stats.WeightKnown = wt, known
 
 	// The clock.
 	ref, ok := b.ref(&m)
@@ -261,54 +335,115 @@ func (b *Builder) Profile() (*profile.Profile, error) {
 		b.stats.NoWall = true
 		b.stats.Clock = "no wall clock (no perf record -k reference and no \"captured on\" date): times are perf's clock, seconds since boot"
 	}
+	b.stats.Stacks = len(b.locOff) - 1
+	b.stats.Frames = len(b.names)
 
-	p := &profile.Profile{
-		SampleType:        []*profile.ValueType{{Type: Samples.Type, Unit: Samples.Unit}, {Type: w.Type, Unit: w.Unit}},
-		DefaultSampleType: w.Type,
-		PeriodType:        &profile.ValueType{Type: w.Type, Unit: w.Unit},
-		Period:            b.period(),
-		Location:          b.locs,
-		Function:          b.fns,
-	}
-	for _, s := range b.samples {
-		s.NumLabel[LabelTimestamp][0] += offset
-	}
-	p.Sample = b.samples
-	for _, st := range b.order {
-		if !st.used {
-			continue
-		}
-		st.sample = &profile.Sample{Location: st.locs, Value: []int64{st.lines, b.round.next(st.sum)}}
-		p.Sample = append(p.Sample, st.sample)
-	}
+	e := newEncoder(w, b.names)
+	types := []Weight{Samples, wt}
 	if b.classic {
 		// The samples behind classic lines are unknown: keep the weight
 		// alone.
-		p.SampleType = p.SampleType[1:]
-		for _, s := range p.Sample {
-			s.Value = s.Value[1:]
-		}
+		types = types[1:]
 	}
-	b.stats.Value = b.round.emitted
-	b.stats.Stacks = len(b.order)
-	b.stats.Frames = len(b.fns)
-
-	// The span.
+	for _, t := range types {
+		e.valueType(fieldSampleType, t)
+	}
+	e.valueType(fieldPeriodType, wt)
+	e.int(fieldPeriod, b.period())
+	e.int(fieldDefaultSampleType, int64(e.str(wt.Type)))
 	from, to, hasSpan := b.span(&m)
 	if hasSpan {
-		p.TimeNanos = int64(from) + offset
-		p.DurationNanos = int64(to - from)
+		e.int(fieldTimeNanos, int64(from)+offset)
+		e.int(fieldDurationNanos, int64(to-from))
 	}
-
 	// Comments: the metadata lines, then how the clock was mapped.
 	for i := range b.metas {
-		p.Comments = append(p.Comments, strings.TrimSuffix(string(folded.AppendMeta(nil, &b.metas[i])), "\n"))
+		e.int(fieldComment, int64(e.str(strings.TrimSuffix(string(folded.AppendMeta(nil, &b.metas[i])), "\n"))))
 	}
-	p.Comments = append(p.Comments, clockComment(ref, ok))
-	return p, nil
+	e.int(fieldComment, int64(e.str(clockComment(ref, ok))))
+
+	var round rounder
+	var vals [2]int64
+	emit := func(stack uint32, lines int64, s sum, ts int64, timed bool) {
+		vals[0], vals[1] = lines, s.n+round.next(s.frac)
+		v := vals[:]
+		if b.classic {
+			v = vals[1:]
+		}
+		e.sample(b.locs[b.locOff[stack]:b.locOff[stack+1]], v, ts, timed)
+		b.stats.Value += vals[1]
+		b.stats.Samples++
+	}
+	b.timedSamples(offset, func(g *group) { emit(g.stack, g.lines, g.sum, g.key, true) })
+	for st := range b.agg {
+		if b.lines[st] > 0 {
+			emit(uint32(st), b.lines[st], b.agg[st], 0, false)
+		}
+	}
+	for id := range b.names {
+		e.location(uint64(id + 1))
+	}
+	for id := range b.names {
+		e.function(uint64(id + 1))
+	}
+	return e.close()
 }
 
-// Stats returns what the profile holds; valid after Profile.
+// group is the timed records of one stack at one key (a time, or the
+// start of a Resolution interval, on the wall clock) summed.
+type group struct {
+	key   int64
+	stack uint32
+	seq   uint32 // of its first record
+	lines int64
+	sum   sum
+}
+
+// timedSamples gives emit the timed records grouped by wall-clock key and
+// stack, in order of key, then of arrival; it consumes the records.
+func (b *Builder) timedSamples(offset int64, emit func(*group)) {
+	res := int64(b.opts.Resolution)
+	for _, c := range b.chunks {
+		for i := range c {
+			k := c[i].t + offset
+			if res > 1 {
+				k -= k % res
+				if k > c[i].t+offset { // a negative time: round down
+					k -= res
+				}
+			}
+			c[i].t = k
+		}
+		sortRecords(c)
+	}
+	var pending []group // the groups of the current key
+	flush := func() {
+		sortGroups(pending)
+		for i := range pending {
+			emit(&pending[i])
+		}
+		pending = pending[:0]
+	}
+	mergeChunks(b.chunks, func(r *record) {
+		n := len(pending)
+		switch {
+		case n > 0 && pending[n-1].key == r.t && pending[n-1].stack == r.stack:
+		case n > 0 && pending[n-1].key != r.t:
+			flush()
+			fallthrough
+		default:
+			pending = append(pending, group{key: r.t, stack: r.stack, seq: r.seq})
+			n = len(pending)
+		}
+		g := &pending[n-1]
+		g.lines++
+		g.sum.add(r.count) // cannot overflow: the total did not
+	})
+	flush()
+	b.chunks = nil
+}
+
+// Stats returns what the profile holds; valid after Profile or Write.
 func (b *Builder) Stats() Stats { return b.stats }
 
 // ref returns the wall-clock reference: the given one, else from the
@@ -397,15 +532,20 @@ const (
 	keyClockPerf = "pprof-clock-perf" // perf-clock seconds
 )
 
-// rounder turns float counts into int64 values whose running sum is the
-// running float sum rounded.
+// rounder turns the fractions of the counts into int64 values whose
+// running sum is their running sum rounded: with the integer parts, kept
+// exactly, every prefix of the samples, and the profile's total, is the
+// folded sum rounded, and no sample is off by one or more.
 type rounder struct {
 	sum     float64
 	emitted int64
 }
 
-func (r *rounder) next(c float64) int64 {
-	r.sum += c
+func (r *rounder) next(frac float64) int64 {
+	if frac == 0 {
+		return 0
+	}
+	r.sum += frac
 	v := int64(math.Round(r.sum)) - r.emitted
 	r.emitted += v
 	return v

@@ -2,17 +2,20 @@ package pprof
 
 import (
 	"bytes"
+	"math"
 	"testing"
+	"time"
+
+	"github.com/google/pprof/profile"
 
 	"flamekit/pkg/folded"
 )
 
-// FuzzFromPprof feeds arbitrary bytes to Sniff, the profile reader and the
+// FuzzFromPprof feeds arbitrary bytes to the profile reader and the
 // folded conversion: no panic, and whatever is accepted gives a folded
 // stream that reads back with the summary's totals.
 func FuzzFromPprof(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		Sniff(data[:min(len(data), SniffSize)])
 		p, err := Parse(data, "fuzz")
 		if err != nil {
 			return
@@ -34,6 +37,64 @@ func FuzzFromPprof(f *testing.F) {
 		}
 		if total != sum.Total {
 			t.Fatalf("folded total %v, summary %v", total, sum.Total)
+		}
+	})
+}
+
+// FuzzBuilder feeds folded text to the Builder: whatever reads as folded
+// lines gives a profile that google/pprof parses and validates, whose
+// weight total is the folded total rounded and whose samples/count total
+// is the number of timed lines, at any resolution.
+func FuzzBuilder(f *testing.F) {
+	f.Add([]byte("a;b 10 @1.5\na;b 10 @1.5\na;c 3 @2\n"), int64(0), false)
+	f.Add([]byte("a;b 0.5 @1\nb 0.5 @1.0001\n;; 7 @3\n"), int64(100e6), false)
+	f.Add([]byte("x 9007199254740992 @0.5\nx 9007199254740992 @0.6\ny 1\n"), int64(1e9), true)
+	f.Add([]byte("a;b 1 @-5.25\na;b 1 @-5.2\n"), int64(100e6), false)
+	f.Fuzz(func(t *testing.T, data []byte, res int64, aggregate bool) {
+		if res < 0 {
+			res = -res
+		}
+		b := NewBuilder(Options{Resolution: time.Duration(res), Aggregate: aggregate, Location: time.UTC})
+		rd := folded.NewReader(bytes.NewReader(data), "fuzz")
+		rd.Lenient = true
+		var total float64
+		var timed int64
+		classic := false
+		for rd.Next() {
+			rec := rd.Record()
+			if err := b.Add(rec); err != nil {
+				if rec.Kind == folded.Diff {
+					continue
+				}
+				return // a sum beyond int64
+			}
+			total += rec.Count
+			if rec.Kind == folded.Timed {
+				timed++
+			} else {
+				classic = true
+			}
+		}
+		for _, m := range rd.Meta() {
+			b.AddMeta(m)
+		}
+		var buf bytes.Buffer
+		if err := b.Write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		p, err := profile.Parse(&buf)
+		if err != nil {
+			t.Fatalf("our profile does not parse: %v", err)
+		}
+		var n, v int64
+		for _, s := range p.Sample {
+			v += s.Value[len(s.Value)-1]
+			if !classic {
+				n += s.Value[0]
+			}
+		}
+		if total < 1<<52 && v != int64(math.Round(total)) || b.Stats().Value != v || !classic && n != timed {
+			t.Fatalf("weight %d (stats %d), folded %v; samples %d, timed lines %d", v, b.Stats().Value, total, n, timed)
 		}
 	})
 }

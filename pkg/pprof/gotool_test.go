@@ -195,51 +195,73 @@ func windowTotal(t *testing.T, text []byte, from, to folded.Time) (float64, int6
 
 // TestGoToolPprofReadsOurs writes the pprof of the real burst capture and
 // checks go tool pprof's -top total against the folded total, its -raw
-// listing, and a -tagfocus=timestamp_ns window against timeslice's.
+// listing, and -tagfocus=timestamp_ns windows against timeslice's: with
+// every sample's own time, and with times rounded down to 100 ms (what
+// timeslice --format pprof writes by default), for a window whose ends are
+// whole 100 ms of the wall clock.
 func TestGoToolPprofReadsOurs(t *testing.T) {
 	text := collapse(t, "burst")
 	in := readStream(t, text)
-	p, st := build(t, in, Options{})
-	enc, _ := encode(t, p)
-	path := writeTemp(t, "burst.pb.gz", enc)
+	for _, res := range []time.Duration{0, 100 * time.Millisecond} {
+		t.Run(res.String(), func(t *testing.T) {
+			p, st := build(t, in, Options{Resolution: res})
+			enc, _ := encode(t, p)
+			path := writeTemp(t, "burst.pb.gz", enc)
 
-	top := goTool(t, "-top", "-unit=ns", "-nodecount=5", path)
-	if got := pprofTotal(t, top); float64(got) != in.total() {
-		t.Errorf("go tool pprof -top total %dns, folded total %v", got, in.total())
-	}
-	if !strings.Contains(top, "Type: cpu") {
-		t.Errorf("-top does not say Type: cpu:\n%s", top)
-	}
-	t.Logf("go tool pprof -top:\n%s", top)
+			top := goTool(t, "-top", "-unit=ns", "-nodecount=5", path)
+			if got := pprofTotal(t, top); float64(got) != in.total() {
+				t.Errorf("go tool pprof -top total %dns, folded total %v", got, in.total())
+			}
+			if !strings.Contains(top, "Type: cpu") {
+				t.Errorf("-top does not say Type: cpu:\n%s", top)
+			}
+			t.Logf("go tool pprof -top:\n%s", top)
 
-	raw := goTool(t, "-raw", path)
-	if !strings.Contains(raw, "samples/count cpu/nanoseconds") || !strings.Contains(raw, "timestamp_ns:[") {
-		t.Errorf("-raw lacks the sample types or timestamp_ns labels:\n%.2000s", raw)
-	}
-	if n := strings.Count(raw, "timestamp_ns:["); n != len(in.recs) {
-		t.Errorf("-raw shows %d timestamp_ns labels, want %d", n, len(in.recs))
-	}
-	if !strings.Contains(raw, "# flamekit v1 timed host=") {
-		t.Errorf("-raw lacks the metadata comments")
-	}
+			raw := goTool(t, "-raw", path)
+			if !strings.Contains(raw, "samples/count cpu/nanoseconds") || !strings.Contains(raw, "timestamp_ns:[") {
+				t.Errorf("-raw lacks the sample types or timestamp_ns labels:\n%.2000s", raw)
+			}
+			labels := timestampRe.FindAllStringSubmatch(raw, -1)
+			if int64(len(labels)) != st.Samples || res == 0 && len(labels) != len(in.recs) || res > 0 && len(labels) >= len(in.recs) {
+				t.Errorf("-raw shows %d timestamp_ns labels, %d samples written, %d records", len(labels), st.Samples, len(in.recs))
+			}
+			for _, l := range labels {
+				if v, _ := strconv.ParseInt(l[1], 10, 64); res > 0 && v%int64(res) != 0 {
+					t.Fatalf("timestamp_ns %d is not a multiple of %v", v, res)
+				}
+			}
+			if !strings.Contains(raw, "# flamekit v1 timed host=") {
+				t.Errorf("-raw lacks the metadata comments")
+			}
 
-	// The burst: 13 s to 16 s after the first sample (timeslice --from
-	// 13s --to 16s), bounds half a microsecond off the samples' whole
-	// microseconds so that the ns->float conversion of -tagfocus cannot
-	// move a sample across.
-	first := in.recs[0].Time
-	from, to := first+13e9+500, first+16e9+500
-	want, kept := windowTotal(t, text, from, to)
-	ref, _ := folded.RefFromMeta(&folded.Meta{Fields: mergedFields(in.metas)}, first, in.recs[len(in.recs)-1].Time, true, time.UTC)
-	wFrom, wTo := ref.ToWall(from).UnixNano(), ref.ToWall(to).UnixNano()-1
-	focus := fmt.Sprintf("-tagfocus=timestamp_ns=%dns:%dns", wFrom, wTo)
-	out := goTool(t, "-top", "-unit=ns", "-nodefraction=0", "-nodecount=100000", focus, path)
-	if got := shownTotal(t, out); float64(got) != want || !strings.Contains(out, "burst_spin") {
-		t.Errorf("go tool pprof %s: total %dns, timeslice window %v (%d samples)\n%s", focus, got, want, kept, out)
+			// The burst: 13 s to 16 s after the first sample (timeslice
+			// --from 13s --to 16s). With every sample's time, bounds half
+			// a microsecond off the samples' whole microseconds, so that
+			// the ns->float conversion of -tagfocus cannot move a sample
+			// across; with 100 ms, the wall-clock times rounded to 100 ms,
+			// given in ms (exact as float64), the upper one 1 ms short as
+			// -tagfocus ranges include their end.
+			first := in.recs[0].Time
+			ref, _ := folded.RefFromMeta(&folded.Meta{Fields: mergedFields(in.metas)}, first, in.recs[len(in.recs)-1].Time, true, time.UTC)
+			from, to := first+13e9+500, first+16e9+500
+			wFrom, wTo := ref.ToWall(from).UnixNano(), ref.ToWall(to).UnixNano()
+			focus := fmt.Sprintf("-tagfocus=timestamp_ns=%dns:%dns", wFrom, wTo-1)
+			if res > 0 {
+				wFrom, wTo = wFrom-wFrom%int64(res), wTo-wTo%int64(res)
+				from, to = ref.ToPerf(time.Unix(0, wFrom)), ref.ToPerf(time.Unix(0, wTo))
+				focus = fmt.Sprintf("-tagfocus=timestamp_ns=%dms:%dms", wFrom/1e6, wTo/1e6-1)
+			}
+			want, kept := windowTotal(t, text, from, to)
+			out := goTool(t, "-top", "-unit=ns", "-nodefraction=0", "-nodecount=100000", focus, path)
+			if got := shownTotal(t, out); float64(got) != want || !strings.Contains(out, "burst_spin") {
+				t.Errorf("go tool pprof %s: total %dns, timeslice window %v (%d samples)\n%s", focus, got, want, kept, out)
+			}
+			t.Logf("timeslice window @%v..@%v: %v ns in %d samples; go tool pprof %s:\n%.600s", from, to, want, kept, focus, out)
+		})
 	}
-	t.Logf("timeslice window @%v..@%v: %v ns in %d samples; go tool pprof %s:\n%.600s", from, to, want, kept, focus, out)
-	_ = st
 }
+
+var timestampRe = regexp.MustCompile(`timestamp_ns:\[(\d+)`)
 
 var shownRe = regexp.MustCompile(`accounting for (\d+)ns,`)
 

@@ -2,8 +2,7 @@ package pprof
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -173,43 +172,6 @@ func TestReadErrors(t *testing.T) {
 	}
 }
 
-func TestSniff(t *testing.T) {
-	cpu, err := Read(mustOpen(t, "testdata/go/cpu.pprof"), "cpu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var raw bytes.Buffer
-	if err := cpu.WriteUncompressed(&raw); err != nil {
-		t.Fatal(err)
-	}
-	ours := NewBuilder(Options{})
-	ours.Add(&folded.Record{Stack: []byte("a"), Count: 1, Kind: folded.Classic})
-	p, _ := ours.Profile()
-	var raw2 bytes.Buffer
-	p.WriteUncompressed(&raw2)
-	tests := []struct {
-		name string
-		data []byte
-		want bool
-	}{
-		{"go cpu", raw.Bytes()[:SniffSize], true},
-		{"go cpu as written", goRaw(t), true},
-		{"short text with a control byte", []byte("H\x01x"), false},
-		{"ours", raw2.Bytes(), true},
-		{"empty", nil, false},
-		{"perf script", []byte("\nswapper     0 [000] 413.417927: cpu-clock:\n"), false},
-		{"folded", []byte("# flamekit v1 timed\nmain;a 1 @1.0\n"), false},
-		{"bpftrace", []byte("Attaching 1 probe...\n\n@[\n"), false},
-		{"blank lines", []byte("\n\n\n\n"), false},
-		{"short", []byte{0x0a}, false},
-	}
-	for _, tc := range tests {
-		if got := Sniff(tc.data); got != tc.want {
-			t.Errorf("%s: %v", tc.name, got)
-		}
-	}
-}
-
 func mustOpen(t *testing.T, path string) *bytes.Reader {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -219,14 +181,27 @@ func mustOpen(t *testing.T, path string) *bytes.Reader {
 	return bytes.NewReader(b)
 }
 
-// goRaw is the start of the real Go CPU profile as the runtime wrote it
-// (time_nanos first), gunzipped.
-func goRaw(t *testing.T) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(mustOpen(t, "testdata/go/cpu.pprof"))
+// TestBigValues: a pprof value beyond 2^53, which no folded count holds
+// exactly, is skipped and counted, never rounded; 2^53 is kept exactly.
+func TestBigValues(t *testing.T) {
+	fn := &profile.Function{ID: 1, Name: "f"}
+	loc := &profile.Location{ID: 1, Line: []profile.Line{{Function: fn}}}
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "alloc_space", Unit: "bytes"}},
+		Location:   []*profile.Location{loc},
+		Function:   []*profile.Function{fn},
+		Sample: []*profile.Sample{
+			{Location: []*profile.Location{loc}, Value: []int64{1 << 53}},
+			{Location: []*profile.Location{loc}, Value: []int64{1<<53 + 1}},
+			{Location: []*profile.Location{loc}, Value: []int64{math.MaxInt64}},
+		},
+	}
+	var out bytes.Buffer
+	sum, err := ToFolded(&out, p, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := io.ReadAll(zr)
-	return b[:SniffSize]
+	if sum.Big != 2 || sum.Samples != 1 || sum.Total != 1<<53 || !strings.HasSuffix(out.String(), "\nf 9007199254740992\n") {
+		t.Errorf("summary %+v, folded %q", sum, out.String())
+	}
 }

@@ -2,6 +2,8 @@ package pprof
 
 import (
 	"bytes"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,11 +44,12 @@ func TestRoundTripRealCaptures(t *testing.T) {
 				t.Fatal(err)
 			}
 			back := readStream(t, out.Bytes())
-			if len(back.recs) != len(in.recs) {
-				t.Fatalf("%d records back, want %d", len(back.recs), len(in.recs))
+			want := mergeSame(in.recs)
+			if len(back.recs) != len(want) {
+				t.Fatalf("%d records back, want %d", len(back.recs), len(want))
 			}
-			for i := range in.recs {
-				a, b := in.recs[i], back.recs[i]
+			for i := range want {
+				a, b := want[i], back.recs[i]
 				if !bytes.Equal(a.Stack, b.Stack) || a.Count != b.Count || a.Time != b.Time || a.Kind != b.Kind {
 					t.Fatalf("record %d: got %q %v @%v (%v), want %q %v @%v (%v)", i, b.Stack, b.Count, b.Time, b.Kind, a.Stack, a.Count, a.Time, a.Kind)
 				}
@@ -69,6 +72,28 @@ func TestRoundTripRealCaptures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mergeSame returns the records with those of the same stack and time
+// summed into the first: a profile has one sample per distinct stack and
+// time (tracepoint samples of one CPU can share their microsecond).
+func mergeSame(recs []folded.Record) []folded.Record {
+	type key struct {
+		stack string
+		t     folded.Time
+	}
+	idx := map[key]int{}
+	var out []folded.Record
+	for _, r := range recs {
+		k := key{string(r.Stack), r.Time}
+		if i, ok := idx[k]; ok {
+			out[i].Count += r.Count
+			continue
+		}
+		idx[k] = len(out)
+		out = append(out, r)
+	}
+	return out
 }
 
 // TestClockExact: a perf record -k mono capture maps exactly: the first
@@ -175,6 +200,7 @@ func TestClassicAndFractions(t *testing.T) {
 		{"thirds", []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}, []int64{0, 1, 0}},
 		{"halves", []float64{0.5, 0.5, 0.5, 0.5}, []int64{1, 0, 1, 0}},
 		{"big", []float64{1 << 52, 1}, []int64{1 << 52, 1}},
+		{"2^53 and fractions", []float64{1 << 53, 0.5, 1<<53 - 1, 0.5}, []int64{1 << 53, 1, 1<<53 - 1, 0}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -205,6 +231,40 @@ func TestClassicAndFractions(t *testing.T) {
 				t.Errorf("stats value %d, sum %d", st.Value, sum)
 			}
 		})
+	}
+}
+
+// TestExactSums: integer counts summed into one pprof sample (one stack,
+// one time, or Aggregate) stay exact past 2^53, where float64 sums round;
+// a count beyond 2^53 and sums beyond int64 are errors.
+func TestExactSums(t *testing.T) {
+	for _, opts := range []Options{{}, {Resolution: time.Second}, {Aggregate: true}} {
+		b := NewBuilder(opts)
+		for _, c := range []float64{1 << 53, 1, 1 << 53, 1, 1 << 53} {
+			if err := b.Add(&folded.Record{Stack: []byte("a;b"), Count: c, Time: 5e9, Kind: folded.Timed}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p, err := b.Profile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Sample) != 1 || p.Sample[0].Value[1] != 3<<53+2 || p.Sample[0].Value[0] != 5 || b.Stats().Value != 3<<53+2 {
+			t.Errorf("%+v: samples %v", opts, p.Sample)
+		}
+	}
+	b := NewBuilder(Options{})
+	err := b.Add(&folded.Record{Stack: []byte("a"), Count: 1<<53 + 2, Kind: folded.Classic})
+	if !errors.Is(err, folded.ErrCountRange) {
+		t.Errorf("count 2^53+2: %v", err)
+	}
+	for i := 0; i < 1023; i++ {
+		if err := b.Add(&folded.Record{Stack: []byte("a"), Count: 1 << 53, Kind: folded.Classic}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Add(&folded.Record{Stack: []byte("a"), Count: 1 << 53, Kind: folded.Classic}); err == nil || !strings.Contains(err.Error(), "beyond 2^63-1") {
+		t.Errorf("a sum of 2^63: %v", err)
 	}
 }
 
@@ -265,6 +325,17 @@ func TestWeightFor(t *testing.T) {
 		{fields("event", "off-cpu"), Weight{"off_cpu", "microseconds"}, true},
 		{fields("event", "cpu-clock", KeyType, "alloc_space", KeyUnit, "bytes"), Weight{"alloc_space", "bytes"}, true},
 		{nil, Weight{"weight", "count"}, false},
+		// What stackcollapse writes: the weight and unit keys win over
+		// the event (issue #20: off-CPU was sched_switch/count).
+		{fields("event", "sched:sched_switch", "weight", "off-cpu", "unit", "us"), Weight{"off_cpu", "microseconds"}, true},
+		{fields("event", "cpu-clock/freq=99/,sched:sched_switch", "weight", "hot-cold", "unit", "us"), Weight{"hot_cold", "microseconds"}, true},
+		{fields("event", "probe_libc:malloc", "weight", "size"), Weight{"malloc", "bytes"}, true},
+		{fields("event", "block:block_rq_issue", "weight", "nr_sector"), Weight{"block_rq_issue", "sectors"}, true},
+		{fields("event", "sched:sched_stat_sleep", "weight", "delay"), Weight{"sched_stat_sleep", "nanoseconds"}, true},
+		{fields("event", "probe:f", "weight", "arg2"), Weight{"f", "count"}, false},
+		{fields("event", "cpu-clock/freq=99/"), Weight{"cpu", "nanoseconds"}, true},
+		{fields("event", "cpu/cycles/u"), Weight{"cycles", "count"}, true},
+		{fields("event", "sched:sched_switch", "weight", "off-cpu", "unit", "us", KeyType, "samples", KeyUnit, "count"), Weight{"samples", "count"}, true},
 	}
 	for _, tc := range tests {
 		m := folded.Meta{Fields: tc.fields}

@@ -1,8 +1,6 @@
 package pprof
 
 import (
-	"strings"
-
 	"flamekit/pkg/folded"
 )
 
@@ -19,93 +17,54 @@ func (w Weight) String() string { return w.Type + "/" + w.Unit }
 // sample type a folded stream's counts measure. ToFolded writes them; they
 // take precedence over the event when the stream goes back to pprof.
 const (
-	KeyType = "pprof-type" // e.g. "cpu"
-	KeyUnit = "pprof-unit" // e.g. "nanoseconds"
+	KeyType = folded.KeySampleType // e.g. "cpu"
+	KeyUnit = folded.KeySampleUnit // e.g. "nanoseconds"
 )
 
 // Samples is the sample type that counts timed lines.
 var Samples = Weight{"samples", "count"}
 
 // WeightFor says what the counts of a folded stream with metadata m
-// measure, and whether that is known (false: a guess). In order:
+// measure, and whether that is known (false: a guess): folded.MeasureOf,
+// its name made a pprof sample type (snake_case, as pprof's own types
+// are: "off-cpu" is off_cpu, "page-faults" page_faults). So:
 //
-//   - pprof-type and pprof-unit, when present (ToFolded writes them);
-//   - the event (metadata key event, perf's name with its modifiers, such
-//     as "cpu-clock:pppH"):
+//   - a stream read back from pprof: its pprof-type and pprof-unit;
+//   - stackcollapse --off-cpu: off_cpu/microseconds; --hot-cold:
+//     hot_cold/microseconds;
+//   - stackcollapse --weight FIELD: the event's name and the field's
+//     unit (malloc/bytes for --weight size of a malloc probe;
+//     block_rq_issue/sectors for nr_sector);
 //   - cpu-clock and task-clock: cpu/nanoseconds (their period is
-//     nanoseconds);
-//   - offcpu-time (perf record --off-cpu): off_cpu/nanoseconds;
-//   - a name containing "off-cpu" or "offcpu": off_cpu/microseconds (the unit
-//     of stackcollapse --off-cpu and bcc's offcputime);
+//     nanoseconds); offcpu-time (perf record --off-cpu):
+//     off_cpu/nanoseconds;
 //   - any other event: its name (a tracepoint without its subsystem,
-//     "sched:sched_switch" → "sched_switch"; ':', '-' and blanks as '_')
-//     with unit count, which is what perf's period counts for hardware,
-//     software and tracepoint events. known is true for the perf events
-//     whose period is a count (cycles, instructions, page-faults, ...), and
-//     false for the others, tracepoints included: their counts may be
-//     payload weights (bytes, sectors) that only the caller knows; give
-//     Options.Weight for them.
+//     "sched:sched_switch" is sched_switch) with unit count, which is what
+//     perf's period counts for hardware, software and tracepoint events.
+//     known is true for the perf events whose period is a count (cycles,
+//     instructions, page-faults, ...), and false for the others,
+//     tracepoints included: their counts may be payload weights (bytes,
+//     sectors) that only the caller knows; give Options.Weight for them.
 //   - no event: weight/count, unknown.
 func WeightFor(m *folded.Meta) (w Weight, known bool) {
-	t, okT := m.Get(KeyType)
-	u, okU := m.Get(KeyUnit)
-	if okT && okU && t != "" && u != "" {
-		return Weight{t, u}, true
-	}
-	ev, ok := m.Get(folded.KeyEvent)
-	if !ok || ev == "" {
+	ms, ok := folded.MeasureOf(m)
+	if !ok {
 		return Weight{"weight", "count"}, false
 	}
-	name := eventName(ev)
-	low := strings.ToLower(name)
-	switch {
-	case low == "cpu-clock" || low == "task-clock":
-		return Weight{"cpu", "nanoseconds"}, true
-	case low == "offcpu-time":
-		return Weight{"off_cpu", "nanoseconds"}, true
-	case strings.Contains(low, "off-cpu") || strings.Contains(low, "offcpu") || strings.Contains(low, "off_cpu"):
-		return Weight{"off_cpu", "microseconds"}, true
-	}
-	typ := sanitize(name)
-	return Weight{typ, "count"}, countingEvents[low]
+	return WeightOf(ms), ms.Known
 }
 
-// countingEvents are perf's generic events whose period is a count of
-// events.
-var countingEvents = map[string]bool{
-	"cycles": true, "cpu-cycles": true, "instructions": true, "ref-cycles": true,
-	"cache-references": true, "cache-misses": true, "branches": true,
-	"branch-instructions": true, "branch-misses": true, "bus-cycles": true,
-	"stalled-cycles-frontend": true, "stalled-cycles-backend": true,
-	"page-faults": true, "faults": true, "minor-faults": true, "major-faults": true,
-	"context-switches": true, "cs": true, "cpu-migrations": true, "migrations": true,
-	"alignment-faults": true, "emulation-faults": true,
-}
-
-// eventName strips perf's event modifiers (":pppH", ":u", ":k") and, for
-// a tracepoint or probe ("sched:sched_switch", "probe_libc:malloc"), the
-// subsystem.
-func eventName(ev string) string {
-	for {
-		i := strings.LastIndexByte(ev, ':')
-		if i < 0 {
-			return ev
-		}
-		tail := ev[i+1:]
-		if tail != "" && strings.Trim(tail, "ukhIGHpPSDeWb") == "" {
-			ev = ev[:i] // modifiers
-			continue
-		}
-		if tail == "" {
-			ev = ev[:i]
-			continue
-		}
-		return tail
+// WeightOf is the pprof sample type of a measure.
+func WeightOf(ms folded.Measure) Weight {
+	unit := ms.Unit
+	if unit == "" {
+		unit = "count"
 	}
+	return Weight{sanitize(ms.Name), unit}
 }
 
 // sanitize makes a sample type name that Pyroscope can keep in its
-// "name:type:unit:..." profile type IDs.
+// "name:type:unit:..." profile type IDs, in pprof's snake_case.
 func sanitize(s string) string {
 	b := []byte(s)
 	for i, c := range b {

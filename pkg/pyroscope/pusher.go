@@ -222,13 +222,8 @@ func (p *Pusher) builder(i int64, ref folded.WallRef) *pprof.Builder {
 // push sends one bucket and forgets it.
 func (p *Pusher) push(bk *bucket) error {
 	delete(p.open, bk.idx)
-	prof, err := bk.b.Profile()
-	if err != nil {
-		p.err = err
-		return err
-	}
 	var buf bytes.Buffer
-	if err := prof.Write(&buf); err != nil {
+	if err := bk.b.Write(&buf); err != nil {
 		p.err = err
 		return err
 	}

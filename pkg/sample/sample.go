@@ -54,6 +54,12 @@ type Sample struct {
 	// PID and TID are the ids as printed. PID is nil when perf printed a
 	// single id (the default fields print the tid only).
 	PID, TID []byte
+	// ProcessID is the process id when the reader knows it (HasProcessID),
+	// printed or not: a perf.data file always holds it, while perf script's
+	// default fields print only the tid. It goes to the "pid=" field of a
+	// timed line; the folding rules use PID, as printed.
+	ProcessID    int32
+	HasProcessID bool
 	// CPU is the CPU number, or -1 when it was not printed.
 	CPU int
 	// Time is the sample's time on perf's clock; HasTime is false when

@@ -34,9 +34,11 @@
 // script text, bpftrace map dumps and folded stacks (classic, differential
 // or timed: stackcollapse's output, bcc's -f, async-profiler's collapsed).
 // Binary formats are recognised by their first bytes, text formats by
-// their lines. The recognisers live in the packages that read each format
-// (perfdata.Sniff, pprof.Sniff, perfscript.LooksLikeLine, ...): adding a
-// format is adding its entry to the table, and its package.
+// their lines. The table and its recognisers are the one place where
+// flamekit tells formats apart; the packages that read each format
+// (perfdata, pprof, perfscript, bpftrace, folded) are not needed for it,
+// so that this package sits below them all. Adding a format is adding its
+// entry to the table, and its package.
 //
 // A command given --format forces the kind ([Options.Format]); the
 // content is sniffed all the same ([Input.Sniffed]), so that a mistake

@@ -8,11 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"flamekit/pkg/bpftrace"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/perfdata"
-	"flamekit/pkg/perfscript"
-	"flamekit/pkg/pprof"
 	"flamekit/pkg/source/decompress"
 )
 
@@ -64,27 +60,28 @@ type Format struct {
 }
 
 // table is the one list of the formats flamekit reads. Adding a format is
-// adding its entry here (and its package, which reads it).
+// adding its entry here, with its recognisers (sniffers.go), and its
+// package, which reads it.
 var table = []Format{
 	{Kind: PerfDataPipe, Name: "perf.data file in pipe mode", Binary: func(b []byte) bool {
-		ok, pipe := perfdata.Sniff(b)
+		ok, pipe := isPerfData(b)
 		return ok && pipe
 	}},
 	{Kind: PerfData, Name: "perf.data file", Flag: "perf-data", Binary: func(b []byte) bool {
-		ok, _ := perfdata.Sniff(b)
+		ok, _ := isPerfData(b)
 		return ok
 	}},
 	{Kind: Pprof, Name: "pprof profile", Flag: "pprof", Binary: func(b []byte) bool {
-		return !IsText(b) && pprof.Sniff(b) // text is never a profile
+		return !IsText(b) && isProfileProto(b) // text is never a profile
 	}},
 	{Kind: PerfScript, Name: "perf script text", Flag: "perf",
-		Marker: perfscript.IsPreambleLine, Line: perfscript.LooksLikeLine,
+		Marker: isPerfPreamble, Line: isPerfLine,
 		Wins: func(n, lines int) bool { return n > 0 && 2*n >= lines }},
-	{Kind: Bpftrace, Name: "bpftrace map dump", Flag: "bpftrace", Marker: bpftrace.IsMarkerLine},
+	{Kind: Bpftrace, Name: "bpftrace map dump", Flag: "bpftrace", Marker: isBpftraceLine},
 	{Kind: Folded, Name: "folded stacks", Flag: "folded",
-		Marker: folded.IsMeta, Line: folded.LooksLikeLine,
+		Marker: folded.IsMeta, Line: isFoldedLine,
 		Wins:     func(n, lines int) bool { return 2*n > lines },
-		LongLine: folded.LooksLikeLongLine},
+		LongLine: isFoldedLongLine},
 }
 
 // Formats returns the table of formats, in the order they are tried.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"flamekit/pkg/folded"
+	"flamekit/pkg/pprof"
 	"flamekit/pkg/source/decompress"
 )
 
@@ -217,5 +219,40 @@ func TestFormats(t *testing.T) {
 			t.Errorf("table entry %v: duplicate, unnamed, or neither/both binary and text", f.Kind)
 		}
 		seen[f.Kind] = true
+	}
+}
+
+// TestPprofSniff: profiles as Go writes them and as pkg/pprof builds
+// them are pprof; text, even with a control byte, is not.
+func TestPprofSniff(t *testing.T) {
+	ours := pprof.NewBuilder(pprof.Options{})
+	ours.Add(&folded.Record{Stack: []byte("a"), Count: 1, Kind: folded.Classic})
+	p, err := ours.Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var built bytes.Buffer
+	p.WriteUncompressed(&built)
+	b, err := os.ReadFile("testdata/cpu.pprof")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		data []byte
+		want Kind
+	}{
+		{"go cpu, first 256 bytes", gunzip(t, b)[:256], Pprof},
+		{"built by pkg/pprof", built.Bytes(), Pprof},
+		{"short text with a control byte", []byte("H\x01x"), Unknown},
+		{"perf script", []byte("\nswapper     0 [000] 413.417927: cpu-clock:\n"), PerfScript},
+		{"folded", []byte("# flamekit v1 timed\nmain;a 1 @1.0\n"), Folded},
+		{"bpftrace", []byte("Attaching 1 probe...\n\n@[\n"), Bpftrace},
+		{"blank lines", []byte("\n\n\n\n"), Empty},
+	}
+	for _, tc := range tests {
+		if got := Sniff(tc.data, tc.name != "go cpu, first 256 bytes"); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

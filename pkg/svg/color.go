@@ -58,6 +58,18 @@ var (
 var Palettes = []string{"hot", "mem", "io", "wakeup", "chain", "java", "js", "perl",
 	"red", "green", "blue", "aqua", "yellow", "purple", "orange"}
 
+// PaletteName returns the palette of Palettes that name is, matched without
+// regard to case ("Java" is "java"), or ok false when there is none (where
+// flamegraph.pl draws every frame black without a word).
+func PaletteName(name string) (palette string, ok bool) {
+	for _, p := range Palettes {
+		if strings.EqualFold(name, p) {
+			return p, true
+		}
+	}
+	return "", false
+}
+
 // ColorMode says where the three random variates of a colour come from.
 type ColorMode uint8
 

@@ -17,7 +17,9 @@
 //     recorded one is never used (Missing reports the object instead);
 //     PLT entries synthesized as "name@plt" ("@plt" for IRELATIVE slots),
 //     from the file mapped at run time; the vdso ("[vdso]") from the
-//     build-id cache;
+//     build-id cache, else, as perf does, from the running machine: this
+//     process's own vdso (Options.VDSO), when the capture recorded no
+//     build-id (perf record -B, --switch-output) or the one it has;
 //   - JIT perf maps (PerfMap, or DSO with "/tmp/perf-PID.map").
 //
 // Tables follow perf's rules for building its symbol tree: symbols of

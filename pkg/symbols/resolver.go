@@ -32,6 +32,13 @@ type Options struct {
 	KernelNotes string
 	// PerfMapDir holds the JIT perf maps perf-PID.map (default /tmp).
 	PerfMapDir string
+	// VDSO is a file holding the vdso image (an ELF file) that stands
+	// for the running machine's: perf gives "[vdso]" the vdso of its own
+	// process when the build-id cache has no copy of the recorded one,
+	// or the capture recorded no build-id (perf record -B,
+	// --switch-output). Default: this process's own vdso, read from
+	// memory; "-": none.
+	VDSO string
 }
 
 func (o *Options) fill() {
@@ -89,6 +96,9 @@ type Resolver struct {
 
 	runningOnce sync.Once
 	running     string // the running kernel's build-id
+
+	vdsoOnce sync.Once
+	vdso     *vdsoImage // the running vdso (Options.VDSO)
 }
 
 type dsoKey struct{ path, buildID string }
@@ -526,6 +536,18 @@ func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *
 		}
 		if syms != nil && runtime != nil {
 			break
+		}
+	}
+	if vdso && syms == nil && runtime == nil {
+		// perf's last try: its own process's vdso, copied to a file.
+		ef, other, err := r.vdsoELF(buildID)
+		switch {
+		case ef != nil:
+			syms, runtime = ef, ef
+		case other != "":
+			mismatch = append(mismatch, other)
+		case readErr == nil:
+			readErr = err
 		}
 	}
 	defer func() {

@@ -42,6 +42,10 @@ func TestDemangle(t *testing.T) {
 			"core::ptr::drop_in_place<alloc::boxed::Box<dyn rustprog::Digest+core::marker::Sync+core::marker::Send>>"},
 		{"_ZN4core3ops8function6FnOnce40call_once$u7b$$u7b$vtable.shim$u7d$$u7d$17h0123456789abcdefE",
 			"core::ops::function::FnOnce::call_once{{vtable.shim}}"},
+		// A '_' after the length is part of a legacy identifier, as
+		// libiberty reads it (the Go library takes it as a separator).
+		{"_ZN3foo4_bar17h0123456789abcdefE", "foo::_bar"},
+		{"_ZN3foo1_17h0123456789abcdefE", "foo::_"},
 		// Not a Rust hash (fewer than 5 distinct digits): C++ then.
 		{"_ZN3foo3bar17h0000000000000000E", "foo::bar::h0000000000000000"},
 		// Rust v0.

@@ -5,6 +5,7 @@ import (
 
 	"flamekit/pkg/folded"
 	"flamekit/pkg/idle"
+	"flamekit/pkg/selection"
 )
 
 // Sink receives the samples a Slicer keeps.
@@ -30,6 +31,10 @@ type Options struct {
 	// NeedTime skips classic and differential lines (counted in
 	// Stats.Untimed) instead of passing them to the Sink.
 	NeedTime bool
+	// Select keeps only the samples it selects (--cpu, --pid, --tid,
+	// --comm); nil keeps them all. Samples it cannot judge are counted in
+	// Stats.NoField.
+	Select *selection.Selection
 }
 
 // ErrUntimed is the reason given for the lines a Slicer skips because they
@@ -43,6 +48,10 @@ type Stats struct {
 	Samples int64 // timed sample lines read
 	Kept    int64 // timed samples given to the Sink
 	Idle    int64 // samples in the window dropped as idle
+	// Unselected counts the samples in the window that Options.Select
+	// did not select; NoField those it could not judge, their lines
+	// lacking the cpu=, pid= or tid= field it asks about.
+	Unselected, NoField int64
 	// Untimed counts the classic and differential lines skipped because
 	// times are needed; Malformed the lines that are not folded lines.
 	Untimed, Malformed folded.Skips
@@ -111,6 +120,14 @@ func (s *Slicer) Read(in *Input) error {
 }
 
 func (s *Slicer) keep(rec *folded.Record) error {
+	switch s.Opts.Select.Match(rec) {
+	case selection.Drop:
+		s.Stats.Unselected++
+		return nil
+	case selection.Unknown:
+		s.Stats.NoField++
+		return nil
+	}
 	if s.Opts.NoIdle && s.idle.Is(rec.Stack) {
 		s.Stats.Idle++
 		if s.Opts.Dropped != nil && rec.Kind == folded.Timed {

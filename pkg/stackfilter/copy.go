@@ -1,0 +1,171 @@
+package stackfilter
+
+import (
+	"bufio"
+	"bytes"
+	"strconv"
+
+	"flamekit/pkg/folded"
+)
+
+// Stats counts what Copy read and wrote.
+type Stats struct {
+	Lines   int64 // records read
+	Written int64 // records written
+	// In and Out are the sums of the counts read and written (for
+	// differential lines, the second count); InBefore and OutBefore those
+	// of the first counts of differential lines.
+	In, Out, InBefore, OutBefore float64
+	// Unknown counts the lines dropped because the selection needs a
+	// field (cpu=, pid=, tid=) the line does not carry.
+	Unknown int64
+	// Escaped counts the classic lines whose new stack ended in a blank
+	// and a number ("f 2" after --hide of the frames after it), which a
+	// reader would take for the first count of a differential line: that
+	// blank was written '_' (see Escape).
+	Escaped int64
+}
+
+// Add adds the counts of o to s.
+func (s *Stats) Add(o Stats) {
+	s.Lines += o.Lines
+	s.Written += o.Written
+	s.In += o.In
+	s.Out += o.Out
+	s.InBefore += o.InBefore
+	s.OutBefore += o.OutBefore
+	s.Unknown += o.Unknown
+	s.Escaped += o.Escaped
+}
+
+// Copy filters the records of rd into w, one output line per kept input
+// line, in input order and of the same kind: a timed line keeps its time
+// and its cpu=, pid= and tid= fields, a differential line both counts,
+// each written as read. Lines are not summed (flamegraph, difffolded and
+// timeslice sum them).
+//
+// Metadata lines are copied where they were read. A metadata line's
+// samples="N" counts the timed lines before it: when N is the number of
+// timed lines read since the input's start (or the last such line), it
+// becomes the number written; otherwise it cannot be checked and is
+// dropped. The capture's span (first, last) is kept, so that relative
+// times of the filtered stream still count from the capture's start.
+func (f *Filter) Copy(w *bufio.Writer, rd *folded.Reader) (Stats, error) {
+	var st Stats
+	metas := 0
+	var timedIn, timedOut int64 // since the last samples= line
+	flushMeta := func() error {
+		all := rd.Meta()
+		for ; metas < len(all); metas++ {
+			m := all[metas]
+			if v, ok := m.Get(folded.KeySamples); ok {
+				m.Fields = append([]folded.Field(nil), m.Fields...)
+				if n, err := strconv.ParseInt(v, 10, 64); err == nil && n == timedIn {
+					m.Set(folded.KeySamples, strconv.FormatInt(timedOut, 10))
+				} else {
+					m.Set(folded.KeySamples, "")
+				}
+				timedIn, timedOut = 0, 0
+			}
+			if _, err := w.Write(folded.AppendMeta(nil, &m)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for rd.Next() {
+		if len(rd.Meta()) > metas {
+			if err := flushMeta(); err != nil {
+				return st, err
+			}
+		}
+		rec := rd.Record()
+		st.Lines++
+		st.In += rec.Count
+		st.InBefore += rec.Before
+		if rec.Kind == folded.Timed {
+			timedIn++
+		}
+		if !f.selectFields(rec, &st) {
+			continue
+		}
+		out, keep := f.Stack(rec.Stack)
+		if !keep {
+			continue
+		}
+		if rec.Kind == folded.Classic && !sameSlice(out, rec.Stack) {
+			if e, ok := Escape(out); ok {
+				out = e
+				st.Escaped++
+			}
+		}
+		if err := writeLine(w, rd.Text(), rec, out); err != nil {
+			return st, err
+		}
+		st.Written++
+		st.Out += rec.Count
+		st.OutBefore += rec.Before
+		if rec.Kind == folded.Timed {
+			timedOut++
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return st, err
+	}
+	return st, flushMeta()
+}
+
+// writeLine writes the line text of rec with its stack replaced by out:
+// everything after the stack (counts, time, fields) is copied as read.
+func writeLine(w *bufio.Writer, text []byte, rec *folded.Record, out []byte) error {
+	if n := len(text); n > 0 && text[n-1] == '\r' {
+		text = text[:n-1]
+	}
+	s := rec.Stack
+	if len(s) > len(text) || len(s) > 0 && &s[0] != &text[0] {
+		// Not a prefix of the line (a Reader that copied it): write the
+		// record anew.
+		r := *rec
+		r.Stack = out
+		_, err := w.Write(folded.AppendRecord(nil, &r))
+		return err
+	}
+	if _, err := w.Write(out); err != nil {
+		return err
+	}
+	if _, err := w.Write(text[len(s):]); err != nil {
+		return err
+	}
+	return w.WriteByte('\n')
+}
+
+// Escape returns stack with the blank before a trailing number replaced
+// by '_', when it ends in whitespace and a number: "stack count" would
+// then read as a differential line. ok is false (and stack returned as
+// is) when the stack needs no escape.
+func Escape(stack []byte) ([]byte, bool) {
+	i := len(stack)
+	for i > 0 && (stack[i-1] >= '0' && stack[i-1] <= '9' || stack[i-1] == '.') {
+		i--
+	}
+	if i == len(stack) || i == 0 {
+		return stack, false
+	}
+	switch stack[i-1] {
+	case ' ', '\t', '\n', '\r', '\f', '\v':
+	default:
+		return stack, false
+	}
+	if _, ok := folded.ParseCount(stack[i:]); !ok {
+		return stack, false
+	}
+	e := bytes.Clone(stack)
+	e[i-1] = '_'
+	return e, true
+}
+
+// sameSlice reports whether a and b are the same bytes in memory: what
+// Filter.Stack returns for a stack it leaves alone.
+func sameSlice(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
