@@ -70,7 +70,8 @@ var sourceAttr = regexp.MustCompile(` source="[^"]*"`)
 func normalize(b []byte) []byte { return sourceAttr.ReplaceAll(b, nil) }
 
 // total sums the counts of folded output (the last count of each line; a
-// timed line's count is before its @time), or is the SVG's sample total.
+// timed line's count is before its @time and fields), or is the SVG's
+// sample total.
 func total(t *testing.T, b []byte) float64 {
 	if bytes.HasPrefix(bytes.TrimSpace(b), []byte("<?xml")) {
 		return parseSVG(t, b).total()
@@ -82,8 +83,10 @@ func total(t *testing.T, b []byte) float64 {
 			continue
 		}
 		last := f[len(f)-1]
-		if strings.HasPrefix(last, "@") {
-			last = f[len(f)-2]
+		for i := 1; i < len(f); i++ {
+			if strings.HasPrefix(f[i], "@") {
+				last = f[i-1]
+			}
 		}
 		v, _ := strconv.ParseFloat(last, 64)
 		sum += v
