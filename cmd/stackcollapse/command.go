@@ -22,8 +22,8 @@ const description = `Fold perf captures into stacks, one line per stack, for fla
 
 Reads perf.data files themselves (perf record's output, several times
 faster than perf script | stackcollapse, with the same output), the text of
-"perf script" (with or without --header) from FILEs or standard input ("-"),
-gzipped or not; also pprof profiles, bpftrace map dumps and already-folded
+"perf script" (with or without --header) from FILEs, FIFOs or standard
+input ("-"), gzip or zstd or not; also pprof profiles, bpftrace map dumps and already-folded
 stacks (bcc's -f output, async-profiler's collapsed), each input recognised
 by its content (see --format). A perf.data file that cannot be read as perf
 would (--call-graph dwarf, LBR, pipe mode, another host's capture without

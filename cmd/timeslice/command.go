@@ -68,8 +68,10 @@ its edges placed to 100 ms. The heat map marks the same windows.
 Every line of every input is read, so captures concatenated in any order,
 with or without their metadata lines, give the same slice as the same files
 named one by one. Relative and wall-clock windows need the whole input to
-be placed: standard input is then read twice, through a copy in $TMPDIR;
-a window on perf's clock (@...) needs one pass.
+be placed: standard input (or a pipe, a FIFO) is then read twice, through
+a copy in $TMPDIR; a window on perf's clock (@...) needs one pass. perf.data
+files and perf script text are read as the timed folded stacks stackcollapse
+makes of them.
 
 Examples:
   perf script --header -i perf.data | stackcollapse | timeslice --at 70s±2.5 | flamegraph > reset.svg
@@ -125,7 +127,7 @@ type command struct {
 	Threshold float64         `default:"${threshold}" help:"--bursts: the robust z-score a second needs to count as busy." placeholder:"Z"`
 	Quiet     bool            `short:"q" help:"Do not print the resolved window and sample count on stderr (warnings still are)."`
 	Version   cli.VersionFlag `help:"Print the version and exit."`
-	Files     []string        `arg:"" optional:"" help:"Timed folded inputs (.gz read transparently); - or none: standard input." placeholder:"FILE"`
+	Files     []string        `arg:"" optional:"" help:"Timed folded inputs, gzip or zstd or not (perf.data files and perf script text are folded as stackcollapse folds them); - or none: standard input." placeholder:"FILE"`
 
 	cli.SelectFlags `embed:""`
 	fleetFlags      `embed:""`
