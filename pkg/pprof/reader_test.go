@@ -3,7 +3,6 @@ package pprof
 import (
 	"bytes"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
@@ -170,15 +169,6 @@ func TestReadErrors(t *testing.T) {
 			t.Errorf("%s: err %v, want one naming in.pb and saying %q", tc.name, err, tc.want)
 		}
 	}
-}
-
-func mustOpen(t *testing.T, path string) *bytes.Reader {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bytes.NewReader(b)
 }
 
 // TestBigValues: a pprof value beyond 2^53, which no folded count holds
