@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path"
 	"slices"
 	"strconv"
@@ -277,6 +278,7 @@ func Convert(p *profile.Profile, opts ReadOptions, sink Sink) (Summary, error) {
 	for _, t := range ts {
 		rec = folded.Record{Stack: sb.build(t.s), Count: float64(t.s.Value[idx]), Kind: folded.Timed}
 		rec.Time = folded.Time(t.ts - clock.offset)
+		setWhere(&rec, t.s)
 		sum.Samples++
 		sum.Timed++
 		sum.Total += rec.Count
@@ -415,4 +417,27 @@ func ToFolded(w io.Writer, p *profile.Profile, opts ReadOptions) (Summary, error
 		return sum, err
 	}
 	return sum, fw.Flush()
+}
+
+// setWhere gives rec the CPU and thread of s's numeric labels cpu, pid and
+// tid (what timeslice --format pprof writes), when it has them.
+func setWhere(rec *folded.Record, s *profile.Sample) {
+	for _, l := range [...]struct {
+		key string
+		has folded.Has
+		dst *int32
+	}{{LabelCPU, folded.HasCPU, &rec.CPU}, {LabelPID, folded.HasPID, &rec.PID}, {LabelTID, folded.HasTID, &rec.TID}} {
+		v := s.NumLabel[l.key]
+		if str := s.Label[l.key]; len(str) == 1 {
+			n, err := strconv.ParseInt(str[0], 10, 32)
+			if err != nil {
+				continue
+			}
+			v = []int64{n}
+		}
+		if len(v) == 1 && v[0] >= -1 && v[0] <= math.MaxInt32 && (v[0] >= 0 || l.has != folded.HasCPU) {
+			rec.Has |= l.has
+			*l.dst = int32(v[0])
+		}
+	}
 }

@@ -64,10 +64,10 @@ func TestForeignProfiles(t *testing.T) {
 			ts:        []int64{413417927000, 413428210000, 413400000000, 413438493123},
 			wantClock: "perf",
 			sel:       "0",
-			want: `[unknown] 1002 @413.400000
-main;work(int);std::max<int> 1000 @413.417927
-main;work(int);std::max<int>;[libc.so.6] 1001 @413.428210
-main;odd:name 1003 @413.438493123
+			want: `[unknown] 1002 @413.400000 pid=42 tid=43
+main;work(int);std::max<int> 1000 @413.417927 pid=42 tid=43
+main;work(int);std::max<int>;[libc.so.6] 1001 @413.428210 pid=42 tid=43
+main;odd:name 1003 @413.438493123 pid=42 tid=43
 main;work(int);std::max<int> 7
 `,
 			wantMeta: `# flamekit v1 timed first="413.400000" last="413.438493123" source="conv.pb" pprof-type="event" pprof-unit="count"`,
@@ -77,8 +77,8 @@ main;work(int);std::max<int> 7
 			ts:        []int64{1795314277825849327, 1795314278825849327},
 			sel:       "event",
 			wantClock: "realtime",
-			want: `main;work(int);std::max<int> 1000 @1795314277.825849327
-main;work(int);std::max<int>;[libc.so.6] 1001 @1795314278.825849327
+			want: `main;work(int);std::max<int> 1000 @1795314277.825849327 pid=42 tid=43
+main;work(int);std::max<int>;[libc.so.6] 1001 @1795314278.825849327 pid=42 tid=43
 main;work(int);std::max<int> 7
 `,
 			wantMeta: `# flamekit v1 timed first="1795314277.825849327" last="1795314278.825849327" clockid="realtime" source="conv.pb" pprof-type="event" pprof-unit="count"`,
