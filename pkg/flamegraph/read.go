@@ -2,10 +2,10 @@ package flamegraph
 
 import (
 	"io"
-	"os"
 	"slices"
 
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source"
 )
 
 // Input is what Read gathered.
@@ -15,22 +15,38 @@ type Input struct {
 	Timed  bool         // the flame chart was ordered by time
 }
 
-// Read reads folded files ("-" is stdin; no names means stdin) leniently
-// (malformed lines are counted, not fatal) and lays them out. Without
-// flamechart, stacks are summed and merged frame by frame (timed lines
-// lose their time). With flamechart,
+// Read reads folded files ("-" is stdin; no names means stdin), opened
+// through package source, leniently (malformed lines are counted, not
+// fatal) and lays them out as ReadFiles does.
+func Read(names []string, stdin io.Reader, flamechart bool, rw Rewrite, minCount func(total float64) float64) (*Input, error) {
+	ins, err := source.OpenAll(names, source.Options{Stdin: stdin})
+	if err != nil {
+		return nil, err
+	}
+	defer ins.Close()
+	var size int64
+	for _, in := range ins {
+		size += in.Size()
+	}
+	return ReadFiles(source.NewFiles(ins, true), size, flamechart, rw, minCount)
+}
+
+// ReadFiles reads the folded records of fs (inputs opened by package
+// source, folded by fs.Fold when they are of other kinds; fs should be
+// lenient: malformed lines are counted, not fatal) and lays them out;
+// sizeHint is the size of the input in bytes, 0 when unknown. Without
+// flamechart, stacks are summed and merged frame by frame (timed
+// lines lose their time). With flamechart,
 // lines keep the input order and each is merged with the line before it,
 // as flamegraph.pl does; but when every line is timed, the samples are
 // ordered by time first (stable), so the x axis is time order. With
 // minCount not nil, the frames narrower than minCount(total) count units
 // are dropped during the layout already (total is the sum of the counts
 // read): pass the renderer's threshold, such as svg.Options.MinCount.
-func Read(names []string, stdin io.Reader, flamechart bool, rw Rewrite, minCount func(total float64) float64) (*Input, error) {
-	fs := folded.NewFiles(names, true)
-	fs.Stdin = stdin
+func ReadFiles(fs *source.Files, sizeHint int64, flamechart bool, rw Rewrite, minCount func(total float64) float64) (*Input, error) {
 	in := &Input{}
 	if !flamechart {
-		set := readStacks(fs, inputSize(names))
+		set := readStacks(fs, sizeHint)
 		if err := fs.Err(); err != nil {
 			return nil, err
 		}
@@ -97,19 +113,4 @@ func Read(names []string, stdin io.Reader, flamechart bool, rw Rewrite, minCount
 	}
 	in.Layout = b.Layout()
 	return in, nil
-}
-
-// inputSize returns the size of the named regular files (0 if there is
-// standard input among them). Gzipped files count their compressed size:
-// it is only a hint.
-func inputSize(names []string) int64 {
-	var n int64
-	for _, name := range names {
-		st, err := os.Stat(name)
-		if name == "-" || err != nil || !st.Mode().IsRegular() {
-			return 0
-		}
-		n += st.Size()
-	}
-	return n
 }

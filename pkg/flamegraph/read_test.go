@@ -11,6 +11,7 @@ import (
 
 	"flamekit/pkg/flamegraph"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source"
 	"flamekit/pkg/svg"
 )
 
@@ -31,6 +32,16 @@ func realFolded(t testing.TB) []string {
 		t.Fatal(err)
 	}
 	return lines
+}
+
+// files returns the records of the folded files at paths.
+func files(t testing.TB, paths ...string) *source.Files {
+	t.Helper()
+	ins, err := source.OpenAll(paths, source.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return source.NewFiles(ins, true)
 }
 
 // TestReadOrders checks that the fast paths of Read (no hashing for
@@ -102,7 +113,7 @@ func BenchmarkRead(b *testing.B) {
 			b.ReportAllocs()
 			o := svg.DefaultOptions()
 			for b.Loop() {
-				if _, err := flamegraph.Read([]string{path}, nil, flamechart, flamegraph.Rewrite{}, o.MinCount); err != nil {
+				if _, err := flamegraph.ReadFiles(files(b, path), int64(len(data)), flamechart, flamegraph.Rewrite{}, o.MinCount); err != nil {
 					b.Fatal(err)
 				}
 			}
