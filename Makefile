@@ -43,8 +43,12 @@ demo: build
 	grep -v cpu_idle $(OUT)/burst.folded | grep -v do_idle | flamegraph --title "grep -v idle" > $(OUT)/busy.svg; \
 	stackcollapse testdata/perf/before.txt.gz > $(OUT)/before.folded; \
 	stackcollapse testdata/perf/after.txt.gz > $(OUT)/after.folded; \
-	difffolded $(OUT)/before.folded $(OUT)/after.folded | flamegraph --title "Differential: red grew, blue shrank" > $(OUT)/diff.svg
-	@echo "Wrote:"; for f in whole burst quiet heatmap busy diff; do echo "  $(OUT)/$$f.svg"; done
+	difffolded $(OUT)/before.folded $(OUT)/after.folded | flamegraph --title "Differential: red grew, blue shrank" > $(OUT)/diff.svg; \
+	stackfilter --comm '^flamekit_burst$$' --hide '^(start_thread|run)$$' $(OUT)/burst.timed.folded | flamegraph --title "One process, two frames hidden" > $(OUT)/filtered.svg; \
+	stacktop -n 5 $(OUT)/burst.timed.folded > $(OUT)/top.txt; \
+	timeslice --heatmap=html --no-idle $(OUT)/burst.timed.folded > $(OUT)/explore.html
+	@echo "Wrote:"; for f in whole.svg burst.svg quiet.svg heatmap.svg busy.svg diff.svg filtered.svg top.txt explore.html; do echo "  $(OUT)/$$f"; done
+	@echo "Open $(OUT)/explore.html in a browser: select a range on the heat map to see its flame graph."
 
 test: fmt vet staticcheck unit shellcheck
 

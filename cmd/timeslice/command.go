@@ -3,10 +3,6 @@ package main
 import (
 	"cmp"
 	"errors"
-	"flamekit/pkg/bursts"
-	"flamekit/pkg/capture"
-	"flamekit/pkg/collapse"
-	"flamekit/pkg/detect"
 	"fmt"
 	"io"
 	"slices"
@@ -17,10 +13,13 @@ import (
 	"github.com/alecthomas/kong"
 
 	"flamekit/internal/cli"
+	"flamekit/pkg/bursts"
+	"flamekit/pkg/capture"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/heatmap"
 	"flamekit/pkg/pyroscope"
 	"flamekit/pkg/selection"
+	"flamekit/pkg/source"
 	"flamekit/pkg/timeslice"
 )
 
@@ -57,20 +56,28 @@ windows do: its second 14, 200 ms is --from 14.2s. A capture longer than
 gives the timeslice command of its cells, naming by absolute path the
 inputs that hold them (- for standard input).
 
---bursts prints the windows whose busy rate (idle samples never count)
-stands out most from the capture's typical second, best first, one a line:
-its robust z-score ((rate - median second) / scale, the scale being the
-larger of 1.4826 x MAD and the counting noise sqrt(median)), its rate,
-where it is (perf clock, after the first sample, wall clock), its top
-processes and stacks, and the timeslice command that cuts it. A burst is a
-run of seconds at z >= --threshold/2 holding one at --threshold or more,
-its edges placed to 100 ms. The heat map marks the same windows.
+--bursts prints the windows that stand out most from the capture's typical
+second, best first, one a line: by rate (busy samples; idle ones never
+count) or by composition (a process's share of the samples far above its
+share of the rest of the capture: on a host whose CPUs are all busy, a
+spike takes CPU from the others and the rate does not move). Each line
+says which: "rate: z" with the rate and its ratio to the median second,
+"composition: z" with the process that stands out, its share of the window
+and its typical share; then where it is (perf clock, after the first
+sample, wall clock), its top processes and stacks, and the timeslice
+command that cuts it. z is a robust z-score ((value - median second) /
+scale); a burst is a run of seconds at z >= --threshold/2 holding one at
+--threshold or more, its edges placed to 100 ms; windows that stand out
+both ways are one line, ranked by the larger z. The heat map marks the
+same windows.
 
 Every line of every input is read, so captures concatenated in any order,
 with or without their metadata lines, give the same slice as the same files
 named one by one. Relative and wall-clock windows need the whole input to
-be placed: standard input is then read twice, through a copy in $TMPDIR;
-a window on perf's clock (@...) needs one pass.
+be placed: standard input (or a pipe, a FIFO) is then read twice, through
+a copy in $TMPDIR; a window on perf's clock (@...) needs one pass. perf.data
+files and perf script text are read as the timed folded stacks stackcollapse
+makes of them.
 
 Examples:
   perf script --header -i perf.data | stackcollapse | timeslice --at 70s±2.5 | flamegraph > reset.svg
@@ -78,6 +85,7 @@ Examples:
   timeslice --from 10s --to 20s --no-idle capture.folded > busy.folded
   timeslice --heatmap --no-idle capture.folded.gz > heat.svg     (open in a browser)
   timeslice --heatmap=text --no-idle capture.folded.gz | less -S
+  timeslice --heatmap=html --no-idle capture.folded.gz > explore.html  (one file: attach it)
   timeslice --bursts stacks/*.folded.gz                           (a night: what stood out?)
   stackcollapse < perf.txt | timeslice > classic.folded            (no window: timed -> classic)
   timeslice --from 60s --to 120s --keep-time big.folded | timeslice --at 70s±2.5
@@ -85,7 +93,7 @@ Examples:
   timeslice --push http://pyroscope:4040 --service web --label host=web01 capture.folded.gz`
 
 // heatmapFormat is the value of --heatmap: "svg" (the default when the
-// flag has no value) or "text".
+// flag has no value), "text" or "html" (the explorer page).
 type heatmapFormat string
 
 // Decode implements kong.MapperValue: --heatmap alone means svg,
@@ -98,14 +106,14 @@ func (h *heatmapFormat) Decode(ctx *kong.DecodeContext) error {
 	tok := ctx.Scan.Pop()
 	v, ok := tok.Value.(string)
 	if !ok {
-		return fmt.Errorf("--heatmap: want svg or text, got %v", tok.Value)
+		return fmt.Errorf("--heatmap: want svg, text or html, got %v", tok.Value)
 	}
 	switch v = strings.ToLower(v); v {
-	case "svg", "text":
+	case "svg", "text", "html":
 		*h = heatmapFormat(v)
 		return nil
 	}
-	return fmt.Errorf("--heatmap=%s: want --heatmap (SVG) or --heatmap=text", v)
+	return fmt.Errorf("--heatmap=%s: want --heatmap (SVG), --heatmap=text or --heatmap=html", v)
 }
 
 // IsBool makes --heatmap a flag that takes no separate value.
@@ -118,21 +126,22 @@ type command struct {
 	To        string          `help:"End of the window (excluded): 75s, @43523.774 or a wall-clock time. Default: the end of the capture." placeholder:"TIME"`
 	NoIdle    bool            `name:"no-idle" help:"Drop the samples of idle CPUs (same list as stackcollapse --no-idle; interrupt and softirq work on an idle CPU is kept)."`
 	KeepTime  bool            `name:"keep-time" help:"Write timed folded lines (one per sample, with a metadata line describing the slice) instead of summed classic stacks, so slices can be chained."`
-	Heatmap   heatmapFormat   `help:"Draw the sub-second heat map instead: --heatmap writes an interactive SVG (over 10 minutes, an overview and the sub-second map of the stretch clicked; hover for details; click a start and an end cell for the timeslice command of that range; bursts are marked), --heatmap=text a terminal view. Cells count samples (lines, not periods), as FlameScope; for off-CPU input (stackcollapse --off-cpu) they sum its microseconds (see --measure)." placeholder:""`
+	Heatmap   heatmapFormat   `help:"Draw the sub-second heat map instead: --heatmap writes an interactive SVG (over 10 minutes, an overview and the sub-second map of the stretch clicked; hover for details; click a start and an end cell for the timeslice command of that range; bursts are marked), --heatmap=text a terminal view, --heatmap=html the explorer: one self-contained page with the heat map and the flame graph of the range selected, compared, filtered, kept in the link (see docs/explorer.md). Cells count samples (lines, not periods), as FlameScope; for off-CPU input (stackcollapse --off-cpu) they sum its microseconds (see --measure)." placeholder:""`
 	Rows      int             `default:"${rows}" help:"Heat map rows per second (${rows}: ${rowms} ms buckets; 1 to ${maxrows})."`
-	Bursts    bool            `help:"Print the windows whose busy rate stands out most from the rest of the capture, best first, one a line: how far it stands out (robust z-score), where it is (perf clock, after the first sample, wall clock), its top processes and stacks, and the timeslice command that cuts it. Idle samples never count. The heat map marks the same windows."`
+	Bursts    bool            `help:"Print the windows that stand out most from the rest of the capture, best first, one a line: by busy rate or by composition (a process's share far above its usual share, as when one takes the CPUs of a saturated host), how far (robust z-score), where it is (perf clock, after the first sample, wall clock), its top processes and stacks, and the timeslice command that cuts it. Idle samples never count. The heat map marks the same windows."`
 	Measure   string          `enum:"auto,samples,weight" default:"auto" help:"What --bursts, the heat map's marks and its cells measure: samples (sample lines), weight (the sum of their counts: off-CPU time, periods) or auto (bursts: weight when the counts differ from line to line; cells: weight when the metadata says the counts are off-CPU time or another weight; else samples)."`
 	Top       int             `default:"${top}" help:"--bursts: print at most N windows." placeholder:"N"`
 	Threshold float64         `default:"${threshold}" help:"--bursts: the robust z-score a second needs to count as busy." placeholder:"Z"`
 	Quiet     bool            `short:"q" help:"Do not print the resolved window and sample count on stderr (warnings still are)."`
 	Version   cli.VersionFlag `help:"Print the version and exit."`
-	Files     []string        `arg:"" optional:"" help:"Timed folded inputs (.gz read transparently); - or none: standard input." placeholder:"FILE"`
+	Files     []string        `arg:"" optional:"" help:"Timed folded inputs, gzip or zstd or not (perf.data files and perf script text are folded as stackcollapse folds them); - or none: standard input." placeholder:"FILE"`
 
 	cli.SelectFlags `embed:""`
 	fleetFlags      `embed:""`
 	sel             *selection.Selection // --cpu, --pid, --tid, --comm
 	pusher          *pyroscope.Pusher
 	busy            *busy // the heat map's and the bursts' sink, set by output
+	page            *page // the explorer page's sink (--heatmap=html), set by output
 }
 
 // Defaults gives kong the defaults of --rows, --top, --threshold and
@@ -161,11 +170,10 @@ func (c *command) Run(env *cli.Env) error {
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
-	if n := countOf(names, "-"); n > 1 {
-		return cli.Usagef("standard input (-) is given %d times", n)
+	inputs, err := openInputs(env, names)
+	if err != nil {
+		return err
 	}
-	inputs := timeslice.NewInputs(names, env.Stdin)
-	perfData(inputs, env)
 	defer inputs.Close()
 
 	win, guessed, err := c.place(spec, hasWindow, inputs)
@@ -325,7 +333,10 @@ func (c *command) read(env *cli.Env, inputs timeslice.Inputs, win *timeslice.Win
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, in := range inputs {
+	for i, in := range inputs {
+		if c.page != nil {
+			c.page.input(i)
+		}
 		if err := s.Read(in); err != nil {
 			return nil, nil, err
 		}
@@ -342,6 +353,8 @@ func (c *command) output(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inp
 		return c.pushOutput(env, s, inputs)
 	case c.Format == "pprof":
 		return c.pprofOutput(env, s, inputs, win), nil
+	case c.Heatmap == "html":
+		return c.pageOutput(env, s, inputs, win), nil
 	case c.Heatmap != "" || c.Bursts:
 		// Columns and bursts count seconds from the capture's first
 		// sample, window or not: second 14 is --from 14s. The first
@@ -354,21 +367,24 @@ func (c *command) output(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inp
 		s.Sink = b
 		s.Opts.Dropped = timeslice.SinkFunc(b.dropped)
 		return func(clock *timeslice.Clock) error {
-			res, fs, err := c.find(b, inputs)
+			unrec, rule := b.unrecorded(inputs)
+			res, fs, err := c.find(b, inputs, unrec)
 			if err != nil {
 				return err
 			}
 			srcs := sources(inputs)
 			if c.Bursts {
-				return c.printBursts(env, res, fs, clock, srcs)
+				return c.printBursts(env, res, fs, clock, srcs, unrec, rule)
 			}
 			hm := b.heatmap()
 			if n := hm.Saturated(); n > 0 {
 				env.Warnf("warning: %d samples not counted: their heat map cells were full (2^32-1)", n)
 			}
 			g := hm.Grid()
+			g.SetUnrecorded(unrec)
 			info := c.heatInfo(inputs, win, clock, srcs)
 			info.Marks = marks(res, fs, clock)
+			info.UnrecordedRule = rule.Describe()
 			if c.Heatmap == "text" {
 				return g.WriteText(env.Stdout, info)
 			}
@@ -405,16 +421,6 @@ func (c *command) window() (timeslice.Spec, bool, error) {
 		return sp, true, nil
 	}
 	return timeslice.Spec{}, false, nil
-}
-
-func countOf(names []string, s string) int {
-	n := 0
-	for _, x := range names {
-		if x == s {
-			n++
-		}
-	}
-	return n
 }
 
 func (c *command) heatInfo(inputs timeslice.Inputs, w *timeslice.Window, clock *timeslice.Clock, srcs []heatmap.Source) heatmap.Info {
@@ -502,13 +508,22 @@ func (c *command) summary(env *cli.Env, s *timeslice.Slicer, w *timeslice.Window
 	env.Warnf("%d samples %s%s, from %d of %d inputs: %s", st.Kept, what, idle, st.Used, len(inputs), list)
 }
 
-// perfData makes the perf.data files among the inputs read as the timed
-// folded stacks stackcollapse makes of them (stackcollapse FILE.data),
-// folded again each time they are read.
-func perfData(inputs timeslice.Inputs, env *cli.Env) {
+// openInputs opens the inputs through the one input layer: folded stacks
+// are read as they are; perf.data files and perf script text are read as
+// the timed folded stacks stackcollapse makes of them (folded again each
+// time they are read), pprof profiles and bpftrace dumps as their folded
+// stacks (which have no time).
+func openInputs(env *cli.Env, names []string) (timeslice.Inputs, error) {
+	if err := source.CheckNames(names); err != nil {
+		return nil, cli.Usagef("%v", err)
+	}
+	srcs, err := source.OpenAll(names, source.Options{Stdin: env.Stdin})
+	if err != nil {
+		return nil, err
+	}
 	var mu sync.Mutex
 	said := map[string]bool{}
-	warnf := func(format string, args ...any) { // each message once, however often a file is read
+	warnf := func(format string, args ...any) { // each message once, however often an input is read
 		msg := fmt.Sprintf(format, args...)
 		mu.Lock()
 		defer mu.Unlock()
@@ -517,29 +532,25 @@ func perfData(inputs timeslice.Inputs, env *cli.Env) {
 			env.Warnf("%s", msg)
 		}
 	}
-	for i, in := range inputs {
-		if in.Name == "-" || !isPerfData(in.Name) {
-			continue
+	fold := func(in *source.Input) (io.ReadCloser, error) {
+		return capture.Folded(in, capture.Options{Perf: "perf", Warnf: warnf})
+	}
+	inputs := make(timeslice.Inputs, 0, len(srcs))
+	for _, src := range srcs {
+		switch src.Kind {
+		case source.Folded, source.Empty:
+			inputs = append(inputs, timeslice.FromSource(src, nil))
+		case source.Unknown:
+			if !source.IsText(src.Head) {
+				srcs.Close()
+				return nil, src.Check()
+			}
+			inputs = append(inputs, timeslice.FromSource(src, nil)) // its lines are counted as malformed
+		default:
+			inputs = append(inputs, timeslice.FromSource(src, fold))
 		}
-		name := in.Name
-		inputs[i] = timeslice.NewInput(name, func() (io.ReadCloser, error) {
-			return capture.Folded(name, collapse.Options{}, "perf", warnf), nil
-		})
-		inputs[i].Display = in.Display
 	}
-}
-
-// isPerfData reports whether the file at name starts as a perf.data file
-// (gzipped or not).
-func isPerfData(name string) bool {
-	rc, err := folded.OpenStdin(name, nil)
-	if err != nil {
-		return false
-	}
-	defer rc.Close()
-	var magic [8]byte
-	n, _ := io.ReadFull(rc, magic[:])
-	return detect.Detect(magic[:n], false) == detect.PerfData
+	return inputs, nil
 }
 
 // heatWeights says whether the heat map's cells sum the samples' weights

@@ -707,7 +707,7 @@ func TestBurstsRealCapture(t *testing.T) {
 	abs, _ := filepath.Abs(burstFile)
 	golden(t, "burst-bursts.txt", strings.ReplaceAll(out, abs, "ABS/burst.folded.gz"))
 	first, _, _ := strings.Cut(out, "\n")
-	m := regexp.MustCompile(`^1  z [0-9.]+: .* @([0-9.]+) to @([0-9.]+) = .* top: (\d+)% flamekit_burst[,;].*\|  (timeslice --from @[0-9.]+ --to @[0-9.]+ --no-idle (.*))$`).FindStringSubmatch(first)
+	m := regexp.MustCompile(`^1  rate: z [0-9.]+: .* @([0-9.]+) to @([0-9.]+) = .* top: (\d+)% flamekit_burst[,;].*\|  (timeslice --from @[0-9.]+ --to @[0-9.]+ --no-idle (.*))$`).FindStringSubmatch(first)
 	if m == nil {
 		t.Fatalf("first line %q", first)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flamekit/pkg/folded"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -89,16 +90,11 @@ func classicOf(t *testing.T, s string) map[string]float64 {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		f := strings.Fields(line)
-		n := len(f) - 1
-		if strings.HasPrefix(f[n], "@") {
-			n--
+		var rec folded.Record
+		if err := folded.ParseLine([]byte(line), &rec); err != nil {
+			t.Fatalf("line %q: %v", line, err)
 		}
-		v, err := strconv.ParseFloat(f[n], 64)
-		if err != nil {
-			t.Fatalf("line %q", line)
-		}
-		m[strings.Join(f[:n], " ")] += v
+		m[string(rec.Stack)] += rec.Count
 	}
 	return m
 }

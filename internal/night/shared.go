@@ -15,12 +15,19 @@ var shared struct {
 	dirs   []string
 }
 
-// Shared generates the night of the given length (Options' defaults
-// otherwise) once per process, in a new temporary directory, and returns
-// it to every caller: the tests of a package share one night. RemoveShared
-// (from TestMain) deletes the directories.
+// Shared generates the night of the idle capture of the given length
+// (Options' defaults otherwise) once per process, in a new temporary
+// directory, and returns it to every caller: the tests of a package share
+// one night. RemoveShared (from TestMain) deletes the directories.
 func Shared(length time.Duration, single bool) (*Night, error) {
-	key := fmt.Sprint(length, single)
+	return SharedOf(Options{Length: length, Single: single})
+}
+
+// SharedOf is Shared for any night (o.Dir is ignored): one generation per
+// distinct o per process.
+func SharedOf(o Options) (*Night, error) {
+	o.Dir = ""
+	key := fmt.Sprintf("%+v %+v", o, *o.capture())
 	shared.Lock()
 	defer shared.Unlock()
 	if n, ok := shared.nights[key]; ok {
@@ -33,7 +40,8 @@ func Shared(length time.Duration, single bool) (*Night, error) {
 	if err == nil {
 		shared.dirs = append(shared.dirs, dir)
 		var n *Night
-		n, err = Generate(Options{Dir: dir, Length: length, Single: single})
+		o.Dir = dir
+		n, err = Generate(o)
 		shared.nights[key] = n
 	}
 	shared.errs[key] = err

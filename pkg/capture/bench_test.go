@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"flamekit/pkg/collapse"
+	"flamekit/pkg/source"
 	"flamekit/pkg/symbols"
 )
 
@@ -33,10 +34,15 @@ func BenchmarkFoldData(b *testing.B) {
 				b.SetBytes(st.Size())
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(workers))
 				for b.Loop() {
-					f := &Folder{Driver: collapse.Driver{Options: c.opt}, Resolver: symbols.NewResolver(symbols.Options{})}
-					if _, err := f.Run(io.Discard, []collapse.Input{f.Data(path, path)}); err != nil {
+					in, err := source.Open(path, source.Options{})
+					if err != nil {
 						b.Fatal(err)
 					}
+					f := &Folder{Driver: collapse.Driver{Options: c.opt}, Resolver: symbols.NewResolver(symbols.Options{})}
+					if _, err := f.Run(io.Discard, []collapse.Input{f.Data(in, path)}); err != nil {
+						b.Fatal(err)
+					}
+					in.Close()
 				}
 			})
 		}

@@ -1,21 +1,26 @@
-// Package capture feeds captures of every kind perf users bring to the one
-// fold driver (collapse.Driver): perf.data files, read directly with
-// pkg/perfdata and pkg/symbols, and the text of `perf script`, read with
-// pkg/perfscript, any mix of them in one run, folded on every core. Where
+// Package capture folds inputs of every kind into folded stacks, the way
+// stackcollapse does: it makes perf captures inputs of the one fold driver
+// (collapse.Driver), folded on every core, any mix of them in one run:
+// perf.data files, read directly with pkg/perfdata and pkg/symbols, and
+// the text of `perf script`, read with pkg/perfscript; and it converts
+// pprof profiles (pkg/pprof) and bpftrace map dumps (pkg/bpftrace). Where
 // the perf.data reader cannot print what perf script would (DWARF or LBR
 // call graphs, pipe mode, a capture from another host without its
-// binaries), it runs perf script on the file instead, when allowed to,
-// and says so.
+// binaries), it runs perf script on the file instead, when allowed to, and
+// says so.
 //
+//	in, _ := source.Open("perf.data", source.Options{})
 //	f := &capture.Folder{Perf: "perf"}
-//	sum, err := f.Run(os.Stdout, []collapse.Input{f.Data("perf.data", "perf.data")})
+//	sum, err := f.Run(os.Stdout, []collapse.Input{f.Data(in, "perf.data")})
+//
+// [Folded] gives any input as folded text, for the commands that read
+// folded stacks (flamegraph, difffolded, timeslice).
 package capture
 
 import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -25,6 +30,8 @@ import (
 	"flamekit/pkg/perfdata"
 	"flamekit/pkg/perfscript"
 	"flamekit/pkg/sample"
+	"flamekit/pkg/source"
+	"flamekit/pkg/source/decompress"
 	"flamekit/pkg/symbols"
 )
 
@@ -104,21 +111,23 @@ func (f *Folder) text(rc io.ReadCloser, name string) *perfscript.Text {
 	return t
 }
 
-// Data returns the input of the perf.data file at path (gzipped or not);
-// source is its name in the metadata ("" for none).
-func (f *Folder) Data(path, source string) collapse.Input {
-	return collapse.Input{Name: path, Source: source, Open: func() (collapse.Producer, error) {
-		return f.openData(path)
+// Data returns the input of the perf.data file in; srcName is its name in
+// the metadata ("" for none). A compressed file, or one on standard input
+// or a pipe, is read from a decompressed copy (see source.Input.Path).
+func (f *Folder) Data(in *source.Input, srcName string) collapse.Input {
+	return collapse.Input{Name: in.Display, Source: srcName, Open: func() (collapse.Producer, error) {
+		return f.openData(in)
 	}}
 }
 
-// openData opens the perf.data file at path: its reader, or perf script's
-// text when the reader cannot read it as perf does.
-func (f *Folder) openData(path string) (collapse.Producer, error) {
+// openData opens the perf.data file in: its reader, or perf script's text
+// when the reader cannot read it as perf does.
+func (f *Folder) openData(in *source.Input) (collapse.Producer, error) {
 	if f.Resolver == nil {
 		f.Resolver = DefaultResolver()
 	}
-	file, cleanup, err := gunzipped(path)
+	path := in.Display
+	file, err := in.Path()
 	if err != nil {
 		return nil, err
 	}
@@ -126,17 +135,15 @@ func (f *Folder) openData(path string) (collapse.Producer, error) {
 	var unsupported *perfdata.UnsupportedError
 	if errors.As(err, &unsupported) {
 		if f.Perf == "" {
-			cleanup()
-			return nil, fmt.Errorf("%w; run perf script --header -i %s | stackcollapse, or allow stackcollapse to run it (without --no-perf)", err, path)
+			return nil, fmt.Errorf("%s: %s: needs perf script; %s | stackcollapse, or allow stackcollapse to run it (without --no-perf)", path, unsupported.Reason, scriptAdvice(in))
 		}
 		f.warnf("%s: %s: reading it with %s script instead", path, unsupported.Reason, f.Perf)
-		return f.script(file, path, cleanup)
+		return f.script(file, path)
 	}
 	if err != nil {
-		cleanup()
-		return nil, err
+		return nil, named(err, file, path)
 	}
-	return &dataProducer{f: f, r: r, path: path, cleanup: cleanup, free: make(chan *dataChunk, 64)}, nil
+	return &dataProducer{f: f, r: r, file: file, path: path, free: make(chan *dataChunk, 64)}, nil
 }
 
 // chunkSamples is how many samples of a perf.data file a chunk holds (a
@@ -149,9 +156,9 @@ var chunkSamples = 2048
 type dataProducer struct {
 	f         *Folder
 	r         *perfdata.Reader
-	path      string
-	cleanup   func()
-	pending   bool // the reader's current sample goes first in the next chunk
+	file      string // read (a decompressed copy, maybe)
+	path      string // as the user named it
+	pending   bool   // the reader's current sample goes first in the next chunk
 	end       bool
 	frameless int64
 	free      chan *dataChunk
@@ -214,7 +221,7 @@ func (p *dataProducer) Next(pre *collapse.Prescan) (collapse.Chunk, error) {
 	}
 	var err error
 	if p.end {
-		err = r.Err()
+		err = named(r.Err(), p.file, p.path)
 	}
 	if d := r.Damage(); p.end && err == nil && d != nil && d.Samples == 0 {
 		err = fmt.Errorf("%s: %s", p.path, d)
@@ -230,7 +237,6 @@ func (p *dataProducer) Capture() *sample.Capture { return p.r.Capture() }
 func (p *dataProducer) Close() error {
 	r := p.r
 	err := r.Close()
-	p.cleanup()
 	d := r.Damage()
 	if p.end && r.Err() == nil && (d == nil || d.Samples > 0) {
 		p.f.Frameless += p.frameless
@@ -264,93 +270,79 @@ func (f *Folder) report(path string, s perfdata.Stats, frameless int64) {
 
 // script returns the producer of the text perf script prints for the
 // perf.data file at file (path as the user named it).
-func (f *Folder) script(file, path string, cleanup func()) (collapse.Producer, error) {
+func (f *Folder) script(file, path string) (collapse.Producer, error) {
 	cmd := exec.Command(f.Perf, "script", "--header", "-i", file)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		cleanup()
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		cleanup()
 		return nil, fmt.Errorf("%s: running %s script: %w (install perf, or run perf script where the capture was made)", path, f.Perf, err)
 	}
-	return f.text(&scriptOutput{ReadCloser: out, cmd: cmd, stderr: &stderr, path: path, perf: f.Perf, cleanup: cleanup}, path), nil
+	return f.text(&scriptOutput{ReadCloser: out, cmd: cmd, stderr: &stderr, path: path, perf: f.Perf}, path), nil
 }
 
-// scriptOutput is the output of perf script; closing it waits for perf.
+// scriptOutput is the output of perf script; closing it stops perf if it
+// was not read to its end, and waits for it.
 type scriptOutput struct {
 	io.ReadCloser
-	cmd     *exec.Cmd
-	stderr  *strings.Builder
-	path    string
-	perf    string
-	cleanup func()
+	cmd    *exec.Cmd
+	stderr *strings.Builder
+	path   string
+	perf   string
+	eof    bool
+}
+
+func (s *scriptOutput) Read(p []byte) (int, error) {
+	n, err := s.ReadCloser.Read(p)
+	if err == io.EOF {
+		s.eof = true
+	}
+	return n, err
 }
 
 func (s *scriptOutput) Close() error {
-	io.Copy(io.Discard, s.ReadCloser) // let perf finish
+	if !s.eof {
+		s.cmd.Process.Kill() // the output failed, or the reader stopped: perf's text is not wanted
+	}
+	io.Copy(io.Discard, s.ReadCloser)
 	err := s.cmd.Wait()
-	s.cleanup()
-	if err != nil {
+	if err != nil && s.eof {
 		return fmt.Errorf("%s: %s script failed: %w: %s", s.path, s.perf, err, strings.TrimSpace(s.stderr.String()))
 	}
 	return nil
 }
 
-// gunzipped returns the name of the perf.data file at path, or of a
-// temporary gunzipped copy of it when it is gzipped (the reader reads a
-// file at offsets), and what removes the copy.
-func gunzipped(path string) (string, func(), error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", nil, err
+// named makes the perf.data reader's error name the input as the user
+// named it, rather than the decompressed copy read.
+func named(err error, file, path string) error {
+	var fe *perfdata.FormatError
+	if errors.As(err, &fe) && fe.File == file {
+		fe.File = path
 	}
-	defer f.Close()
-	var magic [2]byte
-	if n, _ := io.ReadFull(f, magic[:]); n < 2 || magic != [2]byte{0x1f, 0x8b} {
-		return path, func() {}, nil
+	var ue *perfdata.UnsupportedError
+	if errors.As(err, &ue) && ue.File == file {
+		ue.File = path
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return "", nil, err
-	}
-	rc, err := folded.Decompress(f)
-	if err != nil {
-		return "", nil, fmt.Errorf("%s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp("", "stackcollapse-*.data")
-	if err != nil {
-		return "", nil, fmt.Errorf("%s: a gunzipped copy is needed to read it: %w", path, err)
-	}
-	cleanup := func() { tmp.Close(); os.Remove(tmp.Name()) }
-	if _, err := io.Copy(tmp, rc); err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return tmp.Name(), cleanup, nil
+	return err
 }
 
-// Folded returns the timed folded stacks of the perf.data file at path, as
-// stackcollapse writes them, folded with opt on other goroutines as they
-// are read: for readers of folded stacks (timeslice) given a perf.data
-// file. perf is as in Folder. The messages of a complete read go to warnf
-// once the fold has ended; closing the reader before its end stops the
-// folding, and its messages (about a part of the file) are dropped.
-func Folded(path string, opt collapse.Options, perf string, warnf func(string, ...any)) io.ReadCloser {
-	pr, pw := io.Pipe()
-	go func() {
-		var msgs []string
-		keep := func(format string, args ...any) { msgs = append(msgs, fmt.Sprintf(format, args...)) }
-		f := &Folder{Driver: collapse.Driver{Options: opt, Warnf: keep}, Perf: perf}
-		_, err := f.Run(pw, []collapse.Input{f.Data(path, path)})
-		if err == nil && warnf != nil {
-			for _, m := range msgs {
-				warnf("%s", m)
-			}
+// scriptAdvice says how to run perf script on the input.
+func scriptAdvice(in *source.Input) string {
+	switch {
+	case in.Stream:
+		return "save it to a file and run perf script --header -i FILE"
+	case in.Method != decompress.None:
+		name := in.Name
+		for _, ext := range []string{".gz", ".zst", ".zstd"} {
+			name = strings.TrimSuffix(name, ext)
 		}
-		pw.CloseWithError(err) // nil: the reader sees io.EOF
-	}()
-	return pr
+		if name == in.Name {
+			name += ".data"
+		}
+		return fmt.Sprintf("decompress it (%s -dc %s > %s) and run perf script --header -i %s", in.Method, in.Name, name, name)
+	}
+	return "run perf script --header -i " + in.Name
 }

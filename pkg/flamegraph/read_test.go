@@ -1,4 +1,4 @@
-package flamegraph
+package flamegraph_test
 
 import (
 	"bytes"
@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"flamekit/pkg/flamegraph"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source"
 	"flamekit/pkg/svg"
 )
 
@@ -32,6 +34,16 @@ func realFolded(t testing.TB) []string {
 	return lines
 }
 
+// files returns the records of the folded files at paths.
+func files(t testing.TB, paths ...string) *source.Files {
+	t.Helper()
+	ins, err := source.OpenAll(paths, source.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return source.NewFiles(ins, true)
+}
+
 // TestReadOrders checks that the fast paths of Read (no hashing for
 // sorted input, pruning while laying out) draw exactly what the plain
 // path draws (folded.Profile, full layout, pruning at render time), for
@@ -48,13 +60,13 @@ func TestReadOrders(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for name, in := range inputs {
-		for _, rw := range []svg.Rewrite{{}, {Reverse: true}} {
+		for _, rw := range []flamegraph.Rewrite{{}, {Reverse: true}} {
 			path := filepath.Join(dir, name+".folded")
 			if err := os.WriteFile(path, []byte(strings.Join(in, "\n")+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			o := svg.DefaultOptions()
-			got, err := Read([]string{path}, nil, false, rw, &o)
+			got, err := flamegraph.Read([]string{path}, nil, false, rw, o.MinCount)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,7 +75,7 @@ func TestReadOrders(t *testing.T) {
 			for rd.Next() {
 				p.Add(rd.Record())
 			}
-			want := svg.LayoutProfile(&p, rw)
+			want := flamegraph.LayoutProfile(&p, rw)
 			if len(got.Layout.Nodes) >= len(want.Nodes) {
 				t.Errorf("%s: pruned layout has %d frames, full one %d", name, len(got.Layout.Nodes), len(want.Nodes))
 			}
@@ -101,7 +113,7 @@ func BenchmarkRead(b *testing.B) {
 			b.ReportAllocs()
 			o := svg.DefaultOptions()
 			for b.Loop() {
-				if _, err := Read([]string{path}, nil, flamechart, svg.Rewrite{}, &o); err != nil {
+				if _, err := flamegraph.ReadFiles(files(b, path), int64(len(data)), flamechart, flamegraph.Rewrite{}, o.MinCount); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -20,6 +20,18 @@ import (
 // wall-clock nanoseconds (perf_data_converter's convention).
 const LabelTimestamp = "timestamp_ns"
 
+// The labels that carry a sample's CPU, process and thread (the cpu=,
+// pid= and tid= fields of timed folded lines), as go tool pprof
+// -tagfocus=cpu=3 and -tags show them: numeric labels with the unit "id"
+// (pprof drops a numeric label of value 0 that has no unit). Reading, the
+// same labels without a unit (perf_data_converter's pid and tid) and
+// string labels of these names are taken too.
+const (
+	LabelCPU = "cpu"
+	LabelPID = "pid"
+	LabelTID = "tid"
+)
+
 // Options control how a Builder makes a profile.
 type Options struct {
 	// Weight is what the counts measure (the profile's last sample type).
@@ -77,13 +89,21 @@ type Stats struct {
 // ErrDiff is returned for differential records, which hold two profiles.
 var ErrDiff = errors.New("differential folded line (stack before after): a pprof profile holds one set of values; convert each side separately")
 
-// record is one timed record kept until the profile is written: 24
+// record is one timed record kept until the profile is written: 32
 // bytes, whatever its stack.
 type record struct {
 	t     int64   // perf-clock ns; the wall-clock key once written
 	count float64 // at most folded.MaxCount: an integer count is exact
 	stack uint32
 	seq   uint32 // order of arrival (wraps past 2^32: ties only)
+	where uint32 // index of the sample's CPU and thread in Builder.wheres
+}
+
+// where is the CPU and thread a timed line carried (its cpu=, pid=, tid=
+// fields), which the profile gives each sample as numeric labels.
+type where struct {
+	cpu, pid, tid int32
+	has           folded.Has
 }
 
 // chunkSize is the number of records of a chunk: records are kept in
@@ -91,7 +111,7 @@ type record struct {
 const chunkSize = 1 << 16
 
 // Builder turns folded records into a pprof profile, written as it is
-// encoded (Write): its memory is about 24 bytes per timed record kept,
+// encoded (Write): its memory is about 32 bytes per timed record kept,
 // plus the distinct stacks and frame names, and what it writes grows with
 // the distinct stacks and times (see Options.Resolution). The zero value
 // is not usable: call NewBuilder.
@@ -111,8 +131,12 @@ type Builder struct {
 	locs   []byte
 	locOff []int
 	funcs  map[string]uint32 // frame name -> Function and Location ID
-	names  []string          // frame names by ID-1
-	chunks [][]record
+	// wheres are the distinct CPUs and threads of the timed records,
+	// wheres[0] being none.
+	wheres  []where
+	whereID map[where]uint32
+	names   []string // frame names by ID-1
+	chunks  [][]record
 	// Per stack: the classic (or, with Aggregate, all) counts summed.
 	agg     []sum
 	lines   []int64
@@ -210,9 +234,37 @@ func (b *Builder) Add(rec *folded.Record) error {
 		b.chunks = append(b.chunks, make([]record, 0, chunkSize))
 		n++
 	}
-	b.chunks[n-1] = append(b.chunks[n-1], record{t: int64(rec.Time), count: c, stack: st, seq: b.seq})
+	b.chunks[n-1] = append(b.chunks[n-1], record{t: int64(rec.Time), count: c, stack: st, seq: b.seq, where: b.where(rec)})
 	b.seq++
 	return nil
+}
+
+// where returns the index of rec's CPU and thread in b.wheres.
+func (b *Builder) where(rec *folded.Record) uint32 {
+	if rec.Has == 0 {
+		return 0
+	}
+	w := where{has: rec.Has}
+	if rec.Has&folded.HasCPU != 0 {
+		w.cpu = rec.CPU
+	}
+	if rec.Has&folded.HasPID != 0 {
+		w.pid = rec.PID
+	}
+	if rec.Has&folded.HasTID != 0 {
+		w.tid = rec.TID
+	}
+	id, ok := b.whereID[w]
+	if !ok {
+		if b.whereID == nil {
+			b.whereID = map[where]uint32{}
+			b.wheres = []where{{}}
+		}
+		id = uint32(len(b.wheres))
+		b.whereID[w] = id
+		b.wheres = append(b.wheres, w)
+	}
+	return id
 }
 
 // timed notes the time and count of a timed record.
@@ -364,20 +416,20 @@ func (b *Builder) Write(w io.Writer) error {
 
 	var round rounder
 	var vals [2]int64
-	emit := func(stack uint32, lines int64, s sum, ts int64, timed bool) {
+	emit := func(stack uint32, lines int64, s sum, ts int64, timed bool, w where) {
 		vals[0], vals[1] = lines, s.n+round.next(s.frac)
 		v := vals[:]
 		if b.classic {
 			v = vals[1:]
 		}
-		e.sample(b.locs[b.locOff[stack]:b.locOff[stack+1]], v, ts, timed)
+		e.sample(b.locs[b.locOff[stack]:b.locOff[stack+1]], v, ts, timed, w)
 		b.stats.Value += vals[1]
 		b.stats.Samples++
 	}
-	b.timedSamples(offset, func(g *group) { emit(g.stack, g.lines, g.sum, g.key, true) })
+	b.timedSamples(offset, func(g *group) { emit(g.stack, g.lines, g.sum, g.key, true, b.whereOf(g.where)) })
 	for st := range b.agg {
 		if b.lines[st] > 0 {
-			emit(uint32(st), b.lines[st], b.agg[st], 0, false)
+			emit(uint32(st), b.lines[st], b.agg[st], 0, false, where{})
 		}
 	}
 	for id := range b.names {
@@ -394,6 +446,7 @@ func (b *Builder) Write(w io.Writer) error {
 type group struct {
 	key   int64
 	stack uint32
+	where uint32
 	seq   uint32 // of its first record
 	lines int64
 	sum   sum
@@ -427,12 +480,12 @@ func (b *Builder) timedSamples(offset int64, emit func(*group)) {
 	mergeChunks(b.chunks, func(r *record) {
 		n := len(pending)
 		switch {
-		case n > 0 && pending[n-1].key == r.t && pending[n-1].stack == r.stack:
+		case n > 0 && pending[n-1].key == r.t && pending[n-1].stack == r.stack && pending[n-1].where == r.where:
 		case n > 0 && pending[n-1].key != r.t:
 			flush()
 			fallthrough
 		default:
-			pending = append(pending, group{key: r.t, stack: r.stack, seq: r.seq})
+			pending = append(pending, group{key: r.t, stack: r.stack, where: r.where, seq: r.seq})
 			n = len(pending)
 		}
 		g := &pending[n-1]
@@ -441,6 +494,14 @@ func (b *Builder) timedSamples(offset int64, emit func(*group)) {
 	})
 	flush()
 	b.chunks = nil
+}
+
+// whereOf returns the CPU and thread of index i.
+func (b *Builder) whereOf(i uint32) where {
+	if i == 0 {
+		return where{}
+	}
+	return b.wheres[i]
 }
 
 // Stats returns what the profile holds; valid after Profile or Write.

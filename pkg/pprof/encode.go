@@ -3,6 +3,7 @@ package pprof
 import (
 	"bufio"
 	"compress/gzip"
+	"flamekit/pkg/folded"
 	"io"
 	"slices"
 )
@@ -38,13 +39,21 @@ type encoder struct {
 	head   []byte // a field's tag and length
 	tsKey  int64  // string index of "timestamp_ns"
 	tsUnit int64  // and of "nanoseconds"
-	err    error
+	// whereKeys are the string indexes of the labels "cpu", "pid" and
+	// "tid".
+	whereKeys [3]int64
+	idUnit    int64 // string index of "id", their unit
+	err       error
 }
 
 func newEncoder(w io.Writer, names []string) *encoder {
 	zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed) // as runtime/pprof writes profiles
 	e := &encoder{zw: zw, bw: bufio.NewWriterSize(zw, 32<<10), names: names, strs: map[string]int{}}
 	e.tsKey, e.tsUnit = int64(e.str(LabelTimestamp)), int64(e.str("nanoseconds"))
+	e.idUnit = int64(e.str("id"))
+	for i, k := range [...]string{LabelCPU, LabelPID, LabelTID} {
+		e.whereKeys[i] = int64(e.str(k))
+	}
 	return e
 }
 
@@ -91,7 +100,7 @@ func (e *encoder) valueType(num int, w Weight) {
 
 // sample writes a Sample: its location IDs (packed varints), values and,
 // when timed, its timestamp_ns label.
-func (e *encoder) sample(locs []byte, vals []int64, ts int64, timed bool) {
+func (e *encoder) sample(locs []byte, vals []int64, ts int64, timed bool, w where) {
 	m := appendBytesField(e.msg[:0], 1, locs)
 	e.sub = e.sub[:0]
 	for _, v := range vals {
@@ -104,6 +113,20 @@ func (e *encoder) sample(locs []byte, vals []int64, ts int64, timed bool) {
 		l = appendIntField(l, 4, e.tsUnit)
 		e.sub = l
 		m = appendBytesField(m, 3, l)
+	}
+	for i, f := range [...]struct {
+		has folded.Has
+		v   int32
+	}{{folded.HasCPU, w.cpu}, {folded.HasPID, w.pid}, {folded.HasTID, w.tid}} {
+		if w.has&f.has != 0 {
+			// With a unit: pprof drops a numeric label whose value is
+			// 0 (CPU 0, the idle thread 0) unless it has one.
+			l := appendIntField(e.sub[:0], 1, e.whereKeys[i])
+			l = appendIntField(l, 3, int64(f.v))
+			l = appendIntField(l, 4, e.idUnit)
+			e.sub = l
+			m = appendBytesField(m, 3, l)
+		}
 	}
 	e.msg = m
 	e.field(fieldSample, m)
@@ -118,11 +141,13 @@ func (e *encoder) location(id uint64) {
 	e.field(fieldLocation, m)
 }
 
-// function writes Function id, named by string id.
+// function writes Function id, named by string id. It has no
+// system_name: a frame name is already what perf printed, and pprof would
+// take it for a mangled name to simplify ("geo::sum_all<…>" shown as
+// "geo::sum_all").
 func (e *encoder) function(id uint64) {
 	m := appendIntField(e.msg[:0], 1, int64(id))
 	m = appendIntField(m, 2, int64(id))
-	m = appendIntField(m, 3, int64(id))
 	e.msg = m
 	e.field(fieldFunction, m)
 }

@@ -257,6 +257,23 @@ func TestGoToolPprofReadsOurs(t *testing.T) {
 				t.Errorf("go tool pprof %s: total %dns, timeslice window %v (%d samples)\n%s", focus, got, want, kept, out)
 			}
 			t.Logf("timeslice window @%v..@%v: %v ns in %d samples; go tool pprof %s:\n%.600s", from, to, want, kept, focus, out)
+
+			// The samples' CPUs: -tagfocus=cpu=N gives the lines of
+			// CPU N, and the CPUs add up to the whole.
+			perCPU := map[int32]float64{}
+			for _, r := range in.recs {
+				perCPU[r.CPU] += r.Count
+			}
+			if len(perCPU) < 2 {
+				t.Fatalf("the capture's lines name %d CPUs, want 2", len(perCPU))
+			}
+			for cpu, want := range perCPU {
+				focus := fmt.Sprintf("-tagfocus=cpu=%d", cpu)
+				out := goTool(t, "-top", "-unit=ns", "-nodefraction=0", "-nodecount=100000", focus, path)
+				if got := shownTotal(t, out); float64(got) != want {
+					t.Errorf("go tool pprof %s: total %dns, the lines of CPU %d %v", focus, got, cpu, want)
+				}
+			}
 		})
 	}
 }

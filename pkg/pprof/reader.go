@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path"
 	"slices"
 	"strconv"
@@ -277,6 +278,7 @@ func Convert(p *profile.Profile, opts ReadOptions, sink Sink) (Summary, error) {
 	for _, t := range ts {
 		rec = folded.Record{Stack: sb.build(t.s), Count: float64(t.s.Value[idx]), Kind: folded.Timed}
 		rec.Time = folded.Time(t.ts - clock.offset)
+		setWhere(&rec, t.s)
 		sum.Samples++
 		sum.Timed++
 		sum.Total += rec.Count
@@ -417,78 +419,25 @@ func ToFolded(w io.Writer, p *profile.Profile, opts ReadOptions) (Summary, error
 	return sum, fw.Flush()
 }
 
-// SniffSize is how many bytes Sniff wants to look at.
-const SniffSize = 256
-
-// Sniff reports whether data (the start of an input, gunzipped; SniffSize
-// bytes or all of a shorter input) looks like a profile.proto: it walks
-// the protobuf fields and wants at least three (or all of a short input)
-// with the field numbers and wire types of profile.proto's Profile, and a
-// control byte that no text (perf script, folded, bpftrace) has.
-func Sniff(data []byte) bool {
-	binary := false
-	for _, c := range data {
-		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
-			binary = true
-			break
-		}
-	}
-	if !binary {
-		return false
-	}
-	fields := 0
-	i := 0
-	for i < len(data) {
-		tag, n := uvarint(data[i:])
-		if n == 0 {
-			break // cut in the middle of a tag
-		}
-		i += n
-		field, wire := tag>>3, tag&7
-		want, ok := profileWire[field]
-		if !ok || wire != want && !(field == 13 && wire == 2) {
-			return false
-		}
-		switch wire {
-		case 0:
-			_, n := uvarint(data[i:])
-			if n == 0 {
-				return fields >= 3
+// setWhere gives rec the CPU and thread of s's numeric labels cpu, pid and
+// tid (what timeslice --format pprof writes), when it has them.
+func setWhere(rec *folded.Record, s *profile.Sample) {
+	for _, l := range [...]struct {
+		key string
+		has folded.Has
+		dst *int32
+	}{{LabelCPU, folded.HasCPU, &rec.CPU}, {LabelPID, folded.HasPID, &rec.PID}, {LabelTID, folded.HasTID, &rec.TID}} {
+		v := s.NumLabel[l.key]
+		if str := s.Label[l.key]; len(str) == 1 {
+			n, err := strconv.ParseInt(str[0], 10, 32)
+			if err != nil {
+				continue
 			}
-			i += n
-		case 2:
-			l, n := uvarint(data[i:])
-			if n == 0 {
-				return fields >= 3
-			}
-			i += n
-			if l > uint64(len(data)-i) {
-				return fields >= 3 || fields >= 1 && len(data) >= SniffSize
-			}
-			i += int(l)
+			v = []int64{n}
 		}
-		fields++
-		if fields >= 3 {
-			return true
+		if len(v) == 1 && v[0] >= -1 && v[0] <= math.MaxInt32 && (v[0] >= 0 || l.has != folded.HasCPU) {
+			rec.Has |= l.has
+			*l.dst = int32(v[0])
 		}
 	}
-	return fields >= 1 && i == len(data)
-}
-
-// profileWire are the wire types of profile.proto's Profile fields.
-var profileWire = map[uint64]uint64{
-	1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, // sample_type ... string_table
-	7: 0, 8: 0, 9: 0, 10: 0, // drop_frames, keep_frames, time_nanos, duration_nanos
-	11: 2, 12: 0, 13: 0, 14: 0, 15: 0, // period_type, period, comment, default_sample_type, doc_url
-}
-
-// uvarint decodes a protobuf varint; n is 0 when data ends first.
-func uvarint(data []byte) (v uint64, n int) {
-	for i := 0; i < len(data) && i < 10; i++ {
-		v |= uint64(data[i]&0x7f) << (7 * i)
-		if data[i] < 0x80 {
-			return v, i + 1
-		}
-	}
-	return 0, 0
 }

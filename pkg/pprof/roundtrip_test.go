@@ -50,8 +50,9 @@ func TestRoundTripRealCaptures(t *testing.T) {
 			}
 			for i := range want {
 				a, b := want[i], back.recs[i]
-				if !bytes.Equal(a.Stack, b.Stack) || a.Count != b.Count || a.Time != b.Time || a.Kind != b.Kind {
-					t.Fatalf("record %d: got %q %v @%v (%v), want %q %v @%v (%v)", i, b.Stack, b.Count, b.Time, b.Kind, a.Stack, a.Count, a.Time, a.Kind)
+				if !bytes.Equal(a.Stack, b.Stack) || a.Count != b.Count || a.Time != b.Time || a.Kind != b.Kind ||
+					a.Has != b.Has || a.CPU != b.CPU || a.PID != b.PID || a.TID != b.TID {
+					t.Fatalf("record %d: got %q %v @%v (%v) %s, want %q %v @%v (%v) %s", i, b.Stack, b.Count, b.Time, b.Kind, folded.AppendFields(nil, &b), a.Stack, a.Count, a.Time, a.Kind, folded.AppendFields(nil, &a))
 				}
 			}
 			if back.total() != in.total() || sum.Total != in.total() {
@@ -79,13 +80,15 @@ func TestRoundTripRealCaptures(t *testing.T) {
 // time (tracepoint samples of one CPU can share their microsecond).
 func mergeSame(recs []folded.Record) []folded.Record {
 	type key struct {
-		stack string
-		t     folded.Time
+		stack         string
+		t             folded.Time
+		cpu, pid, tid int32
+		has           folded.Has
 	}
 	idx := map[key]int{}
 	var out []folded.Record
 	for _, r := range recs {
-		k := key{string(r.Stack), r.Time}
+		k := key{string(r.Stack), r.Time, r.CPU, r.PID, r.TID, r.Has}
 		if i, ok := idx[k]; ok {
 			out[i].Count += r.Count
 			continue

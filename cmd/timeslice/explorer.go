@@ -1,0 +1,103 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+
+	"flamekit/internal/cli"
+	"flamekit/pkg/explorer"
+	"flamekit/pkg/folded"
+	"flamekit/pkg/heatmap"
+	"flamekit/pkg/timeline"
+	"flamekit/pkg/timeslice"
+)
+
+// page is the sink of --heatmap=html: every sample goes to the bursts'
+// series (busy) and to the timeline the page is made of, whose cells
+// start where the heat map's do (busy's origin, known at the first
+// sample). Idle samples are kept: the page leaves them out or not.
+type page struct {
+	busy *busy
+	rows int
+	b    *timeline.Builder
+	cur  int      // the input being read
+	made int      // inputs declared to the builder
+	ins  []string // their names
+}
+
+// input says that the samples that follow are input i's.
+func (p *page) input(i int) {
+	p.cur = i
+	p.declare()
+}
+
+func (p *page) declare() {
+	for p.b != nil && p.made <= p.cur {
+		p.b.Input(p.ins[p.made], "", 0)
+		p.made++
+	}
+}
+
+// Sample takes a sample the Slicer kept.
+func (p *page) Sample(rec *folded.Record) error {
+	if err := p.busy.Sample(rec); err != nil || rec.Kind != folded.Timed {
+		return err
+	}
+	if p.b == nil {
+		p.b = timeline.NewBuilder(timeline.Options{Rows: p.rows, Origin: p.busy.origin, HasOrigin: true})
+		p.declare()
+	}
+	return p.b.Add(rec)
+}
+
+// pageOutput reads the samples into a timeline and, once every input has
+// been read, finds the bursts and writes the page.
+func (c *command) pageOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) func(*timeslice.Clock) error {
+	before := inputs.Clock()
+	b := newBusy(c.Rows, false, false, before.Origin, before.HasOrigin)
+	b.weights, b.unit = c.heatWeights(inputs) // off-CPU time: cells sum µs
+	c.busy = b
+	p := &page{busy: b, rows: c.Rows}
+	for _, in := range inputs {
+		p.ins = append(p.ins, in.Display)
+	}
+	c.page = p
+	s.Opts.NoIdle = false // the page leaves idle samples out, or not
+	s.Sink = p
+	return func(clock *timeslice.Clock) error {
+		unrec, _ := b.unrecorded(inputs) // time not recorded is not quiet
+		res, fs, err := c.find(b, inputs, unrec)
+		if err != nil {
+			return err
+		}
+		if p.b == nil {
+			p.b = timeline.NewBuilder(timeline.Options{Rows: c.Rows, Origin: clock.Origin, HasOrigin: clock.HasOrigin})
+		}
+		p.cur = len(inputs) - 1
+		p.declare()
+		files := make([]string, len(inputs))
+		for i, in := range inputs {
+			p.b.SetMetas(i, in.Metas)
+			files[i] = "-"
+			if in.Name != "-" {
+				abs, err := filepath.Abs(in.Name)
+				if err != nil {
+					abs = in.Name
+				}
+				files[i] = heatmap.ShellQuote(abs)
+			}
+		}
+		tl := p.b.Build()
+		info := c.heatInfo(inputs, win, clock, sources(inputs))
+		o := explorer.Options{
+			Title: "Profile explorer: " + strings.TrimPrefix(info.Title, "Heat map of "),
+			Notes: info.Notes, Files: files, NoIdle: c.NoIdle, Unit: info.Unit, Weights: info.Unit != "",
+			Marks: marks(res, fs, clock), Wall: info.Wall, WallEstimated: info.WallEstimated, Picture: info,
+		}
+		st, err := explorer.Write(env.Stdout, tl, o)
+		if err == nil && !c.Quiet {
+			env.Warnf("explorer page: %d samples, %d stacks, %d cells × keys, %.1f MB", tl.Samples, st.Stacks, st.Entries, float64(st.PageBytes)/1e6)
+		}
+		return err
+	}
+}

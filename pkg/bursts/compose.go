@@ -1,0 +1,346 @@
+package bursts
+
+import (
+	"bytes"
+	"cmp"
+	"math"
+	"slices"
+
+	"flamekit/pkg/folded"
+)
+
+// MinCompScale is the smallest scale of composition z-scores: at the
+// default threshold, a second of the median second's samples must move
+// 5 % of them more than the median second does to stand out.
+const MinCompScale = 0.005
+
+// CompBaseline is the baseline of composition z-scores.
+type CompBaseline struct {
+	// Median of the seconds' divergence (0 to 1), MAD the median of
+	// their deviations above it, and Scale the scale of z-scores (the
+	// largest of 1.4826 × MAD, Options.CompScale or MinCompScale, and one
+	// sample's worth of the median second, 1/(2 × Samples)).
+	Median, MAD, Scale float64
+	// Samples is the median second's measure, m in n / (n + m).
+	Samples float64
+	// Seconds is the number of seconds scored (those with busy samples of
+	// known process, when another part of the capture has some too); Hot
+	// how many were hot; Processes the distinct processes.
+	Seconds, Hot, Processes int
+	// Top is the highest z-score of a second, and TopDivergence its
+	// divergence.
+	Top, TopDivergence float64
+}
+
+// composition is the per-second, per-process part of a Series.
+type composition struct {
+	ids   map[string]uint32 // process -> id
+	names []string
+	ent   map[uint64]int32 // slot<<32 | id -> index into ents
+	ents  []entry
+	bins  []uint16 // samples per bin of each entry (saturating)
+	// The last entry added to, for the samples that follow it.
+	last    int32
+	lastKey uint64
+}
+
+type entry struct {
+	slot, id uint32
+	n        uint32 // samples (saturating)
+	w        float64
+}
+
+// AddStack adds a busy sample at time t with the given count (its weight),
+// as Add does, and counts it for its process, the stack's root frame, so
+// that Find also finds the windows whose composition stands out.
+func (s *Series) AddStack(t folded.Time, count float64, stack []byte) {
+	s.Add(t, count)
+	root := stack
+	if i := bytes.IndexByte(stack, ';'); i >= 0 {
+		root = stack[:i]
+	}
+	c := &s.comp
+	if c.ids == nil {
+		c.ids = make(map[string]uint32)
+		c.ent = make(map[uint64]int32)
+		c.last = -1
+	}
+	var id uint32
+	if c.last >= 0 && c.names[c.ents[c.last].id] == string(root) {
+		id = c.ents[c.last].id
+	} else {
+		var ok bool
+		id, ok = c.ids[string(root)]
+		if !ok {
+			id = uint32(len(c.names))
+			c.names = append(c.names, string(root))
+			c.ids[c.names[id]] = id
+		}
+	}
+	key := uint64(s.cur)<<32 | uint64(id)
+	e := c.last
+	if e < 0 || key != c.lastKey {
+		var ok bool
+		e, ok = c.ent[key]
+		if !ok {
+			e = int32(len(c.ents))
+			c.ent[key] = e
+			c.ents = append(c.ents, entry{slot: uint32(s.cur), id: id})
+			c.bins = append(c.bins, make([]uint16, s.bins)...)
+		}
+		c.last, c.lastKey = e, key
+	}
+	en := &c.ents[e]
+	if en.n < math.MaxUint32 {
+		en.n++
+	}
+	en.w += count
+	_, bin := s.cell(t)
+	if k := int(e)*s.bins + bin; c.bins[k] < math.MaxUint16 {
+		c.bins[k]++
+	}
+}
+
+// compTotals are the sums composition scores need.
+type compTotals struct {
+	proc      []float64 // measure per process over the capture
+	procN     []float64 // samples per process
+	all       float64   // measure over every process
+	samples   float64   // samples over every process
+	median    float64   // the median second's measure, of the seconds scored
+	bySlot    [][]int32 // entries of each slot
+	slotTotal []float64 // measure per slot
+}
+
+func (c *composition) totals(m Measure, s *Series) *compTotals {
+	t := &compTotals{proc: make([]float64, len(c.names)), procN: make([]float64, len(c.names)),
+		bySlot: make([][]int32, len(s.secs)), slotTotal: make([]float64, len(s.secs))}
+	for i := range c.ents {
+		e := &c.ents[i]
+		v := e.value(m)
+		t.proc[e.id] += v
+		t.procN[e.id] += float64(e.n)
+		t.all += v
+		t.slotTotal[e.slot] += v
+		t.bySlot[e.slot] = append(t.bySlot[e.slot], int32(i))
+		t.samples += float64(e.n)
+	}
+	var ns []float64
+	for _, v := range t.slotTotal {
+		if v > 0 && t.all-v > 0 {
+			ns = append(ns, v)
+		}
+	}
+	t.median = medianWith(ns, 0, 0)
+	return t
+}
+
+func (e *entry) value(m Measure) float64 {
+	if m == Weight {
+		return e.w
+	}
+	return float64(e.n)
+}
+
+// divergence returns the shrunk total-variation distance between the
+// shares vals (measure per process id, total n) and the profile of the
+// rest of the capture, and the process whose share most exceeds its
+// share of the rest with both shares.
+func (t *compTotals) divergence(ids []uint32, vals []float64, n float64) (d float64, top uint32, share, typical float64) {
+	rest := t.all - n
+	if n <= 0 || rest <= 0 {
+		return 0, 0, 0, 0
+	}
+	var sum, seen float64 // sum of |share − p| over ids; sum of their p
+	best := math.Inf(-1)
+	for i, id := range ids {
+		p := (t.proc[id] - vals[i]) / rest
+		p = max(p, 0) // rounding of weights
+		sh := vals[i] / n
+		sum += math.Abs(sh - p)
+		seen += p
+		if sh-p > best {
+			best, top, share, typical = sh-p, id, sh, p
+		}
+	}
+	sum += max(1-seen, 0) // the processes absent from the window
+	return n / (n + t.median) * sum / 2, top, share, typical
+}
+
+// compBursts sets the composition baseline of res and returns the bursts
+// of composition, in time order.
+func (s *Series) compBursts(m Measure, res *Result, o *Options, low float64) []Burst {
+	c := &s.comp
+	if len(c.ents) == 0 {
+		return nil
+	}
+	t := c.totals(m, s)
+	res.Comp.Processes = len(c.names)
+	// Every scored second's divergence.
+	div := make([]float64, len(s.secs))
+	scored := make([]bool, len(s.secs))
+	var ds []float64
+	var ids []uint32
+	var vals []float64
+	for slot, es := range t.bySlot {
+		if len(es) == 0 || t.slotTotal[slot] <= 0 || t.all-t.slotTotal[slot] <= 0 {
+			continue
+		}
+		ids, vals = ids[:0], vals[:0]
+		for _, e := range es {
+			ids = append(ids, c.ents[e].id)
+			vals = append(vals, c.ents[e].value(m))
+		}
+		div[slot], _, _, _ = t.divergence(ids, vals, t.slotTotal[slot])
+		scored[slot] = true
+		ds = append(ds, div[slot])
+	}
+	if len(ds) == 0 {
+		return nil
+	}
+	b := &res.Comp
+	b.Seconds = len(ds)
+	b.Samples = t.median
+	b.Median = medianWith(ds, 0, 0)
+	up := ds[:0] // the deviations above the median
+	for _, d := range ds {
+		if d >= b.Median {
+			up = append(up, d-b.Median)
+		}
+	}
+	b.MAD = medianWith(up, 0, 0)
+	floor := o.CompScale
+	if floor <= 0 {
+		floor = MinCompScale
+	}
+	// One sample moved in the median second moves its divergence by
+	// 1/m × m/(m+m).
+	unit := 1.0
+	if m == Weight && t.samples > 0 {
+		unit = t.all / t.samples
+	}
+	b.Scale = max(1.4826*b.MAD, floor, unit/(2*t.median))
+	z := func(d float64) float64 { return (d - b.Median) / b.Scale }
+	for i, ok := range scored {
+		if ok && div[i] > b.TopDivergence {
+			b.TopDivergence = div[i]
+		}
+	}
+	b.Top = z(b.TopDivergence)
+
+	var bursts []Burst
+	b.Hot += s.hotRuns(low, res.Threshold, func(i int) (float64, bool) { return z(div[i]), scored[i] },
+		func(run []int) { bursts = append(bursts, s.compBurst(m, t, run, z)) })
+	return bursts
+}
+
+// compBurst builds the composition burst of a run of warm seconds (slots
+// in time order).
+func (s *Series) compBurst(m Measure, t *compTotals, run []int, z func(float64) float64) Burst {
+	c := &s.comp
+	// The process that stands out over the run's seconds, by samples (the
+	// unit of the bins that place the edges) and by the measure.
+	byID := map[uint32][2]float64{} // id -> samples, measure
+	var n, v float64
+	for _, slot := range run {
+		for _, e := range t.bySlot[slot] {
+			en := &c.ents[e]
+			x := byID[en.id]
+			x[0] += float64(en.n)
+			x[1] += en.value(m)
+			byID[en.id] = x
+			n += float64(en.n)
+			v += en.value(m)
+		}
+	}
+	ids, vals := sortedVals(byID, 1)
+	_, top, _, _ := t.divergence(ids, vals, v)
+	// Its share by samples, in the run and elsewhere: a bin is hot when
+	// its share there is at least half-way from elsewhere to the run.
+	runShare := byID[top][0] / n
+	typical := 0.0
+	if t.samples > n {
+		typical = (t.procN[top] - byID[top][0]) / (t.samples - n)
+	}
+	mid := (runShare + typical) / 2
+	hotBin := func(sec int64, b int) bool {
+		slot, ok := s.slot[sec]
+		if !ok {
+			return false
+		}
+		e, ok := c.ent[uint64(slot)<<32|uint64(top)]
+		if !ok {
+			return false
+		}
+		k := int(e)*s.bins + b
+		total := s.n[int(slot)*s.bins+b]
+		return c.bins[k] >= 2 && total > 0 && float64(c.bins[k]) >= mid*float64(total)
+	}
+	first, last := s.secs[run[0]], s.secs[run[len(run)-1]]
+	start, end := s.edges(first, last, hotBin)
+	b := s.window(m, start, end)
+	b.Kind = Composition
+	// The window's composition: whole seconds inside it, and the share of
+	// the edge seconds' entries that falls in it (by their samples per
+	// bin).
+	bins := int64(s.bins)
+	win := map[uint32][2]float64{}
+	var wv float64
+	for sec := floorDiv(start, bins); sec*bins < end; sec++ {
+		slot, ok := s.slot[sec]
+		if !ok {
+			continue
+		}
+		lo, hi := max(start-sec*bins, 0), min(end-sec*bins, bins)
+		for _, e := range t.bySlot[slot] {
+			en := &c.ents[e]
+			frac := 1.0
+			if lo > 0 || hi < bins {
+				var in int
+				for k := lo; k < hi; k++ {
+					in += int(c.bins[int(e)*s.bins+int(k)])
+				}
+				if en.n == 0 {
+					continue
+				}
+				frac = float64(in) / float64(en.n)
+			}
+			x := win[en.id]
+			x[1] += frac * en.value(m)
+			win[en.id] = x
+			wv += frac * en.value(m)
+		}
+	}
+	ids, vals = sortedVals(win, 1)
+	var d float64
+	var id uint32
+	d, id, b.Share, b.Typical = t.divergence(ids, vals, wv)
+	b.Process = c.names[id]
+	b.Divergence = d
+	b.CompScore = z(d)
+	b.Score = b.CompScore
+	for _, slot := range run {
+		ids, vals = ids[:0], vals[:0]
+		for _, e := range t.bySlot[slot] {
+			ids = append(ids, c.ents[e].id)
+			vals = append(vals, c.ents[e].value(m))
+		}
+		dd, _, _, _ := t.divergence(ids, vals, t.slotTotal[slot])
+		b.Peak = max(b.Peak, z(dd))
+	}
+	return b
+}
+
+// sortedVals returns the ids of m in order and their values at index i.
+func sortedVals(m map[uint32][2]float64, i int) ([]uint32, []float64) {
+	ids := make([]uint32, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b uint32) int { return cmp.Compare(a, b) })
+	vals := make([]float64, len(ids))
+	for j, id := range ids {
+		vals[j] = m[id][i]
+	}
+	return ids, vals
+}

@@ -1,0 +1,1696 @@
+// flamekit explorer: the page. It unpacks the profile (see encode.go),
+// draws the heat map of each host's lane, and the flame graph, differential,
+// flame chart, top table or sandwich of the selected range, under the
+// filters; the view is kept in the URL fragment, whose keys are the
+// command-line flags. Every name reaches the page through textContent or
+// a canvas, never as markup.
+
+var M = JSON.parse(document.getElementById("fx-meta").textContent);
+var flamekit = { ready: null }; // for tests and the curious: window.flamekit
+window.flamekit = flamekit;
+
+// ---- data ----
+var F = [], DISP = [], RANK = []; // frame names, shown names, sort ranks
+var NN = 0, P, FR, DEP, IDLE; // stack tree: parent, frame, depth, idle
+var TP, TT, TC, THAS; // threads: pid, tid, comm frame, which ids (1: pid, 2: tid)
+var NE = 0, EC, ES, ET, EU, EI, EN, EW; // entries: cell, stack, thread, cpu, input, samples, weight
+var CL, CS; // cells that hold entries, and their first entry
+var MAXCPU = 0;
+var LANE = []; // lane of each input
+var ORIGIN = BigInt(M.origin);
+
+function b64bytes(s) {
+	if (Uint8Array.fromBase64) return Uint8Array.fromBase64(s.trim());
+	var bin = atob(s.trim()), out = new Uint8Array(bin.length);
+	for (var i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+	return out;
+}
+
+async function unpack() {
+	var gz = b64bytes(document.getElementById("fx-data").textContent);
+	var stream = new Blob([gz]).stream().pipeThrough(new DecompressionStream("gzip"));
+	var b = new Uint8Array(await new Response(stream).arrayBuffer());
+	var p = 0;
+	function uv() {
+		var x = 0, s = 1, c;
+		do { c = b[p++]; x += (c & 127) * s; s *= 128; } while (c & 128);
+		return x;
+	}
+	function zv() { var u = uv(); return u % 2 ? -(u + 1) / 2 : u / 2; }
+	var dec = new TextDecoder();
+	var nf = uv();
+	for (var i = 0; i < nf; i++) {
+		var len = uv();
+		var name = dec.decode(b.subarray(p, p + len));
+		p += len;
+		F.push(name);
+		DISP.push(stripAnnotation(name));
+		RANK.push(i);
+	}
+	NN = uv() + 1;
+	P = new Int32Array(NN); FR = new Int32Array(NN); DEP = new Int32Array(NN); IDLE = new Uint8Array(NN);
+	P[0] = -1; FR[0] = -1;
+	for (i = 1; i < NN; i++) {
+		P[i] = i - uv();
+		FR[i] = uv();
+		DEP[i] = DEP[P[i]] + 1;
+	}
+	var ni = uv(), id = 0;
+	for (i = 0; i < ni; i++) { id += uv(); IDLE[id] = 1; }
+	var nt = uv();
+	TP = new Int32Array(nt); TT = new Int32Array(nt); TC = new Int32Array(nt); THAS = new Uint8Array(nt);
+	for (i = 0; i < nt; i++) { THAS[i] = uv(); TP[i] = zv(); TT[i] = zv(); TC[i] = uv(); }
+	var nc = uv();
+	CL = new Float64Array(nc); CS = new Int32Array(nc + 1);
+	var cell = 0, k = 0;
+	var runs = new Int32Array(nc);
+	for (i = 0; i < nc; i++) {
+		cell = i === 0 ? zv() : cell + zv();
+		CL[i] = cell;
+		runs[i] = uv();
+		CS[i] = k;
+		k += runs[i];
+	}
+	CS[nc] = k;
+	NE = uv();
+	EC = new Float64Array(NE); ES = new Int32Array(NE); ET = new Int32Array(NE); EU = new Int32Array(NE);
+	EI = new Int32Array(NE); EN = new Float64Array(NE); EW = new Float64Array(NE);
+	for (i = 0; i < nc; i++) {
+		var last = 0;
+		for (var e = CS[i]; e < CS[i + 1]; e++) { EC[e] = CL[i]; last += zv(); ES[e] = last; }
+	}
+	for (e = 0; e < NE; e++) ET[e] = uv();
+	for (e = 0; e < NE; e++) { EU[e] = uv() - 1; if (EU[e] > MAXCPU) MAXCPU = EU[e]; }
+	for (e = 0; e < NE; e++) EI[e] = uv();
+	for (e = 0; e < NE; e++) EN[e] = uv();
+	if (M.integral) {
+		for (e = 0; e < NE; e++) EW[e] = zv() + EN[e] * M.wunit;
+	} else {
+		var dv = new DataView(b.buffer, b.byteOffset);
+		for (e = 0; e < NE; e++) { EW[e] = dv.getFloat64(p, true); p += 8; }
+	}
+	M.lanes.forEach(function (l, li) { l.inputs.forEach(function (inp) { LANE[inp] = li; }); });
+}
+
+// ---- time ----
+var R; // cells per heat map column
+function cellStartNs(c) {
+	if (M.seconds > 1) return c * M.seconds * 1e9;
+	var sec = Math.floor(c / M.rows), row = c - sec * M.rows;
+	return sec * 1e9 + Math.ceil(row * 1e9 / M.rows);
+}
+function cellOfNs(ns) {
+	if (M.seconds > 1) return Math.floor(ns / (M.seconds * 1e9));
+	var sec = Math.floor(ns / 1e9);
+	return sec * M.rows + Math.floor((ns - sec * 1e9) * M.rows / 1e9);
+}
+// fmtRel writes ns after the origin as timeslice's relative time: 14.2s.
+function fmtRel(ns) {
+	var neg = ns < 0;
+	if (neg) ns = -ns;
+	var sec = Math.floor(ns / 1e9), frac = String(ns - sec * 1e9).padStart(9, "0").replace(/0+$/, "");
+	return (neg ? "-" : "") + sec + (frac ? "." + frac : "") + "s";
+}
+function fmtSecs(ns, digits) { return (ns / 1e9).toFixed(digits === undefined ? 3 : digits); }
+// perfTime writes an absolute perf-clock time, @SECONDS, for input offset.
+function perfTime(ns, offset) {
+	var t = ORIGIN + BigInt(Math.round(ns)) - BigInt(offset || "0");
+	var neg = t < 0n;
+	if (neg) t = -t;
+	var s = (t / 1000000000n).toString(), f = (t % 1000000000n).toString().padStart(9, "0");
+	if (/000$/.test(f)) f = f.slice(0, 6);
+	return "@" + (neg ? "-" : "") + s + "." + f;
+}
+// parseTime reads a time of the URL: 14.2s, 1m10s, 500ms, 70 (seconds),
+// or @SECONDS on perf's clock; it returns ns after the origin, or NaN.
+function parseTime(s) {
+	s = (s || "").trim();
+	if (s[0] === "@") {
+		var m = /^@\[?(\d+)(?:\.(\d{0,9})\d*)?\]?s?$/.exec(s);
+		if (!m) return NaN;
+		var t = BigInt(m[1]) * 1000000000n + BigInt((m[2] || "").padEnd(9, "0") || "0");
+		return Number(t - ORIGIN);
+	}
+	var total = 0, parts = 0, lastUnit = Infinity, re = /^(\d*)(?:\.(\d*))?(ms|h|m|s)?/;
+	while (s !== "") {
+		m = re.exec(s);
+		if (!m || (m[1] === "" && m[2] === undefined)) return NaN;
+		var unit = { ms: 1e6, h: 3600e9, m: 60e9, s: 1e9 }[m[3]];
+		s = s.slice(m[0].length);
+		if (unit === undefined) {
+			if (s !== "" || parts > 0) return NaN;
+			unit = 1e9;
+		}
+		if (unit >= lastUnit) return NaN;
+		lastUnit = unit;
+		parts++;
+		var v = Number(m[1] || "0") * unit, scale = unit;
+		for (var ch of (m[2] || "")) { scale /= 10; v += (ch.charCodeAt(0) - 48) * scale; }
+		total += Math.round(v);
+	}
+	return parts ? total : NaN;
+}
+
+// ---- view state (the URL fragment) ----
+var LIST_KEYS = ["comm", "pid", "tid", "cpu", "focus", "ignore", "hide", "show", "show-from", "root-at", "prune-from", "merge"];
+var S = {
+	sel: null, vs: null, // {lane, c0, c1}: cells [c0, c1) of a lane
+	f: {}, collapse: false, noIdle: M.noIdle,
+	search: "", colors: "hot", hash: false, inverted: false,
+	view: "flame", sort: "name", fn: "", normalize: false, elided: "",
+	stretch: null
+};
+LIST_KEYS.forEach(function (k) { S.f[k] = []; });
+
+function fragEnc(s) {
+	return encodeURIComponent(s).replace(/%(40|2C|3B|3A|2F|5B|5D|24|21|27|28|29|2A)/g, function (m, h) { return String.fromCharCode(parseInt(h, 16)); });
+}
+
+function fragment() {
+	var parts = [];
+	function add(k, v) { parts.push(v === true ? k : k + "=" + fragEnc(v)); }
+	function range(prefix, r) {
+		if (!r) return;
+		add(prefix + "from", fmtRel(cellStartNs(r.c0)));
+		add(prefix + "to", fmtRel(cellStartNs(r.c1)));
+	}
+	range("", S.sel);
+	range("vs-", S.vs);
+	if (M.lanes.length > 1) {
+		if (S.sel) add("host", M.lanes[S.sel.lane].host);
+		if (S.vs) add("vs-host", M.lanes[S.vs.lane].host);
+	}
+	if (S.noIdle !== M.noIdle) add("no-idle", S.noIdle ? true : "false");
+	else if (S.noIdle) add("no-idle", true);
+	LIST_KEYS.forEach(function (k) { S.f[k].forEach(function (v) { add(k, v); }); });
+	if (S.collapse) add("collapse-recursion", true);
+	if (S.search) add("search", S.search);
+	if (S.colors !== "hot") add("colors", S.colors);
+	if (S.hash) add("hash", true);
+	if (S.inverted) add("inverted", true);
+	if (S.view !== "flame") add("view", S.view);
+	if (S.sort !== "name") add("sort", S.sort);
+	if (S.fn) add("fn", S.fn);
+	if (S.normalize) add("normalize", true);
+	if (S.elided) add("elided", S.elided);
+	return parts.join("&");
+}
+
+function readFragment(h) {
+	var q = {};
+	(h || "").replace(/^#/, "").split("&").forEach(function (kv) {
+		if (!kv) return;
+		var i = kv.indexOf("="), k = i < 0 ? kv : kv.slice(0, i), v = i < 0 ? true : kv.slice(i + 1);
+		try { k = decodeURIComponent(k); if (v !== true) v = decodeURIComponent(v); } catch (e) { return; }
+		(q[k] = q[k] || []).push(v);
+	});
+	function one(k) { return q[k] ? q[k][q[k].length - 1] : undefined; }
+	function bool(k, dflt) { var v = one(k); return v === undefined ? dflt : v === true || !/^(false|0|no)$/i.test(v); }
+	function lane(k) {
+		var h = one(k);
+		if (h === undefined || h === true) return 0;
+		var i = M.lanes.findIndex(function (l) { return l.host === h; });
+		return i < 0 ? 0 : i;
+	}
+	function range(prefix, laneKey) {
+		var a = parseTime(one(prefix + "from")), b = parseTime(one(prefix + "to"));
+		if (isNaN(a) && isNaN(b)) return null;
+		var span = laneSpan(lane(laneKey));
+		var c0 = isNaN(a) ? span[0] : cellOfNs(a), c1 = isNaN(b) ? span[1] + 1 : cellOfNs(b - 1) + 1;
+		if (c1 <= c0) return null;
+		return { lane: lane(laneKey), c0: c0, c1: c1 };
+	}
+	S.sel = range("", "host");
+	S.vs = range("vs-", "vs-host");
+	S.noIdle = bool("no-idle", M.noIdle);
+	LIST_KEYS.forEach(function (k) { S.f[k] = (q[k] || []).filter(function (v) { return v !== true && v !== ""; }); });
+	S.collapse = bool("collapse-recursion", false);
+	S.search = typeof one("search") === "string" ? one("search") : "";
+	S.colors = PALETTES.includes(one("colors")) ? one("colors") : "hot";
+	S.hash = bool("hash", false);
+	S.inverted = bool("inverted", false);
+	S.view = ["flame", "chart", "top"].includes(one("view")) ? one("view") : "flame";
+	S.sort = one("sort") === "weight" ? "weight" : "name";
+	S.fn = typeof one("fn") === "string" ? one("fn") : "";
+	S.normalize = bool("normalize", false);
+	S.elided = ["vs", "selection"].includes(one("elided")) ? one("elided") : "";
+}
+
+var lastFragment = null;
+function saveFragment() {
+	var f = fragment();
+	if (f === lastFragment) return;
+	lastFragment = f;
+	history.replaceState(null, "", f ? "#" + f : location.pathname + location.search);
+}
+
+// ---- filters ----
+var THOK, CPUOK, TMAP; // per thread, per cpu+1, per stack: kept?, and the stack's node in T
+var KMAP; // per stack: its node in T, or -1 when the filters (idle included) drop it
+var T = null; // the tree the filters make: {n, parent, frame, depth, kids (CSR), pre}
+var filterError = "";
+
+function toRegExp(s) {
+	var flags = "";
+	var m = /^\(\?([a-z]+)\)/.exec(s);
+	if (m) { if (m[1].includes("i")) flags += "i"; s = s.slice(m[0].length); }
+	return new RegExp(s, flags);
+}
+function anyRE2(list) {
+	if (!list.length) return null;
+	var ci = list.some(function (s) { return /^\(\?[a-z]*i[a-z]*\)/.test(s); });
+	return new RegExp(list.map(function (s) { return "(?:" + s.replace(/^\(\?[a-z]+\)/, "") + ")"; }).join("|"), ci ? "i" : "");
+}
+// parseList reads ids and ranges, 0-3,8 (-1 is perf's unknown thread),
+// as package selection does, into a test.
+function parseList(list) {
+	if (!list.length) return null;
+	var ranges = [];
+	list.join(",").split(",").forEach(function (part) {
+		part = part.trim();
+		var m = /^(-?\d+)(?:-(\d+))?$/.exec(part);
+		if (!m || +m[1] < -1 || m[2] !== undefined && +m[2] < +m[1]) throw new Error("bad id or range " + JSON.stringify(part) + " (want ids and ranges such as 0-3,8)");
+		ranges.push([+m[1], m[2] === undefined ? +m[1] : +m[2]]);
+	});
+	return function (v) { return ranges.some(function (r) { return v >= r[0] && v <= r[1]; }); };
+}
+// frameTest memoises a regular expression's verdict per frame, matched
+// against the name (or what name gives of it).
+function frameTest(re, name) {
+	if (!re) return null;
+	var memo = new Int8Array(F.length + 1024);
+	return function (f) {
+		var v = memo[f];
+		if (v === 0) { var s = name ? name(F[f]) : F[f]; v = s !== null && re.test(s) ? 1 : 2; memo[f] = v; }
+		return v === 1;
+	};
+}
+
+// simplifyName cuts a name before its argument list as pprof does before
+// matching -prune_from (stackfilter.SimplifyName): a leading "." goes, the
+// name ends at the first "(" that does not start "(anonymous namespace)"
+// or belong to "operator()"; an empty name matches nothing.
+function simplifyName(name) {
+	if (name === "") return null;
+	if (name[0] === ".") name = name.slice(1);
+	for (var i = 0; i < name.length;) {
+		if (name.startsWith("(anonymous namespace)", i)) { i += 21; continue; }
+		if (name.startsWith("operator()", i)) { i += 10; continue; }
+		if (name[i] === "(") return name.slice(0, i);
+		i++;
+	}
+	return name;
+}
+
+var XF = []; // frames made by --merge, after F: [name, rank]
+function frameName(f) { return f < 0 ? "" : f < F.length ? F[f] : XF[f - F.length][0]; }
+function frameDisp(f) { return f < 0 ? "" : f < F.length ? DISP[f] : stripAnnotation(XF[f - F.length][0]); }
+function frameRank(f) { return f < F.length ? f : XF[f - F.length][1]; }
+var enc = new TextEncoder();
+function byteCmp(a, b) {
+	var x = enc.encode(a + ";"), y = enc.encode(b + ";");
+	for (var i = 0; i < x.length && i < y.length; i++) if (x[i] !== y[i]) return x[i] - y[i];
+	return x.length - y.length;
+}
+function mergedFrame(name) {
+	var lo = 0, hi = F.length; // rank among F by name+";" bytes
+	while (lo < hi) {
+		var mid = (lo + hi) >> 1;
+		var c = byteCmp(F[mid], name);
+		if (c === 0) return mid;
+		if (c < 0) lo = mid + 1; else hi = mid;
+	}
+	for (var i = 0; i < XF.length; i++) if (XF[i][0] === name) return F.length + i;
+	XF.push([name, lo - 0.5 + XF.length * 1e-6]);
+	return F.length + XF.length - 1;
+}
+
+function applyFilters() {
+	filterError = "";
+	var f = S.f;
+	try {
+		var comm = anyRE2(f.comm), pid = parseList(f.pid), tid = parseList(f.tid), cpu = parseList(f.cpu);
+		var focus = frameTest(anyRE2(f.focus)), ignore = frameTest(anyRE2(f.ignore));
+		var showFrom = frameTest(anyRE2(f["show-from"])), rootAt = frameTest(anyRE2(f["root-at"]));
+		var pruneFrom = frameTest(anyRE2(f["prune-from"]), simplifyName);
+		var hide = frameTest(anyRE2(f.hide)), show = frameTest(anyRE2(f.show));
+		var merges = f.merge.map(function (m) {
+			// RE[=NAME], split at the last "=" (stackfilter's rule)
+			var i = m.lastIndexOf("="), re = i >= 0 ? m.slice(0, i) : m, name = i >= 0 ? m.slice(i + 1) : m;
+			if (name === "" || name.includes(";")) throw new Error("--merge " + JSON.stringify(m) + ": the name after the last = may not be empty or hold ;");
+			return { test: frameTest(toRegExp(re)), frame: mergedFrame(name) };
+		});
+	} catch (e) {
+		filterError = String(e.message || e);
+		comm = pid = tid = cpu = focus = ignore = showFrom = rootAt = pruneFrom = hide = show = null;
+		merges = [];
+	}
+	var nt = TP.length;
+	THOK = new Uint8Array(nt);
+	for (var t = 0; t < nt; t++) {
+		// a sample whose line lacks a field the filter needs is left out
+		// (package selection's rule)
+		THOK[t] = (!comm || comm.test(F[TC[t]])) && (!pid || THAS[t] & 1 && pid(TP[t])) && (!tid || THAS[t] & 2 && tid(TT[t])) ? 1 : 0;
+	}
+	CPUOK = new Uint8Array(MAXCPU + 2);
+	for (var c = -1; c <= MAXCPU; c++) CPUOK[c + 1] = !cpu || c >= 0 && cpu(c) ? 1 : 0;
+
+	var plain = !showFrom && !rootAt && !pruneFrom && !hide && !show && !merges.length && !S.collapse;
+	TMAP = new Int32Array(NN);
+	var fHit = focus ? new Uint8Array(NN) : null, iHit = ignore ? new Uint8Array(NN) : null;
+	if (plain) {
+		for (var n = 1; n < NN; n++) {
+			var fr = FR[n], p = P[n];
+			if (fHit) fHit[n] = fHit[p] || focus(fr) ? 1 : 0;
+			if (iHit) iHit[n] = iHit[p] || ignore(fr) ? 1 : 0;
+			TMAP[n] = (fHit && !fHit[n]) || (iHit && iHit[n]) ? -1 : n;
+		}
+		T = { n: NN, parent: P, frame: FR, depth: DEP, plain: true };
+	} else {
+		// One pass down the tree computes what each stack becomes, in
+		// FILTERS.md's order: hide and show, then show-from (the rootmost
+		// match starts the stack), root-at (the leafmost: a restart at each
+		// match), prune-from (the leafmost match ends it: the stack as it
+		// was at that frame), then merge and collapse-recursion, which run
+		// frame by frame. Per node of the original tree: the new tree's
+		// node of the path so far, the merge rule of the run it ends in,
+		// whether show-from and root-at have matched, and the node at the
+		// last prune-from match.
+		var tParent = [-1], tFrame = [-1], tDepth = [0], child = new Map();
+		var node = new Int32Array(NN), run = new Int32Array(NN), lm = new Int32Array(NN).fill(-1);
+		var started = new Uint8Array(NN), rooted = new Uint8Array(NN);
+		started[0] = showFrom ? 0 : 1;
+		rooted[0] = rootAt ? 0 : 1;
+		var intern = function (parent, frame) {
+			var key = parent * 4194304 + frame, id = child.get(key);
+			if (id === undefined) {
+				id = tParent.length;
+				child.set(key, id);
+				tParent.push(parent); tFrame.push(frame); tDepth.push(tDepth[parent] + 1);
+			}
+			return id;
+		};
+		for (n = 1; n < NN; n++) {
+			fr = FR[n]; p = P[n];
+			if (fHit) fHit[n] = fHit[p] || focus(fr) ? 1 : 0;
+			if (iHit) iHit[n] = iHit[p] || ignore(fr) ? 1 : 0;
+			var cur = node[p], keep = !(hide && hide(fr)) && !(show && !show(fr));
+			started[n] = started[p];
+			rooted[n] = rooted[p];
+			lm[n] = lm[p];
+			run[n] = run[p];
+			if (keep && !started[n]) {
+				if (showFrom(fr)) started[n] = 1; else keep = false;
+			}
+			if (keep && rootAt && rootAt(fr)) { rooted[n] = 1; cur = 0; lm[n] = -1; run[n] = 0; }
+			if (keep) {
+				var rule = 0;
+				for (var k = 0; k < merges.length; k++) if (merges[k].test(fr)) { rule = k + 1; break; }
+				var nf = rule ? merges[rule - 1].frame : fr;
+				if (rule && rule === run[n] && cur > 0) { /* the run of one merge rule: one frame */ }
+				else if (S.collapse && cur > 0 && tFrame[cur] === nf) { /* direct recursion: one frame */ }
+				else cur = intern(cur, nf);
+				run[n] = rule;
+				if (pruneFrom && pruneFrom(fr)) lm[n] = cur;
+			}
+			node[n] = cur;
+			var out = lm[n] >= 0 ? lm[n] : cur;
+			TMAP[n] = (fHit && !fHit[n]) || (iHit && iHit[n]) || !started[n] || !rooted[n] || out === 0 ? -1 : out;
+		}
+		T = { n: tParent.length, parent: Int32Array.from(tParent), frame: Int32Array.from(tFrame), depth: Int32Array.from(tDepth), plain: false };
+	}
+	buildKids(T);
+	KMAP = TMAP.slice();
+	if (S.noIdle) for (n = 1; n < NN; n++) if (IDLE[n]) KMAP[n] = -1;
+}
+
+// buildKids gives T its children lists, siblings by name (flamegraph's
+// order), and a pre-order number per node.
+function buildKids(T) {
+	var n = T.n, first = new Int32Array(n + 1), kids = new Int32Array(Math.max(n - 1, 0));
+	for (var i = 1; i < n; i++) first[T.parent[i] + 1]++;
+	for (i = 1; i <= n; i++) first[i] += first[i - 1];
+	var fill = first.slice();
+	for (i = 1; i < n; i++) kids[fill[T.parent[i]]++] = i;
+	if (!T.plain) {
+		for (i = 0; i < n; i++) {
+			if (first[i + 1] - first[i] > 1) {
+				var sub = Array.from(kids.subarray(first[i], first[i + 1]));
+				sub.sort(function (a, b) { return frameRank(T.frame[a]) - frameRank(T.frame[b]); });
+				kids.set(sub, first[i]);
+			}
+		}
+	}
+	T.first = first;
+	T.kids = kids;
+	var pre = new Int32Array(n), stack = [0], k = 0;
+	while (stack.length) {
+		var v = stack.pop();
+		pre[v] = k++;
+		for (var j = first[v + 1] - 1; j >= first[v]; j--) stack.push(kids[j]);
+	}
+	T.pre = pre;
+}
+
+function keepEntry(e) {
+	return THOK[ET[e]] && CPUOK[EU[e] + 1] && KMAP[ES[e]] >= 0;
+}
+
+function entryRange(c0, c1) {
+	function lower(c) {
+		var lo = 0, hi = CL.length;
+		while (lo < hi) { var mid = (lo + hi) >> 1; if (CL[mid] < c) lo = mid + 1; else hi = mid; }
+		return lo;
+	}
+	return [CS[lower(c0)], CS[lower(c1)]];
+}
+
+// sums returns the self weight and samples of each node of T for range r.
+function sums(r) {
+	var self = new Float64Array(T.n), selfN = new Float64Array(T.n);
+	if (!r) return { self: self, selfN: selfN };
+	var ij = entryRange(r.c0, r.c1);
+	var lanes = M.lanes.length > 1;
+	for (var e = ij[0]; e < ij[1]; e++) {
+		var t = KMAP[ES[e]];
+		if (t < 0 || !THOK[ET[e]] || !CPUOK[EU[e] + 1] || lanes && LANE[EI[e]] !== r.lane) continue;
+		self[t] += EW[e];
+		selfN[t] += EN[e];
+	}
+	return { self: self, selfN: selfN };
+}
+
+// totals sums selfs up the tree (a parent's id is below its children's).
+function totals(s) {
+	var tot = s.self.slice(), totN = s.selfN.slice();
+	for (var i = T.n - 1; i > 0; i--) {
+		tot[T.parent[i]] += tot[i];
+		totN[T.parent[i]] += totN[i];
+	}
+	s.tot = tot;
+	s.totN = totN;
+	return s;
+}
+
+// ---- graphs ----
+function colorOf(f) {
+	var key = S.colors + (S.hash ? "#" : ""), cache = colorOf.cache;
+	if (!cache || cache.key !== key) { cache = colorOf.cache = new Map(); cache.key = key; }
+	var c = cache.get(f);
+	if (c === undefined) {
+		var name = frameName(f);
+		c = name === "--" ? "rgb(160,160,160)" : name === "-" ? "rgb(200,200,200)" : rgb(paletteColor(name, S.colors, S.hash));
+		cache.set(f, c);
+	}
+	return c;
+}
+
+function fmtInt(v) { return commas(fmtF(v, 0)); }
+function pct(a, b) { return b > 0 ? (100 * a / b).toFixed(2) + "%" : "-"; }
+
+// GraphBuilder collects frames.
+function GraphBuilder() {
+	this.x = []; this.w = []; this.depth = []; this.name = []; this.node = []; this.color = [];
+	this.n = 0; this.maxDepth = 0;
+}
+GraphBuilder.prototype.add = function (x, w, depth, frame, node, color) {
+	this.x.push(x); this.w.push(w); this.depth.push(depth); this.name.push(frame); this.node.push(node); this.color.push(color);
+	this.n++;
+	if (depth > this.maxDepth) this.maxDepth = depth;
+};
+GraphBuilder.prototype.done = function (total, info) {
+	var g = {
+		n: this.n, x: Float64Array.from(this.x), w: Float64Array.from(this.w), depth: Int32Array.from(this.depth),
+		name: Int32Array.from(this.name), node: Int32Array.from(this.node), color: this.color,
+		total: total, maxDepth: this.maxDepth, bg: background(S.colors)
+	};
+	g.label = function (i) { return g.depth[i] === 0 && info.rootName ? info.rootName : frameDisp(g.name[i]); };
+	g.tipText = function (i, zoomW) { return info.tip(g, i, zoomW); };
+	return g;
+};
+
+// layoutTree lays out a tree (parent/frame arrays with kids lists) by its
+// totals: pre-order, self first, siblings by name or by weight.
+function layoutTree(tr, tot, self, colorFn, info, rootFrame) {
+	var gb = new GraphBuilder();
+	if (!(tot[0] > 0)) return gb.done(0, info);
+	var xs = new Float64Array(tr.n), stack = [0];
+	gb.add(0, tot[0], 0, rootFrame === undefined ? -1 : rootFrame, 0, colorFn(0));
+	while (stack.length) {
+		var v = stack.pop(), cursor = xs[v] + (S.sort === "weight" ? 0 : self[v]);
+		var list = [];
+		for (var j = tr.first[v]; j < tr.first[v + 1]; j++) if (tot[tr.kids[j]] > 0) list.push(tr.kids[j]);
+		if (S.sort === "weight") list.sort(function (a, b) { return tot[b] - tot[a] || frameRank(tr.frame[a]) - frameRank(tr.frame[b]); });
+		var order = [];
+		for (var k = 0; k < list.length; k++) {
+			var c = list[k];
+			xs[c] = cursor;
+			cursor += tot[c];
+			gb.add(xs[c], tot[c], tr.depth[c], tr.frame[c], c, colorFn(c));
+			order.push(c);
+		}
+		for (k = order.length - 1; k >= 0; k--) stack.push(order[k]);
+	}
+	return gb.done(tot[0], info);
+}
+
+function tipFor(kind, A, B) {
+	return function (g, i, zoomW) {
+		var node = g.node[i], name = g.label(i), all = g.total;
+		var s = name + " — " + pct(g.w[i], all) + " of all";
+		if (zoomW > 0) s += ", " + pct(g.w[i], zoomW) + " of the zoomed frame";
+		var n = A.totN ? A.totN[node] : 0;
+		s += "; " + fmtInt(n) + " samples, " + fmtInt(g.w[i]) + " " + weightName();
+		if (A.self && node >= 0) s += "; self " + pct(A.self[node], all) + " (" + fmtInt(A.selfN[node]) + " samples)";
+		if (kind === "diff" && g.delta) s += "; change " + (g.delta[i] > 0 ? "+" : "") + pct(g.delta[i], all) + " (" + fmtInt(B ? B.tot[node] : 0) + " in the comparison range)";
+		return s;
+	};
+}
+
+// weightName says what the flame graphs' widths sum: the heat map's unit
+// when it sums weights (off-CPU time), else the event's periods.
+function weightName() {
+	if (M.measure === "weight") return M.unit;
+	return M.event ? "weight (" + M.event + " periods)" : "weight";
+}
+
+var CUR = { A: null, B: null }; // the sums of the selection and comparison
+
+function normalizeBefore(B, A) {
+	// difffolded -n: before := trunc(before * total2 / total1), per stack
+	var t1 = 0, t2 = 0;
+	for (var i = 0; i < T.n; i++) { t1 += B.self[i]; t2 += A.self[i]; }
+	if (!S.normalize || t1 === t2 || t1 === 0) return B.self;
+	var out = new Float64Array(T.n);
+	for (i = 0; i < T.n; i++) if (B.self[i]) out[i] = Math.trunc(B.self[i] * t2 / t1);
+	return out;
+}
+
+function flameGraph() {
+	var A = totals(sums(S.sel)), info = { rootName: "all", tip: tipFor("flame", A) };
+	CUR.A = A;
+	CUR.B = null;
+	if (S.vs) {
+		var B = totals(sums(S.vs));
+		CUR.B = B;
+		if (S.elided) {
+			// FlameScope's elided view: the stacks present in one range only
+			var keepA = S.elided === "selection", src = keepA ? A : B, other = keepA ? B : A;
+			var self = new Float64Array(T.n), selfN = new Float64Array(T.n);
+			for (var i = 1; i < T.n; i++) if (src.self[i] > 0 && other.self[i] === 0) { self[i] = src.self[i]; selfN[i] = src.selfN[i]; }
+			var E = totals({ self: self, selfN: selfN });
+			return layoutTree(T, E.tot, E.self, function (c) { return c === 0 ? "rgb(200,200,200)" : colorOf(T.frame[c]); }, { rootName: "all", tip: tipFor("flame", E) });
+		}
+		var before = normalizeBefore(B, A), maxDelta = 1, delta = new Float64Array(T.n);
+		for (i = 1; i < T.n; i++) {
+			delta[i] = A.self[i] - before[i];
+			if (A.self[i] > 0 || before[i] > 0 || B.self[i] > 0) maxDelta = Math.max(maxDelta, Math.abs(delta[i]));
+		}
+		var g = layoutTree(T, A.tot, A.self, function (c) { return rgb(diffColor(c === 0 ? 0 : delta[c], maxDelta)); }, { rootName: "all", tip: tipFor("diff", A, B) });
+		g.delta = new Float64Array(g.n);
+		for (i = 0; i < g.n; i++) g.delta[i] = g.node[i] > 0 ? delta[g.node[i]] : 0;
+		g.diff = { delta: delta, maxDelta: maxDelta, before: before };
+		return g;
+	}
+	return layoutTree(T, A.tot, A.self, function (c) { return c === 0 ? colorOf(-1) : colorOf(T.frame[c]); }, info);
+}
+
+// flameChart lays the selection out in time order at cell resolution: each
+// cell's stacks in flamegraph's order, merged with the cell before where
+// they share frames (flamegraph --flamechart over the cells).
+function flameChart() {
+	var r = S.sel, A = totals(sums(r));
+	CUR.A = A;
+	CUR.B = null;
+	var gb = new GraphBuilder(), info = { rootName: "all", tip: tipFor("chart", A) };
+	if (!r || !(A.tot[0] > 0)) return gb.done(0, info);
+	gb.add(0, A.tot[0], 0, -1, 0, colorOf(-1));
+	var open = [], openX = [], x = 0;
+	var acc = new Float64Array(T.n), touched = [];
+	var ij = entryRange(r.c0, r.c1), e = ij[0];
+	function flushCell() {
+		touched.sort(function (a, b) { return T.pre[a] - T.pre[b]; });
+		for (var k = 0; k < touched.length; k++) {
+			var t = touched[k], w = acc[t];
+			acc[t] = 0;
+			var path = [];
+			for (var v = t; v > 0; v = T.parent[v]) path.push(v);
+			path.reverse();
+			var d = 0;
+			while (d < open.length && d < path.length && open[d] === path[d]) d++;
+			closeTo(d);
+			for (; d < path.length; d++) { open.push(path[d]); openX.push(x); }
+			x += w;
+		}
+		touched = [];
+	}
+	function closeTo(d) {
+		while (open.length > d) {
+			var v = open.pop(), x0 = openX.pop();
+			gb.add(x0, x - x0, T.depth[v], T.frame[v], v, colorOf(T.frame[v]));
+		}
+	}
+	var cell = null;
+	for (; e < ij[1]; e++) {
+		if (EC[e] !== cell) { flushCell(); cell = EC[e]; }
+		if (LANE[EI[e]] !== r.lane || !keepEntry(e)) continue;
+		var t = TMAP[ES[e]];
+		if (acc[t] === 0) touched.push(t);
+		acc[t] += EW[e];
+	}
+	flushCell();
+	closeTo(0);
+	return gb.done(A.tot[0], info);
+}
+
+// sandwich: the callers (a flame graph rooted at fn, callers above) and
+// callees (an icicle rooted at fn) of a function, recursion counted once.
+function sandwich(fnName) {
+	var A = CUR.A, callers = newTree(), callees = newTree();
+	var calleeOf = new Int32Array(T.n).fill(-1);
+	var target = function (f) { return frameName(f) === fnName; };
+	// walk T from the root, knowing whether fn is on the path
+	var stack = [0], found = false, inFn = new Uint8Array(T.n);
+	while (stack.length) {
+		var v = stack.pop();
+		var isT = v > 0 && target(T.frame[v]);
+		var parentIn = v > 0 ? inFn[T.parent[v]] : 0;
+		if (isT && !parentIn && A.tot[v] > 0) {
+			found = true;
+			// callees: the subtree of v, merged under the root
+			calleeOf[v] = 0;
+			callees.self[0] += A.self[v];
+			// callers: v's ancestors, leafward to rootward
+			var c = 0;
+			for (var u = T.parent[v]; u > 0; u = T.parent[u]) c = callers.intern(c, T.frame[u]);
+			callers.self[c] += A.tot[v];
+		} else if (parentIn && calleeOf[T.parent[v]] >= 0) {
+			calleeOf[v] = callees.intern(calleeOf[T.parent[v]], T.frame[v]);
+			callees.self[calleeOf[v]] += A.self[v];
+		}
+		inFn[v] = isT || parentIn ? 1 : 0;
+		for (var j = T.first[v + 1] - 1; j >= T.first[v]; j--) if (A.tot[T.kids[j]] > 0) stack.push(T.kids[j]);
+	}
+	return { found: found, callers: callers.finish(), callees: callees.finish() };
+}
+
+function newTree() {
+	var tr = { parent: [-1], frame: [-1], depth: [0], self: [0], map: new Map() };
+	tr.intern = function (p, f) {
+		var key = p * 4194304 + f, id = tr.map.get(key);
+		if (id === undefined) {
+			id = tr.parent.length;
+			tr.map.set(key, id);
+			tr.parent.push(p); tr.frame.push(f); tr.depth.push(tr.depth[p] + 1); tr.self.push(0);
+		}
+		return id;
+	};
+	tr.finish = function () {
+		var n = tr.parent.length, out = { n: n, parent: Int32Array.from(tr.parent), frame: Int32Array.from(tr.frame), depth: Int32Array.from(tr.depth), plain: false };
+		buildKids(out);
+		var self = Float64Array.from(tr.self), tot = self.slice();
+		for (var i = n - 1; i > 0; i--) tot[out.parent[i]] += tot[i];
+		out.self = self;
+		out.tot = tot;
+		return out;
+	};
+	return tr;
+}
+
+// top: self and total per function (recursion counted once in total).
+function topTable() {
+	var A = CUR.A, nf = F.length + XF.length, self = new Float64Array(nf), total = new Float64Array(nf);
+	var onPath = new Int32Array(nf);
+	// depth first, with exit markers (~v) to take a frame off the path
+	var seq = [0];
+	while (seq.length) {
+		var v = seq.pop();
+		if (v < 0) { onPath[T.frame[~v]]--; continue; }
+		if (v > 0) {
+			var f = T.frame[v];
+			self[f] += A.self[v];
+			if (onPath[f] === 0) total[f] += A.tot[v];
+			onPath[f]++;
+			seq.push(~v);
+		}
+		for (var j = T.first[v + 1] - 1; j >= T.first[v]; j--) if (A.tot[T.kids[j]] > 0) seq.push(T.kids[j]);
+	}
+	var rows = [];
+	for (f = 0; f < nf; f++) if (total[f] > 0) rows.push(f);
+	rows.sort(function (a, b) { return self[b] - self[a] || total[b] - total[a] || frameRank(a) - frameRank(b); });
+	return { rows: rows, self: self, total: total, all: A.tot[0] };
+}
+
+// ---- folded text and the SVG of the view ----
+function stackOf(tr, v) {
+	var parts = [];
+	for (; v > 0; v = tr.parent[v]) parts.push(frameName(tr.frame[v]));
+	return parts.reverse().join(";");
+}
+
+// foldedText: the view's stacks as flamegraph reads them; differential
+// (difffolded's "stack before after") when comparing.
+function foldedText() {
+	var A = CUR.A || totals(sums(S.sel)), out = [];
+	var diff = S.vs && !S.elided, B = diff ? (CUR.B || totals(sums(S.vs))) : null;
+	var before = diff ? normalizeBefore(B, A) : null;
+	var stack = [0];
+	while (stack.length) {
+		var v = stack.pop();
+		if (v > 0) {
+			if (diff) {
+				if (A.self[v] > 0 || B.self[v] > 0) out.push(stackOf(T, v) + " " + goNum(before[v]) + " " + goNum(A.self[v]));
+			} else if (A.self[v] > 0) out.push(stackOf(T, v) + " " + goNum(A.self[v]));
+		}
+		for (var j = T.first[v + 1] - 1; j >= T.first[v]; j--) {
+			var c = T.kids[j];
+			if (A.tot[c] > 0 || diff && B.tot[c] > 0) stack.push(c);
+		}
+	}
+	return out.length ? out.join("\n") + "\n" : "";
+}
+
+function svgText() {
+	var A = CUR.A || totals(sums(S.sel)), diff = S.vs && !S.elided, B = diff ? (CUR.B || totals(sums(S.vs))) : null;
+	var before = diff ? normalizeBefore(B, A) : null;
+	var l = { name: [], start: [], end: [], depth: [], delta: [], hasDelta: [], total: A.tot[0], maxDelta: 1 };
+	if (!(l.total > 0)) return "";
+	if (diff) for (var i = 1; i < T.n; i++) if (A.self[i] > 0 || B.self[i] > 0) l.maxDelta = Math.max(l.maxDelta, Math.abs(A.self[i] - before[i]));
+	var xs = new Float64Array(T.n), stack = [0];
+	while (stack.length) {
+		var v = stack.pop();
+		l.name.push(v === 0 ? "" : frameName(T.frame[v]));
+		l.start.push(xs[v]);
+		l.end.push(xs[v] + A.tot[v]);
+		l.depth.push(T.depth[v]);
+		l.delta.push(diff && v > 0 ? A.self[v] - before[v] : 0);
+		l.hasDelta.push(!!diff);
+		var cursor = xs[v] + A.self[v], kids = [];
+		for (var j = T.first[v]; j < T.first[v + 1]; j++) {
+			var c = T.kids[j];
+			if (A.tot[c] > 0) { xs[c] = cursor; cursor += A.tot[c]; kids.push(c); }
+		}
+		for (var k = kids.length - 1; k >= 0; k--) stack.push(kids[k]);
+	}
+	return renderSVG(l, { colors: S.colors, hash: S.hash, inverted: S.inverted }, M.svg.css, M.svg.script);
+}
+
+// ---- commands ----
+function shellQuote(s) {
+	if (s !== "" && /^[A-Za-z0-9_.\/=:@+,%-]+$/.test(s)) return s;
+	return "'" + s.replace(/'/g, "'\\''") + "'";
+}
+
+// inputsOf returns the inputs of a lane whose samples overlap the range.
+function inputsOf(r) {
+	var from = ORIGIN + BigInt(cellStartNs(r.c0)), to = ORIGIN + BigInt(cellStartNs(r.c1)), all = [], hit = [];
+	M.inputs.forEach(function (inp, i) {
+		if (LANE[i] !== r.lane) return;
+		all.push(i);
+		if (inp.first === "" || BigInt(inp.first) + BigInt(inp.offset) < to && BigInt(inp.last) + BigInt(inp.offset) >= from) hit.push(i);
+	});
+	return hit.length ? hit : all;
+}
+
+// selectionArgs gives the filters that pick samples by where they ran
+// (package selection's --comm, --pid, --tid, --cpu) as timeslice flags;
+// several values of one are OR-ed, as the page does.
+function selectionArgs() {
+	var a = [];
+	["comm", "pid", "tid", "cpu"].forEach(function (k) {
+		var v = S.f[k];
+		if (!v.length) return;
+		var joined = k === "comm" ? (v.length === 1 ? v[0] : v.map(function (x) { return "(?:" + x + ")"; }).join("|")) : v.join(",");
+		a.push("--" + k, shellQuote(joined));
+	});
+	return a;
+}
+
+function timesliceCmd(r, extra) {
+	var ins = inputsOf(r), every = ins.length === M.inputs.length;
+	var args = ["timeslice"];
+	if (every) args.push("--from", fmtRel(cellStartNs(r.c0)), "--to", fmtRel(cellStartNs(r.c1)));
+	else {
+		var off = M.inputs[ins[0]].offset;
+		args.push("--from", perfTime(cellStartNs(r.c0), off), "--to", perfTime(cellStartNs(r.c1), off));
+	}
+	if (S.noIdle) args.push("--no-idle");
+	args.push.apply(args, selectionArgs());
+	if (extra) args.push.apply(args, extra);
+	ins.forEach(function (i) { args.push(M.inputs[i].file); });
+	return args.join(" ");
+}
+
+// filterArgs gives the stack filters as stackfilter flags (FILTERS.md).
+function filterArgs() {
+	var a = [];
+	["focus", "ignore", "hide", "show", "show-from", "root-at", "prune-from", "merge"].forEach(function (k) { S.f[k].forEach(function (v) { a.push("--" + k, shellQuote(v)); }); });
+	if (S.collapse) a.push("--collapse-recursion");
+	return a.length ? " | stackfilter " + a.join(" ") : "";
+}
+
+function flamegraphArgs(extra) {
+	var a = ["flamegraph"];
+	if (extra) a.push(extra);
+	if (S.colors !== "hot") a.push("--colors", S.colors);
+	if (S.hash) a.push("--hash");
+	if (S.inverted) a.push("--inverted");
+	return a.join(" ");
+}
+
+function command() {
+	if (!S.sel) return "";
+	var fa = filterArgs(), out;
+	if (S.vs && !S.elided) {
+		out = "difffolded " + (S.normalize ? "-n " : "") + "<(" + timesliceCmd(S.vs) + fa + ") <(" + timesliceCmd(S.sel) + fa + ") | " + flamegraphArgs() + " > diff.svg";
+	} else if (S.view === "chart") {
+		out = timesliceCmd(S.sel, ["--keep-time"]) + fa + " | " + flamegraphArgs("--flamechart") + " > chart.svg";
+	} else {
+		out = timesliceCmd(S.sel) + fa + " | " + flamegraphArgs() + " > flame.svg";
+	}
+	if (S.search) out += "   # then open the SVG with ?s=" + encodeURIComponent(S.search) + " to search";
+	return out;
+}
+
+// detailCommand: for a page whose cells were widened, the command that
+// gives full detail for the selection (or the stretch that fits).
+function detailCommand() {
+	if (!M.full) return "";
+	var r = S.sel, span = laneSpan(0), c0, c1;
+	var fitCells = Math.max(1, Math.floor(M.full.fitSeconds / (M.seconds > 1 ? M.seconds : 1 / M.rows)));
+	if (r) { c0 = r.c0; c1 = Math.min(r.c1, r.c0 + fitCells); } else { c0 = span[0]; c1 = Math.min(span[1] + 1, c0 + fitCells); }
+	return timesliceCmd({ lane: r ? r.lane : 0, c0: c0, c1: c1 }, ["--heatmap=html", "--rows", String(M.full.rows)]).replace(/$/, " > detail.html");
+}
+
+// ---- the page ----
+var UI = {};
+
+function el(tag, attrs, text) {
+	var e = document.createElement(tag);
+	if (attrs) for (var k in attrs) {
+		if (k === "class") e.className = attrs[k];
+		else e.setAttribute(k, attrs[k]);
+	}
+	if (text !== undefined) e.textContent = text;
+	return e;
+}
+
+function buildUI() {
+	var app = document.getElementById("app");
+	app.textContent = "";
+	var bar = el("div", { class: "bar", id: "bar" });
+	function button(id, label, title) { var b = el("button", { id: id, type: "button", title: title || "" }, label); bar.appendChild(b); return b; }
+	function group(label) { var g = el("span", { class: "group" }); if (label) g.appendChild(el("span", { class: "label" }, label)); bar.appendChild(g); return g; }
+	var g = group("View");
+	UI.views = {};
+	[["flame", "Flame graph"], ["chart", "Flame chart"], ["top", "Top"]].forEach(function (v) {
+		var b = el("button", { type: "button", id: "view-" + v[0], class: "seg" }, v[1]);
+		b.addEventListener("click", function () { S.view = v[0]; update("view"); });
+		g.appendChild(b);
+		UI.views[v[0]] = b;
+	});
+	UI.inverted = checkbox(g, "inverted", "icicle", "Root at the top (flamegraph --inverted)");
+	UI.sortWeight = checkbox(g, "sort-weight", "by weight", "Siblings by weight, heaviest first (else by name, as flamegraph)");
+	g = group("Colours");
+	UI.colors = el("select", { id: "colors", title: "flamegraph --colors" });
+	PALETTES.forEach(function (p) { UI.colors.appendChild(el("option", { value: p }, p)); });
+	g.appendChild(UI.colors);
+	UI.colors.addEventListener("change", function () { S.colors = UI.colors.value; update("colors"); });
+	UI.hash = checkbox(g, "hash", "hash", "Colour by a hash of the name (flamegraph --hash)");
+	g = group("Search");
+	UI.search = el("input", { id: "search", type: "search", placeholder: "regexp (Ctrl-F)", size: 16, spellcheck: "false" });
+	g.appendChild(UI.search);
+	UI.search.addEventListener("input", function () { S.search = UI.search.value; update("search"); });
+	g = group("Compare");
+	UI.compare = button("compare", "Compare with…", "The next range you select is compared with the selection (or shift-select it)");
+	bar.appendChild(UI.compare);
+	g.appendChild(UI.compare);
+	UI.compare.addEventListener("click", function () {
+		if (S.vs) { S.vs = null; S.elided = ""; compareNext = false; update("range"); return; }
+		compareNext = !compareNext;
+		status();
+		UI.compare.classList.toggle("on", compareNext);
+	});
+	UI.normalize = checkbox(g, "normalize", "-n", "Scale the comparison range to the selection's total (difffolded -n)");
+	UI.elided = el("select", { id: "elided", title: "FlameScope's elided view: the stacks present in one range only" });
+	[["", "differential"], ["vs", "only in the comparison"], ["selection", "only in the selection"]].forEach(function (o) { UI.elided.appendChild(el("option", { value: o[0] }, o[1])); });
+	g.appendChild(UI.elided);
+	UI.elided.addEventListener("change", function () { S.elided = UI.elided.value; update("view"); });
+	g = group("");
+	UI.noIdle = checkbox(g, "no-idle", "no idle", "Leave out the samples of idle CPUs (timeslice --no-idle)");
+	UI.copy = el("button", { id: "copy", type: "button", title: "The command line that draws this flame graph" }, "Copy command");
+	g.appendChild(UI.copy);
+	UI.copy.addEventListener("click", copyCommand);
+	UI.svgLink = el("a", { id: "save-svg", download: "flame.svg", href: "#" , class: "save" }, "SVG");
+	UI.foldedLink = el("a", { id: "save-folded", download: "stacks.folded", href: "#", class: "save" }, "folded");
+	g.appendChild(el("span", { class: "label" }, "Save"));
+	g.appendChild(UI.svgLink);
+	g.appendChild(UI.foldedLink);
+	UI.svgLink.addEventListener("click", function (e) { if (!prepareDownload(UI.svgLink, "svg")) e.preventDefault(); });
+	UI.foldedLink.addEventListener("click", function (e) { if (!prepareDownload(UI.foldedLink, "folded")) e.preventDefault(); });
+	UI.reset = button("reset", "Reset", "Reset zoom, search and selection (Esc)");
+	g.appendChild(UI.reset);
+	UI.reset.addEventListener("click", resetAll);
+	app.appendChild(bar);
+
+	var fb = el("div", { class: "bar filters", id: "filters" });
+	fb.appendChild(el("span", { class: "label" }, "Filters"));
+	UI.filters = {};
+	[["comm", "comm RE", "process (root frame) regexp"], ["pid", "pid", "0-3,8"], ["tid", "tid", "0-3,8"], ["cpu", "cpu", "0-3,8"],
+		["focus", "focus RE", "keep stacks with a frame matching"], ["ignore", "ignore RE", "drop stacks with a frame matching"],
+		["hide", "hide RE", "drop matching frames"], ["show", "show RE", "keep only matching frames"],
+		["show-from", "show-from RE", "start stacks at the rootmost match"], ["root-at", "root-at RE", "start stacks at the leafmost match"],
+		["prune-from", "prune-from RE", "end stacks at the leafmost match"],
+		["merge", "merge RE=NAME", "rename matching frames"]].forEach(function (f) {
+		var lab = el("label", { class: "filter" });
+		lab.appendChild(el("span", null, f[1]));
+		var inp = el("input", { id: "f-" + f[0], type: "text", size: f[0].length < 4 ? 5 : 10, title: "--" + f[0] + ": " + f[2], spellcheck: "false" });
+		inp.addEventListener("change", function () {
+			S.f[f[0]] = inp.value.split(/\s*\n\s*/).map(function (s) { return s.trim(); }).filter(Boolean);
+			update("filter");
+		});
+		lab.appendChild(inp);
+		fb.appendChild(lab);
+		UI.filters[f[0]] = inp;
+	});
+	UI.collapse = checkbox(fb, "collapse-recursion", "collapse recursion", "--collapse-recursion");
+	UI.filterError = el("span", { id: "filter-error", class: "error" });
+	fb.appendChild(UI.filterError);
+	app.appendChild(fb);
+
+	UI.heat = el("section", { id: "heat" });
+	app.appendChild(UI.heat);
+	UI.legend = el("div", { id: "legend", class: "note" });
+	app.appendChild(UI.legend);
+	UI.bursts = el("ol", { id: "bursts" });
+	app.appendChild(UI.bursts);
+	UI.status = el("div", { id: "status" });
+	app.appendChild(UI.status);
+	UI.cmd = el("pre", { id: "cmd", class: "cmd" });
+	app.appendChild(UI.cmd);
+	UI.detail = el("pre", { id: "detail-cmd", class: "cmd" });
+	app.appendChild(UI.detail);
+	UI.graphHead = el("div", { id: "graph-head", class: "head" });
+	app.appendChild(UI.graphHead);
+	var wrap = el("div", { class: "canvaswrap", id: "flamewrap" });
+	UI.flameCanvas = el("canvas", { id: "flame" });
+	UI.tip = el("div", { id: "tip", class: "tip" });
+	UI.tip.hidden = true;
+	wrap.appendChild(UI.flameCanvas);
+	wrap.appendChild(UI.tip);
+	app.appendChild(wrap);
+	UI.details = el("div", { id: "details", class: "details" }, "\u00a0");
+	app.appendChild(UI.details);
+	UI.matched = el("div", { id: "matched", class: "details" });
+	app.appendChild(UI.matched);
+	UI.flame = new FlameView(UI.flameCanvas, UI.tip, function (t) { UI.details.textContent = t || "\u00a0"; });
+	UI.flameCanvas.addEventListener("click", function (e) {
+		var p = UI.flame.pos(e), i = UI.flame.frameAt(p[0], p[1]);
+		if (i < 0) return;
+		UI.flame.zoomTo(i === UI.flame.zoom || UI.flame.g.depth[i] === 0 ? -1 : i);
+		showMatch();
+	});
+	UI.top = el("div", { id: "top" });
+	app.appendChild(UI.top);
+	UI.sandwich = el("div", { id: "sandwich" });
+	app.appendChild(UI.sandwich);
+
+	UI.inverted.addEventListener("change", function () { S.inverted = UI.inverted.checked; update("view"); });
+	UI.sortWeight.addEventListener("change", function () { S.sort = UI.sortWeight.checked ? "weight" : "name"; update("view"); });
+	UI.hash.addEventListener("change", function () { S.hash = UI.hash.checked; update("colors"); });
+	UI.normalize.addEventListener("change", function () { S.normalize = UI.normalize.checked; update("view"); });
+	UI.noIdle.addEventListener("change", function () { S.noIdle = UI.noIdle.checked; update("filter"); });
+	UI.collapse.addEventListener("change", function () { S.collapse = UI.collapse.checked; update("filter"); });
+}
+
+function checkbox(parent, id, label, title) {
+	var lab = el("label", { class: "check", title: title });
+	var c = el("input", { type: "checkbox", id: id });
+	lab.appendChild(c);
+	lab.appendChild(document.createTextNode(" " + label));
+	parent.appendChild(lab);
+	return c;
+}
+
+function syncControls() {
+	for (var v in UI.views) UI.views[v].classList.toggle("on", S.view === v);
+	UI.inverted.checked = S.inverted;
+	UI.sortWeight.checked = S.sort === "weight";
+	UI.colors.value = S.colors;
+	UI.hash.checked = S.hash;
+	if (document.activeElement !== UI.search) UI.search.value = S.search;
+	UI.normalize.checked = S.normalize;
+	UI.elided.value = S.elided;
+	UI.noIdle.checked = S.noIdle;
+	UI.collapse.checked = S.collapse;
+	for (var k in UI.filters) if (document.activeElement !== UI.filters[k]) UI.filters[k].value = S.f[k].join("\n");
+	UI.compare.textContent = S.vs ? "Stop comparing" : "Compare with…";
+	UI.compare.classList.toggle("on", compareNext);
+	UI.filterError.textContent = filterError;
+}
+
+// ---- heat map ----
+var compareNext = false, pending = null, drag = null;
+var HM = { lanes: [], series: [], max: [], cols: [0, 0], shown: [0, 0], long: false };
+var STRETCH = 300, LONG = 600;
+
+function laneSpan(l) {
+	var lo = Infinity, hi = -Infinity;
+	for (var i = 0; i < CL.length; i++) {
+		for (var e = CS[i]; e < CS[i + 1]; e++) {
+			if (LANE[EI[e]] === l) { lo = Math.min(lo, CL[i]); hi = Math.max(hi, CL[i]); break; }
+		}
+	}
+	if (lo === Infinity) return [0, 0];
+	return [lo, hi];
+}
+
+function heatSeries() {
+	var n = M.lanes.length;
+	HM.series = [];
+	HM.max = [];
+	for (var l = 0; l < n; l++) {
+		var s = HM.spans[l];
+		HM.series.push(new Float64Array(s[1] - s[0] + 1));
+	}
+	var w = M.measure === "weight", V = w ? EW : EN;
+	if (n === 1) {
+		var a = HM.series[0], first = HM.spans[0][0];
+		for (var e = 0; e < NE; e++) {
+			if (KMAP[ES[e]] < 0 || !THOK[ET[e]] || !CPUOK[EU[e] + 1]) continue;
+			a[EC[e] - first] += V[e];
+		}
+	} else {
+		for (e = 0; e < NE; e++) {
+			if (!keepEntry(e)) continue;
+			var ln = LANE[EI[e]];
+			HM.series[ln][EC[e] - HM.spans[ln][0]] += V[e];
+		}
+	}
+	for (l = 0; l < n; l++) {
+		var mx = 0, a = HM.series[l];
+		for (var i = 0; i < a.length; i++) if (a[i] > mx) mx = a[i];
+		HM.max.push(mx);
+	}
+}
+
+function level(n, max) {
+	if (n <= 0 || max <= 0) return 0;
+	if (n >= max) return 255;
+	var l = Math.floor((n * 255 + Math.floor(max / 2)) / max);
+	return Math.min(255, l + (l === 0 ? 1 : 0));
+}
+
+function setupHeat() {
+	R = M.seconds === 1 && M.rows > 1 ? M.rows : 60;
+	HM.spans = M.lanes.map(function (l, i) { return laneSpan(i); });
+	// a lane's columns are placed on the wall clock when every lane has one
+	var walls = M.lanes.every(function (l) { return l.wallMs > 0; });
+	var colMs = R * (M.seconds > 1 ? M.seconds * 1000 : 1000 / M.rows);
+	HM.shift = M.lanes.map(function (l) { return walls ? Math.round((l.wallMs - M.lanes[0].wallMs) / colMs) : 0; });
+	HM.residual = M.lanes.map(function (l, i) { return walls ? (l.wallMs - M.lanes[0].wallMs) - HM.shift[i] * colMs : 0; });
+	var lo = Infinity, hi = -Infinity;
+	HM.spans.forEach(function (s, i) { lo = Math.min(lo, Math.floor(s[0] / R) + HM.shift[i]); hi = Math.max(hi, Math.floor(s[1] / R) + HM.shift[i]); });
+	HM.cols = [lo, hi];
+	HM.long = hi - lo + 1 > LONG;
+	HM.stretch = lo;
+	if (HM.long && M.marks.length) centerOn({ lane: 0, c0: cellOfNs(M.marks[0].from), c1: cellOfNs(M.marks[0].to) });
+	UI.heat.textContent = "";
+	HM.lanes = M.lanes.map(function (lane, i) {
+		var box = el("div", { class: "lane" });
+		var label = lane.host ? "host " + lane.host : M.lanes.length > 1 ? "host unknown" : "";
+		if (M.lanes.length > 1 && !walls) label += " (not placed on the wall clock: no clock reference)";
+		else if (HM.residual[i]) label += " (shifted " + (HM.residual[i] / 1000).toFixed(2) + " s to whole columns)";
+		if (label) box.appendChild(el("div", { class: "lanehead" }, label));
+		var ov = null;
+		if (HM.long) {
+			ov = el("canvas", { class: "overview", "data-lane": i });
+			box.appendChild(ov);
+			ov.addEventListener("click", function (e) { overviewClick(i, e); });
+		}
+		var c = el("canvas", { class: "heatmap", "data-lane": i, id: "heat-" + i });
+		box.appendChild(c);
+		UI.heat.appendChild(box);
+		heatEvents(c, i);
+		return { canvas: c, overview: ov };
+	});
+}
+
+// geometry of lane canvases
+function heatGeom() {
+	var width = Math.max(UI.heat.clientWidth, 400), x0 = 64;
+	var cols = HM.long ? STRETCH : HM.cols[1] - HM.cols[0] + 1;
+	var first = HM.long ? HM.stretch : HM.cols[0];
+	var cw = Math.max(1, Math.min(40, Math.floor((width - x0 - 16) / cols)));
+	var ch = R <= 10 ? 14 : Math.max(2, Math.min(8, Math.floor(260 / R)));
+	return { x0: x0, y0: 6, cw: cw, ch: ch, cols: cols, first: first, width: width, height: 6 + R * ch + 34 };
+}
+
+function drawHeat() {
+	var g = heatGeom();
+	HM.geom = g;
+	HM.lanes.forEach(function (ln, li) {
+		var ctx = sizeCanvas(ln.canvas, g.width, g.height);
+		ctx.fillStyle = "#fff";
+		ctx.fillRect(0, 0, g.width, g.height);
+		ctx.strokeStyle = "#ddd";
+		ctx.strokeRect(g.x0 - 0.5, g.y0 - 0.5, g.cols * g.cw + 1, R * g.ch + 1);
+		var s = HM.series[li], span = HM.spans[li], mx = HM.max[li], shift = HM.shift[li];
+		for (var k = 0; k < s.length; k++) {
+			var v = s[k];
+			if (!v) continue;
+			var cell = span[0] + k, col = Math.floor(cell / R), row = cell - col * R, dc = col + shift - g.first;
+			if (dc < 0 || dc >= g.cols) continue;
+			ctx.fillStyle = M.palette[level(v, mx)];
+			ctx.fillRect(g.x0 + dc * g.cw, g.y0 + (R - 1 - row) * g.ch, g.cw, g.ch);
+		}
+		// marks (bursts)
+		ctx.strokeStyle = "rgb(0,110,0)";
+		ctx.lineWidth = 1.5;
+		M.marks.forEach(function (m) { outline(ctx, g, li, cellOfNs(m.from), cellOfNs(m.to - 1) + 1, true); });
+		// selections
+		if (S.sel && S.sel.lane === li) shade(ctx, g, li, S.sel.c0, S.sel.c1, "rgba(40,90,255,0.22)", "rgb(20,50,200)");
+		if (S.vs && S.vs.lane === li) shade(ctx, g, li, S.vs.c0, S.vs.c1, "rgba(255,160,0,0.25)", "rgb(220,120,0)");
+		if (drag && drag.lane === li && drag.c !== drag.start) shade(ctx, g, li, Math.min(drag.start, drag.c), Math.max(drag.start, drag.c) + 1, drag.vs ? "rgba(255,160,0,0.2)" : "rgba(40,90,255,0.18)");
+		if (pending && pending.lane === li) {
+			ctx.strokeStyle = pending.vs ? "rgb(200,110,0)" : "rgb(20,40,160)";
+			ctx.lineWidth = 2;
+			var pc = cellXY(g, li, pending.cell);
+			if (pc) ctx.strokeRect(pc[0], pc[1], g.cw, g.ch);
+		}
+		// axes
+		ctx.fillStyle = "rgb(80,80,80)";
+		ctx.font = "10px Verdana, sans-serif";
+		ctx.textAlign = "right";
+		ctx.textBaseline = "middle";
+		rowLabels().forEach(function (rl) { ctx.fillText(rl[1], g.x0 - 4, g.y0 + (R - rl[0]) * g.ch - 1); });
+		ctx.textAlign = "center";
+		ctx.textBaseline = "top";
+		var step = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600].find(function (s) { return s * g.cw >= 44; }) || 3600;
+		for (var col = Math.ceil(g.first / step) * step; col < g.first + g.cols; col += step) {
+			ctx.fillText(colLabel(col - shift, li), g.x0 + (col - g.first) * g.cw + g.cw / 2, g.y0 + R * g.ch + 3);
+		}
+		ctx.textAlign = "left";
+		ctx.fillText(axisName(li), g.x0, g.y0 + R * g.ch + 17);
+		if (ln.overview) drawOverview(ln.overview, li, g);
+	});
+	legend();
+}
+
+function rowLabels() {
+	if (M.seconds === 1 && M.rows > 1) {
+		return [0, 200, 400, 600, 800].map(function (ms) { return [Math.ceil(ms * M.rows / 1000), ms + " ms"]; }).filter(function (x) { return x[0] < R; });
+	}
+	var cellS = M.seconds;
+	return [0, 15, 30, 45].map(function (r) { return [r, "+" + fmtDur(r * cellS)]; });
+}
+
+function fmtDur(s) {
+	if (s < 60) return s + " s";
+	if (s < 3600) return (s % 60 ? (s / 60).toFixed(1) : s / 60) + " min";
+	return (s / 3600).toFixed(s % 3600 ? 1 : 0) + " h";
+}
+
+function colSeconds() { return R * (M.seconds > 1 ? M.seconds : 1 / M.rows); }
+
+function colLabel(col, li) {
+	var s = col * colSeconds();
+	if (M.lanes.length > 1 && M.lanes[0].wallMs > 0) {
+		var d = new Date(M.lanes[li].wallMs + s * 1000);
+		return d.toISOString().slice(11, 19);
+	}
+	if (colSeconds() < 60 && !HM.long) return String(s);
+	var h = Math.floor(s / 3600), m = Math.floor(s % 3600 / 60), sec = s % 60;
+	return (h ? h + ":" + String(m).padStart(2, "0") : m) + ":" + String(sec).padStart(2, "0");
+}
+
+function axisName(li) {
+	if (M.lanes.length > 1 && M.lanes[0].wallMs > 0) return "wall clock (UTC)";
+	var what = colSeconds() < 60 && !HM.long ? "seconds" : "h:mm:ss";
+	return what + " after the first sample (@" + perfTime(0).slice(1) + ")" + (M.wall ? ", " + new Date(M.wall.ms).toISOString().replace(".000Z", "Z") + (M.wall.estimated ? " (estimated)" : "") : "");
+}
+
+function cellXY(g, li, cell) {
+	var col = Math.floor(cell / R), row = cell - col * R, dc = col + HM.shift[li] - g.first;
+	if (dc < 0 || dc >= g.cols) return null;
+	return [g.x0 + dc * g.cw, g.y0 + (R - 1 - row) * g.ch];
+}
+
+// shade tints the cells of a range and draws its outline: a run of cells
+// per column, the range's ends closing it.
+function shade(ctx, g, li, c0, c1, color, line) {
+	var a = Math.max(c0, (g.first - HM.shift[li]) * R), b = Math.min(c1, (g.first + g.cols - HM.shift[li]) * R);
+	var boxes = [];
+	for (var c = a; c < b;) {
+		var col = Math.floor(c / R), row = c - col * R, end = Math.min(b, (col + 1) * R);
+		var xy = cellXY(g, li, c);
+		if (xy) boxes.push([xy[0], g.y0 + (R - (row + (end - c))) * g.ch, g.cw, (end - c) * g.ch]);
+		c = end;
+	}
+	ctx.fillStyle = color;
+	boxes.forEach(function (r) { ctx.fillRect(r[0], r[1], r[2], r[3]); });
+	if (!line) return;
+	ctx.strokeStyle = line;
+	ctx.lineWidth = 1.5;
+	ctx.beginPath();
+	boxes.forEach(function (r, i) {
+		var x0 = r[0] + 0.75, x1 = r[0] + r[2] - 0.75, y0 = r[1] + 0.75, y1 = r[1] + r[3] - 0.75;
+		ctx.moveTo(x0, y0); ctx.lineTo(x1, y0); // top of the run
+		ctx.moveTo(x0, y1); ctx.lineTo(x1, y1); // bottom
+		if (i === 0 || boxes[i - 1][0] !== r[0] - r[2]) { ctx.moveTo(x0, y0); ctx.lineTo(x0, y1); }
+		if (i === boxes.length - 1) { ctx.moveTo(x1, y0); ctx.lineTo(x1, y1); }
+	});
+	ctx.stroke();
+}
+
+function outline(ctx, g, li, c0, c1) {
+	for (var c = c0; c < c1;) {
+		var col = Math.floor(c / R), row = c - col * R, end = Math.min(c1, (col + 1) * R);
+		var xy = cellXY(g, li, c);
+		if (xy) ctx.strokeRect(xy[0] + 0.5, g.y0 + (R - (row + (end - c))) * g.ch + 0.5, g.cw - 1, (end - c) * g.ch - 1);
+		c = end;
+	}
+}
+
+// overviewPer: the heat map columns per overview column, a round number
+// that fits the capture in 600 columns.
+function overviewPer(ncols) {
+	var per = [1, 2, 3, 5, 10, 15, 20, 30, 60, 120, 180, 360, 720, 1440].find(function (p) { return Math.ceil(ncols / p) <= 600; });
+	return per || Math.ceil(ncols / 600);
+}
+
+function drawOverview(c, li, g) {
+	var ncols = HM.cols[1] - HM.cols[0] + 1, per = overviewPer(ncols), ocols = Math.ceil(ncols / per);
+	var ow = Math.max(1, Math.min(12, Math.floor((g.width - g.x0 - 16) / ocols))), oh = 2, rows = 60;
+	var w = g.width, h = rows * oh + 20;
+	var ctx = sizeCanvas(c, w, h);
+	ctx.fillStyle = "#fff";
+	ctx.fillRect(0, 0, w, h);
+	var s = HM.series[li], span = HM.spans[li], acc = new Float64Array(ocols * rows), mx = 0;
+	for (var k = 0; k < s.length; k++) {
+		if (!s[k]) continue;
+		var cell = span[0] + k, col = Math.floor(cell / R) + HM.shift[li] - HM.cols[0];
+		var oc = Math.floor(col / per), within = (col - oc * per) * R + (cell - Math.floor(cell / R) * R);
+		var i = oc * rows + Math.floor(within * rows / (per * R));
+		acc[i] += s[k];
+		if (acc[i] > mx) mx = acc[i];
+	}
+	for (i = 0; i < acc.length; i++) {
+		if (!acc[i]) continue;
+		oc = Math.floor(i / rows);
+		var r = i - oc * rows;
+		ctx.fillStyle = M.palette[level(acc[i], mx)];
+		ctx.fillRect(g.x0 + oc * ow, (rows - 1 - r) * oh, ow, oh);
+	}
+	ctx.strokeStyle = "rgb(20,40,160)";
+	ctx.strokeRect(g.x0 + (HM.stretch - HM.cols[0]) / per * ow, 0, STRETCH / per * ow, rows * oh);
+	ctx.fillStyle = "rgb(80,80,80)";
+	ctx.font = "10px Verdana, sans-serif";
+	ctx.textBaseline = "top";
+	ctx.fillText("overview: a column per " + fmtDur(per * colSeconds()) + "; click it for the detail there", g.x0, rows * oh + 4);
+	HM.ov = { per: per, ow: ow, x0: g.x0 };
+}
+
+function overviewClick(li, e) {
+	var b = e.target.getBoundingClientRect(), x = e.clientX - b.left;
+	var oc = Math.floor((x - HM.ov.x0) / HM.ov.ow);
+	var col = HM.cols[0] + oc * HM.ov.per;
+	HM.stretch = Math.max(HM.cols[0], Math.min(col - STRETCH / 2, HM.cols[1] - STRETCH + 1));
+	drawHeat();
+}
+
+function heatCell(li, e) {
+	var g = HM.geom, b = HM.lanes[li].canvas.getBoundingClientRect();
+	var x = e.clientX - b.left, y = e.clientY - b.top;
+	var dc = Math.floor((x - g.x0) / g.cw), row = R - 1 - Math.floor((y - g.y0) / g.ch);
+	if (dc < 0 || dc >= g.cols || row < 0 || row >= R) return null;
+	return (dc + g.first - HM.shift[li]) * R + row;
+}
+
+function heatEvents(c, li) {
+	c.addEventListener("mousedown", function (e) {
+		var cell = heatCell(li, e);
+		if (cell === null || e.button !== 0) return;
+		e.preventDefault();
+		drag = { lane: li, start: cell, c: cell, vs: e.shiftKey || compareNext };
+	});
+	c.addEventListener("mousemove", function (e) {
+		var cell = heatCell(li, e);
+		hoverHeat(li, cell);
+		if (drag && cell !== null && drag.lane === li && cell !== drag.c) { drag.c = cell; drawHeat(); }
+	});
+	c.addEventListener("mouseleave", function () { hoverHeat(li, null); });
+	window.addEventListener("mouseup", function (e) {
+		if (!drag || drag.lane !== li) return;
+		var d = drag;
+		drag = null;
+		var cell = heatCell(li, e);
+		if (cell === null) cell = d.c;
+		if (cell !== d.start) { choose(li, d.start, cell, d.vs); return; }
+		if (pending && pending.lane === li && pending.vs === d.vs) { var a = pending.cell; pending = null; choose(li, a, cell, d.vs); return; }
+		pending = { lane: li, cell: cell, vs: d.vs };
+		drawHeat();
+		status();
+	});
+}
+
+function choose(li, a, b, vs) {
+	var r = { lane: li, c0: Math.min(a, b), c1: Math.max(a, b) + 1 };
+	pending = null;
+	if (vs) { S.vs = r; compareNext = false; } else S.sel = r;
+	update("range");
+}
+
+function hoverHeat(li, cell) {
+	if (cell === null) { UI.details.textContent = "\u00a0"; return; }
+	var s = HM.series[li], span = HM.spans[li], v = cell >= span[0] && cell <= span[1] ? s[cell - span[0]] : 0;
+	var a = cellStartNs(cell), b = cellStartNs(cell + 1);
+	UI.details.textContent = (M.lanes.length > 1 ? "host " + M.lanes[li].host + ", " : "") + fmtSecs(a) + " s to " + fmtSecs(b) + " s after the first sample: " +
+		fmtInt(v) + " " + (M.measure === "weight" ? M.unit : "samples") + (S.sel ? "" : "  (click a start cell, then an end cell; or drag; shift: the comparison range)");
+}
+
+function legend() {
+	var unit = M.measure === "weight" ? M.unit : "samples";
+	var cell = M.seconds > 1 ? fmtDur(M.seconds) : (1000 / M.rows).toFixed(M.rows > 100 ? 1 : 0) + " ms";
+	var t = "Heat map: " + unit + " per " + cell + " cell, white 0 to red " + HM.max.map(fmtInt).join(" / ") +
+		(S.noIdle ? "; idle CPUs left out" : "; idle CPUs included") + (M.measure === "samples" ? " (cells count samples; flame graphs sum their weights, as flamegraph)" : "") + ".";
+	if (M.full) t += " Cells are " + cell + " wide to keep the page small (" + fmtInt(M.full.entries) + " entries at full resolution); for full detail cut a window of up to " + fmtDur(M.full.fitSeconds) + ", the command below.";
+	UI.legend.textContent = t;
+}
+
+function drawBursts() {
+	UI.bursts.textContent = "";
+	if (!M.marks.length) return;
+	UI.bursts.appendChild(el("li", { class: "head" }, "Bursts, best first (green outlines); click one to select it:"));
+	M.marks.forEach(function (m, i) {
+		var li = el("li", { class: "burst", "data-mark": i }, (i + 1) + ". " + m.label);
+		li.addEventListener("click", function () {
+			S.sel = { lane: 0, c0: cellOfNs(m.from), c1: cellOfNs(m.to - 1) + 1 };
+			centerOn(S.sel);
+			update("range");
+		});
+		UI.bursts.appendChild(li);
+	});
+}
+
+function centerOn(r) {
+	if (!HM.long || !r) return;
+	var col = Math.floor(r.c0 / R) + HM.shift[r.lane];
+	if (col < HM.stretch || col >= HM.stretch + STRETCH) HM.stretch = Math.max(HM.cols[0], Math.min(col - STRETCH / 2, HM.cols[1] - STRETCH + 1));
+}
+
+// ---- status, views ----
+function rangeText(r) {
+	var a = cellStartNs(r.c0), b = cellStartNs(r.c1);
+	return fmtSecs(a) + " s to " + fmtSecs(b) + " s (" + fmtSecs(b - a) + " s" + (M.lanes.length > 1 ? ", host " + M.lanes[r.lane].host : "") + ")";
+}
+
+function status() {
+	var t = "";
+	if (pending) t = (pending.vs ? "Comparison" : "Selection") + " starts at " + fmtSecs(cellStartNs(pending.cell)) + " s: click the end cell.";
+	else if (compareNext) t = "Select the range to compare with (click-click or drag).";
+	else if (!S.sel) t = "Select a range on the heat map: click a start cell, then an end cell, or drag. Shift-select a second range to compare.";
+	else {
+		var A = CUR.A;
+		t = "Selection " + rangeText(S.sel) + ": " + fmtInt(A ? A.totN[0] : 0) + " samples, " + fmtInt(A ? A.tot[0] : 0) + " " + weightName();
+		if (S.vs) t += ". Compared with " + rangeText(S.vs) + ": " + fmtInt(CUR.B ? CUR.B.totN[0] : 0) + " samples, " + fmtInt(CUR.B ? CUR.B.tot[0] : 0) + " " + weightName() + (S.elided ? "" : "; red: more in the selection, blue: less" + (S.normalize ? " (comparison scaled to the selection's total, -n)" : ""));
+		t += ".  ←/→ move it, Esc resets.";
+	}
+	UI.status.textContent = t;
+	syncControls();
+}
+
+function searchRE() {
+	if (!S.search) return null;
+	try { return toRegExp(S.search); } catch (e) { return null; }
+}
+
+function showMatch() {
+	var m = UI.flame.matched();
+	UI.matched.textContent = m === null ? "" : "Matched: " + (100 * m).toFixed(1) + "% of " + (UI.flame.zoom >= 0 ? "the zoomed frame" : "all") + " (" + S.search + ")";
+}
+
+function drawGraph() {
+	UI.top.textContent = "";
+	UI.sandwich.textContent = "";
+	var head = "";
+	var g;
+	if (!S.sel) { CUR.A = null; g = null; }
+	else if (S.view === "chart") { g = flameChart(); head = "Flame chart of the selection: time order at cell resolution, left to right"; }
+	else {
+		g = flameGraph();
+		head = S.vs ? (S.elided ? "Elided view: the stacks found " + (S.elided === "selection" ? "in the selection only" : "in the comparison range only") : "Differential flame graph: the selection's frames, red where they grew against the comparison range, blue where they shrank (difffolded | flamegraph)") :
+			(S.inverted ? "Icicle graph" : "Flame graph") + " of the selection" + (S.sort === "weight" ? ", siblings by weight" : "");
+	}
+	UI.graphHead.textContent = S.view === "top" ? "" : head + (g ? "  (click a frame to zoom, again to zoom out)" : "");
+	UI.flameCanvas.parentNode.hidden = !g || S.view === "top";
+	if (g) {
+		UI.flame.set(g, S.inverted);
+		UI.flame.setMatch(searchRE());
+		showMatch();
+	}
+	if (S.view === "top" && S.sel) drawTop();
+	status();
+}
+
+function drawTop() {
+	var t = topTable(), tbl = el("table", { id: "toptable" });
+	var hr = el("tr");
+	["Function", "Self", "Self %", "Sum %", "Total", "Total %"].forEach(function (h) { hr.appendChild(el("th", null, h)); });
+	tbl.appendChild(hr);
+	var run = 0;
+	t.rows.slice(0, 300).forEach(function (f) {
+		run += t.self[f];
+		var tr = el("tr", { class: frameName(f) === S.fn ? "on" : "" });
+		var td = el("td", { class: "fn" });
+		var a = el("a", { href: "#", "data-frame": f }, frameDisp(f));
+		a.addEventListener("click", function (e) { e.preventDefault(); S.fn = frameName(f); update("view"); });
+		td.appendChild(a);
+		tr.appendChild(td);
+		[fmtInt(t.self[f]), pct(t.self[f], t.all), pct(run, t.all), fmtInt(t.total[f]), pct(t.total[f], t.all)].forEach(function (v) { tr.appendChild(el("td", { class: "num" }, v)); });
+		tbl.appendChild(tr);
+	});
+	UI.top.appendChild(el("div", { class: "head" }, "Functions of the selection by self weight (total counts a function once per stack, recursion included); click one for its callers and callees"));
+	UI.top.appendChild(tbl);
+	if (t.rows.length > 300) UI.top.appendChild(el("div", { class: "note" }, (t.rows.length - 300) + " more functions not shown"));
+	if (S.fn) drawSandwich();
+}
+
+function drawSandwich() {
+	var sw = sandwich(S.fn);
+	UI.sandwich.appendChild(el("div", { class: "head" }, "Sandwich of " + stripAnnotation(S.fn) + (sw.found ? ": its callers above it, its callees below" : ": not in the selection")));
+	if (!sw.found) return;
+	var fnFrame = -1;
+	for (var f = 0; f < F.length + XF.length; f++) if (frameName(f) === S.fn) { fnFrame = f; break; }
+	[["callers", sw.callers, false], ["callees", sw.callees, true]].forEach(function (x) {
+		var tr = x[1], wrap = el("div", { class: "canvaswrap" }), c = el("canvas", { id: "sandwich-" + x[0] }), tip = el("div", { class: "tip" });
+		tip.hidden = true;
+		wrap.appendChild(c);
+		wrap.appendChild(tip);
+		UI.sandwich.appendChild(wrap);
+		var info = { rootName: stripAnnotation(S.fn), tip: function (g, i, zw) {
+			return g.label(i) + " — " + pct(g.w[i], g.total) + " of " + stripAnnotation(S.fn) + "'s total; " + fmtInt(g.w[i]) + " " + weightName();
+		} };
+		var g = layoutTree(tr, tr.tot, tr.self, function (v) { return colorOf(v === 0 ? fnFrame : tr.frame[v]); }, info, fnFrame);
+		var view = new FlameView(c, tip, function (t) { UI.details.textContent = t || "\u00a0"; });
+		view.set(g, x[2]);
+		view.setMatch(searchRE());
+		c.addEventListener("click", function (e) {
+			var p = view.pos(e), i = view.frameAt(p[0], p[1]);
+			if (i >= 0) view.zoomTo(i === view.zoom || g.depth[i] === 0 ? -1 : i);
+		});
+	});
+}
+
+// ---- actions ----
+function copyCommand() {
+	var cmd = command();
+	UI.cmd.textContent = cmd || "Select a range first.";
+	if (cmd && navigator.clipboard) navigator.clipboard.writeText(cmd).then(function () { UI.copy.textContent = "Copied"; setTimeout(function () { UI.copy.textContent = "Copy command"; }, 1500); }, function () {});
+	var sel = window.getSelection(), range = document.createRange();
+	range.selectNodeContents(UI.cmd);
+	sel.removeAllRanges();
+	sel.addRange(range);
+}
+
+var blobURLs = {};
+function prepareDownload(a, kind) {
+	if (!S.sel) return false;
+	if (!CUR.A) drawGraph();
+	var text = kind === "svg" ? svgText() : foldedText();
+	if (!text) return false;
+	if (blobURLs[kind]) URL.revokeObjectURL(blobURLs[kind]);
+	blobURLs[kind] = URL.createObjectURL(new Blob([text], { type: kind === "svg" ? "image/svg+xml" : "text/plain" }));
+	a.href = blobURLs[kind];
+	var diff = S.vs && !S.elided;
+	a.download = kind === "svg" ? (diff ? "diff.svg" : "flame.svg") : (diff ? "diff.folded" : "stacks.folded");
+	return true;
+}
+
+function resetAll() {
+	if (UI.flame.zoom >= 0 || S.search) {
+		UI.flame.zoomTo(-1);
+		S.search = "";
+		UI.search.value = "";
+		update("search");
+		return;
+	}
+	pending = null;
+	compareNext = false;
+	if (S.vs) S.vs = null;
+	else S.sel = null;
+	S.fn = "";
+	update("range");
+}
+
+function step(dir) {
+	var r = S.sel;
+	if (!r) return;
+	var w = r.c1 - r.c0, span = HM.spans[r.lane];
+	var c0 = r.c0 + dir * w;
+	if (c0 + w <= span[0] || c0 > span[1]) return;
+	S.sel = { lane: r.lane, c0: c0, c1: c0 + w };
+	centerOn(S.sel);
+	update("range");
+}
+
+// update redraws what a change needs and saves the view in the URL.
+function update(what) {
+	if (what === "filter") { applyFilters(); heatSeries(); }
+	if (what === "filter" || what === "range" || what === "init") drawHeat();
+	if (what === "search") {
+		UI.flame.setMatch(searchRE());
+		showMatch();
+		if (S.view === "top") drawGraph();
+	} else drawGraph();
+	UI.cmd.textContent = S.sel ? command() : "";
+	UI.detail.textContent = M.full ? "Full detail: " + detailCommand() : "";
+	saveFragment();
+}
+
+function keys(e) {
+	var t = e.target, typing = t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA");
+	if ((e.ctrlKey || e.metaKey) && (e.key === "f" || e.key === "F") || e.key === "F3") {
+		e.preventDefault();
+		UI.search.focus();
+		UI.search.select();
+		return;
+	}
+	if (e.key === "Escape") {
+		if (typing) t.blur();
+		resetAll();
+		return;
+	}
+	if (typing) return;
+	if (e.key === "ArrowLeft") { e.preventDefault(); step(-1); }
+	if (e.key === "ArrowRight") { e.preventDefault(); step(1); }
+}
+
+// warmUp lays out and draws a flame graph off screen once, so that the
+// first selection finds the font ready and the code compiled.
+function warmUp() {
+	if (S.sel || !CL.length) return;
+	var c = document.createElement("canvas"), tip = document.createElement("div");
+	var hidden = el("div", { style: "position:absolute;left:-10000px;top:0;width:1200px" });
+	hidden.appendChild(c);
+	document.body.appendChild(hidden);
+	var keep = S.sel;
+	S.sel = { lane: LANE[EI[0]] || 0, c0: CL[0], c1: CL[Math.min(CL.length - 1, 50)] + 1 };
+	var view = new FlameView(c, tip);
+	view.set(flameGraph(), false);
+	S.sel = keep;
+	CUR.A = CUR.B = null;
+	hidden.remove();
+}
+
+async function main() {
+	var t0 = performance.now();
+	await unpack();
+	var t1 = performance.now();
+	buildUI();
+	readFragment(location.hash);
+	lastFragment = null;
+	setupHeat();
+	applyFilters();
+	heatSeries();
+	centerOn(S.sel);
+	drawBursts();
+	update("init");
+	warmUp();
+	window.addEventListener("keydown", keys);
+	window.addEventListener("hashchange", function () {
+		if (location.hash.replace(/^#/, "") === lastFragment) return;
+		readFragment(location.hash);
+		lastFragment = null;
+		applyFilters();
+		heatSeries();
+		centerOn(S.sel);
+		update("init");
+	});
+	var pendingResize = false;
+	window.addEventListener("resize", function () {
+		if (pendingResize) return;
+		pendingResize = true;
+		requestAnimationFrame(function () { pendingResize = false; drawHeat(); if (UI.flame.g) { UI.flame.draw(); } });
+	});
+	flamekit.timing = { unpack: t1 - t0, first: performance.now() - t0, loaded: performance.now() };
+}
+
+// The test hooks read the page; they change nothing.
+flamekit.state = function () { return JSON.parse(JSON.stringify({ sel: S.sel, vs: S.vs, view: S.view, search: S.search, noIdle: S.noIdle, f: S.f, fragment: fragment() })); };
+flamekit.command = command;
+flamekit.foldedText = foldedText;
+flamekit.svgText = svgText;
+flamekit.totals = function () { return CUR.A ? { samples: CUR.A.totN[0], weight: CUR.A.tot[0], vsSamples: CUR.B ? CUR.B.totN[0] : 0, vsWeight: CUR.B ? CUR.B.tot[0] : 0 } : null; };
+// cellPoint: the page coordinates of the centre of a cell of a lane
+// (scrolled into view), for tests that click like a user.
+flamekit.cellPoint = function (lane, ns) {
+	var cell = cellOfNs(ns), g = HM.geom, xy = cellXY(g, lane, cell);
+	if (!xy) return null;
+	var c = HM.lanes[lane].canvas;
+	c.scrollIntoView({ block: "center" });
+	var b = c.getBoundingClientRect();
+	return [b.left + xy[0] + g.cw / 2, b.top + xy[1] + g.ch / 2];
+};
+// framePoint: the centre of the widest visible frame whose label matches.
+flamekit.framePoint = function (name) {
+	var v = UI.flame, g = v.g;
+	if (!g) return null;
+	var best = -1;
+	for (var i = 0; i < g.n; i++) if (g.label(i) === name && (best < 0 || g.w[i] > g.w[best])) best = i;
+	if (best < 0) return null;
+	var r = v.range(), scale = (v.cssW - 20) / r[1];
+	var x = 10 + (g.x[best] - r[0] + g.w[best] / 2) * scale, d = g.depth[best];
+	var y = v.inverted ? d * FRAME_H + 4 + FRAME_H / 2 : v.cssH - 4 - (d + 0.5) * FRAME_H;
+	v.canvas.scrollIntoView({ block: "center" });
+	var b = v.canvas.getBoundingClientRect();
+	return [b.left + x, b.top + y];
+};
+flamekit.frames = function () {
+	var g = UI.flame.g;
+	if (!g) return [];
+	var out = [];
+	for (var i = 0; i < g.n; i++) out.push({ name: g.label(i), w: g.w[i], depth: g.depth[i], color: g.color[i] });
+	return out;
+};
+// measure times a change and its drawing (until the next frame), in ms:
+// "select" a range of ns after the origin, or "filter" by comm.
+flamekit.measure = function (what, a, b) {
+	var t0 = performance.now();
+	if (what === "select") { S.sel = { lane: 0, c0: cellOfNs(a), c1: cellOfNs(b) }; update("range"); }
+	if (what === "filter") { S.f.comm = a ? [a] : []; update("filter"); }
+	return new Promise(function (done) { requestAnimationFrame(function () { setTimeout(function () { done(performance.now() - t0); }, 0); }); });
+};
+flamekit.heat = function () {
+	return HM.series.map(function (s, l) { var sum = 0; for (var i = 0; i < s.length; i++) sum += s[i]; return { lane: M.lanes[l].host, sum: sum, max: HM.max[l], cells: s.length }; });
+};
+flamekit.top = function () {
+	var t = topTable();
+	return t.rows.map(function (f) { return { name: frameName(f), self: t.self[f], total: t.total[f] }; });
+};
+flamekit.ready = main().catch(function (e) {
+	var app = document.getElementById("app");
+	app.textContent = "";
+	app.appendChild(el("p", { class: "error" }, "The page could not unpack its profile: " + (e && e.message || e) + ". It needs a browser with DecompressionStream (Chromium 80, Firefox 113, Safari 16.4 or later)."));
+	throw e;
+});

@@ -1,0 +1,381 @@
+package timeline
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"flamekit/pkg/folded"
+)
+
+// Options set a Builder's cells.
+type Options struct {
+	// Rows is the number of cells per second (DefaultRows when 0; at
+	// most MaxRows).
+	Rows int
+	// Origin is the start of cell 0 on the axis, when HasOrigin: the
+	// capture's first sample as its metadata or a first reading says.
+	// Without it, the first sample added is the origin. A sample before
+	// the origin falls in a negative cell.
+	Origin    folded.Time
+	HasOrigin bool
+}
+
+// ErrSpan is wrapped by the error of a sample too far from the origin for
+// a cell index (2^31 cells: 497 days of 20 ms cells).
+var ErrSpan = errors.New("sample too far from the first one")
+
+// Builder builds a Timeline from timed records, one at a time. Memory is
+// the distinct frames, stacks, threads and entries, not the samples.
+type Builder struct {
+	t         Timeline
+	hasOrigin bool
+
+	frameIdx  map[string]FrameID
+	child     map[childKey]StackID
+	stackIdx  map[string]StackID
+	threadIdx map[Thread]ThreadID
+
+	cur     int32 // current input, -1 before the first
+	open    map[entryKey]int32
+	cell    int64 // the cell open holds
+	hasCell bool
+	ordered bool // cells never went back
+	frac    bool // weights in t.Fractions
+	err     error
+}
+
+type childKey struct {
+	parent StackID
+	frame  FrameID
+}
+
+type entryKey struct {
+	input  int32
+	stack  StackID
+	thread ThreadID
+	cpu    int32
+}
+
+// NewBuilder returns an empty Builder.
+func NewBuilder(o Options) *Builder {
+	rows := o.Rows
+	if rows <= 0 {
+		rows = DefaultRows
+	}
+	rows = min(rows, MaxRows)
+	b := &Builder{
+		frameIdx:  make(map[string]FrameID),
+		child:     make(map[childKey]StackID),
+		stackIdx:  make(map[string]StackID),
+		threadIdx: make(map[Thread]ThreadID),
+		open:      make(map[entryKey]int32),
+		cur:       -1,
+		ordered:   true,
+		hasOrigin: o.HasOrigin,
+	}
+	b.t.Rows, b.t.Seconds, b.t.Origin = rows, 1, o.Origin
+	b.t.Nodes = []Node{{Parent: -1, Frame: -1}}
+	b.t.comm = []FrameID{-1}
+	return b
+}
+
+// Input starts a new input: the records added next belong to it. offset
+// is added to their times to place them on the axis (0 when the axis is
+// perf's clock). It returns the input's index.
+func (b *Builder) Input(name, host string, offset folded.Time) int {
+	b.t.Inputs = append(b.t.Inputs, Input{Name: name, Host: host, Offset: offset})
+	b.cur = int32(len(b.t.Inputs) - 1)
+	return int(b.cur)
+}
+
+// SetMetas records the metadata lines read from input i (known once it has
+// been read); its Host is taken from them when it has none.
+func (b *Builder) SetMetas(i int, metas []folded.Meta) {
+	in := &b.t.Inputs[i]
+	in.Metas = metas
+	if in.Host == "" {
+		for k := range metas {
+			if h, ok := metas[k].Get(folded.KeyHost); ok {
+				in.Host = h
+			}
+		}
+	}
+}
+
+// Add adds one record to the current input. Classic and differential
+// lines have no time: they are counted in Untimed and left out. A sample
+// too far from the origin is an error (ErrSpan), and so is every Add after
+// it.
+func (b *Builder) Add(rec *folded.Record) error {
+	if b.err != nil {
+		return b.err
+	}
+	if rec.Kind != folded.Timed {
+		b.t.Untimed++
+		return nil
+	}
+	if b.cur < 0 {
+		b.Input("", "", 0)
+	}
+	in := &b.t.Inputs[b.cur]
+	at := rec.Time + in.Offset
+	if !b.hasOrigin {
+		b.t.Origin, b.hasOrigin = at, true
+	}
+	rel := int64(at) - int64(b.t.Origin)
+	if (rel > 0) != (at > b.t.Origin) { // overflow
+		rel = math.MaxInt64
+	}
+	cell := cellOf(rel, b.t.Rows, b.t.Seconds)
+	if cell > math.MaxInt32 || cell < math.MinInt32 {
+		b.err = fmt.Errorf("%w: @%v is %d cells of %s from the origin @%v; cut a window with --from and --to",
+			ErrSpan, rec.Time, cell, b.width(), b.t.Origin)
+		return b.err
+	}
+	in.Seen.Add(rec.Time)
+	in.Samples++
+	b.t.Samples++
+
+	stack := b.stack(rec.Stack)
+	cpu, th := ids(rec)
+	th.Comm = b.t.comm[stack]
+	thread, ok := b.threadIdx[th]
+	if !ok {
+		thread = ThreadID(len(b.t.Threads))
+		b.t.Threads = append(b.t.Threads, th)
+		b.threadIdx[th] = thread
+	}
+
+	if !b.hasCell || cell != b.cell {
+		if b.hasCell && cell < b.cell {
+			b.ordered = false
+		}
+		if len(b.open) > 4096 {
+			b.open = make(map[entryKey]int32)
+		} else {
+			clear(b.open)
+		}
+		b.cell, b.hasCell = cell, true
+	}
+	k := entryKey{b.cur, stack, thread, cpu}
+	idx, ok := b.open[k]
+	if !ok || b.t.Entries[idx].Samples == math.MaxUint32 {
+		idx = int32(len(b.t.Entries))
+		b.t.Entries = append(b.t.Entries, Entry{Cell: int32(cell), Input: b.cur, Stack: stack, Thread: thread, CPU: cpu})
+		if b.frac {
+			b.t.Fractions = append(b.t.Fractions, 0)
+		}
+		b.open[k] = idx
+	}
+	e := &b.t.Entries[idx]
+	e.Samples++
+	b.addWeight(int(idx), rec.Count)
+	return nil
+}
+
+// addWeight adds a count to entry i's weight: exactly as an int64 while
+// every count is a whole number and the sums fit, else as float64 sums for
+// every entry from then on.
+func (b *Builder) addWeight(i int, v float64) {
+	if !b.frac {
+		e := &b.t.Entries[i]
+		if v == math.Trunc(v) && v >= 0 && v < 1<<62 && e.Weight <= math.MaxInt64-int64(v) {
+			e.Weight += int64(v)
+			return
+		}
+		b.frac = true
+		b.t.Fractions = make([]float64, len(b.t.Entries))
+		for k := range b.t.Entries {
+			b.t.Fractions[k] = float64(b.t.Entries[k].Weight)
+		}
+	}
+	b.t.Fractions[i] += v
+}
+
+func (b *Builder) width() string {
+	if b.t.Rows == 1 {
+		return fmt.Sprintf("%d s", b.t.Seconds)
+	}
+	return fmt.Sprintf("1/%d s", b.t.Rows)
+}
+
+// stack interns a folded stack: once per distinct stack, its frames are
+// interned and walked down the prefix tree.
+func (b *Builder) stack(s []byte) StackID {
+	if id, ok := b.stackIdx[string(s)]; ok {
+		return id
+	}
+	key := string(s)
+	node := Root
+	rest := key
+	for {
+		name, tail, more := strings.Cut(rest, ";")
+		node = b.childOf(node, b.frame(name))
+		if !more {
+			break
+		}
+		rest = tail
+	}
+	b.stackIdx[key] = node
+	return node
+}
+
+func (b *Builder) frame(name string) FrameID {
+	if id, ok := b.frameIdx[name]; ok {
+		return id
+	}
+	id := FrameID(len(b.t.Frames))
+	b.t.Frames = append(b.t.Frames, name)
+	b.frameIdx[name] = id
+	return id
+}
+
+func (b *Builder) childOf(parent StackID, f FrameID) StackID {
+	k := childKey{parent, f}
+	if id, ok := b.child[k]; ok {
+		return id
+	}
+	id := StackID(len(b.t.Nodes))
+	b.t.Nodes = append(b.t.Nodes, Node{Parent: parent, Frame: f, Depth: b.t.Nodes[parent].Depth + 1})
+	comm := b.t.comm[parent]
+	if parent == Root {
+		comm = f
+	}
+	b.t.comm = append(b.t.comm, comm)
+	b.child[k] = id
+	return id
+}
+
+// Build returns the Timeline. The Builder must not be used afterwards.
+func (b *Builder) Build() *Timeline {
+	t := &b.t
+	if !b.ordered {
+		t.sortAll()
+	}
+	t.mergeRuns()
+	t.index()
+	b.stackIdx, b.child, b.open = nil, nil, nil
+	return t
+}
+
+func compareEntries(a, b *Entry) int {
+	if c := cmp.Compare(a.Cell, b.Cell); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Input, b.Input); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Stack, b.Stack); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Thread, b.Thread); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.CPU, b.CPU)
+}
+
+// byKey sorts entries and their fractions together.
+type byKey struct{ t *Timeline }
+
+func (s byKey) Len() int           { return len(s.t.Entries) }
+func (s byKey) Less(i, j int) bool { return compareEntries(&s.t.Entries[i], &s.t.Entries[j]) < 0 }
+func (s byKey) Swap(i, j int) {
+	e := s.t.Entries
+	e[i], e[j] = e[j], e[i]
+	if f := s.t.Fractions; f != nil {
+		f[i], f[j] = f[j], f[i]
+	}
+}
+
+// sortAll sorts the entries by cell and key (cells came back: several
+// inputs over the same time, or an input out of order).
+func (t *Timeline) sortAll() {
+	if t.Fractions == nil {
+		slices.SortFunc(t.Entries, func(a, b Entry) int { return compareEntries(&a, &b) })
+		return
+	}
+	sort.Stable(byKey{t})
+}
+
+// sortRun sorts entries [i, j) by key.
+func (t *Timeline) sortRun(i, j int) {
+	run := t.Entries[i:j]
+	if slices.IsSortedFunc(run, func(a, b Entry) int { return compareEntries(&a, &b) }) {
+		return
+	}
+	if t.Fractions == nil {
+		slices.SortFunc(run, func(a, b Entry) int { return compareEntries(&a, &b) })
+		return
+	}
+	sub := Timeline{Entries: run, Fractions: t.Fractions[i:j]}
+	sort.Stable(byKey{&sub})
+}
+
+// mergeRuns sorts each run of entries of one cell by key (cells must be in
+// order) and sums the entries of equal keys into one.
+func (t *Timeline) mergeRuns() {
+	e := t.Entries
+	for i := 0; i < len(e); {
+		j := i + 1
+		for j < len(e) && e[j].Cell == e[i].Cell {
+			j++
+		}
+		t.sortRun(i, j)
+		i = j
+	}
+	w := 0
+	for r := range e {
+		if w > 0 {
+			p := &e[w-1]
+			if compareEntries(p, &e[r]) == 0 && uint64(p.Samples)+uint64(e[r].Samples) <= math.MaxUint32 &&
+				(t.Fractions != nil || p.Weight <= math.MaxInt64-e[r].Weight) {
+				p.Samples += e[r].Samples
+				p.Weight += e[r].Weight
+				if t.Fractions != nil {
+					t.Fractions[w-1] += t.Fractions[r]
+				}
+				continue
+			}
+		}
+		e[w] = e[r]
+		if t.Fractions != nil {
+			t.Fractions[w] = t.Fractions[r]
+		}
+		w++
+	}
+	t.Entries = e[:w]
+	if t.Fractions != nil {
+		t.Fractions = t.Fractions[:w]
+	}
+}
+
+// Read builds a Timeline from one folded stream (gzipped or not), read
+// leniently: malformed lines are skipped and counted in the returned
+// Skips. The stream's metadata lines are kept on its Input.
+func Read(r io.Reader, name string, o Options) (*Timeline, folded.Skips, error) {
+	rc, err := folded.Decompress(io.NopCloser(r))
+	if err != nil {
+		return nil, folded.Skips{}, fmt.Errorf("%s: %w", name, err)
+	}
+	defer rc.Close()
+	b := NewBuilder(o)
+	in := b.Input(name, "", 0)
+	rd := folded.NewReader(rc, name)
+	rd.Lenient = true
+	for rd.Next() {
+		if err := b.Add(rd.Record()); err != nil {
+			return nil, rd.Skips(), fmt.Errorf("%s:%d: %w", name, rd.Line(), err)
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return nil, rd.Skips(), err
+	}
+	b.SetMetas(in, rd.Meta())
+	return b.Build(), rd.Skips(), nil
+}

@@ -1,0 +1,41 @@
+package timeline_test
+
+import (
+	"fmt"
+	"strings"
+
+	"flamekit/pkg/timeline"
+)
+
+// Build a timeline from timed folded lines, then read what a heat map and
+// a flame graph of a range need: a per-cell series and the entries of the
+// range, summed per stack.
+func Example() {
+	input := `# flamekit v1 timed host="web01" first="100.000000" last="100.050000"
+app;main;work 10 @100.000000
+app;main;work 10 @100.005000
+app;main;idle 10 @100.021000
+gc;sweep 30 @100.045000
+`
+	tl, _, err := timeline.Read(strings.NewReader(input), "profile.folded", timeline.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("host %s, %d samples, %d entries, %d frames, %d stacks (tree nodes)\n",
+		tl.Inputs[0].Host, tl.Samples, len(tl.Entries), len(tl.Frames), len(tl.Nodes)-1)
+
+	s := tl.Series(timeline.Samples, nil)
+	fmt.Println("samples per 20 ms cell from cell", s.First, s.Values)
+
+	i, j := tl.Range(1, 3) // cells 1 and 2: 20 ms to 60 ms
+	for k := i; k < j; k++ {
+		e := tl.Entries[k]
+		fmt.Printf("cell %d (from @%v): %s %d samples, weight %d\n",
+			e.Cell, tl.CellStart(int64(e.Cell)), tl.Stack(e.Stack), e.Samples, e.Weight)
+	}
+	// Output:
+	// host web01, 4 samples, 3 entries, 6 frames, 6 stacks (tree nodes)
+	// samples per 20 ms cell from cell 0 [2 1 1]
+	// cell 1 (from @100.020000): app;main;idle 1 samples, weight 10
+	// cell 2 (from @100.040000): gc;sweep 1 samples, weight 30
+}
