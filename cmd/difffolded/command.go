@@ -2,8 +2,11 @@ package main
 
 import (
 	"flamekit/internal/cli"
+	"flamekit/pkg/capture"
+	"flamekit/pkg/collapse"
 	"flamekit/pkg/difffolded"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source"
 )
 
 // command is the difffolded command line.
@@ -11,7 +14,7 @@ type command struct {
 	Normalize bool            `short:"n" help:"Normalise the first profile's counts to the second profile's total."`
 	StripHex  bool            `short:"s" name:"strip-hex" help:"Strip hex addresses (0x...) so that the same code at other addresses merges."`
 	Version   cli.VersionFlag `help:"Print the version and exit."`
-	Before    string          `arg:"" help:"The first (baseline) profile: folded or timed folded, gzipped or not; - for standard input."`
+	Before    string          `arg:"" help:"The first (baseline) profile: folded or timed folded (or a perf capture, pprof or bpftrace, folded as stackcollapse does), gzipped or not; - for standard input."`
 	After     string          `arg:"" help:"The second profile, compared against the first."`
 }
 
@@ -36,9 +39,18 @@ func (c *command) Run(env *cli.Env) error {
 	if c.Before == "-" && c.After == "-" {
 		return cli.Usagef("only one of the profiles can be standard input (-)")
 	}
+	ins, err := source.OpenAll([]string{c.Before, c.After}, source.Options{Stdin: env.Stdin})
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
 	var profiles [2]*folded.Profile
-	for i, name := range []string{c.Before, c.After} {
-		p, skips, diffs, err := difffolded.Read(name, env.Stdin)
+	for i, in := range ins {
+		fs := source.NewFiles(ins[i:i+1], true)
+		// Perf captures, pprof and bpftrace are folded as stackcollapse
+		// folds them.
+		fs.Fold = capture.Fold(capture.Options{Collapse: collapse.Options{NoTime: true}, Perf: "perf", Warnf: env.Warnf})
+		p, skips, diffs, err := difffolded.Read(fs)
 		if err != nil {
 			return err
 		}
@@ -46,7 +58,7 @@ func (c *command) Run(env *cli.Env) error {
 			env.Warnf("%s", skips)
 		}
 		if diffs > 0 {
-			env.Warnf("%s: %d lines are already differential (\"stack count1 count2\"); used their second count", folded.DisplayName(name), diffs)
+			env.Warnf("%s: %d lines are already differential (\"stack count1 count2\"); used their second count", in.Display, diffs)
 		}
 		profiles[i] = p
 	}

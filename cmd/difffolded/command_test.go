@@ -11,6 +11,7 @@ import (
 	"flamekit/internal/golden"
 	"flamekit/pkg/difffolded"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source"
 )
 
 // run runs the difffolded command line and returns stdout, stderr and the
@@ -107,8 +108,18 @@ func TestFlamegraphReadsOutput(t *testing.T) {
 		}
 		p.Add(rd.Record())
 	}
-	before, _, _, _ := difffolded.Read("testdata/capture-before.folded", nil)
-	after, _, _, _ := difffolded.Read("testdata/capture-after.folded", nil)
+	read := func(path string) *folded.Profile {
+		ins, err := source.OpenAll([]string{path}, source.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, _, err := difffolded.Read(source.NewFiles(ins, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	before, after := read("testdata/capture-before.folded"), read("testdata/capture-after.folded")
 	if rd.Err() != nil || p.TotalBefore() != before.Total() || p.Total() != after.Total() {
 		t.Errorf("totals %v/%v, want %v/%v (err %v)", p.TotalBefore(), p.Total(), before.Total(), after.Total(), rd.Err())
 	}

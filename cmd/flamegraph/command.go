@@ -7,8 +7,11 @@ import (
 	"strings"
 
 	"flamekit/internal/cli"
+	"flamekit/pkg/capture"
+	"flamekit/pkg/collapse"
 	"flamekit/pkg/flamegraph"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source"
 	"flamekit/pkg/svg"
 )
 
@@ -17,7 +20,9 @@ const description = `Draw an interactive flame graph (SVG) from folded stacks, a
 
 Reads classic ("stack count"), differential ("stack before after") and timed
 ("stack count @seconds") folded lines from the files named, or standard input
-("-"); gzipped input is read transparently. Options have flamegraph.pl's names,
+("-"); gzip and zstd are read transparently. Perf captures (perf.data, perf
+script text), pprof profiles and bpftrace dumps are folded first, as
+stackcollapse folds them. Options have flamegraph.pl's names,
 defaults and meanings (-width, --wid and --WIDTH all work).
 
 Examples:
@@ -154,8 +159,26 @@ func (c *command) Run(env *cli.Env) error {
 			return err
 		}
 	}
+	if err := source.CheckNames(c.Files); err != nil {
+		return cli.Usagef("%v", err)
+	}
+	ins, err := source.OpenAll(c.Files, source.Options{Stdin: env.Stdin})
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	var size int64
+	for _, in := range ins {
+		if in.Kind == source.Folded {
+			size += in.Size()
+		}
+	}
+	fs := source.NewFiles(ins, true)
+	// Perf captures, pprof and bpftrace are folded as stackcollapse folds
+	// them: classic (summed) lines, or timed ones for a chart in time order.
+	fs.Fold = capture.Fold(capture.Options{Collapse: collapse.Options{NoTime: !c.Flamechart}, Perf: "perf", Warnf: env.Warnf})
 	rw := svg.Rewrite{Reverse: c.Reverse, Chain: o.Colors == "chain"}
-	in, err := flamegraph.Read(c.Files, env.Stdin, c.Flamechart, rw, o)
+	in, err := flamegraph.Read(fs, size, c.Flamechart, rw, o)
 	if err != nil {
 		return err
 	}

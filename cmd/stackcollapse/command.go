@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"errors"
-	"flamekit/pkg/capture"
 	"fmt"
 	"io"
 	"runtime"
@@ -12,10 +10,11 @@ import (
 	"time"
 
 	"flamekit/internal/cli"
+	"flamekit/pkg/capture"
 	"flamekit/pkg/collapse"
-	"flamekit/pkg/detect"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/perfscript"
+	"flamekit/pkg/source"
 )
 
 // description is the stackcollapse --help text.
@@ -23,8 +22,8 @@ const description = `Fold perf captures into stacks, one line per stack, for fla
 
 Reads perf.data files themselves (perf record's output, several times
 faster than perf script | stackcollapse, with the same output), the text of
-"perf script" (with or without --header) from FILEs or standard input ("-"),
-gzipped or not; also pprof profiles, bpftrace map dumps and already-folded
+"perf script" (with or without --header) from FILEs, FIFOs or standard
+input ("-"), gzip or zstd or not; also pprof profiles, bpftrace map dumps and already-folded
 stacks (bcc's -f output, async-profiler's collapsed), each input recognised
 by its content (see --format). A perf.data file that cannot be read as perf
 would (--call-graph dwarf, LBR, pipe mode, another host's capture without
@@ -91,11 +90,11 @@ type command struct {
 // Run runs the command. Each input is recognised by its content (or
 // --format): perf script text is folded as stackcollapse-perf.pl does (all
 // such inputs together, as one capture, written where the first of them
-// is), a bpftrace dump is folded by pkg/bpftrace (summed, sorted), folded
-// input is copied through, pprof profiles are converted (all inputs pprof,
-// or none); a perf.data file is refused, by name.
+// is), perf.data files through the same stage, a bpftrace dump is folded
+// by pkg/bpftrace (summed, sorted), folded input is copied through, pprof
+// profiles are converted (all inputs pprof, or none).
 func (c *command) Run(env *cli.Env) error {
-	forced, err := detect.ParseFormat(c.Format)
+	forced, err := source.ParseFormat(c.Format)
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
@@ -109,8 +108,8 @@ func (c *command) Run(env *cli.Env) error {
 	if err := c.offCPUOptions(&opt); err != nil {
 		return err
 	}
-	if c.Jobs < 0 {
-		return cli.Usagef("--jobs %d: want a number of CPUs, or 0 for all", c.Jobs)
+	if err := c.jobs(env); err != nil {
+		return err
 	}
 	if c.Jobs > 0 {
 		// The reading, the parsing and the writing all count: -j 1 is
@@ -127,49 +126,27 @@ func (c *command) Run(env *cli.Env) error {
 		}
 		opt.RefWall, opt.RefPerf = wall, perf
 	}
-	names := c.Files
-	if len(names) == 0 {
-		names = []string{"-"}
+	ins, err := openInputs(env, c.Files, forced)
+	if err != nil {
+		return err
 	}
-	srcs := make([]*source, 0, len(names))
-	defer func() {
-		for _, s := range srcs {
-			if s.open != nil {
-				s.open.Close()
-			}
-		}
-	}()
+	defer ins.Close()
 	hasData := false
-	for _, name := range names {
-		s, err := detectSource(name, env.Stdin, forced)
-		if err != nil {
-			return err
-		}
-		srcs = append(srcs, s)
-		if s.kind == detect.PerfData {
-			if s.name == "-" {
-				return fmt.Errorf("%s is a perf.data file: name the file (stackcollapse perf.data), which is read at offsets, or run perf script --header -i perf.data | stackcollapse", s.display)
-			}
-			hasData = true
-		}
-	}
-	var pprofs []opened
+	var pprofs source.Inputs
 	other := ""
-	for _, s := range srcs {
-		if s.kind == detect.Pprof {
-			pprofs = append(pprofs, opened{name: s.name, pprof: true, rc: s.open})
+	for _, in := range ins {
+		hasData = hasData || in.Kind.IsPerfData()
+		if in.Kind == source.Pprof {
+			pprofs = append(pprofs, in)
 		} else if other == "" {
-			other = s.kind.String()
-			if s.kind == detect.Unknown || s.kind == detect.Empty {
-				other = detect.PerfScript.String()
+			other = in.Kind.String()
+			if in.Kind == source.Unknown || in.Kind == source.Empty {
+				other = source.PerfScript.String()
 			}
 		}
 	}
 	switch {
-	case len(pprofs) == len(srcs):
-		for _, s := range srcs {
-			s.open = nil // runPprof closes them
-		}
+	case len(pprofs) == len(ins):
 		return c.runPprof(env, pprofs)
 	case len(pprofs) > 0:
 		return cli.Usagef("some inputs are pprof and some %s: fold them in separate runs", other)
@@ -179,17 +156,17 @@ func (c *command) Run(env *cli.Env) error {
 		collapsePerf = c.collapseInOrder
 	}
 	perfDone := false
-	for _, s := range srcs {
+	for _, in := range ins {
 		var err error
-		switch s.kind {
-		case detect.Bpftrace:
-			err = c.foldBpftrace(env, s)
-		case detect.Folded:
-			err = c.passFolded(env, s)
-		default: // perf script text, empty input, undetected text
+		switch in.Kind {
+		case source.Bpftrace:
+			err = c.foldBpftrace(env, in)
+		case source.Folded:
+			err = c.passFolded(env, in)
+		default: // perf script text, perf.data, empty input, undetected text
 			if !perfDone {
 				perfDone = true
-				err = collapsePerf(env, srcs, opt)
+				err = collapsePerf(env, ins, opt)
 			}
 		}
 		if err != nil {
@@ -199,24 +176,32 @@ func (c *command) Run(env *cli.Env) error {
 	return nil
 }
 
-// collapsePerf folds the perf script inputs among srcs, as one capture.
-func (c *command) collapsePerf(env *cli.Env, srcs []*source, opt perfscript.Options) error {
+// jobs checks -j and caps it at the CPUs this process may run on (its
+// affinity mask), saying so once.
+func (c *command) jobs(env *cli.Env) error {
+	if c.Jobs < 0 {
+		return cli.Usagef("--jobs %d: want a number of CPUs, or 0 for all", c.Jobs)
+	}
+	if n := runtime.NumCPU(); c.Jobs > n {
+		env.Warnf("-j %d: this process may run on %d CPUs: using %d", c.Jobs, n, n)
+		c.Jobs = n
+	}
+	return nil
+}
+
+// isPerf reports whether an input is folded by the perf stage: perf
+// script text, perf.data, and what is read as perf script text.
+func isPerf(in *source.Input) bool {
+	return in.Kind != source.Bpftrace && in.Kind != source.Folded
+}
+
+// collapsePerf folds the perf script inputs among ins, as one capture.
+func (c *command) collapsePerf(env *cli.Env, ins source.Inputs, opt perfscript.Options) error {
 	var inputs []perfscript.Input
-	for _, s := range srcs {
-		if s.kind == detect.Bpftrace || s.kind == detect.Folded {
-			continue
+	for _, in := range ins {
+		if isPerf(in) {
+			inputs = append(inputs, perfscript.Input{Name: in.Display, Source: capture.SourceName(in), Open: in.Open})
 		}
-		in := perfscript.Input{Name: s.display, Source: s.name, Open: func() (io.ReadCloser, error) {
-			rc, err := s.reader(env.Stdin)
-			if err != nil {
-				return nil, err
-			}
-			return refusePerfData(s.display, rc) // --format perf on a perf.data
-		}}
-		if s.name == "-" {
-			in.Source = "" // no source metadata for stdin
-		}
-		inputs = append(inputs, in)
 	}
 	col := &perfscript.Collapser{
 		Options: opt,
@@ -229,15 +214,15 @@ func (c *command) collapsePerf(env *cli.Env, srcs []*source, opt perfscript.Opti
 		return cli.Usagef("%v", usage)
 	}
 	if err == nil && sum.Samples == 0 && sum.Skipped.Count > 0 {
-		return fmt.Errorf("no samples found, and the input has lines that are not perf script text (counted above): is it the output of 'perf script'?")
+		return capture.ErrNotPerfScript
 	}
 	return err
 }
 
 // collapseInOrder folds the perf.data files and perf script texts among
-// srcs through one collapse stage, one input after the other: the perf.data
+// ins through one collapse stage, one input after the other: the perf.data
 // reader delivers its samples in time order, one at a time.
-func (c *command) collapseInOrder(env *cli.Env, srcs []*source, opt perfscript.Options) error {
+func (c *command) collapseInOrder(env *cli.Env, ins source.Inputs, opt perfscript.Options) error {
 	st, err := collapse.New(env.Stdout, opt)
 	var usage *collapse.OptionsError
 	if errors.As(err, &usage) {
@@ -252,20 +237,16 @@ func (c *command) collapseInOrder(env *cli.Env, srcs []*source, opt perfscript.O
 		f.Perf = "perf"
 	}
 	var inputErrs []error
-	for _, s := range srcs {
-		if s.kind == detect.Bpftrace || s.kind == detect.Folded {
+	for _, in := range ins {
+		if !isPerf(in) {
 			continue
 		}
-		source := s.name
-		if s.name == "-" {
-			source = ""
-		}
-		if s.kind == detect.PerfData {
-			err = f.Data(s.name, source)
+		if in.Kind.IsPerfData() {
+			err = f.Data(in, capture.SourceName(in))
 		} else {
 			var rc io.ReadCloser
-			if rc, err = s.reader(env.Stdin); err == nil {
-				err = f.Text(rc, s.display, source)
+			if rc, err = in.Open(); err == nil {
+				err = f.Text(rc, in.Display, capture.SourceName(in))
 				rc.Close()
 			}
 		}
@@ -285,7 +266,7 @@ func (c *command) collapseInOrder(env *cli.Env, srcs []*source, opt perfscript.O
 		case f.Frameless > 0:
 			return fmt.Errorf("no sample to fold: the %d samples have no call graph (record with perf record -g)", f.Frameless)
 		case f.Skipped.Count > 0:
-			return fmt.Errorf("no samples found, and the input has lines that are not perf script text (counted above): is it the output of 'perf script'?")
+			return capture.ErrNotPerfScript
 		}
 	}
 	return errors.Join(inputErrs...)
@@ -325,26 +306,6 @@ func parseBlock(flag, v string) (time.Duration, error) {
 		return 0, cli.Usagef("%s %q: want microseconds (1000) or a duration with its unit (500us, 2ms, 1s)", flag, v)
 	}
 	return d, nil
-}
-
-// refusePerfData fails an input that is a perf.data file (the binary file
-// perf record writes) rather than the text perf script prints from it:
-// the most common slip, which would otherwise give a screenful of
-// malformed lines.
-func refusePerfData(name string, rc io.ReadCloser) (io.ReadCloser, error) {
-	br := bufio.NewReader(rc)
-	if magic, _ := br.Peek(8); string(magic) == "PERFILE2" || string(magic) == "PERFFILE" {
-		rc.Close()
-		file := name
-		if name == folded.StdinName {
-			file = "perf.data"
-		}
-		return nil, fmt.Errorf("%s is a perf.data file, not perf script text: run perf script --header -i %s | stackcollapse", name, file)
-	}
-	return struct {
-		io.Reader
-		io.Closer
-	}{br, rc}, nil
 }
 
 // parseRef checks a clock reference given on the command line and returns

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -94,6 +96,24 @@ func TestCommandLine(t *testing.T) {
 	if code := cli.Run("stackcollapse", description, &command{}, []string{"--jobs=-1"}, bytes.NewReader(in), &out, &errb); code != 2 || !strings.Contains(errb.String(), "number of CPUs") {
 		t.Errorf("--jobs=-1: exit %d, stderr %s", code, errb.String())
 	}
+	// -j beyond the CPUs this process may use: capped, said once, same
+	// output (it used to start as many threads, and die of it).
+	out.Reset()
+	errb.Reset()
+	huge := strconv.Itoa(runtime.NumCPU() + 100000)
+	if code := cli.Run("stackcollapse", description, &command{}, []string{"-j", huge, "--no-time", "--tid"}, bytes.NewReader(in), &out, &errb); code != 0 ||
+		out.String() != want || strings.Count(errb.String(), "-j ") != 1 ||
+		!strings.HasPrefix(errb.String(), fmt.Sprintf("stackcollapse: -j %s: this process may run on %d CPUs: using %d\n", huge, runtime.NumCPU(), runtime.NumCPU())) {
+		t.Errorf("-j %s: exit %d, stderr %q", huge, code, errb.String())
+	}
+	// Standard input named twice is a usage error, as in timeslice and
+	// difffolded (it used to be read twice into a corrupted stack).
+	out.Reset()
+	errb.Reset()
+	if code := cli.Run("stackcollapse", description, &command{}, []string{"-", "-"}, bytes.NewReader(in), &out, &errb); code != 2 || out.Len() != 0 ||
+		!strings.Contains(errb.String(), "standard input (-) is named more than once") {
+		t.Errorf("- -: exit %d, stdout %q, stderr %q", code, clip(out.String()), errb.String())
+	}
 	out.Reset()
 	errb.Reset()
 	if code := cli.Run("stackcollapse", description, &command{}, []string{"--help"}, nil, &out, &errb); code != 0 || !strings.Contains(out.String(), "--event-filter") {
@@ -103,7 +123,7 @@ func TestCommandLine(t *testing.T) {
 
 // TestCommandInputs checks how the command names its inputs: a file is the
 // timed stream's source and named in messages; standard input has no source
-// and is named <stdin>, and a perf.data there is told to be read with -i.
+// and is named <stdin>, also in the messages about a perf.data there.
 func TestCommandInputs(t *testing.T) {
 	text := []byte("p 1 1.000000: 1 ev:\n\t1 a (/x)\n\n")
 	file := filepath.Join(t.TempDir(), "in.perf")
@@ -122,7 +142,7 @@ func TestCommandInputs(t *testing.T) {
 	}
 	errb.Reset()
 	if code := cli.Run("stackcollapse", description, &command{}, nil, bytes.NewReader([]byte("PERFILE2\x00\x00")), &out, &errb); code != 1 ||
-		!strings.Contains(errb.String(), "<stdin> is a perf.data file") || !strings.Contains(errb.String(), "-i perf.data") {
+		errb.String() != "stackcollapse: <stdin>: not a perf.data file (10 bytes)\n" {
 		t.Errorf("perf.data on stdin: exit %d, stderr %s", code, errb.String())
 	}
 }

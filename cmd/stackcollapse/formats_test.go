@@ -74,8 +74,8 @@ func TestFormatsByContent(t *testing.T) {
 // the --format values that do not fit the input.
 func TestFormatRefused(t *testing.T) {
 	dir := t.TempDir()
-	pprof := readRaw(t, "../../pkg/detect/testdata/cpu.pprof")
-	perfData := readFile(t, "../../pkg/detect/testdata/perf.data.gz")
+	pprof := readRaw(t, "../../pkg/source/testdata/cpu.pprof")
+	perfData := readFile(t, "../../pkg/source/testdata/perf.data.gz")
 	elf := append([]byte("\x7fELF\x02\x01\x01\x00"), bytes.Repeat([]byte{0, 1, 2, 3}, 100)...)
 	for name, b := range map[string][]byte{"profile.txt": pprof, "data.folded": perfData, "a.out": elf} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
@@ -88,7 +88,6 @@ func TestFormatRefused(t *testing.T) {
 		stdin  []byte
 		stderr string
 	}{
-		{"perf.data on standard input", nil, perfData, "<stdin> is a perf.data file: name the file (stackcollapse perf.data)"},
 		{"binary", []string{filepath.Join(dir, "a.out")}, nil, "a.out: not an input flamekit reads: it looks like binary data starting 7f 45 4c 46"},
 		{"--format bpftrace on folded input", []string{"--format", "bpftrace", "../../testdata/bpf/bcc-profile.txt.gz"}, nil, "no bpftrace map in it"},
 		{"--format perf on folded input", []string{"--format", "perf", "../../testdata/bpf/bcc-profile.txt.gz"}, nil, "is it the output of 'perf script'?"},
@@ -110,10 +109,15 @@ func TestFormatRefused(t *testing.T) {
 	if code, _, errb := run(t, nil, "--format", "jfr", "x"); code != 2 || !strings.Contains(errb, "auto") {
 		t.Errorf("bad --format: exit %d, stderr %q", code, errb)
 	}
-	// perf.data is read, whatever the file's name.
+	// perf.data is read, whatever the file's name, and on standard
+	// input too (from a copy: the reader reads at offsets).
 	code, out, errb := run(t, nil, "--no-time", filepath.Join(dir, "data.folded"))
 	if code != 0 || out == "" {
 		t.Errorf("perf.data named data.folded: exit %d, stderr %q", code, errb)
+	}
+	code, stdinOut, errb := run(t, perfData, "--no-time")
+	if code != 0 || stdinOut != out {
+		t.Errorf("perf.data on standard input: exit %d, stderr %q, output differs from the file's", code, errb)
 	}
 	// pprof is read, whatever the file's name, but not mixed with others.
 	code, out, errb = run(t, nil, filepath.Join(dir, "profile.txt"))

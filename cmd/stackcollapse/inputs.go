@@ -1,123 +1,61 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"io"
-	"strings"
 
 	"flamekit/internal/cli"
 	"flamekit/pkg/bpftrace"
-	"flamekit/pkg/detect"
+	"flamekit/pkg/capture"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/pprof"
+	"flamekit/pkg/source"
 )
 
-// source is one input with its kind, told by its content or by --format.
-type source struct {
-	name    string // as given: a path, or "-" for standard input
-	display string // as messages name it
-	kind    detect.Kind
-	// open is the stream read for detection, kept for standard input
-	// (which cannot be opened twice); files are opened again when read,
-	// so that many inputs do not hold many decompressors at once.
-	open io.ReadCloser
-}
-
-// reader returns the input's stream, opening the file again if needed.
-func (s *source) reader(stdin io.Reader) (io.ReadCloser, error) {
-	if s.open != nil {
-		rc := s.open
-		s.open = nil
-		return rc, nil
+// openInputs opens the inputs through the one input layer, each
+// recognised by its content or taken as --format says, and refuses the
+// ones stackcollapse cannot read before anything is written: binary data
+// of no known kind, and a perf.data file given as perf script text. Text
+// of no known kind is read as perf script text, which reports its
+// unrecognised lines.
+func openInputs(env *cli.Env, names []string, forced source.Kind) (source.Inputs, error) {
+	if err := source.CheckNames(names); err != nil {
+		return nil, cli.Usagef("%v", err)
 	}
-	return folded.OpenStdin(s.name, stdin)
-}
-
-// detectSource opens an input (gunzipping it) and tells its kind from its
-// first bytes, or takes forced when it is not detect.Unknown. Text of no
-// known kind is read as perf script text, which reports its unrecognised
-// lines; binary data of no known kind is an error saying what was
-// expected.
-func detectSource(name string, stdin io.Reader, forced detect.Kind) (*source, error) {
-	s := &source{name: name, display: folded.DisplayName(name)}
-	rc, err := folded.OpenStdin(name, stdin)
+	ins, err := source.OpenAll(names, source.Options{Stdin: env.Stdin, Format: forced})
 	if err != nil {
 		return nil, err
 	}
-	br := bufio.NewReaderSize(rc, detect.PeekSize)
-	head, perr := br.Peek(detect.PeekSize)
-	if perr != nil && perr != io.EOF && len(head) == 0 {
-		rc.Close()
-		return nil, fmt.Errorf("%s: %w", s.display, perr)
-	}
-	s.kind = forced
-	if forced == detect.Unknown {
-		s.kind = detect.Detect(head, perr == io.EOF)
-		if s.kind == detect.Unknown && pprof.Sniff(head) {
-			s.kind = detect.Pprof // pprof's own reader would take it
+	for _, in := range ins {
+		switch {
+		case in.Kind == source.PerfScript && in.Sniffed.IsPerfData():
+			err = fmt.Errorf("%s is a perf.data file, not perf script text: leave out --format perf (stackcollapse reads perf.data files)", in.Display)
+		case in.Kind == source.Unknown && !source.IsText(in.Head):
+			err = in.Check()
 		}
-		if s.kind == detect.Unknown && !detect.IsText(head) {
-			rc.Close()
-			_, err := detect.Check(head, perr == io.EOF, s.display)
+		if err != nil {
+			ins.Close()
 			return nil, err
 		}
 	}
-	if name == "-" {
-		s.open = readCloser{br, rc}
-	} else {
-		rc.Close()
-	}
-	return s, nil
-}
-
-type readCloser struct {
-	io.Reader
-	io.Closer
+	return ins, nil
 }
 
 // foldBpftrace writes the stacks of a bpftrace dump, summed and sorted.
-func (c *command) foldBpftrace(env *cli.Env, s *source) error {
-	rc, err := s.reader(env.Stdin)
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
+func (c *command) foldBpftrace(env *cli.Env, in *source.Input) error {
 	opt := bpftrace.Options{Map: c.Map, Kernel: c.Kernel || c.All, Addrs: c.Addrs}
-	sum, err := bpftrace.Collapse(rc, s.display, opt, env.Stdout)
-	if err != nil {
-		return err
-	}
-	if len(sum.Maps) == 0 && sum.Other > 0 {
-		return fmt.Errorf("%s: no bpftrace map in it (%d lines, none \"@name[key]: value\"): is it what bpftrace printed?", s.display, sum.Other)
-	}
-	var others []string
-	for _, m := range sum.Maps {
-		if !m.Folded && m.Stacks {
-			others = append(others, m.Name)
-		}
-	}
-	if len(others) > 0 && c.Map == "" {
-		env.Warnf("%s: folded map %s; %s also %s stacks (choose with --map)", s.display, sum.Map,
-			strings.Join(others, ", "), map[bool]string{true: "has", false: "have"}[len(others) == 1])
-	}
-	if msg := sum.Skipped.String(); msg != "" {
-		env.Warnf("%s", msg)
-	}
-	return nil
+	return capture.Bpftrace(in, opt, env.Stdout, env.Warnf)
 }
 
 // passFolded copies already-folded input to the output, line by line:
 // classic, differential and timed lines and metadata stay as they are
 // (with --no-time, timed lines lose their time); malformed lines are
 // skipped and counted.
-func (c *command) passFolded(env *cli.Env, s *source) error {
-	rc, err := s.reader(env.Stdin)
+func (c *command) passFolded(env *cli.Env, in *source.Input) error {
+	rc, err := in.Open()
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
-	rd := folded.NewReader(rc, s.display)
+	rd := folded.NewReader(rc, in.Display)
 	rd.Lenient = true
 	w := folded.NewWriter(env.Stdout)
 	metas := 0

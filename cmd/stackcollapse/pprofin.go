@@ -1,27 +1,18 @@
 package main
 
 import (
-	"fmt"
-	"io"
 	"strings"
 
 	"flamekit/internal/cli"
+	"flamekit/pkg/capture"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/idle"
-	"flamekit/pkg/pprof"
+	"flamekit/pkg/source"
 )
 
 // pprofFlags are the flags of pprof input (--format is the command's).
 type pprofFlags struct {
 	SampleType string `name:"sample-type" placeholder:"NAME|INDEX" help:"pprof input: the sample type to fold, by name (alloc_space) or index, as go tool pprof -sample_index. Default: the profile's default type, else the last."`
-}
-
-// opened is an input opened (and gunzipped) to look at its first bytes;
-// standard input stays open for the reader that follows.
-type opened struct {
-	name  string
-	pprof bool
-	rc    io.ReadCloser // only for standard input
 }
 
 // perfOnly lists the flags that only apply to perf script input.
@@ -73,7 +64,7 @@ func (s *pprofSink) Write(rec *folded.Record) error {
 }
 
 // runPprof folds pprof inputs.
-func (c *command) runPprof(env *cli.Env, inputs []opened) error {
+func (c *command) runPprof(env *cli.Env, inputs source.Inputs) error {
 	if set := c.perfOnly(); len(set) > 0 {
 		return cli.Usagef("%s: only for perf script input; the input is pprof", strings.Join(set, ", "))
 	}
@@ -82,39 +73,8 @@ func (c *command) runPprof(env *cli.Env, inputs []opened) error {
 		sink.agg = &folded.Profile{}
 	}
 	for _, in := range inputs {
-		display := folded.DisplayName(in.name)
-		rc := in.rc
-		if rc == nil {
-			var err error
-			if rc, err = folded.OpenStdin(in.name, env.Stdin); err != nil {
-				return err
-			}
-		}
-		p, err := pprof.Read(rc, display)
-		rc.Close()
-		if err != nil {
+		if err := capture.Pprof(in, c.SampleType, sink, env.Warnf); err != nil {
 			return err
-		}
-		source := in.name
-		if in.name == "-" {
-			source = ""
-		}
-		sum, err := pprof.Convert(p, pprof.ReadOptions{SampleType: c.SampleType, Name: source}, sink)
-		if err != nil {
-			return fmt.Errorf("%s: %w", display, err)
-		}
-		if len(p.SampleType) > 1 && c.SampleType == "" {
-			var types []string
-			for _, st := range p.SampleType {
-				types = append(types, st.Type)
-			}
-			env.Warnf("%s: folding sample type %s of %s (--sample-type picks another)", display, sum.Type, strings.Join(types, ", "))
-		}
-		if sum.Big > 0 {
-			env.Warnf("%s: skipped %d samples whose %s is beyond 2^53 and cannot be summed exactly", display, sum.Big, sum.Type.Type)
-		}
-		if sum.Zero > 0 || sum.Negative > 0 {
-			env.Warnf("%s: skipped %d samples whose %s is 0 and %d negative ones", display, sum.Zero, sum.Type.Type, sum.Negative)
 		}
 	}
 	if sink.dropped > 0 {

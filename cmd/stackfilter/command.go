@@ -1,8 +1,12 @@
 package main
 
 import (
+	"io"
+
 	"flamekit/internal/cli"
+	"flamekit/pkg/capture"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source"
 	"flamekit/pkg/stackfilter"
 )
 
@@ -19,7 +23,7 @@ type command struct {
 	CollapseRecursion bool     `name:"collapse-recursion" group:"Renaming" help:"Make a frame that calls itself directly one frame."`
 	cli.SelectFlags   `embed:""`
 	Version           cli.VersionFlag `help:"Print the version and exit."`
-	Files             []string        `arg:"" optional:"" help:"Folded stacks (classic, timed or differential), gzipped or not; - or nothing for standard input."`
+	Files             []string        `arg:"" optional:"" help:"Folded stacks (classic, timed or differential; perf captures, pprof and bpftrace are folded as stackcollapse does), gzipped or not; - or nothing for standard input."`
 }
 
 // description is stackfilter's --help text.
@@ -65,23 +69,21 @@ func (c *command) Run(env *cli.Env) error {
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
-	names := c.Files
-	if len(names) == 0 {
-		names = []string{"-"}
+	if err := source.CheckNames(c.Files); err != nil {
+		return cli.Usagef("%v", err)
 	}
-	stdin := 0
-	for _, n := range names {
-		if n == "-" {
-			stdin++
-		}
+	ins, err := source.OpenAll(c.Files, source.Options{Stdin: env.Stdin})
+	if err != nil {
+		return err
 	}
-	if stdin > 1 {
-		return cli.Usagef("standard input (-) can be named only once")
-	}
+	defer ins.Close()
+	// Perf captures, pprof and bpftrace are folded as stackcollapse folds
+	// them (perf captures into timed lines).
+	fold := capture.Fold(capture.Options{Perf: "perf", Warnf: env.Warnf})
 	var total stackfilter.Stats
 	var skips folded.Skips
-	for _, name := range names {
-		st, sk, err := filterFile(env, f, name)
+	for _, in := range ins {
+		st, sk, err := filterFile(env, f, in, fold)
 		total.Add(st)
 		skips.Merge(sk)
 		if err != nil {
@@ -107,13 +109,13 @@ func (c *command) Run(env *cli.Env) error {
 }
 
 // filterFile filters one input.
-func filterFile(env *cli.Env, f *stackfilter.Filter, name string) (stackfilter.Stats, folded.Skips, error) {
-	rc, err := folded.OpenStdin(name, env.Stdin)
+func filterFile(env *cli.Env, f *stackfilter.Filter, in *source.Input, fold func(*source.Input) (io.ReadCloser, error)) (stackfilter.Stats, folded.Skips, error) {
+	rc, err := fold(in)
 	if err != nil {
 		return stackfilter.Stats{}, folded.Skips{}, err
 	}
 	defer rc.Close()
-	rd := folded.NewReader(rc, folded.DisplayName(name))
+	rd := folded.NewReader(rc, in.Display)
 	rd.Lenient = true
 	st, err := f.Copy(env.Stdout, rd)
 	return st, rd.Skips(), err

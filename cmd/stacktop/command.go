@@ -4,7 +4,9 @@ import (
 	"regexp"
 
 	"flamekit/internal/cli"
-	"flamekit/pkg/folded"
+	captures "flamekit/pkg/capture" // "capture" names a test file of this package
+	"flamekit/pkg/collapse"
+	"flamekit/pkg/source"
 	"flamekit/pkg/top"
 )
 
@@ -17,7 +19,7 @@ type command struct {
 	Callees string          `placeholder:"RE" help:"For each function matching RE, print its callees and the calls' counts (pprof -peek)."`
 	Format  string          `default:"text" enum:"text,csv,json" placeholder:"text|csv|json" help:"Output: a table like pprof's (text), or CSV or JSON for scripts."`
 	Version cli.VersionFlag `help:"Print the version and exit."`
-	Files   []string        `arg:"" optional:"" help:"Folded stacks (classic, timed or differential), gzipped or not; - or nothing for standard input."`
+	Files   []string        `arg:"" optional:"" help:"Folded stacks (classic, timed or differential; perf captures, pprof and bpftrace are folded as stackcollapse does), gzipped or not; - or nothing for standard input."`
 }
 
 // description is stacktop's --help text.
@@ -66,19 +68,20 @@ func (c *command) Run(env *cli.Env) error {
 			return cli.Usagef("--callees %q: %v", c.Callees, err)
 		}
 	}
-	stdin := 0
-	for _, n := range c.Files {
-		if n == "-" {
-			stdin++
-		}
+	if err := source.CheckNames(c.Files); err != nil {
+		return cli.Usagef("%v", err)
 	}
-	if stdin > 1 {
-		return cli.Usagef("standard input (-) can be named only once")
+	ins, err := source.OpenAll(c.Files, source.Options{Stdin: env.Stdin})
+	if err != nil {
+		return err
 	}
+	defer ins.Close()
 
 	var counter top.Counter
-	fs := folded.NewFiles(c.Files, true)
-	fs.Stdin = env.Stdin
+	fs := source.NewFiles(ins, true)
+	// Perf captures, pprof and bpftrace are folded as stackcollapse folds
+	// them.
+	fs.Fold = captures.Fold(captures.Options{Collapse: collapse.Options{NoTime: true}, Perf: "perf", Warnf: env.Warnf})
 	for fs.Next() {
 		counter.Add(fs.Record())
 	}

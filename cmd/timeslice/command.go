@@ -3,10 +3,6 @@ package main
 import (
 	"cmp"
 	"errors"
-	"flamekit/pkg/bursts"
-	"flamekit/pkg/capture"
-	"flamekit/pkg/collapse"
-	"flamekit/pkg/detect"
 	"fmt"
 	"io"
 	"slices"
@@ -17,10 +13,13 @@ import (
 	"github.com/alecthomas/kong"
 
 	"flamekit/internal/cli"
+	"flamekit/pkg/bursts"
+	"flamekit/pkg/capture"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/heatmap"
 	"flamekit/pkg/pyroscope"
 	"flamekit/pkg/selection"
+	"flamekit/pkg/source"
 	"flamekit/pkg/timeslice"
 )
 
@@ -75,8 +74,10 @@ same windows.
 Every line of every input is read, so captures concatenated in any order,
 with or without their metadata lines, give the same slice as the same files
 named one by one. Relative and wall-clock windows need the whole input to
-be placed: standard input is then read twice, through a copy in $TMPDIR;
-a window on perf's clock (@...) needs one pass.
+be placed: standard input (or a pipe, a FIFO) is then read twice, through
+a copy in $TMPDIR; a window on perf's clock (@...) needs one pass. perf.data
+files and perf script text are read as the timed folded stacks stackcollapse
+makes of them.
 
 Examples:
   perf script --header -i perf.data | stackcollapse | timeslice --at 70s±2.5 | flamegraph > reset.svg
@@ -133,7 +134,7 @@ type command struct {
 	Threshold float64         `default:"${threshold}" help:"--bursts: the robust z-score a second needs to count as busy." placeholder:"Z"`
 	Quiet     bool            `short:"q" help:"Do not print the resolved window and sample count on stderr (warnings still are)."`
 	Version   cli.VersionFlag `help:"Print the version and exit."`
-	Files     []string        `arg:"" optional:"" help:"Timed folded inputs (.gz read transparently); - or none: standard input." placeholder:"FILE"`
+	Files     []string        `arg:"" optional:"" help:"Timed folded inputs, gzip or zstd or not (perf.data files and perf script text are folded as stackcollapse folds them); - or none: standard input." placeholder:"FILE"`
 
 	cli.SelectFlags `embed:""`
 	fleetFlags      `embed:""`
@@ -169,11 +170,10 @@ func (c *command) Run(env *cli.Env) error {
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
-	if n := countOf(names, "-"); n > 1 {
-		return cli.Usagef("standard input (-) is given %d times", n)
+	inputs, err := openInputs(env, names)
+	if err != nil {
+		return err
 	}
-	inputs := timeslice.NewInputs(names, env.Stdin)
-	perfData(inputs, env)
 	defer inputs.Close()
 
 	win, guessed, err := c.place(spec, hasWindow, inputs)
@@ -420,16 +420,6 @@ func (c *command) window() (timeslice.Spec, bool, error) {
 	return timeslice.Spec{}, false, nil
 }
 
-func countOf(names []string, s string) int {
-	n := 0
-	for _, x := range names {
-		if x == s {
-			n++
-		}
-	}
-	return n
-}
-
 func (c *command) heatInfo(inputs timeslice.Inputs, w *timeslice.Window, clock *timeslice.Clock, srcs []heatmap.Source) heatmap.Info {
 	var names []string
 	for _, in := range inputs {
@@ -515,13 +505,22 @@ func (c *command) summary(env *cli.Env, s *timeslice.Slicer, w *timeslice.Window
 	env.Warnf("%d samples %s%s, from %d of %d inputs: %s", st.Kept, what, idle, st.Used, len(inputs), list)
 }
 
-// perfData makes the perf.data files among the inputs read as the timed
-// folded stacks stackcollapse makes of them (stackcollapse FILE.data),
-// folded again each time they are read.
-func perfData(inputs timeslice.Inputs, env *cli.Env) {
+// openInputs opens the inputs through the one input layer: folded stacks
+// are read as they are; perf.data files and perf script text are read as
+// the timed folded stacks stackcollapse makes of them (folded again each
+// time they are read), pprof profiles and bpftrace dumps as their folded
+// stacks (which have no time).
+func openInputs(env *cli.Env, names []string) (timeslice.Inputs, error) {
+	if err := source.CheckNames(names); err != nil {
+		return nil, cli.Usagef("%v", err)
+	}
+	srcs, err := source.OpenAll(names, source.Options{Stdin: env.Stdin})
+	if err != nil {
+		return nil, err
+	}
 	var mu sync.Mutex
 	said := map[string]bool{}
-	warnf := func(format string, args ...any) { // each message once, however often a file is read
+	warnf := func(format string, args ...any) { // each message once, however often an input is read
 		msg := fmt.Sprintf(format, args...)
 		mu.Lock()
 		defer mu.Unlock()
@@ -530,29 +529,25 @@ func perfData(inputs timeslice.Inputs, env *cli.Env) {
 			env.Warnf("%s", msg)
 		}
 	}
-	for i, in := range inputs {
-		if in.Name == "-" || !isPerfData(in.Name) {
-			continue
+	fold := func(in *source.Input) (io.ReadCloser, error) {
+		return capture.Folded(in, capture.Options{Perf: "perf", Warnf: warnf})
+	}
+	inputs := make(timeslice.Inputs, 0, len(srcs))
+	for _, src := range srcs {
+		switch src.Kind {
+		case source.Folded, source.Empty:
+			inputs = append(inputs, timeslice.FromSource(src, nil))
+		case source.Unknown:
+			if !source.IsText(src.Head) {
+				srcs.Close()
+				return nil, src.Check()
+			}
+			inputs = append(inputs, timeslice.FromSource(src, nil)) // its lines are counted as malformed
+		default:
+			inputs = append(inputs, timeslice.FromSource(src, fold))
 		}
-		name := in.Name
-		inputs[i] = timeslice.NewInput(name, func() (io.ReadCloser, error) {
-			return capture.Folded(name, collapse.Options{}, "perf", warnf), nil
-		})
-		inputs[i].Display = in.Display
 	}
-}
-
-// isPerfData reports whether the file at name starts as a perf.data file
-// (gzipped or not).
-func isPerfData(name string) bool {
-	rc, err := folded.OpenStdin(name, nil)
-	if err != nil {
-		return false
-	}
-	defer rc.Close()
-	var magic [8]byte
-	n, _ := io.ReadFull(rc, magic[:])
-	return detect.Detect(magic[:n], false) == detect.PerfData
+	return inputs, nil
 }
 
 // heatWeights says whether the heat map's cells sum the samples' weights

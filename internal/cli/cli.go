@@ -9,11 +9,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strings"
 	"syscall"
 
 	"github.com/alecthomas/kong"
+
+	"flamekit/pkg/source"
 )
 
 // Exit statuses of every flamekit command.
@@ -97,12 +100,75 @@ type VersionFlag = kong.VersionFlag
 
 // Main parses os.Args into cmd, runs it and exits. description is the
 // first paragraph of --help, examples are shown after the flags.
+//
+// SIGINT and SIGTERM end the command at once, as they would without
+// Main, but first remove the temporary files its inputs made (copies of
+// standard input, decompressed perf.data files): the exit status is then
+// 130 or 143, as the shell reports a command killed by them.
 func Main(name, description string, cmd Command) {
-	os.Exit(Run(name, description, cmd, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	onSignals(source.RemoveTemps)
+	var stdout io.Writer = os.Stdout
+	if stdoutClosed() {
+		stdout = closedWriter{}
+	}
+	code := Run(name, description, cmd, os.Args[1:], os.Stdin, stdout, os.Stderr)
+	source.RemoveTemps()
+	os.Exit(code)
+}
+
+// onSignals makes SIGINT and SIGTERM run cleanup, then exit with 128 plus
+// the signal's number.
+func onSignals(cleanup func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		sig := <-ch
+		cleanup()
+		code := 128 + int(syscall.SIGTERM)
+		if sig == syscall.SIGINT {
+			code = 128 + int(syscall.SIGINT)
+		}
+		os.Exit(code)
+	}()
+}
+
+// output is a command's standard output: it keeps the first write error,
+// so that any failed write (--help, --version, the run's output) is
+// reported once, naming the output, whatever the code that wrote made of
+// the error.
+type output struct {
+	w   io.Writer
+	err error
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.Write(p)
+	if err != nil {
+		o.err = err
+	}
+	return n, err
+}
+
+// outputFailed reports a failed write to standard output: nothing for a
+// closed pipe (| head), else one message and ExitFailure.
+func outputFailed(name string, err error, stderr io.Writer) int {
+	if errors.Is(err, syscall.EPIPE) {
+		return ExitOK // a closed pipe (| head) is not an error
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // "write /dev/stdout: " says less than what follows
+	}
+	fmt.Fprintf(stderr, "%s: writing standard output: %v\n", name, err)
+	return ExitFailure
 }
 
 // Run is Main without os.Exit, for tests; it returns the exit status.
 func Run(name, description string, cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	out := &output{w: stdout}
 	exited := false
 	vars := kong.Vars{"version": name + " (flamekit) " + Version()}
 	if d, ok := cmd.(Defaulter); ok {
@@ -113,7 +179,7 @@ func Run(name, description string, cmd Command, args []string, stdin io.Reader, 
 	parser, err := kong.New(cmd,
 		kong.Name(name),
 		kong.Description(description),
-		kong.Writers(stdout, stderr),
+		kong.Writers(out, stderr),
 		vars,
 		kong.Exit(func(c int) { exited, code = true, c; panic(exitPanic{}) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: true}),
@@ -127,20 +193,28 @@ func Run(name, description string, cmd Command, args []string, stdin io.Reader, 
 			if _, ok := r.(exitPanic); !ok || !exited {
 				panic(r)
 			}
+			if out.err != nil { // --help or --version could not be written
+				code = outputFailed(name, out.err, stderr)
+			}
 		}
 	}()
 	args = NormalizeArgs(args, parser.Model.Node)
 	if _, err := parser.Parse(args); err != nil {
+		if out.err != nil {
+			return outputFailed(name, out.err, stderr)
+		}
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		fmt.Fprintf(stderr, "Try '%s --help' for usage and examples.\n", name)
 		return ExitUsage
 	}
-	out := bufio.NewWriterSize(stdout, 256<<10)
-	env := &Env{Name: name, Stdin: stdin, Stdout: out, Stderr: stderr}
+	buf := bufio.NewWriterSize(out, 256<<10)
+	env := &Env{Name: name, Stdin: stdin, Stdout: buf, Stderr: stderr}
 	runErr := cmd.Run(env)
-	flushErr := out.Flush()
-	if runErr == nil && flushErr != nil && !errors.Is(flushErr, syscall.EPIPE) {
-		runErr = fmt.Errorf("writing output: %w", flushErr)
+	buf.Flush()
+	if out.err != nil {
+		// Whatever the run made of it (its error wraps it, or it
+		// stopped), the output is lost: that is the one message.
+		return outputFailed(name, out.err, stderr)
 	}
 	return report(name, runErr, stderr)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -82,5 +83,68 @@ func TestExitStatus(t *testing.T) {
 		if code != tt.code || !strings.HasPrefix(out.String(), tt.stdout) || !strings.Contains(errb.String(), tt.stderr) || (tt.stderr == "" && errb.Len() > 0) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %d, %q, %q", tt.name, code, out.String(), errb.String(), tt.code, tt.stdout, tt.stderr)
 		}
+	}
+}
+
+// failWriter fails every write after the first n bytes.
+type failWriter struct {
+	n   int
+	err error
+}
+
+func (w *failWriter) Write(p []byte) (int, error) {
+	if len(p) <= w.n {
+		w.n -= len(p)
+		return len(p), nil
+	}
+	n := w.n
+	w.n = 0
+	return n, w.err
+}
+
+// bigCmd writes much more than the output buffer, and returns an error
+// that does not wrap the write error it met, as a careless command would.
+type bigCmd struct {
+	Version VersionFlag
+}
+
+func (c *bigCmd) Run(env *Env) error {
+	for range 10000 {
+		if _, err := fmt.Fprintln(env.Stdout, strings.Repeat("x", 100)); err != nil {
+			return fmt.Errorf("wrapped, somehow: %v", err)
+		}
+	}
+	return nil
+}
+
+// TestOutputFailure: a failed write, at the first flush or in the middle
+// of the run, and of --help or --version, is exit status 1 with one
+// message naming standard output; a closed pipe is quiet.
+func TestOutputFailure(t *testing.T) {
+	enospc := &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.ENOSPC}
+	tests := []struct {
+		name   string
+		args   []string
+		w      *failWriter
+		code   int
+		stderr string // its last line
+	}{
+		{"first write", nil, &failWriter{0, enospc}, 1, "t: writing standard output: no space left on device"},
+		{"middle of the run", nil, &failWriter{600 << 10, enospc}, 1, "t: writing standard output: no space left on device"},
+		{"closed", nil, &failWriter{0, errClosed{}}, 1, "t: writing standard output: bad file descriptor (it is closed)"},
+		{"--version", []string{"--version"}, &failWriter{0, enospc}, 1, "t: writing standard output: no space left on device"},
+		{"--help", []string{"--help"}, &failWriter{0, enospc}, 1, "t: writing standard output: no space left on device"},
+		{"closed pipe", nil, &failWriter{600 << 10, syscall.EPIPE}, 0, ""},
+	}
+	for _, tt := range tests {
+		var errb bytes.Buffer
+		code := Run("t", "test", &bigCmd{}, tt.args, nil, tt.w, &errb)
+		lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+		if code != tt.code || lines[len(lines)-1] != tt.stderr || strings.Count(errb.String(), "writing") > 1 {
+			t.Errorf("%s: exit %d, stderr %q; want %d, %q", tt.name, code, errb.String(), tt.code, tt.stderr)
+		}
+	}
+	if !errors.Is(errClosed{}, syscall.EBADF) {
+		t.Error("a closed standard output is not EBADF")
 	}
 }

@@ -1,22 +1,27 @@
-// Package capture feeds captures of every kind perf users bring to the one
-// collapse stage (pkg/collapse): perf.data files, read directly with
-// pkg/perfdata and pkg/symbols, and the text of `perf script`, read with
-// pkg/perfscript. Where the perf.data reader cannot print what perf script
+// Package capture folds inputs of every kind into folded stacks, the way
+// stackcollapse does: it feeds perf captures to the one collapse stage
+// (pkg/collapse): perf.data files, read directly with pkg/perfdata and
+// pkg/symbols, and the text of `perf script`, read with pkg/perfscript;
+// and it converts pprof profiles (pkg/pprof) and bpftrace map dumps
+// (pkg/bpftrace). Where the perf.data reader cannot print what perf script
 // would (DWARF or LBR call graphs, pipe mode, a capture from another host
 // without its binaries), it runs perf script on the file instead, when
 // allowed to, and says so.
 //
+//	in, _ := source.Open("perf.data", source.Options{})
 //	st, _ := collapse.New(os.Stdout, collapse.Options{})
 //	f := capture.Folder{Stage: st, Perf: "perf"}
-//	err := f.Data("perf.data", "perf.data")
+//	err := f.Data(in, "perf.data")
 //	sum, err := st.Close()
+//
+// [Folded] gives any input as folded text, for the commands that read
+// folded stacks (flamegraph, difffolded, timeslice).
 package capture
 
 import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -25,6 +30,8 @@ import (
 	"flamekit/pkg/folded"
 	"flamekit/pkg/perfdata"
 	"flamekit/pkg/perfscript"
+	"flamekit/pkg/source"
+	"flamekit/pkg/source/decompress"
 	"flamekit/pkg/symbols"
 )
 
@@ -69,32 +76,34 @@ func (f *Folder) warnf(format string, args ...any) {
 	}
 }
 
-// Data folds the perf.data file at path as one input; source is its name
-// in the metadata ("" for none).
-func (f *Folder) Data(path, source string) error {
+// Data folds the perf.data file in as one input; srcName is its name in
+// the metadata ("" for none). A compressed file, or one on standard input
+// or a pipe, is read from a decompressed copy (see source.Input.Path).
+func (f *Folder) Data(in *source.Input, srcName string) error {
 	if f.Resolver == nil {
 		f.Resolver = DefaultResolver()
 	}
-	file, cleanup, err := gunzipped(path)
+	path := in.Display
+	file, err := in.Path()
 	if err != nil {
 		return err
 	}
-	defer cleanup()
 	r, err := perfdata.Open(file, perfdata.Options{Symbolizer: f.Resolver, AllowForeign: f.AllowForeign})
 	var unsupported *perfdata.UnsupportedError
 	if errors.As(err, &unsupported) {
 		if f.Perf == "" {
-			return fmt.Errorf("%w; run perf script --header -i %s | stackcollapse, or allow stackcollapse to run it (without --no-perf)", err, path)
+			return fmt.Errorf("%s: %s: needs perf script; %s | stackcollapse, or allow stackcollapse to run it (without --no-perf)", path, unsupported.Reason, scriptAdvice(in))
 		}
 		f.warnf("%s: %s: reading it with %s script instead", path, unsupported.Reason, f.Perf)
-		return f.script(file, path, source)
+		return f.script(file, path, srcName)
 	}
+	err = named(err, file, path)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
 	st := f.Stage
-	st.Begin(r.Capture(), source)
+	st.Begin(r.Capture(), srcName)
 	frameless := int64(0)
 	for r.Next() {
 		s := r.Sample()
@@ -111,7 +120,7 @@ func (f *Folder) Data(path, source string) error {
 	}
 	if err := r.Err(); err != nil {
 		st.End()
-		return err
+		return named(err, file, path)
 	}
 	if d := r.Damage(); d != nil && d.Samples == 0 {
 		st.End()
@@ -148,9 +157,41 @@ func (f *Folder) report(path string, s perfdata.Stats, frameless int64) {
 	}
 }
 
+// named makes the perf.data reader's error name the input as the user
+// named it, rather than the decompressed copy read.
+func named(err error, file, path string) error {
+	var fe *perfdata.FormatError
+	if errors.As(err, &fe) && fe.File == file {
+		fe.File = path
+	}
+	var ue *perfdata.UnsupportedError
+	if errors.As(err, &ue) && ue.File == file {
+		ue.File = path
+	}
+	return err
+}
+
+// scriptAdvice says how to run perf script on the input.
+func scriptAdvice(in *source.Input) string {
+	switch {
+	case in.Stream:
+		return "save it to a file and run perf script --header -i FILE"
+	case in.Method != decompress.None:
+		name := in.Name
+		for _, ext := range []string{".gz", ".zst", ".zstd"} {
+			name = strings.TrimSuffix(name, ext)
+		}
+		if name == in.Name {
+			name += ".data"
+		}
+		return fmt.Sprintf("decompress it (%s -dc %s > %s) and run perf script --header -i %s", in.Method, in.Name, name, name)
+	}
+	return "run perf script --header -i " + in.Name
+}
+
 // script folds the text perf script prints for the perf.data file at file
 // (path as the user named it).
-func (f *Folder) script(file, path, source string) error {
+func (f *Folder) script(file, path, srcName string) error {
 	cmd := exec.Command(f.Perf, "script", "--header", "-i", file)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -161,9 +202,10 @@ func (f *Folder) script(file, path, source string) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("%s: running %s script: %w (install perf, or run perf script where the capture was made)", path, f.Perf, err)
 	}
-	ferr := f.Text(out, path, source)
+	ferr := f.Text(out, path, srcName)
 	if ferr != nil {
-		io.Copy(io.Discard, out) // let perf finish
+		cmd.Process.Kill() // the output failed, or the reader stopped: perf's text is not wanted
+		io.Copy(io.Discard, out)
 	}
 	werr := cmd.Wait()
 	if ferr != nil {
@@ -179,7 +221,7 @@ func (f *Folder) script(file, path, source string) error {
 // messages, source in the metadata ("" for none). It reads sequentially;
 // perfscript.Collapser folds text on every core when no other kind of
 // input is in the same run.
-func (f *Folder) Text(r io.Reader, name, source string) error {
+func (f *Folder) Text(r io.Reader, name, srcName string) error {
 	st := f.Stage
 	rd := perfscript.NewReader(r, name)
 	begun := false
@@ -187,7 +229,7 @@ func (f *Folder) Text(r io.Reader, name, source string) error {
 		if !begun {
 			// The capture's facts are complete once the first sample
 			// is read.
-			st.Begin(rd.Capture(), source)
+			st.Begin(rd.Capture(), srcName)
 			begun = true
 		}
 		if err := st.Add(rd.Sample()); err != nil {
@@ -195,7 +237,7 @@ func (f *Folder) Text(r io.Reader, name, source string) error {
 		}
 	}
 	if !begun {
-		st.Begin(rd.Capture(), source)
+		st.Begin(rd.Capture(), srcName)
 	}
 	if err := rd.Err(); err != nil {
 		st.End()
@@ -206,68 +248,4 @@ func (f *Folder) Text(r io.Reader, name, source string) error {
 		f.warnf("%s", sk)
 	}
 	return st.End()
-}
-
-// gunzipped returns the name of the perf.data file at path, or of a
-// temporary gunzipped copy of it when it is gzipped (the reader reads a
-// file at offsets), and what removes the copy.
-func gunzipped(path string) (string, func(), error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", nil, err
-	}
-	defer f.Close()
-	var magic [2]byte
-	if n, _ := io.ReadFull(f, magic[:]); n < 2 || magic != [2]byte{0x1f, 0x8b} {
-		return path, func() {}, nil
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return "", nil, err
-	}
-	rc, err := folded.Decompress(f)
-	if err != nil {
-		return "", nil, fmt.Errorf("%s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp("", "stackcollapse-*.data")
-	if err != nil {
-		return "", nil, fmt.Errorf("%s: a gunzipped copy is needed to read it: %w", path, err)
-	}
-	cleanup := func() { tmp.Close(); os.Remove(tmp.Name()) }
-	if _, err := io.Copy(tmp, rc); err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return tmp.Name(), cleanup, nil
-}
-
-// Folded returns the timed folded stacks of the perf.data file at path, as
-// stackcollapse writes them, folded with opt on another goroutine as they
-// are read: for readers of folded stacks (timeslice) given a perf.data
-// file. perf is as in Folder. The messages of a complete read go to warnf
-// once the fold has ended; closing the reader before its end stops the
-// folding, and its messages (about a part of the file) are dropped.
-func Folded(path string, opt collapse.Options, perf string, warnf func(string, ...any)) io.ReadCloser {
-	pr, pw := io.Pipe()
-	go func() {
-		var msgs []string
-		keep := func(format string, args ...any) { msgs = append(msgs, fmt.Sprintf(format, args...)) }
-		st, err := collapse.New(pw, opt)
-		if err != nil {
-			pw.CloseWithError(err)
-			return
-		}
-		st.Warnf = keep
-		f := &Folder{Stage: st, Perf: perf, Warnf: keep}
-		err = f.Data(path, path)
-		if _, cerr := st.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil && warnf != nil {
-			for _, m := range msgs {
-				warnf("%s", m)
-			}
-		}
-		pw.CloseWithError(err) // nil: the reader sees io.EOF
-	}()
-	return pr
 }

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"flamekit/internal/golden"
 	"flamekit/pkg/collapse"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source"
 	"flamekit/pkg/symbols"
 )
 
@@ -49,6 +51,17 @@ func fold(t *testing.T, opt collapse.Options, setup func(*Folder), do func(*Fold
 	return out.String(), msgs.String(), err
 }
 
+// open opens an input for the tests.
+func open(t *testing.T, path string) *source.Input {
+	t.Helper()
+	in, err := source.Open(path, source.Options{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close() })
+	return in
+}
+
 // roots reduces timed folded output to each sample's process, count and
 // time: what a capture says whatever the symbols found.
 func roots(t *testing.T, out string) []string {
@@ -77,7 +90,7 @@ func TestDataAgreesWithPerfScript(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fromData, _, err := fold(t, collapse.Options{}, nil, func(f *Folder) error { return f.Data(data, "x") })
+			fromData, _, err := fold(t, collapse.Options{}, nil, func(f *Folder) error { return f.Data(open(t, data), "x") })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +127,7 @@ func TestFallbackToPerfScript(t *testing.T) {
 	if err := os.WriteFile(perf, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out, msgs, err := fold(t, collapse.Options{NoTime: true}, func(f *Folder) { f.Perf = perf }, func(f *Folder) error { return f.Data(data, "x") })
+	out, msgs, err := fold(t, collapse.Options{NoTime: true}, func(f *Folder) { f.Perf = perf }, func(f *Folder) error { return f.Data(open(t, data), "x") })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,8 +138,8 @@ func TestFallbackToPerfScript(t *testing.T) {
 	if !strings.Contains(msgs, "dwarf.data.gz: ") || !strings.Contains(msgs, "reading it with "+perf+" script instead") {
 		t.Errorf("no message saying perf script was run:\n%s", msgs)
 	}
-	_, _, err = fold(t, collapse.Options{}, nil, func(f *Folder) error { return f.Data(data, "x") })
-	if err == nil || !strings.Contains(err.Error(), "run perf script --header -i "+data) {
+	_, _, err = fold(t, collapse.Options{}, nil, func(f *Folder) error { return f.Data(open(t, data), "x") })
+	if err == nil || !strings.Contains(err.Error(), "gzip -dc "+data+" > ../perfdata/testdata/dwarf.data) and run perf script --header -i ../perfdata/testdata/dwarf.data") {
 		t.Errorf("without perf: %v, want an error saying to run perf script", err)
 	}
 }
@@ -135,7 +148,7 @@ func TestFallbackToPerfScript(t *testing.T) {
 // early stops the folding without its messages.
 func TestFolded(t *testing.T) {
 	data := "../perfdata/testdata/syswide.data.gz"
-	want, _, err := fold(t, collapse.Options{}, nil, func(f *Folder) error { return f.Data(data, data) })
+	want, _, err := fold(t, collapse.Options{}, nil, func(f *Folder) error { return f.Data(open(t, data), data) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +156,10 @@ func TestFolded(t *testing.T) {
 	// symbols.
 	var msgs []string
 	warnf := func(format string, args ...any) { msgs = append(msgs, fmt.Sprintf(format, args...)) }
-	rc := Folded(data, collapse.Options{}, "", warnf)
+	rc, err := Folded(open(t, data), Options{Warnf: warnf})
+	if err != nil {
+		t.Fatal(err)
+	}
 	got, err := io.ReadAll(rc)
 	rc.Close()
 	if err != nil && !strings.Contains(err.Error(), "another host") {
@@ -153,11 +169,70 @@ func TestFolded(t *testing.T) {
 		t.Error("Folded's output differs from the Folder's")
 	}
 	msgs = nil
-	rc = Folded(data, collapse.Options{}, "", warnf)
+	rc, err = Folded(open(t, data), Options{Warnf: warnf})
+	if err != nil {
+		t.Fatal(err)
+	}
 	buf := make([]byte, 10)
 	io.ReadFull(rc, buf)
 	rc.Close()
 	if len(msgs) != 0 {
 		t.Errorf("messages of a fold stopped early: %q", msgs)
+	}
+}
+
+// TestFoldedKinds: Folded gives folded text for every kind of input:
+// folded stacks as they are, the others folded, binary data of no known
+// kind an error.
+func TestFoldedKinds(t *testing.T) {
+	dir := t.TempDir()
+	elf := filepath.Join(dir, "a.out")
+	os.WriteFile(elf, append([]byte("\x7fELF\x02\x01\x01\x00"), bytes.Repeat([]byte{0, 1, 2, 3}, 100)...), 0o644)
+	tests := []struct {
+		path  string
+		kind  source.Kind
+		timed bool // timed lines, else classic
+	}{
+		{"../../testdata/perf/burst.txt.gz", source.PerfScript, true},
+		{"../perfdata/testdata/syswide.data.gz", source.PerfData, true},
+		{"../source/testdata/cpu.pprof", source.Pprof, false},
+		{"../../testdata/bpf/bpftrace-profile.txt.gz", source.Bpftrace, false},
+		{"../../testdata/bpf/bcc-profile.txt.gz", source.Folded, false},
+	}
+	for _, tt := range tests {
+		in := open(t, tt.path)
+		if in.Kind != tt.kind {
+			t.Fatalf("%s: %v, want %v", tt.path, in.Kind, tt.kind)
+		}
+		rc, err := Folded(in, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd := folded.NewReader(rc, tt.path)
+		n, timed := 0, 0
+		for rd.Next() {
+			n++
+			if rd.Record().Kind == folded.Timed {
+				timed++
+			}
+		}
+		rc.Close()
+		if err := rd.Err(); err != nil && !strings.Contains(err.Error(), "another host") {
+			t.Fatalf("%s: %v", tt.path, err)
+		}
+		if rd.Err() == nil && (n == 0 || (timed == n) != tt.timed) {
+			t.Errorf("%s: %d lines, %d timed", tt.path, n, timed)
+		}
+	}
+	if _, err := Folded(open(t, elf), Options{}); !errors.Is(err, source.ErrUnknown) {
+		t.Errorf("ELF: %v", err)
+	}
+	in := open(t, "../../testdata/bpf/bcc-profile.txt.gz")
+	rc, _ := Folded(in, Options{})
+	got, _ := io.ReadAll(rc)
+	rc.Close()
+	want, _ := golden.Read("../../testdata/bpf/bcc-profile.txt.gz")
+	if !bytes.Equal(got, want) {
+		t.Error("folded input is not passed as it is")
 	}
 }

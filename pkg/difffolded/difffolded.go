@@ -5,11 +5,11 @@ package difffolded
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"strings"
 
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source"
 )
 
 // Options are difffolded.pl's options.
@@ -95,12 +95,11 @@ func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
-// Read reads one input (classic, timed or gzipped; "-" for standard input)
-// into a profile. Malformed and blank lines are skipped and returned in
-// Skips; differential lines count with their second ("after") count.
-func Read(name string, stdin io.Reader) (*folded.Profile, folded.Skips, int, error) {
-	fs := folded.NewFiles([]string{name}, true)
-	fs.Stdin = stdin
+// Read reads the folded records of fs (inputs opened by package source;
+// fs should be lenient) into a profile. Malformed and blank lines are
+// skipped and returned in Skips; differential lines count with their
+// second ("after") count, and are counted in the int returned.
+func Read(fs *source.Files) (*folded.Profile, folded.Skips, int, error) {
 	var p folded.Profile
 	diffs := 0
 	for fs.Next() {

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source"
 	"flamekit/pkg/svg"
 )
 
@@ -28,20 +29,19 @@ type Input struct {
 	Timed  bool         // the flame chart was ordered by time
 }
 
-// Read reads folded files ("-" is stdin; no names means stdin) leniently
-// (malformed lines are counted, not fatal) and lays them out. Without flamechart, stacks are summed and
-// merged frame by frame (timed lines lose their time). With flamechart,
-// lines keep the input order and each is merged with the line before it,
-// as flamegraph.pl does; but when every line is timed, the samples are
-// ordered by time first (stable), so the x axis is time order. With o
-// not nil, frames that o's --minwidth would drop are dropped during the
-// layout already.
-func Read(names []string, stdin io.Reader, flamechart bool, rw svg.Rewrite, o *svg.Options) (*Input, error) {
-	fs := folded.NewFiles(names, true)
-	fs.Stdin = stdin
+// Read reads the folded records of fs (inputs opened by package source;
+// fs should be lenient: malformed lines are counted, not fatal) and lays
+// them out. sizeHint is the size of the input in bytes, 0 when unknown.
+// Without flamechart, stacks are summed and merged frame by frame (timed
+// lines lose their time). With flamechart, lines keep the input order and
+// each is merged with the line before it, as flamegraph.pl does; but when
+// every line is timed, the samples are ordered by time first (stable), so
+// the x axis is time order. With o not nil, frames that o's --minwidth
+// would drop are dropped during the layout already.
+func Read(fs *source.Files, sizeHint int64, flamechart bool, rw svg.Rewrite, o *svg.Options) (*Input, error) {
 	in := &Input{}
 	if !flamechart {
-		set := readStacks(fs, inputSize(names))
+		set := readStacks(fs, sizeHint)
 		if err := fs.Err(); err != nil {
 			return nil, err
 		}
@@ -108,21 +108,6 @@ func Read(names []string, stdin io.Reader, flamechart bool, rw svg.Rewrite, o *s
 	}
 	in.Layout = b.Layout()
 	return in, nil
-}
-
-// inputSize returns the size of the named regular files (0 if there is
-// standard input among them). Gzipped files count their compressed size:
-// it is only a hint.
-func inputSize(names []string) int64 {
-	var n int64
-	for _, name := range names {
-		st, err := os.Stat(name)
-		if name == "-" || err != nil || !st.Mode().IsRegular() {
-			return 0
-		}
-		n += st.Size()
-	}
-	return n
 }
 
 // ReadPalette reads a --cp palette file ("name->rgb(r,g,b)" lines). A

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source"
 	"flamekit/pkg/svg"
 )
 
@@ -30,6 +31,16 @@ func realFolded(t testing.TB) []string {
 		t.Fatal(err)
 	}
 	return lines
+}
+
+// files returns the records of the folded files at paths.
+func files(t testing.TB, paths ...string) *source.Files {
+	t.Helper()
+	ins, err := source.OpenAll(paths, source.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return source.NewFiles(ins, true)
 }
 
 // TestReadOrders checks that the fast paths of Read (no hashing for
@@ -54,7 +65,7 @@ func TestReadOrders(t *testing.T) {
 				t.Fatal(err)
 			}
 			o := svg.DefaultOptions()
-			got, err := Read([]string{path}, nil, false, rw, &o)
+			got, err := Read(files(t, path), 0, false, rw, &o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +112,7 @@ func BenchmarkRead(b *testing.B) {
 			b.ReportAllocs()
 			o := svg.DefaultOptions()
 			for b.Loop() {
-				if _, err := Read([]string{path}, nil, flamechart, svg.Rewrite{}, &o); err != nil {
+				if _, err := Read(files(b, path), int64(len(data)), flamechart, svg.Rewrite{}, &o); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -2,12 +2,13 @@ package flamegraph
 
 import (
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source"
 )
 
 // readStacks reads every record of fs into a Profile. One goroutine
 // parses the input while this one sums the stacks: the records are
 // passed in batches, their stacks copied into the batch's buffer.
-func readStacks(fs *folded.Files, sizeHint int64) *folded.Profile {
+func readStacks(fs *source.Files, sizeHint int64) *folded.Profile {
 	set := &folded.Profile{HintBytes: sizeHint}
 	type rec struct {
 		off, end      int

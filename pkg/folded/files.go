@@ -8,6 +8,10 @@ import (
 // Files reads the records of several inputs in order, as one stream, each
 // input with its own line numbers. No names means standard input.
 //
+// Deprecated: commands read their inputs with source.Files, over inputs
+// opened (and recognised) by package source; Files reads named folded
+// files, for tests and examples.
+//
 //	fs := folded.NewFiles(args, true)
 //	for fs.Next() { rec := fs.Record(); ... }
 //	err := fs.Err()
@@ -44,7 +48,7 @@ func (f *Files) Next() bool {
 			}
 			name := f.names[f.i]
 			f.i++
-			rc, err := OpenStdin(name, f.Stdin)
+			rc, err := f.open(name)
 			if err != nil {
 				f.err = err
 				return false
@@ -95,4 +99,15 @@ func (f *Files) Skips() Skips {
 		s.Merge(f.cur.Skips())
 	}
 	return s
+}
+
+// open opens an input by name: "-" is Stdin.
+func (f *Files) open(name string) (io.ReadCloser, error) {
+	if name != "-" {
+		return Open(name)
+	}
+	if f.Stdin == nil {
+		return nil, ErrNoStdin
+	}
+	return Decompress(io.NopCloser(f.Stdin))
 }

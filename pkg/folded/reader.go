@@ -2,15 +2,13 @@ package folded
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/klauspost/pgzip"
+	"flamekit/pkg/source/decompress"
 )
 
 // ParseError is a malformed line, with where it was found.
@@ -131,12 +129,9 @@ func NewReader(r io.Reader, name string) *Reader {
 
 // NewReaderSize is NewReader with a buffer of at least size bytes, for
 // callers that read only a few lines (the head of an input) and want to
-// read little more than those. A reader returned by Decompress or
-// DecompressHead brings its own buffer, which is used when big enough.
+// read little more than those. A *bufio.Reader brings its own buffer,
+// which is used when big enough.
 func NewReaderSize(r io.Reader, name string, size int) *Reader {
-	if rc, ok := r.(readCloser); ok {
-		r = rc.Reader
-	}
 	br, ok := r.(*bufio.Reader)
 	if !ok || br.Size() < size {
 		br = bufio.NewReaderSize(r, size)
@@ -254,95 +249,35 @@ func DisplayName(name string) string {
 	return name
 }
 
-// Open opens the named file for reading. Gzip input is recognised by its
-// magic bytes, whatever the name, and decompressed with pgzip. The name
-// "-" is not standard input here: see OpenStdin.
+// Open opens the named file for reading, decompressed when it is gzip or
+// zstd (told by its magic bytes, whatever the name).
+//
+// Deprecated: commands open their inputs with package source, which also
+// tells their format, reads pipes and FIFOs once, and copies streams that
+// must be read twice; Open is decompress.Open, kept for tests and
+// examples that read a file of their own.
 func Open(name string) (io.ReadCloser, error) {
-	return OpenStdin(name, nil)
+	return decompress.Open(name)
 }
 
-// ErrNoStdin is the error of the name "-" when no standard input was given.
+// ErrNoStdin is the error of the name "-" in Files when Files.Stdin is nil.
 var ErrNoStdin = errors.New(`"-" names standard input, and none was given`)
 
-// OpenStdin is Open with the name "-" standing for stdin, the caller's
-// standard input (nil: "-" is ErrNoStdin).
-func OpenStdin(name string, stdin io.Reader) (io.ReadCloser, error) {
-	var f io.ReadCloser
-	if name == "-" {
-		if stdin == nil {
-			return nil, ErrNoStdin
-		}
-		f = io.NopCloser(stdin)
-	} else {
-		var err error
-		if f, err = os.Open(name); err != nil {
-			return nil, err
-		}
-	}
-	rc, err := Decompress(f)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", DisplayName(name), err)
-	}
-	return rc, nil
-}
-
-// Decompress returns a reader of rc's content, gunzipped if it starts with
-// the gzip magic bytes. Closing the result closes rc.
+// Decompress returns a reader of rc's content, decompressed if it starts
+// with the gzip or zstd magic bytes. Closing the result closes rc.
+//
+// Deprecated: see Open; Decompress is decompress.NewReader.
 func Decompress(rc io.ReadCloser) (io.ReadCloser, error) {
-	return decompress(rc, 256<<10, false)
-}
-
-// DecompressHead is Decompress for reading only the first lines of an
-// input: small buffers, and gzip decompressed on demand rather than
-// megabytes ahead (which pays when the whole input is read).
-func DecompressHead(rc io.ReadCloser) (io.ReadCloser, error) {
-	return decompress(rc, 16<<10, true)
-}
-
-func decompress(rc io.ReadCloser, size int, head bool) (io.ReadCloser, error) {
-	br := bufio.NewReaderSize(rc, size)
-	magic, err := br.Peek(2)
-	if err != nil && err != io.EOF {
+	d, _, err := decompress.NewReader(rc)
+	if err != nil {
 		return nil, err
 	}
-	if !bytes.Equal(magic, []byte{0x1f, 0x8b}) {
-		return readCloser{br, rc}, nil
-	}
-	var zr *pgzip.Reader
-	if head {
-		zr, err = pgzip.NewReaderN(br, 32<<10, 1)
-	} else {
-		zr, err = pgzip.NewReader(br)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading gzip header: %w", err)
-	}
-	return readCloser{gzipEOF{zr}, multiCloser{zr, rc}}, nil
+	return struct {
+		io.Reader
+		io.Closer
+	}{d, closeBoth{d, rc}}, nil
 }
 
-type readCloser struct {
-	io.Reader
-	io.Closer
-}
+type closeBoth [2]io.Closer
 
-type multiCloser []io.Closer
-
-func (m multiCloser) Close() error {
-	var errs []error
-	for _, c := range m {
-		errs = append(errs, c.Close())
-	}
-	return errors.Join(errs...)
-}
-
-// gzipEOF makes a truncated gzip stream an error that says so.
-type gzipEOF struct{ r io.Reader }
-
-func (g gzipEOF) Read(p []byte) (int, error) {
-	n, err := g.r.Read(p)
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		err = errors.New("gzip data is truncated (unexpected end of file)")
-	}
-	return n, err
-}
+func (c closeBoth) Close() error { return errors.Join(c[0].Close(), c[1].Close()) }

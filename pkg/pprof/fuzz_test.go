@@ -11,12 +11,11 @@ import (
 	"flamekit/pkg/folded"
 )
 
-// FuzzFromPprof feeds arbitrary bytes to Sniff, the profile reader and the
+// FuzzFromPprof feeds arbitrary bytes to the profile reader and the
 // folded conversion: no panic, and whatever is accepted gives a folded
 // stream that reads back with the summary's totals.
 func FuzzFromPprof(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		Sniff(data[:min(len(data), SniffSize)])
 		p, err := Parse(data, "fuzz")
 		if err != nil {
 			return

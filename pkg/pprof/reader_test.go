@@ -2,10 +2,7 @@ package pprof
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
@@ -172,64 +169,6 @@ func TestReadErrors(t *testing.T) {
 			t.Errorf("%s: err %v, want one naming in.pb and saying %q", tc.name, err, tc.want)
 		}
 	}
-}
-
-func TestSniff(t *testing.T) {
-	cpu, err := Read(mustOpen(t, "testdata/go/cpu.pprof"), "cpu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var raw bytes.Buffer
-	if err := cpu.WriteUncompressed(&raw); err != nil {
-		t.Fatal(err)
-	}
-	ours := NewBuilder(Options{})
-	ours.Add(&folded.Record{Stack: []byte("a"), Count: 1, Kind: folded.Classic})
-	p, _ := ours.Profile()
-	var raw2 bytes.Buffer
-	p.WriteUncompressed(&raw2)
-	tests := []struct {
-		name string
-		data []byte
-		want bool
-	}{
-		{"go cpu", raw.Bytes()[:SniffSize], true},
-		{"go cpu as written", goRaw(t), true},
-		{"short text with a control byte", []byte("H\x01x"), false},
-		{"ours", raw2.Bytes(), true},
-		{"empty", nil, false},
-		{"perf script", []byte("\nswapper     0 [000] 413.417927: cpu-clock:\n"), false},
-		{"folded", []byte("# flamekit v1 timed\nmain;a 1 @1.0\n"), false},
-		{"bpftrace", []byte("Attaching 1 probe...\n\n@[\n"), false},
-		{"blank lines", []byte("\n\n\n\n"), false},
-		{"short", []byte{0x0a}, false},
-	}
-	for _, tc := range tests {
-		if got := Sniff(tc.data); got != tc.want {
-			t.Errorf("%s: %v", tc.name, got)
-		}
-	}
-}
-
-func mustOpen(t *testing.T, path string) *bytes.Reader {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bytes.NewReader(b)
-}
-
-// goRaw is the start of the real Go CPU profile as the runtime wrote it
-// (time_nanos first), gunzipped.
-func goRaw(t *testing.T) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(mustOpen(t, "testdata/go/cpu.pprof"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(zr)
-	return b[:SniffSize]
 }
 
 // TestBigValues: a pprof value beyond 2^53, which no folded count holds

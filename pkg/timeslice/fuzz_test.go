@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -149,13 +150,18 @@ func FuzzSlice(f *testing.F) {
 func TestSurveyThenReadStream(t *testing.T) {
 	data := []byte("# flamekit v1 timed first=\"1.0\" last=\"3.0\"\na 1 @1.0\nb 1 @2.0\nc 1 @3.0\n")
 	ins := NewInputs([]string{"-"}, bytes.NewReader(data))
-	if err := ins.Survey(t.TempDir()); err != nil {
+	dir := t.TempDir()
+	if err := ins.Survey(dir); err != nil {
 		t.Fatal(err)
 	}
 	if c := ins.Clock(); !c.HasOrigin || c.Origin != folded.Time(1e9) {
 		t.Fatalf("clock %+v, want origin @1", c)
 	}
-	spool := ins[0].spool.Name()
+	spools, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(spools) != 1 {
+		t.Fatalf("copies of the stream: %v", spools)
+	}
+	spool := spools[0]
 	if got := slice(t, ins, &Window{From: 2e9, HasFrom: true}); got.n != 2 {
 		t.Errorf("kept %d samples from the spooled stream, want 2", got.n)
 	}

@@ -4,15 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source"
 )
 
 // Input is one input of a run: a regular file, which can be read again,
-// or a stream (standard input, a pipe, a FIFO), which can be read once.
-// What reading it found (its metadata lines and the span of its samples)
-// is kept on it, for the window and the messages.
+// or a stream (standard input, a pipe, a FIFO), which can be read once,
+// and is copied as it is first read when a window needs two passes (see
+// Survey). Inputs are opened through package source. What reading it
+// found (its metadata lines and the span of its samples) is kept on it,
+// for the window and the messages.
 type Input struct {
 	// Name is the name given on the command line ("-" is standard input).
 	Name string
@@ -31,85 +33,85 @@ type Input struct {
 
 	head head // what Heads read
 
-	raw    func() (io.ReadCloser, error) // opens the input's bytes (maybe gzipped)
-	stream bool                          // readable once (stdin, pipe, FIFO)
-	spool  *os.File                      // a copy of a stream, made by Survey
-	used   bool                          // a stream without a spool has been read
+	src  *source.Input                              // nil when opening failed
+	err  error                                      // why opening failed, reported when the input is read
+	fold func(*source.Input) (io.ReadCloser, error) // the folded text of src; nil: its content
+}
+
+// FromSource returns the input of src: fold, when not nil, turns it into
+// folded text (capture.Folded folds perf captures, pprof profiles and
+// bpftrace dumps as stackcollapse does); nil reads its content as folded
+// text.
+func FromSource(src *source.Input, fold func(*source.Input) (io.ReadCloser, error)) *Input {
+	return &Input{Name: src.Name, Display: src.Display, src: src, fold: fold}
 }
 
 // NewInput returns an input read through open, which returns its bytes
-// (gzipped or not) each time it is called: a file, or any storage a
-// program has. name is shown in messages.
+// (compressed or not) from the start each time it is called: a file, or
+// any storage a program has. name is shown in messages.
 func NewInput(name string, open func() (io.ReadCloser, error)) *Input {
-	return &Input{Name: name, Display: name, raw: open}
+	src, err := source.OpenFunc(name, open, source.Options{})
+	return &Input{Name: name, Display: name, src: src, err: err}
 }
 
 // NewStream returns an input that can be read only once, such as a
 // network stream; a window that needs two passes keeps a copy of it in a
 // temporary file (see Survey).
 func NewStream(name string, r io.Reader) *Input {
-	return &Input{Name: name, Display: name, stream: true, raw: func() (io.ReadCloser, error) { return io.NopCloser(r), nil }}
+	src, err := source.OpenReader(name, r, source.Options{})
+	return &Input{Name: name, Display: name, src: src, err: err}
 }
 
 // Inputs are the inputs of one run, in the order they were named.
 type Inputs []*Input
 
 // NewInputs returns the named inputs ("-" is standard input, read from
-// stdin; it may be named only once). Nothing is read yet; a name that
-// cannot be opened is reported when it is read.
+// stdin), read as folded text. A name that cannot be opened is reported
+// when it is read.
 func NewInputs(names []string, stdin io.Reader) Inputs {
 	ins := make(Inputs, 0, len(names))
 	for _, name := range names {
-		var in *Input
-		if name == "-" {
-			in = NewStream(name, stdin)
-		} else {
-			in = NewInput(name, func() (io.ReadCloser, error) { return os.Open(name) })
-			if st, err := os.Stat(name); err == nil && !st.Mode().IsRegular() {
-				in.stream = true // a pipe or FIFO (<(cmd), mkfifo)
-			}
-		}
-		in.Display = folded.DisplayName(name)
-		ins = append(ins, in)
+		src, err := source.Open(name, source.Options{Stdin: stdin})
+		ins = append(ins, &Input{Name: name, Display: folded.DisplayName(name), src: src, err: err})
 	}
 	return ins
 }
 
-// Close removes the spooled copies of streams.
+// Close removes the copies of streams (see source.Input.Close).
 func (ins Inputs) Close() error {
 	var errs []error
 	for _, in := range ins {
-		if in.spool != nil {
-			errs = append(errs, in.spool.Close(), os.Remove(in.spool.Name()))
-			in.spool = nil
+		if in.src != nil {
+			errs = append(errs, in.src.Close())
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// open opens the input for a full read: the file, the stream the first
-// time, or the stream's spooled copy.
+// stream reports whether the input can be read only once.
+func (in *Input) stream() bool { return in.src != nil && in.src.Stream }
+
+// open opens the input's folded text for a full read: the file, the
+// stream the first time, or the stream's copy.
 func (in *Input) open() (io.ReadCloser, error) {
-	if in.spool != nil {
-		if _, err := in.spool.Seek(0, io.SeekStart); err != nil {
-			return nil, fmt.Errorf("%s: rereading the copy of the input: %w", in.Display, err)
-		}
-		return folded.Decompress(io.NopCloser(in.spool))
+	if in.err != nil {
+		return nil, in.err
 	}
-	if in.stream && in.used {
-		return nil, fmt.Errorf("%s can be read only once", in.Display)
+	if in.fold != nil {
+		return in.fold(in.src)
 	}
-	in.used = in.used || in.stream
-	raw, err := in.raw()
-	if err != nil {
-		return nil, err
+	return in.src.Open()
+}
+
+// openHead opens the input's folded text for reading its first lines.
+func (in *Input) openHead() (io.ReadCloser, error) {
+	if in.err != nil {
+		return nil, in.err
 	}
-	rc, err := folded.Decompress(raw)
-	if err != nil {
-		raw.Close()
-		return nil, fmt.Errorf("%s: %w", in.Display, err)
+	if in.fold != nil {
+		return in.fold(in.src)
 	}
-	return rc, nil
+	return in.src.OpenLight()
 }
 
 // reset forgets what an earlier read found, before the input is read again.
@@ -149,17 +151,12 @@ const headLookahead = 1000
 // full read shows (see Clock).
 func (ins Inputs) Heads() error {
 	for _, in := range ins {
-		if in.stream || in.Read || in.head.read {
+		if in.stream() || in.Read || in.head.read {
 			continue
 		}
-		raw, err := in.raw()
+		rc, err := in.openHead()
 		if err != nil {
 			return err
-		}
-		rc, err := folded.DecompressHead(raw)
-		if err != nil {
-			raw.Close()
-			return fmt.Errorf("%s: %w", in.Display, err)
 		}
 		rd := folded.NewReaderSize(rc, in.Display, 16<<10)
 		rd.Lenient = true
@@ -182,7 +179,7 @@ func (ins Inputs) Heads() error {
 // HasStream reports whether an input can be read only once.
 func (ins Inputs) HasStream() bool {
 	for _, in := range ins {
-		if in.stream {
+		if in.stream() {
 			return true
 		}
 	}
@@ -205,30 +202,15 @@ func (ins Inputs) Survey(dir string) error {
 
 func (in *Input) survey(dir string) error {
 	in.reset()
-	var src io.ReadCloser
-	if in.stream && in.spool == nil {
-		f, err := os.CreateTemp(dir, "timeslice-*.spool")
-		if err != nil {
-			return fmt.Errorf("%s: cannot keep a copy of the stream to read it twice (set TMPDIR, or give the window on perf's clock, --at @SECONDS±W, which needs one pass): %w", in.Display, err)
+	if in.stream() {
+		if dir != "" {
+			in.src.TempDir = dir
 		}
-		in.spool = f
-		raw, err := in.raw()
-		if err != nil {
-			return err
-		}
-		defer raw.Close()
-		in.used = true
-		rc, err := folded.Decompress(io.NopCloser(io.TeeReader(raw, spoolWriter{f, in.Display})))
-		if err != nil {
-			return fmt.Errorf("%s: %w", in.Display, err)
-		}
-		src = rc
-	} else {
-		rc, err := in.open()
-		if err != nil {
-			return err
-		}
-		src = rc
+		in.src.Keep()
+	}
+	src, err := in.open()
+	if err != nil {
+		return err
 	}
 	defer src.Close()
 	rd := folded.NewReader(src, in.Display)
@@ -244,9 +226,9 @@ func (in *Input) survey(dir string) error {
 	if err := rd.Err(); err != nil {
 		return err
 	}
-	if in.spool != nil {
-		// Read what a reader stopping at the end of the folded text left
-		// (a gzip trailer), so the copy is whole.
+	if in.stream() {
+		// Read what a reader stopping at the end of the folded text
+		// left, so that the copy is whole.
 		if _, err := io.Copy(io.Discard, src); err != nil {
 			return fmt.Errorf("%s: %w", in.Display, err)
 		}
@@ -254,18 +236,4 @@ func (in *Input) survey(dir string) error {
 	in.Metas = rd.Meta()
 	in.Read = true
 	return nil
-}
-
-// spoolWriter names a failed write to the spool file in its error.
-type spoolWriter struct {
-	f    *os.File
-	name string
-}
-
-func (s spoolWriter) Write(p []byte) (int, error) {
-	n, err := s.f.Write(p)
-	if err != nil {
-		err = fmt.Errorf("%s: keeping a copy of the stream in %s: %w", s.name, s.f.Name(), err)
-	}
-	return n, err
 }

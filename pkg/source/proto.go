@@ -1,4 +1,4 @@
-package detect
+package source
 
 // Protocol buffer wire types.
 const (
@@ -12,11 +12,12 @@ const (
 // message (profile.proto): 1 sample_type, 2 sample, 3 mapping, 4 location,
 // 5 function, 6 string_table, 11 period_type (messages or strings); 7
 // drop_frames, 8 keep_frames, 9 time_nanos, 10 duration_nanos, 12 period,
-// 13 comment, 14 default_sample_type (integers; comment may be packed).
+// 13 comment, 14 default_sample_type, 15 doc_url (integers; comment may be
+// packed).
 var profileFields = [...]int{
 	1: wireLen, 2: wireLen, 3: wireLen, 4: wireLen, 5: wireLen, 6: wireLen,
 	7: wireVarint, 8: wireVarint, 9: wireVarint, 10: wireVarint,
-	11: wireLen, 12: wireVarint, 13: wireVarint, 14: wireVarint,
+	11: wireLen, 12: wireVarint, 13: wireVarint, 14: wireVarint, 15: wireVarint,
 }
 
 // isProfileProto reports whether b starts like a serialised Profile: a

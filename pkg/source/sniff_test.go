@@ -1,4 +1,4 @@
-package detect
+package source
 
 import (
 	"bytes"
@@ -9,25 +9,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"flamekit/pkg/folded"
+	"flamekit/pkg/pprof"
+	"flamekit/pkg/source/decompress"
 )
 
-// head returns the first PeekSize bytes of the file at path (as stored:
-// gzip stays gzip) and whether that is the whole file.
-func head(t *testing.T, path string) ([]byte, bool) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, PeekSize+1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(b) > PeekSize {
-		return b[:PeekSize], false
-	}
-	return b, true
+func gz(b []byte) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(b)
+	zw.Close()
+	return buf.Bytes()
 }
 
 func gunzip(t *testing.T, b []byte) []byte {
@@ -43,16 +36,8 @@ func gunzip(t *testing.T, b []byte) []byte {
 	return out
 }
 
-func gz(b []byte) []byte {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	zw.Write(b)
-	zw.Close()
-	return buf.Bytes()
-}
-
-// TestRealInputs checks every real capture of the repository, gzipped as
-// stored and decompressed.
+// TestRealInputs opens every real capture of the repository, compressed
+// as stored and decompressed through a stream, and checks its kind.
 func TestRealInputs(t *testing.T) {
 	globs := []struct {
 		glob string
@@ -68,6 +53,7 @@ func TestRealInputs(t *testing.T) {
 		{"../../pkg/svg/testdata/compat/diff-input.folded", Folded}, // differential lines
 		{"testdata/cpu.pprof", Pprof},                               // go test -cpuprofile (gzipped by Go)
 		{"testdata/perf.data.gz", PerfData},                         // perf record -F 199 -g, gzipped here
+		{"../perfdata/testdata/pipe.data.gz", PerfDataPipe},         // perf record -o -
 	}
 	for _, g := range globs {
 		paths, err := filepath.Glob(g.glob)
@@ -78,30 +64,33 @@ func TestRealInputs(t *testing.T) {
 			if strings.Contains(p, "nocallgraph.collapsed") {
 				continue // Perl printed nothing for it: empty files
 			}
-			b, complete := head(t, p)
-			if got := Detect(b, complete); got != g.want {
-				t.Errorf("%s: %v, want %v", p, got, g.want)
+			in, err := Open(p, Options{})
+			if err != nil {
+				t.Fatal(err)
 			}
-			if !isGzip(b) {
-				continue
+			if in.Kind != g.want || in.Stream {
+				t.Errorf("%s: %v (stream %v), want %v", p, in.Kind, in.Stream, g.want)
 			}
 			whole, err := os.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			plain := gunzip(t, whole)
-			complete = len(plain) <= PeekSize
-			if !complete {
-				plain = plain[:PeekSize]
+			if in.Method != decompress.Gzip {
+				continue
 			}
-			if got := Detect(plain, complete); got != g.want {
-				t.Errorf("%s decompressed: %v, want %v", p, got, g.want)
+			plain := gunzip(t, whole)
+			s, err := OpenReader("plain", bytes.NewReader(plain), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Kind != g.want || s.Method != decompress.None || !s.Stream {
+				t.Errorf("%s decompressed: %v, want %v", p, s.Kind, g.want)
 			}
 		}
 	}
 }
 
-func TestDetect(t *testing.T) {
+func TestSniff(t *testing.T) {
 	long := strings.Repeat("frame;", PeekSize/6+10)
 	tests := []struct {
 		name     string
@@ -128,22 +117,22 @@ func TestDetect(t *testing.T) {
 		{"perf script tracepoint", "ls 7209 [001] 34.5: sched:sched_switch: prev_comm=ls prev_pid=7209 prev_prio=120\n\tffffffff821f8298 __schedule+0x618 ([kernel.kallsyms])\n", true, PerfScript},
 		{"perf script --header", "# ========\n# captured on    : Sun Nov 22 20:00:00 2026\n", false, PerfScript},
 		{"perf.data", "PERFILE2\x68\x00\x00\x00\x00\x00\x00\x00", false, PerfData},
+		{"perf.data, pipe mode", "PERFILE2\x10\x00\x00\x00\x00\x00\x00\x00\x01\x00", false, PerfDataPipe},
 		{"old perf.data", "PERFFILE\x00", false, PerfData},
 		{"bpftrace JSON output", "{\"type\": \"attached_probes\", \"data\": {\"probes\": 1}}\n", true, Unknown},
 		{"prose", "This is a note.\nIt took 30 minutes and 12 seconds\n", true, Unknown},
+		{"comment then a long line", "# note\n" + long, false, Unknown},
 		{"ELF", "\x7fELF\x02\x01\x01\x00\x00\x00", false, Unknown},
-		{"zstd", "\x28\xb5\x2f\xfd\x04\x00", false, Unknown},
-		{"gzip inside gzip", string(gz(gz([]byte("a;b 1\n")))), true, Unknown},
-		{"gzipped folded", string(gz([]byte("a;b 1\n"))), true, Folded},
-		{"gzipped bpftrace, cut", string(gz([]byte("@[\n    f+1\n]: 3\n"))[:20]), false, Bpftrace},
+		{"zstd, not decompressed", "\x28\xb5\x2f\xfd\x04\x00", false, Unknown},
+		{"gzip, not decompressed", string(gz([]byte("a;b 1\n"))), true, Unknown},
 		{"cut last line ignored", "a;b 1\nc;d 2\nthis is not fol", false, Folded},
 		{"random binary", "\x12\x05\x00\x01\x02", true, Unknown},
 		{"NUL bytes in perf script names", "p\x00q 1 1.0: 5 ev:\n\t1 a\x00b (/x)\n\n", true, PerfScript},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Detect([]byte(tt.in), tt.complete); got != tt.want {
-				t.Errorf("Detect = %v, want %v", got, tt.want)
+			if got := Sniff([]byte(tt.in), tt.complete); got != tt.want {
+				t.Errorf("Sniff = %v, want %v", got, tt.want)
 			}
 		})
 	}
@@ -152,22 +141,29 @@ func TestDetect(t *testing.T) {
 // TestPprofPlain checks a pprof profile stored without gzip, and cut at
 // every length: a head that ends inside a field is still a profile.
 func TestPprofPlain(t *testing.T) {
-	b, _ := head(t, "testdata/cpu.pprof")
+	b, err := os.ReadFile("testdata/cpu.pprof")
+	if err != nil {
+		t.Fatal(err)
+	}
 	plain := gunzip(t, b)
-	if got := Detect(plain, true); got != Pprof {
+	if got := Sniff(plain, true); got != Pprof {
 		t.Fatalf("plain profile: %v", got)
 	}
 	// From 16 bytes on: the first field (time_nanos) and the sample
 	// types' key are in.
 	for n := 16; n < len(plain); n += 7 {
-		if got := Detect(plain[:n], false); got != Pprof {
+		if got := Sniff(plain[:n], false); got != Pprof {
 			t.Fatalf("profile cut at %d bytes: %v", n, got)
 		}
 	}
 }
 
 func TestCheck(t *testing.T) {
-	_, err := Check([]byte("module flamekit\n\ngo 1.25\n"), true, "go.mod")
+	in, err := OpenReader("go.mod", strings.NewReader("module flamekit\n\ngo 1.25\n"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = in.Check()
 	if !errors.Is(err, ErrUnknown) {
 		t.Fatalf("err = %v", err)
 	}
@@ -176,17 +172,21 @@ func TestCheck(t *testing.T) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
 	}
-	_, err = Check([]byte("\x28\xb5\x2f\xfd\x04\x00"), false, "x.zst")
-	if err == nil || !strings.Contains(err.Error(), "zstd") {
-		t.Errorf("zstd: %v", err)
+	in, err = OpenReader("x.gz", bytes.NewReader(gz(gz([]byte("a;b 1\n")))), Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if k, err := Check([]byte("a;b 1\n"), true, "x"); k != Folded || err != nil {
-		t.Errorf("folded: %v %v", k, err)
+	if err := in.Check(); err == nil || !strings.Contains(err.Error(), "gzip data holding gzip data inside compressed data") {
+		t.Errorf("gzip in gzip: %v", err)
+	}
+	in, err = OpenReader("x", strings.NewReader("a;b 1\n"), Options{})
+	if err != nil || in.Kind != Folded || in.Check() != nil {
+		t.Errorf("folded: %v %v", in.Kind, err)
 	}
 }
 
 func TestFormats(t *testing.T) {
-	for _, f := range strings.Split(Formats, ", ") {
+	for _, f := range strings.Split(FormatFlags(), ", ") {
 		k, err := ParseFormat(f)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
@@ -201,10 +201,58 @@ func TestFormats(t *testing.T) {
 			t.Errorf("%s: kind %v flag %q", f, k, k.Flag())
 		}
 	}
-	if _, err := ParseFormat("perfdata"); err == nil || !strings.Contains(err.Error(), Formats) {
+	if FormatFlags() != "auto, perf-data, pprof, perf, bpftrace, folded" {
+		t.Errorf("FormatFlags() = %q", FormatFlags())
+	}
+	if _, err := ParseFormat("perfdata"); err == nil || !strings.Contains(err.Error(), FormatFlags()) {
 		t.Errorf("bad format: %v", err)
 	}
 	if Kind(99).String() != "Kind(99)" || Kind(99).Flag() != "" {
 		t.Errorf("Kind(99): %v %q", Kind(99), Kind(99).Flag())
+	}
+	if PerfDataPipe.Flag() != "perf-data" || !PerfDataPipe.IsPerfData() || PerfScript.IsPerfData() {
+		t.Errorf("pipe mode: %q", PerfDataPipe.Flag())
+	}
+	seen := map[Kind]bool{}
+	for _, f := range Formats() {
+		if seen[f.Kind] || f.Name == "" || (f.Binary == nil) == (f.Marker == nil) {
+			t.Errorf("table entry %v: duplicate, unnamed, or neither/both binary and text", f.Kind)
+		}
+		seen[f.Kind] = true
+	}
+}
+
+// TestPprofSniff: profiles as Go writes them and as pkg/pprof builds
+// them are pprof; text, even with a control byte, is not.
+func TestPprofSniff(t *testing.T) {
+	ours := pprof.NewBuilder(pprof.Options{})
+	ours.Add(&folded.Record{Stack: []byte("a"), Count: 1, Kind: folded.Classic})
+	p, err := ours.Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var built bytes.Buffer
+	p.WriteUncompressed(&built)
+	b, err := os.ReadFile("testdata/cpu.pprof")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		data []byte
+		want Kind
+	}{
+		{"go cpu, first 256 bytes", gunzip(t, b)[:256], Pprof},
+		{"built by pkg/pprof", built.Bytes(), Pprof},
+		{"short text with a control byte", []byte("H\x01x"), Unknown},
+		{"perf script", []byte("\nswapper     0 [000] 413.417927: cpu-clock:\n"), PerfScript},
+		{"folded", []byte("# flamekit v1 timed\nmain;a 1 @1.0\n"), Folded},
+		{"bpftrace", []byte("Attaching 1 probe...\n\n@[\n"), Bpftrace},
+		{"blank lines", []byte("\n\n\n\n"), Empty},
+	}
+	for _, tc := range tests {
+		if got := Sniff(tc.data, tc.name != "go cpu, first 256 bytes"); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
