@@ -334,7 +334,9 @@ func TestPerfTimetravelRealPerf(t *testing.T) {
 	if s.total() == 0 {
 		t.Error("no samples in two windows of perf record -a")
 	}
-	meta := ok(t, dir, "zcat tt/"+folded[0]+" | awk '/^# flamekit v1 timed/ && !n++'", path)
+	// The second window's marker: written at the switch, with samples on
+	// both sides (the first one's is written before perf starts).
+	meta := ok(t, dir, "zcat tt/"+folded[1]+" | awk '/^# flamekit v1 timed/ && !n++'", path)
 	for _, key := range []string{`first="`, `cmdline="`, `ref-wall="`, `ref-perf="`} {
 		if !strings.Contains(string(meta.stdout), key) {
 			t.Errorf("converted window lacks %s…: %s", key, meta.stdout)

@@ -10,6 +10,7 @@ import (
 	"flamekit/internal/cli"
 	"flamekit/pkg/bursts"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/gaps"
 	"flamekit/pkg/heatmap"
 	"flamekit/pkg/idle"
 	"flamekit/pkg/timeslice"
@@ -37,6 +38,7 @@ type busy struct {
 	hm      *heatmap.Map
 	series  *bursts.Series
 	idle    idle.Filter
+	seen    *gaps.Finder // every sample's time, for the parts not recorded
 }
 
 // newBusy returns the sink; guess is the first sample as known before
@@ -55,6 +57,7 @@ func (b *busy) start(t folded.Time) {
 	}
 	b.started = true
 	b.series = bursts.NewSeries(b.origin, 0)
+	b.seen = gaps.NewFinder()
 	if b.heat {
 		b.hm = heatmap.New(b.rows, b.origin)
 	}
@@ -66,6 +69,7 @@ func (b *busy) Sample(rec *folded.Record) error {
 		return nil
 	}
 	b.start(rec.Time)
+	b.seen.Add(rec.Time)
 	if b.hm != nil {
 		if b.weights {
 			b.hm.AddN(rec.Time, uint64(math.Round(max(rec.Count, 0))))
@@ -84,6 +88,7 @@ func (b *busy) Sample(rec *folded.Record) error {
 // dropped takes an idle sample --no-idle dropped.
 func (b *busy) dropped(rec *folded.Record) error {
 	b.start(rec.Time)
+	b.seen.Add(rec.Time)
 	if b.hm != nil {
 		b.hm.Cover(rec.Time)
 	}
@@ -99,6 +104,23 @@ func (b *busy) heatmap() *heatmap.Map {
 	return b.hm
 }
 
+// unrecorded returns the parts of the inputs' time that were not recorded,
+// and the rule that found them (see package gaps): time between the spans
+// their captures' metadata declare and, for system-wide timer captures,
+// stretches without any sample.
+func (b *busy) unrecorded(inputs timeslice.Inputs) ([]gaps.Span, gaps.Rule) {
+	var metas []folded.Meta
+	for _, in := range inputs {
+		metas = append(metas, in.Metas...)
+	}
+	rule := gaps.RuleFor(metas, b.seen)
+	out := gaps.Between(gaps.Spans(metas), rule.Min)
+	if rule.Samples && b.seen != nil {
+		out = append(out, b.seen.Gaps(rule.Min)...)
+	}
+	return gaps.Merge(out), rule
+}
+
 // found is a burst and its top processes and stacks.
 type found struct {
 	bursts.Burst
@@ -112,11 +134,11 @@ const topStacks = 3
 // inputs that hold a burst are read a second time (streams from the copy
 // Survey kept), every sample of a burst's window counted per stack. Memory
 // is the distinct stacks of the windows.
-func (c *command) find(b *busy, inputs timeslice.Inputs) (bursts.Result, []found, error) {
+func (c *command) find(b *busy, inputs timeslice.Inputs, unrecorded []gaps.Span) (bursts.Result, []found, error) {
 	if !b.started {
 		return bursts.Result{}, nil, nil
 	}
-	res := b.series.Find(bursts.Options{Measure: c.measure(), Threshold: c.Threshold, Max: c.Top})
+	res := b.series.Find(bursts.Options{Measure: c.measure(), Threshold: c.Threshold, Max: c.Top, Unrecorded: unrecorded})
 	if len(res.Bursts) == 0 {
 		return res, nil, nil
 	}
@@ -305,15 +327,34 @@ func seconds(d folded.Time) string {
 
 // printBursts writes one line per burst, best first, and the baseline on
 // stderr.
-func (c *command) printBursts(env *cli.Env, res bursts.Result, fs []found, clock *timeslice.Clock, srcs []heatmap.Source) error {
+func (c *command) printBursts(env *cli.Env, res bursts.Result, fs []found, clock *timeslice.Clock, srcs []heatmap.Source, unrec []gaps.Span, rule gaps.Rule) error {
 	if !c.Quiet {
-		env.Warnf("bursts: rate: %s per second against the median second of %d: median %s, scale %s (the larger of 1.4826×MAD and counting noise); %d seconds at z ≥ %g",
-			res.Measure, res.Seconds, formatRate(res.Median), formatRate(res.Scale), res.Hot, res.Threshold)
+		left := ""
+		if res.Unrecorded > 0 {
+			left = fmt.Sprintf(" recorded (%d more not recorded, left out)", res.Unrecorded)
+		}
+		env.Warnf("bursts: rate: %s per second against the median second of %d%s: median %s, scale %s (the larger of 1.4826×MAD and counting noise); %d seconds at z ≥ %g",
+			res.Measure, res.Seconds, left, formatRate(res.Median), formatRate(res.Scale), res.Hot, res.Threshold)
 		if cb := &res.Comp; cb.Seconds > 0 {
 			env.Warnf("bursts: composition: each second's distance from the rest of the capture over %d processes (total variation × n/(n+%s), n its %s) against the median second of %d: median %.3f, scale %.3f (1.4826×MAD above the median, at least %g and one sample of the median second); %d seconds at z ≥ %g, the highest z %.1f",
 				cb.Processes, formatRate(cb.Samples), res.Measure, cb.Seconds, cb.Median, cb.Scale, bursts.MinCompScale, cb.Hot, res.Threshold, cb.Top)
 		}
 		env.Warnf("bursts: best first, by the larger z-score of the window's rate and composition")
+	}
+	if len(unrec) > 0 {
+		// Never quiet: say where the capture has holes.
+		var total folded.Time
+		var list []string
+		for i, g := range unrec {
+			total += g.Len()
+			if i < 5 {
+				list = append(list, fmt.Sprintf("@%v to @%v (%ss)", g.From, g.To, seconds(g.Len())))
+			}
+		}
+		if len(unrec) > 5 {
+			list = append(list, fmt.Sprintf("and %d more", len(unrec)-5))
+		}
+		env.Warnf("not recorded: %ss in %d parts (%s): %s", seconds(total), len(unrec), rule.Describe(), strings.Join(list, ", "))
 	}
 	if len(fs) == 0 {
 		env.Warnf("no burst: no second stands out by rate or composition (z ≥ %g)", res.Threshold)

@@ -367,21 +367,24 @@ func (c *command) output(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inp
 		s.Sink = b
 		s.Opts.Dropped = timeslice.SinkFunc(b.dropped)
 		return func(clock *timeslice.Clock) error {
-			res, fs, err := c.find(b, inputs)
+			unrec, rule := b.unrecorded(inputs)
+			res, fs, err := c.find(b, inputs, unrec)
 			if err != nil {
 				return err
 			}
 			srcs := sources(inputs)
 			if c.Bursts {
-				return c.printBursts(env, res, fs, clock, srcs)
+				return c.printBursts(env, res, fs, clock, srcs, unrec, rule)
 			}
 			hm := b.heatmap()
 			if n := hm.Saturated(); n > 0 {
 				env.Warnf("warning: %d samples not counted: their heat map cells were full (2^32-1)", n)
 			}
 			g := hm.Grid()
+			g.SetUnrecorded(unrec)
 			info := c.heatInfo(inputs, win, clock, srcs)
 			info.Marks = marks(res, fs, clock)
+			info.UnrecordedRule = rule.Describe()
 			if c.Heatmap == "text" {
 				return g.WriteText(env.Stdout, info)
 			}

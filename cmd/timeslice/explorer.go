@@ -65,7 +65,8 @@ func (c *command) pageOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslice
 	s.Opts.NoIdle = false // the page leaves idle samples out, or not
 	s.Sink = p
 	return func(clock *timeslice.Clock) error {
-		res, fs, err := c.find(b, inputs)
+		unrec, _ := b.unrecorded(inputs) // time not recorded is not quiet
+		res, fs, err := c.find(b, inputs, unrec)
 		if err != nil {
 			return err
 		}

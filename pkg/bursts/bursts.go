@@ -98,6 +98,7 @@ import (
 	"slices"
 
 	"flamekit/pkg/folded"
+	"flamekit/pkg/gaps"
 )
 
 // Measure is what a second's value is.
@@ -150,6 +151,8 @@ type Series struct {
 	samples int64
 	weight  float64
 	comp    composition
+	// rec is the time recorded, set by Find (Options.Unrecorded).
+	rec recorded
 }
 
 // NewSeries returns an empty series whose seconds count from origin, the
@@ -257,6 +260,12 @@ type Options struct {
 	// dip below the threshold stays one, and two bursts with a quiet
 	// second between them stay two.
 	Low float64
+	// Unrecorded are the parts of the capture's time that were not
+	// recorded (see package gaps): a second less than half recorded is
+	// left out of the rate baseline (neither a quiet second nor a hot
+	// one); a second partly recorded, and a burst, are measured per
+	// second recorded.
+	Unrecorded []gaps.Span
 	// CompScale is the smallest scale of composition z-scores
 	// (MinCompScale when 0): the divergence beyond the median second's
 	// that counts as one z at least.
@@ -345,12 +354,14 @@ type Result struct {
 	Median, Scale float64
 	// MAD is the median absolute deviation of the seconds.
 	MAD float64
-	// Seconds is the number of seconds of the span; Hot how many of them
+	// Seconds is the number of seconds of the span recorded (Unrecorded
+	// more were left out: less than half recorded); Hot how many of them
 	// were hot by rate (in bursts); Threshold the z-score a hot second
 	// reached.
-	Seconds   int64
-	Hot       int
-	Threshold float64
+	Seconds    int64
+	Unrecorded int64
+	Hot        int
+	Threshold  float64
 	// Comp is the baseline of composition (zero when no sample was added
 	// with its stack).
 	Comp CompBaseline
@@ -390,6 +401,7 @@ func (s *Series) Find(o Options) Result {
 		low = res.Threshold / 2
 	}
 	low = min(low, res.Threshold)
+	s.rec = newRecorded(s.origin, o.Unrecorded)
 	bursts := s.rateBursts(m, &res, low)
 	bursts = append(bursts, s.compBursts(m, &res, &o, low)...)
 	bursts = merge(bursts)
@@ -413,10 +425,18 @@ func (s *Series) Find(o Options) Result {
 // rateBursts sets the rate baseline of res and returns the bursts of rate,
 // in time order.
 func (s *Series) rateBursts(m Measure, res *Result, low float64) []Burst {
-	res.Seconds = s.hi - s.lo + 1
-	vals := make([]float64, len(s.secs))
-	for i := range s.secs {
-		vals[i] = s.value(m, i)
+	out := s.rec.mostlyUnrecorded(s.lo, s.hi)
+	res.Unrecorded = int64(len(out))
+	res.Seconds = s.hi - s.lo + 1 - res.Unrecorded
+	vals := make([]float64, 0, len(s.secs))
+	val := make([]float64, len(s.secs)) // per second recorded; -1: left out
+	for i, sec := range s.secs {
+		if out[sec] {
+			val[i] = -1
+			continue
+		}
+		val[i] = s.value(m, i) / s.rec.fraction(sec)
+		vals = append(vals, val[i])
 	}
 	zeros := res.Seconds - int64(len(vals))
 	res.Median = medianWith(slices.Clone(vals), zeros, 0)
@@ -442,12 +462,16 @@ func (s *Series) rateBursts(m Measure, res *Result, low float64) []Burst {
 	hot := false
 	flush := func() {
 		if hot {
-			bursts = append(bursts, s.burst(m, run, res, z))
+			bursts = append(bursts, s.burst(m, run, res, z, val))
 		}
 		run, hot = run[:0], false
 	}
 	for _, i := range order {
-		zi := z(vals[i])
+		if val[i] < 0 {
+			flush()
+			continue
+		}
+		zi := z(val[i])
 		if zi < low {
 			flush()
 			continue
@@ -509,7 +533,7 @@ func union(a, b Burst) Burst {
 // burst builds the burst of a run of warm seconds: its edges refined to
 // the hot bins of its first and last seconds (and of the seconds around
 // them), widened by a bin, and its score.
-func (s *Series) burst(m Measure, run []int, res *Result, z func(float64) float64) Burst {
+func (s *Series) burst(m Measure, run []int, res *Result, z func(float64) float64, val []float64) Burst {
 	binZ := func(sec int64, b int) float64 {
 		i, ok := s.slot[sec]
 		if !ok {
@@ -526,7 +550,7 @@ func (s *Series) burst(m Measure, run []int, res *Result, z func(float64) float6
 	b.RateScore = z(b.Rate)
 	b.Score = b.RateScore
 	for _, i := range run {
-		b.Peak = max(b.Peak, z(s.value(m, i)))
+		b.Peak = max(b.Peak, z(val[i]))
 	}
 	return b
 }
@@ -582,7 +606,10 @@ func (s *Series) window(m Measure, start, end int64) Burst {
 			b.Weight += s.w[j]
 		}
 	}
-	dur := float64(end-start) / float64(bins)
+	dur := s.rec.seconds(b.From, b.To) // per second recorded
+	if dur <= 0 {
+		dur = float64(end-start) / float64(bins)
+	}
 	v := float64(b.Samples)
 	if m == Weight {
 		v = b.Weight

@@ -14,6 +14,7 @@ import (
 
 	"flamekit/internal/browsertest"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/gaps"
 )
 
 func writeSVG(t *testing.T, g *Grid, info Info) string {
@@ -160,5 +161,48 @@ func TestBrowserLongMap(t *testing.T) {
 	}
 	if h := text(t, b, "dhead"); !strings.HasPrefix(h, fmt.Sprintf("Sub-second map of seconds %d to %d", start, start+StretchSeconds-1)) {
 		t.Errorf("header %q", h)
+	}
+}
+
+// The cells not recorded, in a browser: hatched in every stretch the
+// script draws (the same cells as Go's), "not recorded" on hover, and the
+// time not recorded in an overview cell's details.
+func TestBrowserUnrecorded(t *testing.T) {
+	b := browsertest.New(t)
+	rng := rand.New(rand.NewPCG(11, 12))
+	origin := sec("1000.5")
+	m := New(DefaultRows, origin)
+	hole := gaps.Span{From: origin + sec("4000"), To: origin + sec("4600")}
+	short := gaps.Span{From: origin + sec("3001.2"), To: origin + sec("3002.45")}
+	for i := 0; i < 100000; i++ {
+		at := origin + folded.Time(rng.Int64N(7200e9))
+		if at >= hole.From && at < hole.To || at >= short.From && at < short.To {
+			continue
+		}
+		m.Add(at)
+	}
+	g := m.Grid()
+	g.SetUnrecorded([]gaps.Span{hole, short})
+	b.Open(t, writeSVG(t, g, Info{Title: "long, with holes"}))
+	for _, start := range []int64{2900, 3900, 4400} {
+		b.Eval(t, fmt.Sprintf(`show(%d)`, start), nil)
+		var n int
+		b.Eval(t, `document.querySelectorAll("#dunrec rect").length`, &n)
+		if want := len(g.unrecordedSegments(start, StretchSeconds)); n != want || n == 0 {
+			t.Errorf("stretch at %d: %d hatched runs in the browser, %d in Go", start, n, want)
+		}
+	}
+	b.Eval(t, `show(2900)`, nil)
+	x, y := cellCenter(t, b, 3001, 30) // 3001.6 s: in the short hole
+	b.Do(t, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x, y, chromedp.ButtonNone))
+	if got := text(t, b, "details"); !strings.HasPrefix(got, "second 3001, 600 ms (3001.6s after the first sample): not recorded") {
+		t.Errorf("hover details in the hole: %q", got)
+	}
+	var xy [2]float64
+	b.Eval(t, `(() => { const o = hmData.ov; return [o.x0 + Math.floor((4200 - o.first) / o.len) * o.cw + 1, o.y0 + 100]; })()`, &xy)
+	x, y = b.Center(t, xy[0], xy[1])
+	b.Do(t, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x, y, chromedp.ButtonNone))
+	if got := text(t, b, "details"); !strings.Contains(got, "s of it not recorded)") {
+		t.Errorf("overview hover in the hole: %q", got)
 	}
 }

@@ -48,6 +48,7 @@ import (
 	"slices"
 
 	"flamekit/pkg/folded"
+	"flamekit/pkg/gaps"
 )
 
 // DefaultRows is the number of sub-second buckets of a column (20 ms each),
@@ -213,6 +214,9 @@ type Grid struct {
 	Max    uint32 // the fullest cell
 	Total  int64  // samples counted
 	cells  map[int64][]uint32
+	// unrecorded are the parts of the grid's time that were not recorded
+	// (SetUnrecorded), sorted and disjoint.
+	unrecorded []gaps.Span
 }
 
 // Grid lays the map out over every second it covers, from the first to

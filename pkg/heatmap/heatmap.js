@@ -122,11 +122,65 @@ function decode(bin, pos, n, Type) {
 	return out;
 }
 
+// gapAt returns the index of the first part not recorded (gaps: sorted
+// [from, to) pairs of nanoseconds after the origin) that ends after t.
+function gapAt(gaps, t) {
+	var lo = 0, hi = gaps.length;
+	while (lo < hi) {
+		var mid = (lo + hi) >> 1;
+		if (gaps[mid][1] <= t) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo;
+}
+
+// inGap reports whether time t (ns after the origin) was not recorded.
+function inGap(gaps, t) {
+	var i = gapAt(gaps, t);
+	return i < gaps.length && gaps[i][0] <= t;
+}
+
+// covered returns how many nanoseconds of [from, to) were not recorded.
+function covered(gaps, from, to) {
+	var n = 0;
+	for (var i = gapAt(gaps, from); i < gaps.length && gaps[i][0] < to; i++) {
+		n += Math.min(gaps[i][1], to) - Math.max(gaps[i][0], from);
+	}
+	return Math.max(n, 0);
+}
+
+// unrecordedRows returns the runs [lo, hi] of the rows of second s drawn
+// as not recorded: no sample (col: the counts, or null) and the middle of
+// the cell not recorded, as Grid.UnrecordedCell.
+function unrecordedRows(gaps, rows, s, col) {
+	var runs = [], lo = -1;
+	if (covered(gaps, cellStart(rows, s, 0), cellStart(rows, s + 1, 0)) === 0) {
+		return runs;
+	}
+	for (var r = 0; r <= rows; r++) {
+		var un = false;
+		if (r < rows && (col === null || col[r] === 0)) {
+			var a = cellStart(rows, s, r), b = cellStart(rows, s, r + 1);
+			un = inGap(gaps, a + Math.floor((b - a) / 2));
+		}
+		if (un && lo < 0) {
+			lo = r;
+		} else if (!un && lo >= 0) {
+			runs.push([lo, r - 1]);
+			lo = -1;
+		}
+	}
+	return runs;
+}
+
 if (typeof module !== "undefined") {
 	module.exports = {
 		absTime: absTime, formatTime: formatTime, cellStart: cellStart, cellOf: cellOf,
 		rangeCommand: rangeCommand, formatRel: formatRel, formatMs: formatMs, clock: clock,
-		level: level, decode: decode
+		level: level, decode: decode, inGap: inGap, covered: covered, unrecordedRows: unrecordedRows
 	};
 }
 
@@ -148,7 +202,7 @@ function init(evt) {
 		unit: root.getAttribute("data-unit") || "",
 		wallMs: root.hasAttribute("data-wall-ms") ? Number(root.getAttribute("data-wall-ms")) : null,
 		wallEst: root.getAttribute("data-wall-est") === "true",
-		bin: atob(d.grid.cells), chunks: new Map(),
+		bin: atob(d.grid.cells), chunks: new Map(), gaps: d.gaps || [],
 		start: d.detail.start, sel: null, done: false,
 		inputs: [], palette: [],
 		details: byId("details"), cmd: byId("cmd"), copied: byId("copied"),
@@ -307,8 +361,36 @@ function show(start) {
 		st.setAttribute("visibility", "visible");
 	}
 	drawAxis();
+	drawUnrecorded();
 	drawMarks();
 	drawSelection();
+}
+
+// drawUnrecorded hatches the cells of the stretch that were not recorded.
+function drawUnrecorded() {
+	var g = byId("dunrec"), dc = hm.dc, rows = hm.rows;
+	while (g.firstChild) {
+		g.removeChild(g.firstChild);
+	}
+	if (hm.gaps.length === 0) {
+		return;
+	}
+	for (var c = 0; c < dc.cols; c++) {
+		var s = hm.start + c;
+		if (!inGrid(s)) {
+			continue;
+		}
+		var runs = unrecordedRows(hm.gaps, rows, s, column(s));
+		for (var i = 0; i < runs.length; i++) {
+			var r = document.createElementNS(SVGNS, "rect");
+			r.setAttribute("class", "unrec");
+			r.setAttribute("x", dc.x0 + c * dc.cw);
+			r.setAttribute("y", dc.y0 + (rows - 1 - runs[i][1]) * dc.ch);
+			r.setAttribute("width", dc.cw);
+			r.setAttribute("height", (runs[i][1] - runs[i][0] + 1) * dc.ch);
+			g.appendChild(r);
+		}
+	}
 }
 
 function drawAxis() {
@@ -421,9 +503,11 @@ function detailMove(evt) {
 	hm.hover.setAttribute("x", hm.dc.x0 + (cell.s - hm.start) * hm.dc.cw);
 	hm.hover.setAttribute("y", hm.dc.y0 + (hm.rows - 1 - cell.r) * hm.dc.ch);
 	hm.hover.setAttribute("visibility", "visible");
-	var rel = cellStart(hm.rows, cell.s, cell.r);
+	var rel = cellStart(hm.rows, cell.s, cell.r), end = cellStart(hm.rows, cell.s, cell.r + 1);
+	var n = count(cell.s, cell.r);
+	var what = n === 0 && inGap(hm.gaps, rel + Math.floor((end - rel) / 2)) ? "not recorded" : amount(n);
 	hm.details.textContent = "second " + cell.s + ", " + formatMs(cell.r, hm.rows) + " ms (" + formatRel(rel) +
-		" after the first sample): " + amount(count(cell.s, cell.r)) +
+		" after the first sample): " + what +
 		"   @" + formatTime(absTime(hm.origin, rel)) + wall(rel);
 }
 
@@ -559,8 +643,10 @@ function overviewMove(evt) {
 	h.setAttribute("visibility", "visible");
 	var per = o.len / 60, from = o.first + cell.c * o.len + cell.r * per;
 	var n = hm.ovCounts[cell.c * 60 + cell.r];
+	var un = covered(hm.gaps, from * 1e9, (from + per) * 1e9);
 	hm.details.textContent = (per === 1 ? "second " + from : "seconds " + from + " to " + (from + per - 1)) +
 		" (" + clock(from) + " after the first sample): " + amount(n) +
+		(un > 0 ? " (" + (un / 1e9).toFixed(3) + " s of it not recorded)" : "") +
 		"; click for the sub-second map there" + wall(from * 1e9);
 }
 

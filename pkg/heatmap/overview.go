@@ -36,6 +36,9 @@ type Overview struct {
 	Cols   int
 	Counts []uint64 // column after column, OverviewRows per column
 	Max    uint64
+	// Unrecorded marks the cells at least half of whose time was not
+	// recorded (Grid.SetUnrecorded), as Counts; nil when all was.
+	Unrecorded []bool
 }
 
 // Long reports whether the grid is too long to be drawn whole as a
@@ -72,6 +75,7 @@ func (g *Grid) Overview() Overview {
 	for _, n := range o.Counts {
 		o.Max = max(o.Max, n)
 	}
+	o.unrecordedCells(g)
 	return o
 }
 

@@ -48,6 +48,9 @@ type Info struct {
 	WallEstimated bool
 	// Marks are windows to point out (bursts), best first.
 	Marks []Mark
+	// UnrecordedRule says what was taken as not recorded, for the legend
+	// (see Grid.SetUnrecorded and gaps.Rule.Describe).
+	UnrecordedRule string
 }
 
 // Source is one input as the timeslice command names it.
@@ -156,6 +159,7 @@ image { image-rendering: pixelated; }
 .mark { fill: none; stroke: rgb(0,110,0); stroke-width: 1.5; pointer-events: none; }
 .marklabel { font-size: 10px; fill: rgb(0,110,0); }
 .hover { fill: none; stroke: rgb(0,0,0); stroke-width: 1.5; pointer-events: none; }
+.unrec { fill: url(#unrec); pointer-events: none; }
 #stretch { fill: rgb(40,90,255); fill-opacity: 0.12; stroke: rgb(20,40,160); stroke-width: 1; pointer-events: none; }
 </style>
 `, l.width, l.height, l.width, l.height)
@@ -166,7 +170,12 @@ image { image-rendering: pixelated; }
 	}{{"0", White}, {"0.5", Mid}, {"1", Hot}} {
 		fmt.Fprintf(bw, "<stop offset=\"%s\" stop-color=\"%v\"/>", s.at, s.c)
 	}
-	bw.WriteString("</linearGradient></defs>\n")
+	bw.WriteString("</linearGradient>")
+	// Not recorded: grey, hatched, over the cells (light enough that the
+	// colour of an overview cell with some samples shows through).
+	bw.WriteString(`<pattern id="unrec" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">` +
+		`<rect width="6" height="6" fill="rgb(190,190,190)" fill-opacity="0.6"/><rect width="2" height="6" fill="rgb(100,100,100)" fill-opacity="0.85"/></pattern>`)
+	bw.WriteString("</defs>\n")
 	// The data, then the script.
 	bw.WriteString("<script type=\"text/ecmascript\"><![CDATA[\nvar hmData = {")
 	bw.Write(g.appendScriptData(nil, &l, info))
@@ -235,7 +244,9 @@ func (g *Grid) appendScriptData(dst []byte, l *layout, info Info) []byte {
 		}
 		dst = fmt.Appendf(dst, "%q", c.String())
 	}
-	dst = append(dst, "],\nmarks: ["...)
+	dst = append(dst, "],\ngaps: "...)
+	dst = g.appendGaps(dst)
+	dst = append(dst, ",\nmarks: ["...)
 	for i, m := range info.Marks {
 		if i > 0 {
 			dst = append(dst, ',')
@@ -262,6 +273,9 @@ func (g *Grid) legend(info Info) []string {
 		fmt.Sprintf("time: seconds after the first sample, @%v%s: second 14 here is --from 14s", g.Origin, wall),
 		fmt.Sprintf("sub-second map: a column per second, rows of %s ms, 0 ms at the bottom; %s: %d in all, fullest cell %d; %s",
 			formatMs(1000/float64(g.Rows)), info.cellWhat(), g.Total, g.Max, what),
+	}
+	if note := g.unrecordedNote(info.UnrecordedRule); note != "" {
+		lines = append(lines, note)
 	}
 	if g.Long() {
 		o := g.Overview()
@@ -317,6 +331,24 @@ func (g *Grid) writeOverview(bw *bufio.Writer, l *layout, marks []Mark) {
 	})
 	fmt.Fprintf(bw, "<g id=\"ogrid\">\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"rgb(255,255,255)\" stroke=\"rgb(220,220,220)\"/>\n", l.x0, l.ovY, w, h)
 	fmt.Fprintf(bw, "<image id=\"oimg\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" preserveAspectRatio=\"none\" xlink:href=\"%s\"/>\n", l.x0, l.ovY, w, h, dataURI(img))
+	if o.Unrecorded != nil {
+		bw.WriteString("<g id=\"ounrec\">\n")
+		for c := 0; c < o.Cols; c++ {
+			for r := 0; r < OverviewRows; {
+				if !o.Unrecorded[c*OverviewRows+r] {
+					r++
+					continue
+				}
+				lo := r
+				for r < OverviewRows && o.Unrecorded[c*OverviewRows+r] {
+					r++
+				}
+				fmt.Fprintf(bw, "<rect class=\"unrec\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n",
+					l.x0+c*l.ocw, l.ovY+(OverviewRows-r)*l.och, l.ocw, (r-lo)*l.och)
+			}
+		}
+		bw.WriteString("</g>\n")
+	}
 	labelled := make(map[int]bool) // columns with a mark's number above them
 	for i, m := range marks {
 		first := true
@@ -408,6 +440,15 @@ func (g *Grid) writeDetail(bw *bufio.Writer, l *layout, marks []Mark) {
 	})
 	fmt.Fprintf(bw, "<g id=\"dgrid\">\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"rgb(255,255,255)\" stroke=\"rgb(220,220,220)\"/>\n", l.x0, l.dY, w, h)
 	fmt.Fprintf(bw, "<image id=\"dimg\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" preserveAspectRatio=\"none\" xlink:href=\"%s\"/>\n", l.x0, l.dY, w, h, dataURI(img))
+	// The cells not recorded, over the image (and over the script's
+	// canvas, which goes just after the image; the script redraws them
+	// for each stretch).
+	bw.WriteString("<g id=\"dunrec\">\n")
+	for _, s := range g.unrecordedSegments(l.dStart, l.dCols) {
+		fmt.Fprintf(bw, "<rect class=\"unrec\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n",
+			l.x0+s.c*l.cw, l.dY+(g.Rows-1-s.hi)*l.ch, l.cw, (s.hi-s.lo+1)*l.ch)
+	}
+	bw.WriteString("</g>\n")
 	bw.WriteString("<g id=\"dmarks\">\n")
 	for _, m := range marks {
 		for _, s := range g.detailSegments(m.From, m.To, l.dStart, l.dCols) {
@@ -455,6 +496,10 @@ func (g *Grid) writeLegend(bw *bufio.Writer, l *layout, info *Info) {
 	bar(fmt.Sprintf("%s per %s ms cell:", info.unit(), formatMs(1000/float64(g.Rows))), uint64(g.Max))
 	if l.long {
 		bar(fmt.Sprintf("%s per %s (overview):", info.unit(), formatDuration(l.ov.RowSeconds())), l.ov.Max)
+	}
+	if len(g.unrecorded) > 0 {
+		fmt.Fprintf(bw, "<rect class=\"unrec\" x=\"%d\" y=\"%d\" width=\"24\" height=\"10\"/><rect x=\"%d\" y=\"%d\" width=\"24\" height=\"10\" fill=\"none\" stroke=\"rgb(200,200,200)\"/>\n", x, y, x, y)
+		fmt.Fprintf(bw, "<text class=\"axis\" x=\"%d\" y=\"%d\">not recorded</text>\n", x+30, y+9)
 	}
 }
 

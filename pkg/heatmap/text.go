@@ -12,6 +12,10 @@ import (
 // fullest cell.
 const Shades = " .:-=+*#%@"
 
+// UnrecordedShade is the character of a cell not recorded (see
+// Grid.SetUnrecorded).
+const UnrecordedShade = '/'
+
 // Shade returns the character of a cell of n samples when the fullest cell
 // has fullest: ' ' for none, then nine steps, '@' for the maximum.
 func Shade(n, fullest int64) byte {
@@ -25,8 +29,9 @@ func Shade(n, fullest int64) byte {
 // WriteText writes the grid for a terminal, turned a quarter: one line per
 // second (time runs down the screen), one character per sub-second bucket
 // (0 ms on the left), shaded by count; then the count of the second, its
-// start on perf's clock and, for a second a mark covers, the mark's
-// number.
+// start on perf's clock, how much of it was not recorded (cells not
+// recorded are UnrecordedShade) and, for a second a mark covers, the
+// mark's number.
 // A grid that spans more than MaxSeconds is an error (ErrSpan).
 func (g *Grid) WriteText(w io.Writer, info Info) error {
 	if err := g.checkSpan(); err != nil {
@@ -45,7 +50,11 @@ func (g *Grid) WriteText(w io.Writer, info Info) error {
 	for _, n := range info.Notes {
 		fmt.Fprintf(bw, "%s\n", oneLine(n))
 	}
-	fmt.Fprintf(bw, "shades: '%s' = 0 .. %d %s per cell\n", Shades, g.Max, info.unit())
+	fmt.Fprintf(bw, "shades: '%s' = 0 .. %d %s per cell", Shades, g.Max, info.unit())
+	if len(g.unrecorded) > 0 {
+		fmt.Fprintf(bw, "; '%c' = not recorded", UnrecordedShade)
+	}
+	bw.WriteByte('\n')
 	// Marks, by the columns they cover.
 	marked := make(map[int][]int)
 	for i, m := range info.Marks {
@@ -87,9 +96,15 @@ func (g *Grid) WriteText(w io.Writer, info Info) error {
 				n = int64(col[r])
 			}
 			line[r] = Shade(n, int64(g.Max))
+			if n == 0 && g.UnrecordedCell(c, r) {
+				line[r] = UnrecordedShade
+			}
 			sum += n
 		}
 		fmt.Fprintf(bw, "%6d  |%s| %6d  @%v", g.First+int64(c), line, sum, g.CellStart(c, 0))
+		if u := g.unrecordedIn(c); u > 0 {
+			fmt.Fprintf(bw, "  (%s not recorded)", seconds(u))
+		}
 		for _, i := range marked[c] {
 			fmt.Fprintf(bw, "  <- mark %d", i)
 		}
