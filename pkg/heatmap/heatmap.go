@@ -282,13 +282,13 @@ func (g *Grid) CellOf(t folded.Time) (c, r int) {
 	return int(sec - g.First), int((rel - sec*second) * int64(g.Rows) / second)
 }
 
-// RangeCommand returns the timeslice command for the cells from (c1, r1)
-// to (c2, r2), both included, in time order whatever order they are given
-// in; args are appended as they are (already quoted for the shell). The
-// SVG's script builds the same command.
-func (g *Grid) RangeCommand(c1, r1, c2, r2 int, args string) string {
+// CellRange returns the span [from, to) of the cells from (c1, r1) to
+// (c2, r2), both included, in time order whatever order they are given
+// in: what the command of a selection cuts (slicecmd.Range; the SVG's
+// script builds the same command).
+func (g *Grid) CellRange(c1, r1, c2, r2 int) (from, to folded.Time) {
 	if c2*g.Rows+r2 < c1*g.Rows+r1 {
 		c1, r1, c2, r2 = c2, r2, c1, r1
 	}
-	return fmt.Sprintf("timeslice --from @%v --to @%v%s", g.CellStart(c1, r1), g.CellStart(c2, r2+1), args)
+	return g.CellStart(c1, r1), g.CellStart(c2, r2+1)
 }
