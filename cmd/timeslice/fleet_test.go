@@ -2,6 +2,7 @@ package main
 
 import (
 	"flamekit/pkg/folded"
+	"flamekit/pkg/timeslice"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -42,7 +43,7 @@ func TestFormatPprof(t *testing.T) {
 		}
 		// One pprof sample per stack and 100 ms (by default): its
 		// samples/count says how many samples it holds.
-		res := int64(DefaultPprofBucket)
+		res := int64(timeslice.DefaultPprofBucket)
 		if bucket != "" {
 			d, _ := time.ParseDuration(bucket)
 			res = int64(d)

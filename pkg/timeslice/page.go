@@ -1,15 +1,13 @@
-package main
+package timeslice
 
 import (
+	"flamekit/pkg/slicecmd"
 	"path/filepath"
 	"strings"
 
-	"flamekit/internal/cli"
 	"flamekit/pkg/explorer"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/heatmap"
 	"flamekit/pkg/timeline"
-	"flamekit/pkg/timeslice"
 )
 
 // page is the sink of --heatmap=html: every sample goes to the bursts'
@@ -52,7 +50,7 @@ func (p *page) Sample(rec *folded.Record) error {
 
 // pageOutput reads the samples into a timeline and, once every input has
 // been read, finds the bursts and writes the page.
-func (c *command) pageOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) func(*timeslice.Clock) error {
+func (c *run) pageOutput(env *Env, s *Slicer, inputs Inputs, win *Window) func(*Clock) error {
 	before := inputs.Clock()
 	b := newBusy(c.Rows, false, false, before.Origin, before.HasOrigin)
 	b.weights, b.unit = c.heatWeights(inputs) // off-CPU time: cells sum µs
@@ -64,7 +62,7 @@ func (c *command) pageOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslice
 	c.page = p
 	s.Opts.NoIdle = false // the page leaves idle samples out, or not
 	s.Sink = p
-	return func(clock *timeslice.Clock) error {
+	return func(clock *Clock) error {
 		unrec, _ := b.unrecorded(inputs) // time not recorded is not quiet
 		res, fs, err := c.find(b, inputs, unrec)
 		if err != nil {
@@ -84,7 +82,7 @@ func (c *command) pageOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslice
 				if err != nil {
 					abs = in.Name
 				}
-				files[i] = heatmap.ShellQuote(abs)
+				files[i] = slicecmd.Quote(abs)
 			}
 		}
 		tl := p.b.Build()

@@ -1,19 +1,18 @@
-package main
+package timeslice
 
 import (
+	"flamekit/pkg/slicecmd"
 	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"flamekit/internal/cli"
 	"flamekit/pkg/bursts"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/gaps"
 	"flamekit/pkg/heatmap"
 	"flamekit/pkg/idle"
-	"flamekit/pkg/timeslice"
 )
 
 // busy is the sink of --heatmap and --bursts: it counts samples in the
@@ -108,7 +107,7 @@ func (b *busy) heatmap() *heatmap.Map {
 // and the rule that found them (see package gaps): time between the spans
 // their captures' metadata declare and, for system-wide timer captures,
 // stretches without any sample.
-func (b *busy) unrecorded(inputs timeslice.Inputs) ([]gaps.Span, gaps.Rule) {
+func (b *busy) unrecorded(inputs Inputs) ([]gaps.Span, gaps.Rule) {
 	var metas []folded.Meta
 	for _, in := range inputs {
 		metas = append(metas, in.Metas...)
@@ -134,7 +133,7 @@ const topStacks = 3
 // inputs that hold a burst are read a second time (streams from the copy
 // Survey kept), every sample of a burst's window counted per stack. Memory
 // is the distinct stacks of the windows.
-func (c *command) find(b *busy, inputs timeslice.Inputs, unrecorded []gaps.Span) (bursts.Result, []found, error) {
+func (c *run) find(b *busy, inputs Inputs, unrecorded []gaps.Span) (bursts.Result, []found, error) {
 	if !b.started {
 		return bursts.Result{}, nil, nil
 	}
@@ -143,8 +142,8 @@ func (c *command) find(b *busy, inputs timeslice.Inputs, unrecorded []gaps.Span)
 		return res, nil, nil
 	}
 	tally := bursts.NewTally(res.Bursts, res.Measure)
-	again := &timeslice.Slicer{Opts: timeslice.Options{NoIdle: true, NeedTime: true},
-		Sink: timeslice.SinkFunc(func(rec *folded.Record) error {
+	again := &Slicer{Opts: Options{NoIdle: true, NeedTime: true},
+		Sink: SinkFunc(func(rec *folded.Record) error {
 			tally.Add(rec)
 			return nil
 		})}
@@ -173,7 +172,7 @@ func (c *command) find(b *busy, inputs timeslice.Inputs, unrecorded []gaps.Span)
 	return res, out, nil
 }
 
-func (c *command) measure() bursts.Measure {
+func (c *run) measure() bursts.Measure {
 	switch c.Measure {
 	case "samples":
 		return bursts.Samples
@@ -186,7 +185,7 @@ func (c *command) measure() bursts.Measure {
 // sources returns the inputs as the handed-back commands name them:
 // absolute paths, quoted for the shell, or "-" for standard input, with
 // the span of their samples.
-func sources(inputs timeslice.Inputs) []heatmap.Source {
+func sources(inputs Inputs) []heatmap.Source {
 	var out []heatmap.Source
 	for _, in := range inputs {
 		if in.Read && !in.Seen.OK {
@@ -198,7 +197,7 @@ func sources(inputs timeslice.Inputs) []heatmap.Source {
 			if err != nil {
 				p = in.Name
 			}
-			src.Arg = heatmap.ShellQuote(p)
+			src.Arg = slicecmd.Quote(p)
 		}
 		src.First, src.Last, src.HasSpan = in.Seen.First, in.Seen.Last, in.Seen.OK
 		out = append(out, src)
@@ -219,7 +218,7 @@ func burstCommand(f *found, srcs []heatmap.Source) string {
 	if len(names) == 0 {
 		names = all
 	}
-	return fmt.Sprintf("timeslice --from @%v --to @%v --no-idle %s", f.From, f.To, strings.Join(names, " "))
+	return slicecmd.Range(f.From, f.To, " --no-idle "+strings.Join(names, " "))
 }
 
 // unit names the measure per second.
@@ -302,7 +301,7 @@ func percent(v float64) string {
 }
 
 // when says where a burst is on every clock known.
-func when(f *found, clock *timeslice.Clock) string {
+func when(f *found, clock *Clock) string {
 	s := fmt.Sprintf("@%v to @%v", f.From, f.To)
 	if clock.HasOrigin {
 		s += fmt.Sprintf(" = %ss to %ss after the first sample", seconds(f.From-clock.Origin), seconds(f.To-clock.Origin))
@@ -327,7 +326,7 @@ func seconds(d folded.Time) string {
 
 // printBursts writes one line per burst, best first, and the baseline on
 // stderr.
-func (c *command) printBursts(env *cli.Env, res bursts.Result, fs []found, clock *timeslice.Clock, srcs []heatmap.Source, unrec []gaps.Span, rule gaps.Rule) error {
+func (c *run) printBursts(env *Env, res bursts.Result, fs []found, clock *Clock, srcs []heatmap.Source, unrec []gaps.Span, rule gaps.Rule) error {
 	if !c.Quiet {
 		left := ""
 		if res.Unrecorded > 0 {
@@ -371,7 +370,7 @@ func (c *command) printBursts(env *cli.Env, res bursts.Result, fs []found, clock
 
 // marks turns the bursts into marks of the heat map, labelled shortly
 // (their top processes): the map shows the rest on hover and selection.
-func marks(res bursts.Result, fs []found, clock *timeslice.Clock) []heatmap.Mark {
+func marks(res bursts.Result, fs []found, clock *Clock) []heatmap.Mark {
 	var ms []heatmap.Mark
 	for i := range fs {
 		f := &fs[i]
