@@ -7,6 +7,7 @@ package slicecmd
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"flamekit/pkg/folded"
@@ -25,4 +26,17 @@ func Quote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Input returns an input as a handed-back command names it: "-" for
+// standard input, else its absolute path (the command may be run from
+// another directory), quoted for the shell.
+func Input(name string) string {
+	if name == "-" {
+		return "-"
+	}
+	if abs, err := filepath.Abs(name); err == nil {
+		name = abs
+	}
+	return Quote(name)
 }

@@ -1,6 +1,7 @@
 package slicecmd
 
 import (
+	"strings"
 	"testing"
 
 	"flamekit/pkg/folded"
@@ -24,5 +25,17 @@ func TestQuote(t *testing.T) {
 		if got := Quote(c.in); got != c.want {
 			t.Errorf("Quote(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+func TestInput(t *testing.T) {
+	if got := Input("-"); got != "-" {
+		t.Errorf("stdin: %q", got)
+	}
+	if got := Input("/a b/c.folded"); got != "'/a b/c.folded'" {
+		t.Errorf("absolute: %q", got)
+	}
+	if got := Input("c.folded"); !strings.HasPrefix(got, "/") || !strings.HasSuffix(got, "/c.folded") {
+		t.Errorf("relative: %q", got)
 	}
 }

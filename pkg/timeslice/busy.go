@@ -4,7 +4,6 @@ import (
 	"flamekit/pkg/slicecmd"
 	"fmt"
 	"math"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -191,14 +190,7 @@ func sources(inputs Inputs) []heatmap.Source {
 		if in.Read && !in.Seen.OK {
 			continue // no timed sample: no window needs it
 		}
-		src := heatmap.Source{Arg: "-"}
-		if in.Name != "-" {
-			p, err := filepath.Abs(in.Name)
-			if err != nil {
-				p = in.Name
-			}
-			src.Arg = slicecmd.Quote(p)
-		}
+		src := heatmap.Source{Arg: slicecmd.Input(in.Name)}
 		src.First, src.Last, src.HasSpan = in.Seen.First, in.Seen.Last, in.Seen.OK
 		out = append(out, src)
 	}

@@ -2,7 +2,6 @@ package timeslice
 
 import (
 	"flamekit/pkg/slicecmd"
-	"path/filepath"
 	"strings"
 
 	"flamekit/pkg/explorer"
@@ -76,14 +75,7 @@ func (c *run) pageOutput(env *Env, s *Slicer, inputs Inputs, win *Window) func(*
 		files := make([]string, len(inputs))
 		for i, in := range inputs {
 			p.b.SetMetas(i, in.Metas)
-			files[i] = "-"
-			if in.Name != "-" {
-				abs, err := filepath.Abs(in.Name)
-				if err != nil {
-					abs = in.Name
-				}
-				files[i] = slicecmd.Quote(abs)
-			}
+			files[i] = slicecmd.Input(in.Name)
 		}
 		tl := p.b.Build()
 		info := c.heatInfo(inputs, win, clock, sources(inputs))
