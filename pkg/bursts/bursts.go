@@ -410,23 +410,29 @@ func (s *Series) rateBursts(m Measure, res *Result, low float64) []Burst {
 	z := func(v float64) float64 { return (v - res.Median) / res.Scale }
 
 	// Runs of warm seconds in a row that hold a hot one, in time order.
-	order := s.order()
 	var bursts []Burst
-	var run []int // indexes into secs of the current run
-	hot := false
+	res.Hot += s.hotRuns(low, res.Threshold, func(i int) (float64, bool) { return z(val[i]), val[i] >= 0 },
+		func(run []int) { bursts = append(bursts, s.burst(m, run, res, z, val)) })
+	return bursts
+}
+
+// hotRuns calls found with each run of seconds in a row (indexes into
+// secs, in time order) whose scores are low or more and that holds one
+// at threshold or more, and returns how many seconds are at threshold or
+// more. score gives a second's z-score, or false for a second not scored,
+// which ends a run.
+func (s *Series) hotRuns(low, threshold float64, score func(i int) (float64, bool), found func(run []int)) (hot int) {
+	var run []int
+	inHot := false
 	flush := func() {
-		if hot {
-			bursts = append(bursts, s.burst(m, run, res, z, val))
+		if inHot {
+			found(run)
 		}
-		run, hot = run[:0], false
+		run, inHot = run[:0], false
 	}
-	for _, i := range order {
-		if val[i] < 0 {
-			flush()
-			continue
-		}
-		zi := z(val[i])
-		if zi < low {
+	for _, i := range s.order() {
+		zi, ok := score(i)
+		if !ok || zi < low {
 			flush()
 			continue
 		}
@@ -434,13 +440,13 @@ func (s *Series) rateBursts(m Measure, res *Result, low float64) []Burst {
 			flush()
 		}
 		run = append(run, i)
-		if zi >= res.Threshold {
-			res.Hot++
-			hot = true
+		if zi >= threshold {
+			hot++
+			inHot = true
 		}
 	}
 	flush()
-	return bursts
+	return hot
 }
 
 // order returns the indexes of secs in time order.

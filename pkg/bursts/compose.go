@@ -229,34 +229,8 @@ func (s *Series) compBursts(m Measure, res *Result, o *Options, low float64) []B
 	b.Top = z(b.TopDivergence)
 
 	var bursts []Burst
-	var run []int
-	hot := false
-	flush := func() {
-		if hot {
-			bursts = append(bursts, s.compBurst(m, t, run, z))
-		}
-		run, hot = run[:0], false
-	}
-	for _, i := range s.order() {
-		if !scored[i] {
-			flush()
-			continue
-		}
-		zi := z(div[i])
-		if zi < low {
-			flush()
-			continue
-		}
-		if len(run) > 0 && s.c.Secs()[i] != s.c.Secs()[run[len(run)-1]]+1 {
-			flush()
-		}
-		run = append(run, i)
-		if zi >= res.Threshold {
-			b.Hot++
-			hot = true
-		}
-	}
-	flush()
+	b.Hot += s.hotRuns(low, res.Threshold, func(i int) (float64, bool) { return z(div[i]), scored[i] },
+		func(run []int) { bursts = append(bursts, s.compBurst(m, t, run, z)) })
 	return bursts
 }
 
