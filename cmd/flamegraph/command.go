@@ -150,12 +150,12 @@ func (c *command) Run(env *cli.Env) error {
 		return err
 	}
 	if c.NameAttr != "" {
-		if o.NameAttr, err = flamegraph.ReadNameAttr(c.NameAttr, func(msg string) { env.Warnf("%s", msg) }); err != nil {
+		if o.NameAttr, err = svg.ReadNameAttr(c.NameAttr, func(msg string) { env.Warnf("%s", msg) }); err != nil {
 			return err
 		}
 	}
 	if c.CP {
-		if o.Palette, err = flamegraph.ReadPalette(flamegraph.PaletteFile); err != nil {
+		if o.Palette, err = svg.ReadPalette(svg.PaletteFile); err != nil {
 			return err
 		}
 	}
@@ -177,8 +177,8 @@ func (c *command) Run(env *cli.Env) error {
 	// Perf captures, pprof and bpftrace are folded as stackcollapse folds
 	// them: classic (summed) lines, or timed ones for a chart in time order.
 	fs.Fold = capture.Fold(capture.Options{Collapse: collapse.Options{NoTime: !c.Flamechart}, Perf: "perf", Warnf: env.Warnf})
-	rw := svg.Rewrite{Reverse: c.Reverse, Chain: o.Colors == "chain"}
-	in, err := flamegraph.Read(fs, size, c.Flamechart, rw, o)
+	rw := flamegraph.Rewrite{Reverse: c.Reverse, Chain: o.Colors == "chain"}
+	in, err := flamegraph.Read(fs, size, c.Flamechart, rw, o.MinCount)
 	if err != nil {
 		return err
 	}
@@ -209,8 +209,8 @@ func (c *command) Run(env *cli.Env) error {
 		return err
 	}
 	if c.CP {
-		if err := flamegraph.WritePalette(flamegraph.PaletteFile, o.Palette); err != nil {
-			env.Warnf("could not update %s: %v", flamegraph.PaletteFile, err)
+		if err := svg.WritePalette(svg.PaletteFile, o.Palette); err != nil {
+			env.Warnf("could not update %s: %v", svg.PaletteFile, err)
 		}
 	}
 	return nil

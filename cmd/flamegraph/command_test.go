@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"flamekit/internal/cli"
-	"flamekit/pkg/flamegraph"
 	"flamekit/pkg/svg"
 )
 
@@ -107,12 +106,12 @@ func TestPaletteMap(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.Chdir(wd)
-	os.WriteFile(flamegraph.PaletteFile, []byte("a->rgb(1,2,3)\n"), 0o644)
+	os.WriteFile(svg.PaletteFile, []byte("a->rgb(1,2,3)\n"), 0o644)
 	code, out, _ := run(t, "--cp", in)
 	if code != 0 || !strings.Contains(out, `fill="rgb(1,2,3)"`) {
 		t.Fatalf("exit %d; palette colour not used", code)
 	}
-	b, _ := os.ReadFile(flamegraph.PaletteFile)
+	b, _ := os.ReadFile(svg.PaletteFile)
 	if !strings.HasPrefix(string(b), "->rgb(213,39,9)\na->rgb(1,2,3)\nb->") {
 		t.Errorf("palette.map:\n%s", b)
 	}

@@ -13,7 +13,7 @@ import (
 	"flamekit/pkg/bursts"
 	"flamekit/pkg/heatmap"
 	"flamekit/pkg/pyroscope"
-	"flamekit/pkg/timeslice"
+	"flamekit/pkg/timeslice/tool"
 )
 
 // description is the first part of timeslice --help.
@@ -151,21 +151,21 @@ func (c *command) Defaults() map[string]string {
 		"rows": strconv.Itoa(heatmap.DefaultRows), "rowms": strconv.Itoa(1000 / heatmap.DefaultRows),
 		"maxrows": strconv.Itoa(heatmap.MaxRows),
 		"top":     strconv.Itoa(bursts.DefaultMax), "threshold": strconv.FormatFloat(bursts.DefaultThreshold, 'f', -1, 64),
-		"bucket": pyroscope.DefaultBucket.String(), "pprofbucket": timeslice.DefaultPprofBucket.String(),
+		"bucket": pyroscope.DefaultBucket.String(), "pprofbucket": tool.DefaultPprofBucket.String(),
 	}
 }
 
 // options turns the flags into timeslice's Config.
-func (c *command) options() (timeslice.Config, error) {
-	spec, hasWindow, err := timeslice.ParseWindow(c.At, c.From, c.To)
+func (c *command) options() (tool.Config, error) {
+	spec, hasWindow, err := tool.ParseWindow(c.At, c.From, c.To)
 	if err != nil {
-		return timeslice.Config{}, err
+		return tool.Config{}, err
 	}
 	sel, err := c.SelectFlags.Selection()
 	if err != nil {
-		return timeslice.Config{}, err
+		return tool.Config{}, err
 	}
-	return timeslice.Config{
+	return tool.Config{
 		Window: spec, HasWindow: hasWindow, NoIdle: c.NoIdle, KeepTime: c.KeepTime,
 		Heatmap: string(c.Heatmap), Rows: c.Rows, Bursts: c.Bursts, Measure: c.Measure,
 		Top: c.Top, Threshold: c.Threshold, Quiet: c.Quiet, Select: sel,
@@ -178,10 +178,10 @@ func (c *command) options() (timeslice.Config, error) {
 func (c *command) Run(env *cli.Env) error {
 	cfg, err := c.options()
 	if err == nil {
-		err = timeslice.Run(cfg, &timeslice.Env{Stdin: env.Stdin, Stdout: env.Stdout,
+		err = tool.Run(cfg, &tool.Env{Stdin: env.Stdin, Stdout: env.Stdout,
 			Warn: func(msg string) { env.Warnf("%s", msg) }})
 	}
-	if ue := (*timeslice.UsageError)(nil); errors.As(err, &ue) {
+	if ue := (*tool.UsageError)(nil); errors.As(err, &ue) {
 		return cli.Usagef("%v", err)
 	}
 	return err

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
-	"flamekit/pkg/slicecmd"
-	"flamekit/pkg/timeslice"
 	"fmt"
 	"io"
 	"os"
@@ -23,6 +21,8 @@ import (
 	"flamekit/pkg/heatmap"
 	"flamekit/pkg/idle"
 	"flamekit/pkg/pyroscope"
+	"flamekit/pkg/slicecmd"
+	"flamekit/pkg/timeslice/tool"
 )
 
 // The real capture: 30 s system-wide, perf record -a -g -F 97, with a 2 s
@@ -922,7 +922,7 @@ func TestHeatmapSumsOffCPUTime(t *testing.T) {
 // --bucket are those of the packages that use them.
 // bucketOf is the time resolution the flags of c give.
 func bucketOf(c *command) time.Duration {
-	cfg := timeslice.Config{Push: c.Push, Format: c.Format, Bucket: c.Bucket}
+	cfg := tool.Config{Push: c.Push, Format: c.Format, Bucket: c.Bucket}
 	return cfg.Resolution()
 }
 
@@ -932,7 +932,7 @@ func TestNoFlagsGivesDefaults(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (the flags are parsed, then the input is missing)", code)
 	}
-	if c.Rows != heatmap.DefaultRows || c.Top != bursts.DefaultMax || c.Threshold != bursts.DefaultThreshold || c.Bucket != nil || bucketOf(&c) != timeslice.DefaultPprofBucket {
+	if c.Rows != heatmap.DefaultRows || c.Top != bursts.DefaultMax || c.Threshold != bursts.DefaultThreshold || c.Bucket != nil || bucketOf(&c) != tool.DefaultPprofBucket {
 		t.Errorf("defaults: rows %d, top %d, threshold %v, bucket %v (%v)", c.Rows, c.Top, c.Threshold, c.Bucket, bucketOf(&c))
 	}
 	if c.Push = "http://localhost:4040"; bucketOf(&c) != pyroscope.DefaultBucket {

@@ -94,12 +94,12 @@ package bursts
 
 import (
 	"cmp"
-	"flamekit/pkg/persecond"
 	"math"
 	"slices"
 
 	"flamekit/pkg/folded"
 	"flamekit/pkg/gaps"
+	"flamekit/pkg/persecond"
 )
 
 // Measure is what a second's value is.

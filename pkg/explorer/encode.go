@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"flamekit/pkg/flamegraph"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/idle"
-	"flamekit/pkg/svg"
 	"flamekit/pkg/timeline"
 )
 
@@ -257,5 +257,5 @@ func usualWeight(tl *timeline.Timeline) int64 {
 }
 
 // compareNames orders frame names as flamegraph orders siblings: by
-// name+";" bytewise (svg.CompareStacks of two one-frame stacks).
-func compareNames(a, b string) int { return svg.CompareStacks(a, b) }
+// name+";" bytewise (flamegraph.CompareStacks of two one-frame stacks).
+func compareNames(a, b string) int { return flamegraph.CompareStacks(a, b) }

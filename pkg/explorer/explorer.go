@@ -33,6 +33,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"flamekit/pkg/flamegraph"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/heatmap"
 	"flamekit/pkg/svg"
@@ -392,7 +393,7 @@ func placeLanes(tl *timeline.Timeline, m *jsonMeta) {
 // svgCSS returns the style sheet of the SVG flamegraph draws with its
 // default options, which the page's SVG writer copies.
 func svgCSS() (string, error) {
-	b := svg.NewBuilder()
+	b := flamegraph.NewBuilder()
 	b.Add("a", 1, 0, false)
 	o := svg.DefaultOptions()
 	var out bytes.Buffer

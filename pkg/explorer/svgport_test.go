@@ -10,12 +10,13 @@ import (
 	"testing"
 
 	"flamekit/pkg/difffolded"
+	"flamekit/pkg/flamegraph"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/svg"
 	"flamekit/pkg/timeline"
 )
 
-// jsLayout is an svg.Layout as the page's renderSVG takes it.
+// jsLayout is a flamegraph.Layout as the page's renderSVG takes it.
 type jsLayout struct {
 	Name     []string  `json:"name"`
 	Start    []float64 `json:"start"`
@@ -27,7 +28,7 @@ type jsLayout struct {
 	MaxDelta float64   `json:"maxDelta"`
 }
 
-func toJS(l *svg.Layout) jsLayout {
+func toJS(l *flamegraph.Layout) jsLayout {
 	var j jsLayout
 	for _, n := range l.Nodes {
 		j.Name = append(j.Name, n.Name)
@@ -117,7 +118,7 @@ func TestSVGPortEqualsRender(t *testing.T) {
 			if c.o != nil {
 				c.o(&o)
 			}
-			l := svg.LayoutProfile(c.p, svg.Rewrite{})
+			l := flamegraph.LayoutProfile(c.p, flamegraph.Rewrite{})
 			var want bytes.Buffer
 			if err := svg.Render(&want, l, &o); err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package flamegraph
+package flamegraph_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"flamekit/pkg/flamegraph"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/source"
 	"flamekit/pkg/svg"
@@ -59,13 +60,13 @@ func TestReadOrders(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for name, in := range inputs {
-		for _, rw := range []svg.Rewrite{{}, {Reverse: true}} {
+		for _, rw := range []flamegraph.Rewrite{{}, {Reverse: true}} {
 			path := filepath.Join(dir, name+".folded")
 			if err := os.WriteFile(path, []byte(strings.Join(in, "\n")+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			o := svg.DefaultOptions()
-			got, err := Read(files(t, path), 0, false, rw, &o)
+			got, err := flamegraph.Read(files(t, path), 0, false, rw, o.MinCount)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,7 +75,7 @@ func TestReadOrders(t *testing.T) {
 			for rd.Next() {
 				p.Add(rd.Record())
 			}
-			want := svg.LayoutProfile(&p, rw)
+			want := flamegraph.LayoutProfile(&p, rw)
 			if len(got.Layout.Nodes) >= len(want.Nodes) {
 				t.Errorf("%s: pruned layout has %d frames, full one %d", name, len(got.Layout.Nodes), len(want.Nodes))
 			}
@@ -112,7 +113,7 @@ func BenchmarkRead(b *testing.B) {
 			b.ReportAllocs()
 			o := svg.DefaultOptions()
 			for b.Loop() {
-				if _, err := Read(files(b, path), int64(len(data)), flamechart, svg.Rewrite{}, &o); err != nil {
+				if _, err := flamegraph.Read(files(b, path), int64(len(data)), flamechart, flamegraph.Rewrite{}, o.MinCount); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -43,12 +43,12 @@ package heatmap
 
 import (
 	"errors"
-	"flamekit/pkg/persecond"
 	"fmt"
 	"slices"
 
 	"flamekit/pkg/folded"
 	"flamekit/pkg/gaps"
+	"flamekit/pkg/persecond"
 )
 
 // DefaultRows is the number of sub-second buckets of a column (20 ms each),

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/xml"
 	"errors"
-	"flamekit/pkg/slicecmd"
 	"fmt"
 	"image/png"
 	"io"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"flamekit/pkg/folded"
+	"flamekit/pkg/slicecmd"
 )
 
 func sec(s string) folded.Time {

@@ -502,7 +502,6 @@ func (g *Grid) writeLegend(bw *bufio.Writer, l *layout, info *Info) {
 	}
 }
 
-
 // unit names what a cell holds, in the plural: "samples", or Info.Unit.
 func (info *Info) unit() string {
 	if info.Unit != "" {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"flamekit/pkg/flamegraph"
 	"flamekit/pkg/folded"
 )
 
@@ -30,7 +31,7 @@ func BenchmarkFlamegraph60k(b *testing.B) {
 			p.Add(rd.Record())
 		}
 		f.Close()
-		l := LayoutProfilePruned(&p, Rewrite{}, o.MinCount(p.Total()))
+		l := flamegraph.LayoutProfilePruned(&p, flamegraph.Rewrite{}, o.MinCount(p.Total()))
 		cw := &countingWriter{}
 		if err := Render(cw, l, &o); err != nil {
 			b.Fatal(err)
@@ -49,7 +50,7 @@ func BenchmarkRender(b *testing.B) {
 	for rd.Next() {
 		p.Add(rd.Record())
 	}
-	l := LayoutProfile(&p, Rewrite{})
+	l := flamegraph.LayoutProfile(&p, flamegraph.Rewrite{})
 	o := DefaultOptions()
 	b.ReportMetric(float64(len(l.Nodes)), "nodes")
 	for b.Loop() {

@@ -2,7 +2,6 @@ package svg
 
 import (
 	"encoding/json"
-	"flamekit/internal/browsertest"
 	"fmt"
 	"net/url"
 	"os"
@@ -11,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"flamekit/internal/browsertest"
+	"flamekit/pkg/flamegraph"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -49,7 +51,7 @@ func writeSVG(t testing.TB, folded string, o Options) string {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out.svg")
-	if err := os.WriteFile(out, draw(t, in, o, Rewrite{}, false), 0o644); err != nil {
+	if err := os.WriteFile(out, draw(t, in, o, flamegraph.Rewrite{}, false), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return "file://" + out
@@ -207,7 +209,7 @@ func TestBrowserBigGraph(t *testing.T) {
 	const in = "a;b 3000\na;c;x 5\na;c;y 6000\nd 3000\n"
 	o := DefaultOptions()
 	o.MinWidth = 0
-	full := string(draw(t, writeFolded(t, in), o, Rewrite{}, false))
+	full := string(draw(t, writeFolded(t, in), o, flamegraph.Rewrite{}, false))
 	o.MaxStatic = 1
 	b := newBrowser(t)
 	b.run(t, chromedp.Navigate(writeSVG(t, in, o)))
@@ -307,7 +309,7 @@ func BenchmarkBrowser(b *testing.B) {
 	path, stacks := writeBig(b, dir, 22500)
 	o := DefaultOptions()
 	o.MinWidth = 0
-	out := draw(b, path, o, Rewrite{}, false)
+	out := draw(b, path, o, flamegraph.Rewrite{}, false)
 	svgPath := filepath.Join(dir, "big.svg")
 	if err := os.WriteFile(svgPath, out, 0o644); err != nil {
 		b.Fatal(err)

@@ -9,12 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"flamekit/pkg/flamegraph"
 	"flamekit/pkg/folded"
 )
 
 // draw lays out and renders a folded file the way the flamegraph command
 // does (lenient reading, frame-wise merge or input order).
-func draw(t testing.TB, path string, o Options, rw Rewrite, flamechart bool) []byte {
+func draw(t testing.TB, path string, o Options, rw flamegraph.Rewrite, flamechart bool) []byte {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -23,9 +24,9 @@ func draw(t testing.TB, path string, o Options, rw Rewrite, flamechart bool) []b
 	defer f.Close()
 	rd := folded.NewReader(f, path)
 	rd.Lenient = true
-	var l *Layout
+	var l *flamegraph.Layout
 	if flamechart {
-		b := NewBuilder()
+		b := flamegraph.NewBuilder()
 		for rd.Next() {
 			r := rd.Record()
 			b.Add(rw.Apply(string(r.Stack)), r.Count, r.Before, r.Kind == folded.Diff)
@@ -36,7 +37,7 @@ func draw(t testing.TB, path string, o Options, rw Rewrite, flamechart bool) []b
 		for rd.Next() {
 			p.Add(rd.Record())
 		}
-		l = LayoutProfile(&p, rw)
+		l = flamegraph.LayoutProfile(&p, rw)
 	}
 	if err := rd.Err(); err != nil {
 		t.Fatal(err)
@@ -91,7 +92,7 @@ func TestPerlFixtures(t *testing.T) {
 	tests := []struct {
 		svg, input string
 		opts       func(o *Options)
-		rw         Rewrite
+		rw         flamegraph.Rewrite
 		flamechart bool
 	}{
 		{svg: "tiny.svg", input: "tiny.folded"},
@@ -106,7 +107,7 @@ func TestPerlFixtures(t *testing.T) {
 		{svg: "pal.java.svg", input: "pal.folded", opts: func(o *Options) { o.Colors = "java" }},
 		{svg: "pal.js.svg", input: "pal.folded", opts: func(o *Options) { o.Colors = "js" }},
 		{svg: "pal.perl.svg", input: "pal.folded", opts: func(o *Options) { o.Colors = "perl" }},
-		{svg: "pal.chain.svg", input: "pal.folded", opts: func(o *Options) { o.Colors = "chain" }, rw: Rewrite{Chain: true}},
+		{svg: "pal.chain.svg", input: "pal.folded", opts: func(o *Options) { o.Colors = "chain" }, rw: flamegraph.Rewrite{Chain: true}},
 		// parse.folded's first line ends in CR: pkg/folded reads CRLF lines,
 		// flamegraph.pl ignores them. parse-lf.folded is the file without it.
 		{svg: "parse.svg", input: "parse-lf.folded"},
@@ -150,7 +151,7 @@ func compareSets(t *testing.T, what string, got, want []string) {
 // whole-line sort puts main;foo.bar between main;foo and main;foo;baz);
 // frame-wise merge draws it once, with everything else where Perl puts it.
 func TestSplitFrames(t *testing.T) {
-	got := frameSet(draw(t, "testdata/compat/split.folded", DefaultOptions(), Rewrite{}, false))
+	got := frameSet(draw(t, "testdata/compat/split.folded", DefaultOptions(), flamegraph.Rewrite{}, false))
 	want := frameSet(mustRead(t, "testdata/compat/split.svg"))
 	// Perl: foo (3 samples) at 10.0 and foo (1 sample) at 954.0 with baz on it.
 	var foos []string

@@ -3,6 +3,8 @@ package svg
 import (
 	"math"
 	"strconv"
+
+	"flamekit/pkg/flamegraph"
 )
 
 // frameData appends the frame data the script draws zoomed views from, as
@@ -13,7 +15,7 @@ import (
 // units of the greatest common divisor of the counts when they are whole
 // numbers. Names are JavaScript strings escaped so that neither "]]>" nor
 // "</script>" can appear (appendJSString); everything else is numbers.
-func (g *geometry) frameData(l *Layout, kept []int32, colors []RGB, isStatic []bool) []byte {
+func (g *geometry) frameData(l *flamegraph.Layout, kept []int32, colors []RGB, isStatic []bool) []byte {
 	o := g.o
 	// gaps and widths in count units
 	next := make([]float64, g.depthmax+2)

@@ -1,12 +1,16 @@
-// Package svg lays out and draws interactive flame graphs, as flamegraph.pl
-// draws them: the same geometry, colours, tooltips and embedded script
-// (click to zoom, search with a regular expression, Ctrl-I for case), with
-// frames merged frame by frame and everything from the input escaped.
+// Package svg draws laid-out flame graphs as interactive SVG, as
+// flamegraph.pl draws them: the same geometry, colours, tooltips and
+// embedded script (click to zoom, search with a regular expression,
+// Ctrl-I for case), with everything from the input escaped.
 //
-// A drawing is made in two steps: a [Layout] of the stacks (from a
-// [folded.Profile], with [LayoutEntries], or line by line with a
-// [Builder] for flame charts), then [Render] with [Options] (whose
-// [DefaultOptions] are flamegraph.pl's defaults). Big graphs carry every
-// frame as compact data that the script draws on demand, so that they open
-// fast in a browser (see Options.MaxStatic).
+// The model (stacks merged into frames, their widths and depths, pruning,
+// the --reverse and chain rewrites) is pkg/flamegraph's [flamegraph.Layout];
+// this package only renders one: [Render] with [Options] (whose
+// [DefaultOptions] are flamegraph.pl's defaults). It also owns what is
+// about drawing: the palettes ([Colorer], [DiffColor], [Background]),
+// flamegraph.pl's option files (the --cp [PaletteFile] and --nameattr
+// [ReadNameAttr]), and the escaping of names into XML, CSS and
+// JavaScript. Big graphs carry every frame as compact data that the
+// script draws on demand, so that they open fast in a browser (see
+// Options.MaxStatic).
 package svg

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"flamekit/internal/golden"
+	"flamekit/pkg/flamegraph"
 )
 
 // realCases are real captures (folded by stackcollapse-perf.pl, in
@@ -68,7 +69,7 @@ func TestPerlRealCaptures(t *testing.T) {
 			want := gunzip(t, mustRead(t, path))
 			o := DefaultOptions()
 			o.Colors = tc.palette
-			got := draw(t, folded, o, Rewrite{Chain: tc.palette == "chain"}, false)
+			got := draw(t, folded, o, flamegraph.Rewrite{Chain: tc.palette == "chain"}, false)
 			if g, w := svgSizeRE.FindSubmatch(got), svgSizeRE.FindSubmatch(want); !bytes.Equal(g[0], w[0]) {
 				t.Errorf("size: got %s, want %s", g[0], w[0])
 			}

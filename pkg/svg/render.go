@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"flamekit/internal/xmlesc"
+	"flamekit/pkg/flamegraph"
 )
 
 //go:embed flamegraph.js
@@ -111,8 +112,11 @@ func RenderEmpty(w io.Writer, o *Options) error {
 	return err
 }
 
-// Render writes the interactive SVG of layout l.
-func Render(w io.Writer, l *Layout, o *Options) error {
+// Render writes the interactive SVG of layout l (made by pkg/flamegraph),
+// drawn with o: frames narrower than o's --minwidth left out, the others
+// scaled to o.Width, stacked up from the bottom (or down from the top
+// when o.Inverted), coloured by o's palette, labelled and given tooltips.
+func Render(w io.Writer, l *flamegraph.Layout, o *Options) error {
 	if len(l.Nodes) == 0 {
 		return RenderEmpty(w, o)
 	}
@@ -128,15 +132,8 @@ func Render(w io.Writer, l *Layout, o *Options) error {
 	minTime := o.minTime(g.timemax, g.wpt)
 
 	// frames kept (pruning whole subtrees: children are never wider)
-	kept := make([]int32, 0, len(l.Nodes))
-	for i := range l.Nodes {
-		n := &l.Nodes[i]
-		if n.End-n.Start < minTime {
-			continue
-		}
-		kept = append(kept, int32(i))
-		g.depthmax = max(g.depthmax, n.Depth)
-	}
+	kept, depthmax := l.Kept(minTime)
+	g.depthmax = depthmax
 	fh := float64(o.FrameHeight)
 	g.height = float64(g.depthmax+1)*fh + g.ypad1 + g.ypad2 + g.ypad3
 
@@ -224,7 +221,7 @@ func Render(w io.Writer, l *Layout, o *Options) error {
 
 // colors picks the colour of every kept frame (sequentially: --cp and
 // --random are stateful).
-func (g *geometry) colors(l *Layout, kept []int32) []RGB {
+func (g *geometry) colors(l *flamegraph.Layout, kept []int32) []RGB {
 	o := g.o
 	c := &Colorer{Palette: o.Colors, Mode: o.ColorMode, Map: o.Palette}
 	out := make([]RGB, len(kept))
@@ -317,7 +314,7 @@ const chunk = 256
 
 // frames formats the frame elements and the labels of kept nodes; first
 // is the position of kept[0] among all kept frames.
-func (g *geometry) frames(l *Layout, kept []int32, colors []RGB, first int) (out, labels []byte) {
+func (g *geometry) frames(l *flamegraph.Layout, kept []int32, colors []RGB, first int) (out, labels []byte) {
 	o := g.o
 	fh := float64(o.FrameHeight)
 	charW := o.FontSize * o.FontWidth
@@ -420,7 +417,7 @@ func decodeRune(s string) (rune, int) {
 }
 
 // tooltip appends the escaped tooltip text of node n.
-func (g *geometry) tooltip(dst []byte, l *Layout, n *Node, end float64) []byte {
+func (g *geometry) tooltip(dst []byte, l *flamegraph.Layout, n *flamegraph.Node, end float64) []byte {
 	o := g.o
 	var num [32]byte
 	samples := appendF(num[:0], (end-n.Start)*o.Factor, 0)

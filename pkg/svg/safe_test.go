@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"flamekit/pkg/flamegraph"
 )
 
 // wellFormed parses doc with encoding/xml and reports the first error.
@@ -66,7 +68,7 @@ func TestHostileNamesWellFormed(t *testing.T) {
 	if err := os.WriteFile(in, []byte(hostile), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	doc := draw(t, in, hostileOptions(), Rewrite{}, false)
+	doc := draw(t, in, hostileOptions(), flamegraph.Rewrite{}, false)
 	if err := wellFormed(doc); err != nil {
 		t.Fatalf("not well-formed: %v", err)
 	}
@@ -106,7 +108,7 @@ func FuzzRender(f *testing.F) {
 	f.Add("main;<script>x</script>;]]>", "</script>")
 	f.Add("\xff\xfe;\x01\x02;&amp;", "\"'")
 	f.Fuzz(func(t *testing.T, stack, title string) {
-		b := NewBuilder()
+		b := flamegraph.NewBuilder()
 		b.Add(stack, 3, 1, true)
 		b.Add(stack+";x", 2, 0, false)
 		o := DefaultOptions()

@@ -16,11 +16,7 @@
 // [Inputs.Survey] reads everything first (streams through a temporary
 // copy).
 //
-// [Run] is the whole timeslice tool as a call: a [Config] (the window, the
-// output: summed or timed folded stacks, pprof, a Pyroscope push, the heat
-// map, the explorer page or the bursts) and an [Env] (standard input and
-// output, warnings). It places the window, reads the inputs again in the
-// rare case their heads were wrong, and finds the bursts with a second,
-// exact reading of the inputs that hold them. cmd/timeslice only turns
-// flags into a Config.
+// Package flamekit/pkg/timeslice/tool is the whole timeslice tool as a
+// call, built on this package: cmd/timeslice only turns flags into its
+// Config.
 package timeslice

@@ -1,4 +1,4 @@
-package timeslice
+package tool
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"flamekit/pkg/folded"
 	"flamekit/pkg/gaps"
 	"flamekit/pkg/heatmap"
+	"flamekit/pkg/timeslice"
 )
 
 // unit names the measure per second.
@@ -92,7 +93,7 @@ func percent(v float64) string {
 }
 
 // when says where a burst is on every clock known.
-func when(f *found, clock *Clock) string {
+func when(f *found, clock *timeslice.Clock) string {
 	s := fmt.Sprintf("@%v to @%v", f.From, f.To)
 	if clock.HasOrigin {
 		s += fmt.Sprintf(" = %ss to %ss after the first sample", seconds(f.From-clock.Origin), seconds(f.To-clock.Origin))
@@ -117,7 +118,7 @@ func seconds(d folded.Time) string {
 
 // printBursts writes one line per burst, best first, and the baseline on
 // stderr.
-func (c *run) printBursts(env *Env, res bursts.Result, fs []found, clock *Clock, srcs []heatmap.Source, unrec []gaps.Span, rule gaps.Rule) error {
+func (c *run) printBursts(env *Env, res bursts.Result, fs []found, clock *timeslice.Clock, srcs []heatmap.Source, unrec []gaps.Span, rule gaps.Rule) error {
 	if !c.Quiet {
 		left := ""
 		if res.Unrecorded > 0 {
@@ -161,7 +162,7 @@ func (c *run) printBursts(env *Env, res bursts.Result, fs []found, clock *Clock,
 
 // marks turns the bursts into marks of the heat map, labelled shortly
 // (their top processes): the map shows the rest on hover and selection.
-func marks(res bursts.Result, fs []found, clock *Clock) []heatmap.Mark {
+func marks(res bursts.Result, fs []found, clock *timeslice.Clock) []heatmap.Mark {
 	var ms []heatmap.Mark
 	for i := range fs {
 		f := &fs[i]

@@ -1,7 +1,6 @@
-package timeslice
+package tool
 
 import (
-	"flamekit/pkg/slicecmd"
 	"math"
 	"strings"
 
@@ -10,6 +9,8 @@ import (
 	"flamekit/pkg/gaps"
 	"flamekit/pkg/heatmap"
 	"flamekit/pkg/idle"
+	"flamekit/pkg/slicecmd"
+	"flamekit/pkg/timeslice"
 )
 
 // busy is the sink of --heatmap and --bursts: it counts samples in the
@@ -104,7 +105,7 @@ func (b *busy) heatmap() *heatmap.Map {
 // and the rule that found them (see package gaps): time between the spans
 // their captures' metadata declare and, for system-wide timer captures,
 // stretches without any sample.
-func (b *busy) unrecorded(inputs Inputs) ([]gaps.Span, gaps.Rule) {
+func (b *busy) unrecorded(inputs timeslice.Inputs) ([]gaps.Span, gaps.Rule) {
 	var metas []folded.Meta
 	for _, in := range inputs {
 		metas = append(metas, in.Metas...)
@@ -130,7 +131,7 @@ const topStacks = 3
 // inputs that hold a burst are read a second time (streams from the copy
 // Survey kept), every sample of a burst's window counted per stack. Memory
 // is the distinct stacks of the windows.
-func (c *run) find(b *busy, inputs Inputs, unrecorded []gaps.Span) (bursts.Result, []found, error) {
+func (c *run) find(b *busy, inputs timeslice.Inputs, unrecorded []gaps.Span) (bursts.Result, []found, error) {
 	if !b.started {
 		return bursts.Result{}, nil, nil
 	}
@@ -139,8 +140,8 @@ func (c *run) find(b *busy, inputs Inputs, unrecorded []gaps.Span) (bursts.Resul
 		return res, nil, nil
 	}
 	tally := bursts.NewTally(res.Bursts, res.Measure)
-	again := &Slicer{Opts: Options{NoIdle: true, NeedTime: true},
-		Sink: SinkFunc(func(rec *folded.Record) error {
+	again := &timeslice.Slicer{Opts: timeslice.Options{NoIdle: true, NeedTime: true},
+		Sink: timeslice.SinkFunc(func(rec *folded.Record) error {
 			tally.Add(rec)
 			return nil
 		})}
@@ -182,7 +183,7 @@ func (c *run) measure() bursts.Measure {
 // sources returns the inputs as the handed-back commands name them:
 // absolute paths, quoted for the shell, or "-" for standard input, with
 // the span of their samples.
-func sources(inputs Inputs) []heatmap.Source {
+func sources(inputs timeslice.Inputs) []heatmap.Source {
 	var out []heatmap.Source
 	for _, in := range inputs {
 		if in.Read && !in.Seen.OK {

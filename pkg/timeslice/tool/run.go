@@ -1,9 +1,16 @@
-package timeslice
+// Package tool is the whole timeslice tool as a call: [Run] takes a
+// [Config] (the window, the output: summed or timed folded stacks, pprof,
+// a Pyroscope push, the heat map, the explorer page or the bursts) and an
+// [Env] (standard input and output, warnings). It places the window on
+// perf's clock (package timeslice), reads the inputs again in the rare
+// case their heads were wrong, and finds the bursts with a second, exact
+// reading of the inputs that hold them. cmd/timeslice only turns flags
+// into a Config; any Go program can do the same.
+package tool
 
 import (
 	"cmp"
 	"errors"
-	"flamekit/pkg/slicecmd"
 	"fmt"
 	"io"
 	"slices"
@@ -16,7 +23,9 @@ import (
 	"flamekit/pkg/heatmap"
 	"flamekit/pkg/pyroscope"
 	"flamekit/pkg/selection"
+	"flamekit/pkg/slicecmd"
 	"flamekit/pkg/source"
+	"flamekit/pkg/timeslice"
 )
 
 // Config is one run of timeslice (the tool): the window, the output and
@@ -27,7 +36,7 @@ import (
 type Config struct {
 	// Window is where to cut (HasWindow; none: the whole capture), as
 	// ParseWindow reads it.
-	Window    Spec
+	Window    timeslice.Spec
 	HasWindow bool
 	// NoIdle drops the samples of idle CPUs.
 	NoIdle bool
@@ -222,7 +231,7 @@ func (c *run) check() error {
 // a copy of streams); files are placed from their heads (guessed is then
 // true) and read again in the rare case that the whole input says
 // otherwise (a later part holding earlier samples).
-func (c *run) place(spec Spec, hasWindow bool, inputs Inputs) (win *Window, guessed bool, err error) {
+func (c *run) place(spec timeslice.Spec, hasWindow bool, inputs timeslice.Inputs) (win *timeslice.Window, guessed bool, err error) {
 	needClock := hasWindow && spec.NeedsClock() || c.Heatmap != "" || c.Bursts
 	switch {
 	case c.Push != "" || needClock && (inputs.HasStream() || c.KeepTime):
@@ -250,26 +259,26 @@ func (c *run) place(spec Spec, hasWindow bool, inputs Inputs) (win *Window, gues
 
 // describe prints the window as resolved (unless -q) and any warning about
 // how it was placed.
-func (c *run) describe(env *Env, win *Window, clock *Clock) {
+func (c *run) describe(env *Env, win *timeslice.Window, clock *timeslice.Clock) {
 	if win.Warning != "" {
 		env.Warnf("warning: %s", win.Warning)
 	}
 	if !c.Quiet {
-		for _, l := range DescribeWindow(win, clock) {
+		for _, l := range timeslice.DescribeWindow(win, clock) {
 			env.Warnf("%s", l)
 		}
 	}
 }
 
 // resolve places the window on the clock the inputs give so far.
-func (c *run) resolve(spec Spec, inputs Inputs) (*Window, error) {
+func (c *run) resolve(spec timeslice.Spec, inputs timeslice.Inputs) (*timeslice.Window, error) {
 	clock := inputs.Clock()
 	w, err := clock.Resolve(spec)
 	if err != nil {
-		if errors.Is(err, ErrWindow) {
+		if errors.Is(err, timeslice.ErrWindow) {
 			return nil, usagef("%v", err)
 		}
-		if errors.Is(err, ErrNoOrigin) {
+		if errors.Is(err, timeslice.ErrNoOrigin) {
 			if terr := inputs.RequireTimed(); terr != nil {
 				return nil, terr
 			}
@@ -280,9 +289,9 @@ func (c *run) resolve(spec Spec, inputs Inputs) (*Window, error) {
 }
 
 // read reads every input whole into the chosen output.
-func (c *run) read(env *Env, inputs Inputs, win *Window) (*Slicer, func(*Clock) error, error) {
+func (c *run) read(env *Env, inputs timeslice.Inputs, win *timeslice.Window) (*timeslice.Slicer, func(*timeslice.Clock) error, error) {
 	needTime := win != nil || c.Heatmap != "" || c.Push != "" || c.Bursts
-	s := &Slicer{Opts: Options{Window: win, NoIdle: c.NoIdle || c.Bursts, NeedTime: needTime, Select: c.Select}}
+	s := &timeslice.Slicer{Opts: timeslice.Options{Window: win, NoIdle: c.NoIdle || c.Bursts, NeedTime: needTime, Select: c.Select}}
 	finish, err := c.output(env, s, inputs, win)
 	if err != nil {
 		return nil, nil, err
@@ -301,7 +310,7 @@ func (c *run) read(env *Env, inputs Inputs, win *Window) (*Slicer, func(*Clock) 
 // output sets the Slicer's sink for the chosen output (heat map, timed
 // slice, or summed classic stacks) and returns what writes it once every
 // input has been read.
-func (c *run) output(env *Env, s *Slicer, inputs Inputs, win *Window) (finish func(*Clock) error, err error) {
+func (c *run) output(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) (finish func(*timeslice.Clock) error, err error) {
 	switch {
 	case c.Push != "":
 		return c.pushOutput(env, s, inputs)
@@ -319,8 +328,8 @@ func (c *run) output(env *Env, s *Slicer, inputs Inputs, win *Window) (finish fu
 		b.weights, b.unit = c.heatWeights(inputs)
 		c.busy = b
 		s.Sink = b
-		s.Opts.Dropped = SinkFunc(b.dropped)
-		return func(clock *Clock) error {
+		s.Opts.Dropped = timeslice.SinkFunc(b.dropped)
+		return func(clock *timeslice.Clock) error {
 			unrec, rule := b.unrecorded(inputs)
 			res, fs, err := c.find(b, inputs, unrec)
 			if err != nil {
@@ -345,41 +354,41 @@ func (c *run) output(env *Env, s *Slicer, inputs Inputs, win *Window) (finish fu
 			return g.WriteSVG(env.Stdout, info)
 		}, nil
 	case c.KeepTime:
-		tw := NewTimedWriter(env.Stdout)
+		tw := timeslice.NewTimedWriter(env.Stdout)
 		s.Sink = tw
-		return func(clock *Clock) error {
-			return tw.Close(inputs.CaptureMetas(), SliceMeta(inputs, win, clock))
+		return func(clock *timeslice.Clock) error {
+			return tw.Close(inputs.CaptureMetas(), timeslice.SliceMeta(inputs, win, clock))
 		}, nil
 	}
 	var p folded.Profile
-	s.Sink = SinkFunc(func(rec *folded.Record) error { p.Add(rec); return nil })
-	return func(*Clock) error { _, err := p.WriteTo(env.Stdout); return err }, nil
+	s.Sink = timeslice.SinkFunc(func(rec *folded.Record) error { p.Add(rec); return nil })
+	return func(*timeslice.Clock) error { _, err := p.WriteTo(env.Stdout); return err }, nil
 }
 
 // ParseWindow reads a window given as --at, or as --from and --to (all
 // empty: no window, hasWindow false).
-func ParseWindow(at, from, to string) (sp Spec, hasWindow bool, err error) {
-	usage := func(err error) error { return usagef("%v\n%s", err, Forms) }
+func ParseWindow(at, from, to string) (sp timeslice.Spec, hasWindow bool, err error) {
+	usage := func(err error) error { return usagef("%v\n%s", err, timeslice.Forms) }
 	switch {
 	case at != "" && (from != "" || to != ""):
-		return Spec{}, false, usage(errors.New("give either --at or --from/--to, not both"))
+		return timeslice.Spec{}, false, usage(errors.New("give either --at or --from/--to, not both"))
 	case at != "":
-		sp, err := ParseAt(at)
+		sp, err := timeslice.ParseAt(at)
 		if err != nil {
 			return sp, false, usage(err)
 		}
 		return sp, true, nil
 	case from != "" || to != "":
-		sp, err := ParseRange(from, to)
+		sp, err := timeslice.ParseRange(from, to)
 		if err != nil {
 			return sp, false, usage(err)
 		}
 		return sp, true, nil
 	}
-	return Spec{}, false, nil
+	return timeslice.Spec{}, false, nil
 }
 
-func (c *run) heatInfo(inputs Inputs, w *Window, clock *Clock, srcs []heatmap.Source) heatmap.Info {
+func (c *run) heatInfo(inputs timeslice.Inputs, w *timeslice.Window, clock *timeslice.Clock, srcs []heatmap.Source) heatmap.Info {
 	var names []string
 	for _, in := range inputs {
 		names = append(names, in.Display)
@@ -408,7 +417,7 @@ func (c *run) heatInfo(inputs Inputs, w *Window, clock *Clock, srcs []heatmap.So
 		info.Unit = b.unit
 	}
 	if w != nil {
-		info.Notes = append(info.Notes, DescribeWindow(w, clock)[0])
+		info.Notes = append(info.Notes, timeslice.DescribeWindow(w, clock)[0])
 	}
 	if len(clock.Refs) > 0 {
 		ref := clock.RefAt(clock.Origin)
@@ -420,7 +429,7 @@ func (c *run) heatInfo(inputs Inputs, w *Window, clock *Clock, srcs []heatmap.So
 
 // summary prints what was skipped and, unless -q, the sample counts on
 // stderr.
-func (c *run) summary(env *Env, s *Slicer, w *Window, inputs Inputs) {
+func (c *run) summary(env *Env, s *timeslice.Slicer, w *timeslice.Window, inputs timeslice.Inputs) {
 	st := &s.Stats
 	if st.Untimed.Count > 0 {
 		env.Warnf("%s", st.Untimed.Describe("untimed"))
@@ -446,13 +455,13 @@ func (c *run) summary(env *Env, s *Slicer, w *Window, inputs Inputs) {
 	case w == nil:
 		what = "in the heat map"
 	}
-	var used []*Input
+	var used []*timeslice.Input
 	for _, in := range inputs {
 		if in.Kept > 0 {
 			used = append(used, in)
 		}
 	}
-	slices.SortStableFunc(used, func(a, b *Input) int { return cmp.Compare(a.Seen.First, b.Seen.First) })
+	slices.SortStableFunc(used, func(a, b *timeslice.Input) int { return cmp.Compare(a.Seen.First, b.Seen.First) })
 	var names []string
 	for _, in := range used {
 		names = append(names, in.Display)
@@ -469,7 +478,7 @@ func (c *run) summary(env *Env, s *Slicer, w *Window, inputs Inputs) {
 // the timed folded stacks stackcollapse makes of them (folded again each
 // time they are read), pprof profiles and bpftrace dumps as their folded
 // stacks (which have no time).
-func Open(names []string, env *Env) (Inputs, error) {
+func Open(names []string, env *Env) (timeslice.Inputs, error) {
 	if err := source.CheckNames(names); err != nil {
 		return nil, usagef("%v", err)
 	}
@@ -491,19 +500,19 @@ func Open(names []string, env *Env) (Inputs, error) {
 	fold := func(in *source.Input) (io.ReadCloser, error) {
 		return capture.Folded(in, capture.Options{Perf: "perf", Warnf: warnf})
 	}
-	inputs := make(Inputs, 0, len(srcs))
+	inputs := make(timeslice.Inputs, 0, len(srcs))
 	for _, src := range srcs {
 		switch src.Kind {
 		case source.Folded, source.Empty:
-			inputs = append(inputs, FromSource(src, nil))
+			inputs = append(inputs, timeslice.FromSource(src, nil))
 		case source.Unknown:
 			if !source.IsText(src.Head) {
 				srcs.Close()
 				return nil, src.Check()
 			}
-			inputs = append(inputs, FromSource(src, nil)) // its lines are counted as malformed
+			inputs = append(inputs, timeslice.FromSource(src, nil)) // its lines are counted as malformed
 		default:
-			inputs = append(inputs, FromSource(src, fold))
+			inputs = append(inputs, timeslice.FromSource(src, fold))
 		}
 	}
 	return inputs, nil
@@ -512,7 +521,7 @@ func Open(names []string, env *Env) (Inputs, error) {
 // heatWeights says whether the heat map's cells sum the samples' weights
 // (--measure weight, or auto on input whose metadata says its counts are
 // off-CPU time or another weight) and in what unit, for the legend.
-func (c *run) heatWeights(inputs Inputs) (bool, string) {
+func (c *run) heatWeights(inputs timeslice.Inputs) (bool, string) {
 	what, _ := inputs.Weight()
 	if c.Measure == "samples" || c.Measure == "auto" && what == "" {
 		return false, ""

@@ -1,4 +1,4 @@
-package flamegraph
+package svg
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"flamekit/pkg/svg"
+	"flamekit/pkg/flamegraph"
 )
 
 // FuzzNameAttr checks that no --nameattr file panics the parser, and that
@@ -24,15 +24,15 @@ func FuzzNameAttr(f *testing.F) {
 		if err != nil {
 			return
 		}
-		b := svg.NewBuilder()
+		b := flamegraph.NewBuilder()
 		for name := range attrs {
 			b.Add("root;"+name, 3, 0, false)
 		}
 		b.Add("root;main", 2, 0, false)
-		o := svg.DefaultOptions()
+		o := DefaultOptions()
 		o.NameAttr = attrs
 		var out bytes.Buffer
-		if err := svg.Render(&out, b.Layout(), &o); err != nil {
+		if err := Render(&out, b.Layout(), &o); err != nil {
 			t.Fatal(err)
 		}
 		d := xml.NewDecoder(&out)

@@ -1,12 +1,13 @@
-package timeslice
+package tool
 
 import (
-	"flamekit/pkg/slicecmd"
 	"strings"
 
 	"flamekit/pkg/explorer"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/slicecmd"
 	"flamekit/pkg/timeline"
+	"flamekit/pkg/timeslice"
 )
 
 // page is the sink of --heatmap=html: every sample goes to the bursts'
@@ -49,7 +50,7 @@ func (p *page) Sample(rec *folded.Record) error {
 
 // pageOutput reads the samples into a timeline and, once every input has
 // been read, finds the bursts and writes the page.
-func (c *run) pageOutput(env *Env, s *Slicer, inputs Inputs, win *Window) func(*Clock) error {
+func (c *run) pageOutput(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) func(*timeslice.Clock) error {
 	before := inputs.Clock()
 	b := newBusy(c.Rows, false, false, before.Origin, before.HasOrigin)
 	b.weights, b.unit = c.heatWeights(inputs) // off-CPU time: cells sum µs
@@ -61,7 +62,7 @@ func (c *run) pageOutput(env *Env, s *Slicer, inputs Inputs, win *Window) func(*
 	c.page = p
 	s.Opts.NoIdle = false // the page leaves idle samples out, or not
 	s.Sink = p
-	return func(clock *Clock) error {
+	return func(clock *timeslice.Clock) error {
 		unrec, _ := b.unrecorded(inputs) // time not recorded is not quiet
 		res, fs, err := c.find(b, inputs, unrec)
 		if err != nil {

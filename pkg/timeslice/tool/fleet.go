@@ -1,4 +1,4 @@
-package timeslice
+package tool
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"flamekit/pkg/folded"
 	"flamekit/pkg/pprof"
 	"flamekit/pkg/pyroscope"
+	"flamekit/pkg/timeslice"
 )
 
 // DefaultPprofBucket is what --format pprof rounds timestamp_ns down to
@@ -68,7 +69,7 @@ func parseWeight(s string) (pprof.Weight, error) {
 
 // refOf returns the wall-clock reference to use for the window: the
 // window's own, else the one of the capture's first sample.
-func refOf(win *Window, clock *Clock) (folded.WallRef, bool) {
+func refOf(win *timeslice.Window, clock *timeslice.Clock) (folded.WallRef, bool) {
 	switch {
 	case win != nil && win.Ref != nil:
 		return *win.Ref, true
@@ -80,15 +81,15 @@ func refOf(win *Window, clock *Clock) (folded.WallRef, bool) {
 
 // pprofOutput makes the Slicer's sink a pprof Builder; finish writes the
 // gzipped profile once the clock is known.
-func (c *run) pprofOutput(env *Env, s *Slicer, inputs Inputs, win *Window) func(*Clock) error {
+func (c *run) pprofOutput(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) func(*timeslice.Clock) error {
 	w, _ := parseWeight(c.SampleType)
 	opts := pprof.Options{Weight: w, Resolution: c.Resolution()}
 	if win != nil {
 		opts.From, opts.HasFrom, opts.To, opts.HasTo = win.From, win.HasFrom, win.To, win.HasTo
 	}
 	b := pprof.NewBuilder(opts)
-	s.Sink = SinkFunc(b.Add)
-	return func(clock *Clock) error {
+	s.Sink = timeslice.SinkFunc(b.Add)
+	return func(clock *timeslice.Clock) error {
 		if ref, ok := refOf(win, clock); ok {
 			b.SetRef(&ref)
 		}
@@ -114,7 +115,7 @@ func (c *run) pprofOutput(env *Env, s *Slicer, inputs Inputs, win *Window) func(
 // pushOutput makes the Slicer's sink a Pyroscope Pusher (the inputs have
 // been surveyed: their clock and metadata are final); finish pushes the
 // last buckets and prints the summary.
-func (c *run) pushOutput(env *Env, s *Slicer, inputs Inputs) (func(*Clock) error, error) {
+func (c *run) pushOutput(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs) (func(*timeslice.Clock) error, error) {
 	clock := inputs.Clock()
 	if len(clock.Refs) == 0 {
 		return nil, errors.New("--push needs the wall-clock time of the samples, and the input has neither a clock reference (perf record -k mono) nor perf's \"captured on\" date (perf script --header)")
@@ -154,9 +155,9 @@ func (c *run) pushOutput(env *Env, s *Slicer, inputs Inputs) (func(*Clock) error
 	for _, m := range inputs.CaptureMetas() {
 		p.AddMeta(m)
 	}
-	s.Sink = SinkFunc(p.Add)
+	s.Sink = timeslice.SinkFunc(p.Add)
 	c.pusher = p
-	return func(*Clock) error {
+	return func(*timeslice.Clock) error {
 		sum, err := p.Close()
 		if err == nil {
 			env.Warnf("%s to %s as %s", sum, client.URL(), name)

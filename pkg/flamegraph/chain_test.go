@@ -1,4 +1,4 @@
-package svg
+package flamegraph
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package svg
+package flamegraph
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package svg
+package flamegraph
 
 import (
 	"iter"
@@ -10,7 +10,8 @@ import (
 	"flamekit/pkg/folded"
 )
 
-// Node is one frame (rectangle) of a flame graph.
+// Node is one frame (rectangle) of a flame graph: a function in one
+// calling context, as wide as the samples of the stacks through it.
 type Node struct {
 	Name  string  // frame name as read (annotations such as _[k] included)
 	Start float64 // left edge, in count units from the left of the graph
@@ -29,6 +30,23 @@ type Layout struct {
 	Nodes    []Node
 	Total    float64 // sum of the counts (the "after" counts of diff lines)
 	MaxDelta float64 // the largest |after − before| of a line, at least 1
+}
+
+// Kept returns the indices of the frames at least minCount count units
+// wide, in pre-order, and the greatest depth among them: the frames a
+// --minwidth threshold keeps. A frame's children are never wider than
+// it, so whole subtrees go.
+func (l *Layout) Kept(minCount float64) (kept []int32, maxDepth int32) {
+	kept = make([]int32, 0, len(l.Nodes))
+	for i := range l.Nodes {
+		n := &l.Nodes[i]
+		if n.End-n.Start < minCount {
+			continue
+		}
+		kept = append(kept, int32(i))
+		maxDepth = max(maxDepth, n.Depth)
+	}
+	return kept, maxDepth
 }
 
 // Builder lays out stacks one line at a time in the manner of
@@ -59,7 +77,7 @@ func NewBuilder() *Builder {
 
 // Prune makes the Builder drop every frame narrower than minCount count
 // units (with its subtree) as soon as it is closed, so that memory and
-// time go to the frames that will be drawn. Render prunes with the final
+// time go to the frames that will be drawn. svg.Render prunes with the final
 // --minwidth threshold anyway; pass a threshold no larger than that one.
 func (b *Builder) Prune(minCount float64) { b.prune = minCount }
 
@@ -257,7 +275,7 @@ func LayoutProfile(p *folded.Profile, rw Rewrite) *Layout {
 }
 
 // LayoutProfilePruned is LayoutProfile that drops the frames narrower than
-// minCount count units as it goes (see Builder.Prune): what Render would
+// minCount count units as it goes (see Builder.Prune): what svg.Render would
 // drop anyway, for a fraction of the time and memory.
 func LayoutProfilePruned(p *folded.Profile, rw Rewrite, minCount float64) *Layout {
 	if p.InOrder() && !rw.Reverse && !rw.Chain {

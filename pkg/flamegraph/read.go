@@ -1,0 +1,99 @@
+package flamegraph
+
+import (
+	"slices"
+
+	"flamekit/pkg/folded"
+	"flamekit/pkg/source"
+)
+
+// Input is what Read gathered.
+type Input struct {
+	Layout *Layout
+	Skips  folded.Skips // malformed lines passed over (metadata lines are not counted)
+	Timed  bool         // the flame chart was ordered by time
+}
+
+// Read reads the folded records of fs (inputs opened by package source;
+// fs should be lenient: malformed lines are counted, not fatal) and lays
+// them out; sizeHint is the size of the input in bytes, 0 when unknown.
+// Without
+// flamechart, stacks are summed and merged frame by frame (timed lines
+// lose their time). With flamechart,
+// lines keep the input order and each is merged with the line before it,
+// as flamegraph.pl does; but when every line is timed, the samples are
+// ordered by time first (stable), so the x axis is time order. With
+// minCount not nil, the frames narrower than minCount(total) count units
+// are dropped during the layout already (total is the sum of the counts
+// read): pass the renderer's threshold, such as svg.Options.MinCount.
+func Read(fs *source.Files, sizeHint int64, flamechart bool, rw Rewrite, minCount func(total float64) float64) (*Input, error) {
+	in := &Input{}
+	if !flamechart {
+		set := readStacks(fs, sizeHint)
+		if err := fs.Err(); err != nil {
+			return nil, err
+		}
+		in.Skips = fs.Skips()
+		var threshold float64
+		if minCount != nil {
+			threshold = minCount(set.Total())
+		}
+		in.Layout = LayoutProfilePruned(set, rw, threshold)
+		return in, nil
+	}
+
+	// flame chart: keep every line; intern the stacks
+	type line struct {
+		stack         int32
+		count, before float64
+		time          folded.Time
+		kind          folded.Kind
+	}
+	index := map[string]int32{}
+	var stacks []string
+	var lines []line
+	allTimed := true
+	for fs.Next() {
+		rec := fs.Record()
+		id, ok := index[string(rec.Stack)]
+		if !ok {
+			key := string(rec.Stack) // one copy: also the stack when rw changes nothing
+			id = int32(len(stacks))
+			stacks = append(stacks, rw.Apply(key))
+			index[key] = id
+		}
+		lines = append(lines, line{id, rec.Count, rec.Before, rec.Time, rec.Kind})
+		if rec.Kind != folded.Timed {
+			allTimed = false
+		}
+	}
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	in.Skips = fs.Skips()
+	if allTimed && len(lines) > 0 {
+		slices.SortStableFunc(lines, func(a, b line) int {
+			switch {
+			case a.time < b.time:
+				return -1
+			case a.time > b.time:
+				return 1
+			}
+			return 0
+		})
+		in.Timed = true
+	}
+	b := NewBuilder()
+	if minCount != nil {
+		var total float64
+		for _, ln := range lines {
+			total += ln.count
+		}
+		b.Prune(minCount(total))
+	}
+	for _, ln := range lines {
+		b.Add(stacks[ln.stack], ln.count, ln.before, ln.kind == folded.Diff)
+	}
+	in.Layout = b.Layout()
+	return in, nil
+}
