@@ -178,7 +178,7 @@ func (c *command) Run(env *cli.Env) error {
 	// them: classic (summed) lines, or timed ones for a chart in time order.
 	fs.Fold = capture.Fold(capture.Options{Collapse: collapse.Options{NoTime: !c.Flamechart}, Perf: "perf", Warnf: env.Warnf})
 	rw := flamegraph.Rewrite{Reverse: c.Reverse, Chain: o.Colors == "chain"}
-	in, err := flamegraph.Read(fs, size, c.Flamechart, rw, o.MinCount)
+	in, err := flamegraph.ReadFiles(fs, size, c.Flamechart, rw, o.MinCount)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"flamekit/pkg/flamegraph"
-	"flamekit/pkg/source"
 	"flamekit/pkg/svg"
 	"flamekit/pkg/timeline"
 )
@@ -103,11 +102,7 @@ func TestHostileNames(t *testing.T) {
 		t.Errorf("saved folded stacks:\n%q\nwant\n%q", got, want)
 	}
 	o := svg.DefaultOptions()
-	src, err := source.OpenReader("-", strings.NewReader(folded), source.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fin, err := flamegraph.Read(source.NewFiles(source.Inputs{src}, true), 0, false, flamegraph.Rewrite{}, o.MinCount)
+	fin, err := flamegraph.Read([]string{"-"}, strings.NewReader(folded), false, flamegraph.Rewrite{}, o.MinCount)
 	if err != nil {
 		t.Fatal(err)
 	}

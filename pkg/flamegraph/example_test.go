@@ -9,7 +9,6 @@ import (
 
 	"flamekit/pkg/flamegraph"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/source"
 	"flamekit/pkg/svg"
 )
 
@@ -17,11 +16,7 @@ import (
 func Example() {
 	input := "main;parse;lex 3\nmain;eval 2\nmain;parse 1\n"
 	o := svg.DefaultOptions()
-	src, err := source.OpenReader("-", strings.NewReader(input), source.Options{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	in, err := flamegraph.Read(source.NewFiles(source.Inputs{src}, true), 0, false, flamegraph.Rewrite{}, o.MinCount)
+	in, err := flamegraph.Read(nil, strings.NewReader(input), false, flamegraph.Rewrite{}, o.MinCount)
 	if err != nil {
 		log.Fatal(err)
 	}

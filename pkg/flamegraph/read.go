@@ -1,6 +1,7 @@
 package flamegraph
 
 import (
+	"io"
 	"slices"
 
 	"flamekit/pkg/folded"
@@ -14,19 +15,35 @@ type Input struct {
 	Timed  bool         // the flame chart was ordered by time
 }
 
-// Read reads the folded records of fs (inputs opened by package source;
-// fs should be lenient: malformed lines are counted, not fatal) and lays
-// them out; sizeHint is the size of the input in bytes, 0 when unknown.
-// Without
-// flamechart, stacks are summed and merged frame by frame (timed lines
-// lose their time). With flamechart,
+// Read reads folded files ("-" is stdin; no names means stdin), opened
+// through package source, leniently (malformed lines are counted, not
+// fatal) and lays them out as ReadFiles does.
+func Read(names []string, stdin io.Reader, flamechart bool, rw Rewrite, minCount func(total float64) float64) (*Input, error) {
+	ins, err := source.OpenAll(names, source.Options{Stdin: stdin})
+	if err != nil {
+		return nil, err
+	}
+	defer ins.Close()
+	var size int64
+	for _, in := range ins {
+		size += in.Size()
+	}
+	return ReadFiles(source.NewFiles(ins, true), size, flamechart, rw, minCount)
+}
+
+// ReadFiles reads the folded records of fs (inputs opened by package
+// source, folded by fs.Fold when they are of other kinds; fs should be
+// lenient: malformed lines are counted, not fatal) and lays them out;
+// sizeHint is the size of the input in bytes, 0 when unknown. Without
+// flamechart, stacks are summed and merged frame by frame (timed
+// lines lose their time). With flamechart,
 // lines keep the input order and each is merged with the line before it,
 // as flamegraph.pl does; but when every line is timed, the samples are
 // ordered by time first (stable), so the x axis is time order. With
 // minCount not nil, the frames narrower than minCount(total) count units
 // are dropped during the layout already (total is the sum of the counts
 // read): pass the renderer's threshold, such as svg.Options.MinCount.
-func Read(fs *source.Files, sizeHint int64, flamechart bool, rw Rewrite, minCount func(total float64) float64) (*Input, error) {
+func ReadFiles(fs *source.Files, sizeHint int64, flamechart bool, rw Rewrite, minCount func(total float64) float64) (*Input, error) {
 	in := &Input{}
 	if !flamechart {
 		set := readStacks(fs, sizeHint)

@@ -66,7 +66,7 @@ func TestReadOrders(t *testing.T) {
 				t.Fatal(err)
 			}
 			o := svg.DefaultOptions()
-			got, err := flamegraph.Read(files(t, path), 0, false, rw, o.MinCount)
+			got, err := flamegraph.Read([]string{path}, nil, false, rw, o.MinCount)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,7 +113,7 @@ func BenchmarkRead(b *testing.B) {
 			b.ReportAllocs()
 			o := svg.DefaultOptions()
 			for b.Loop() {
-				if _, err := flamegraph.Read(files(b, path), int64(len(data)), flamechart, flamegraph.Rewrite{}, o.MinCount); err != nil {
+				if _, err := flamegraph.ReadFiles(files(b, path), int64(len(data)), flamechart, flamegraph.Rewrite{}, o.MinCount); err != nil {
 					b.Fatal(err)
 				}
 			}
