@@ -1,26 +1,19 @@
 package main
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
-	"io"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/alecthomas/kong"
 
 	"flamekit/internal/cli"
 	"flamekit/pkg/bursts"
-	"flamekit/pkg/capture"
-	"flamekit/pkg/folded"
 	"flamekit/pkg/heatmap"
 	"flamekit/pkg/pyroscope"
-	"flamekit/pkg/selection"
-	"flamekit/pkg/source"
-	"flamekit/pkg/timeslice"
+	"flamekit/pkg/timeslice/tool"
 )
 
 // description is the first part of timeslice --help.
@@ -138,10 +131,17 @@ type command struct {
 
 	cli.SelectFlags `embed:""`
 	fleetFlags      `embed:""`
-	sel             *selection.Selection // --cpu, --pid, --tid, --comm
-	pusher          *pyroscope.Pusher
-	busy            *busy // the heat map's and the bursts' sink, set by output
-	page            *page // the explorer page's sink (--heatmap=html), set by output
+}
+
+// fleetFlags are the flags that send the window elsewhere than folded
+// text: pprof on standard output, or pushes to Pyroscope.
+type fleetFlags struct {
+	Format     string         `enum:"folded,pprof" default:"folded" help:"Output format: folded (summed classic stacks) or pprof (the window as a gzipped profile.proto, the samples' times, rounded down to --bucket, as timestamp_ns labels, for go tool pprof, Pyroscope, Parca, speedscope)."`
+	SampleType string         `name:"sample-type" placeholder:"TYPE/UNIT" help:"With --format pprof or --push: what the counts measure, e.g. alloc_space/bytes. Default: from the capture's metadata (cpu-clock: cpu/nanoseconds; --off-cpu: off_cpu/microseconds; --weight size: EVENT/bytes; other events: their name/count)."`
+	Push       string         `placeholder:"URL" help:"Push the window to Grafana Pyroscope at URL (http://host:4040) as pprof, one profile per --bucket, and print a summary on stderr instead of writing stdout. Auth from PYROSCOPE_BASIC_AUTH_USER/PYROSCOPE_BASIC_AUTH_PASSWORD or PYROSCOPE_AUTH_TOKEN; PYROSCOPE_TENANT_ID sets X-Scope-OrgID."`
+	Service    string         `placeholder:"NAME" help:"With --push: the service name the profiles are stored under (Grafana's service_name)."`
+	Label      []string       `sep:"none" placeholder:"KEY=VALUE" help:"With --push: a series label, e.g. --label host=web01 (repeatable)."`
+	Bucket     *time.Duration `placeholder:"DURATION" help:"The time resolution, aligned on the wall clock: with --push, the span of one pushed profile (default ${bucket}); with --format pprof, what timestamp_ns is rounded down to, the samples of one stack in one bucket being one pprof sample (default ${pprofbucket}; 1ns keeps every sample's own time)."`
 }
 
 // Defaults gives kong the defaults of --rows, --top, --threshold and
@@ -151,419 +151,38 @@ func (c *command) Defaults() map[string]string {
 		"rows": strconv.Itoa(heatmap.DefaultRows), "rowms": strconv.Itoa(1000 / heatmap.DefaultRows),
 		"maxrows": strconv.Itoa(heatmap.MaxRows),
 		"top":     strconv.Itoa(bursts.DefaultMax), "threshold": strconv.FormatFloat(bursts.DefaultThreshold, 'f', -1, 64),
-		"bucket": pyroscope.DefaultBucket.String(), "pprofbucket": DefaultPprofBucket.String(),
+		"bucket": pyroscope.DefaultBucket.String(), "pprofbucket": tool.DefaultPprofBucket.String(),
 	}
 }
 
-// Run runs timeslice: it places the window on perf's clock (reading the
-// inputs a first time when that needs the first sample or the wall clock),
-// reads every input into the chosen output, and reports on stderr.
-func (c *command) Run(env *cli.Env) error {
-	spec, hasWindow, err := c.window()
+// options turns the flags into timeslice's Config.
+func (c *command) options() (tool.Config, error) {
+	spec, hasWindow, err := tool.ParseWindow(c.At, c.From, c.To)
 	if err != nil {
-		return err
-	}
-	if err := c.check(); err != nil {
-		return err
-	}
-	names := c.Files
-	if len(names) == 0 {
-		names = []string{"-"}
-	}
-	inputs, err := openInputs(env, names)
-	if err != nil {
-		return err
-	}
-	defer inputs.Close()
-
-	win, guessed, err := c.place(spec, hasWindow, inputs)
-	if err != nil {
-		return err
-	}
-	// Counts of different things are never summed: refused from what is
-	// known before reading (heads, a survey), else once read.
-	if _, _, err := inputs.Measure(); err != nil {
-		return err
-	}
-	s, finish, err := c.read(env, inputs, win)
-	if err != nil {
-		c.pushFailed(env)
-		return err
-	}
-	// What the inputs' heads said may be wrong: a later part of an input
-	// may start earlier, or move the window. Read again from the truth.
-	again := false
-	if b := c.busy; b != nil && b.started {
-		final := inputs.Clock()
-		again = final.HasOrigin && final.Origin != b.origin
-	}
-	if guessed {
-		final, err := c.resolve(spec, inputs)
-		if err != nil {
-			return err
-		}
-		if win == nil || !final.Same(win) {
-			win, again = final, true
-		}
-	}
-	if again {
-		if s, finish, err = c.read(env, inputs, win); err != nil {
-			return err
-		}
-	}
-	if hasWindow || c.Heatmap != "" || c.Bursts {
-		if err := inputs.RequireTimed(); err != nil {
-			return err
-		}
-	}
-	if _, _, err := inputs.Measure(); err != nil {
-		c.pushFailed(env)
-		return err
-	}
-	clock := inputs.Clock()
-	if win != nil {
-		c.describe(env, win, &clock)
-		if s.Stats.Kept == 0 && s.Stats.Idle == 0 && !inputs.Overlaps(win) {
-			return inputs.Outside(win)
-		}
-	}
-	if err := finish(&clock); err != nil {
-		c.pushFailed(env)
-		return err
-	}
-	c.summary(env, s, win, inputs)
-	return nil
-}
-
-// check refuses the flags that do not go together.
-func (c *command) check() error {
-	if c.Rows < 1 || c.Rows > heatmap.MaxRows {
-		return cli.Usagef("--rows %d: want 1 to %d", c.Rows, heatmap.MaxRows)
-	}
-	if c.Heatmap != "" && c.KeepTime {
-		return cli.Usagef("--heatmap and --keep-time cannot be combined")
-	}
-	if err := c.checkFleet(); err != nil {
-		return err
-	}
-	if c.Bursts && (c.Heatmap != "" || c.KeepTime || c.Push != "" || c.Format == "pprof") {
-		return cli.Usagef("--bursts prints windows: it cannot be combined with --heatmap (which marks them), --keep-time, --format pprof or --push")
-	}
-	if c.Top < 1 || c.Threshold <= 0 {
-		return cli.Usagef("--top wants 1 or more, --threshold more than 0")
+		return tool.Config{}, err
 	}
 	sel, err := c.SelectFlags.Selection()
-	c.sel = sel
+	if err != nil {
+		return tool.Config{}, err
+	}
+	return tool.Config{
+		Window: spec, HasWindow: hasWindow, NoIdle: c.NoIdle, KeepTime: c.KeepTime,
+		Heatmap: string(c.Heatmap), Rows: c.Rows, Bursts: c.Bursts, Measure: c.Measure,
+		Top: c.Top, Threshold: c.Threshold, Quiet: c.Quiet, Select: sel,
+		Format: c.Format, SampleType: c.SampleType, Push: c.Push, Service: c.Service,
+		Label: c.Label, Bucket: c.Bucket, Files: c.Files,
+	}, nil
+}
+
+// Run runs timeslice; errors in the options exit with status 2.
+func (c *command) Run(env *cli.Env) error {
+	cfg, err := c.options()
+	if err == nil {
+		err = tool.Run(cfg, &tool.Env{Stdin: env.Stdin, Stdout: env.Stdout,
+			Warn: func(msg string) { env.Warnf("%s", msg) }})
+	}
+	if ue := (*tool.UsageError)(nil); errors.As(err, &ue) {
+		return cli.Usagef("%v", err)
+	}
 	return err
-}
-
-// place reads what the window and the output need to know before the
-// samples are read, and places the window on perf's clock (nil: none).
-//
-// A window on perf's clock is placed at once. One counted from the first
-// sample, or on the wall clock, needs what only reading all the input
-// tells, and so do the heat map and the bursts, whose seconds count from
-// the first sample. Streams, and outputs that cannot be taken back
-// (--keep-time, --push), are read a first time for it (Survey, which keeps
-// a copy of streams); files are placed from their heads (guessed is then
-// true) and read again in the rare case that the whole input says
-// otherwise (a later part holding earlier samples).
-func (c *command) place(spec timeslice.Spec, hasWindow bool, inputs timeslice.Inputs) (win *timeslice.Window, guessed bool, err error) {
-	needClock := hasWindow && spec.NeedsClock() || c.Heatmap != "" || c.Bursts
-	switch {
-	case c.Push != "" || needClock && (inputs.HasStream() || c.KeepTime):
-		if err := inputs.Survey(""); err != nil {
-			return nil, false, err
-		}
-		if err := inputs.RequireTimed(); err != nil {
-			return nil, false, err
-		}
-	case needClock:
-		if err := inputs.Heads(); err != nil {
-			return nil, false, err
-		}
-		guessed = hasWindow && spec.NeedsClock()
-	}
-	if !hasWindow {
-		return nil, false, nil
-	}
-	win, err = c.resolve(spec, inputs)
-	if err != nil && !guessed {
-		return nil, false, err
-	}
-	return win, guessed, nil
-}
-
-// describe prints the window as resolved (unless -q) and any warning about
-// how it was placed.
-func (c *command) describe(env *cli.Env, win *timeslice.Window, clock *timeslice.Clock) {
-	if win.Warning != "" {
-		env.Warnf("warning: %s", win.Warning)
-	}
-	if !c.Quiet {
-		for _, l := range timeslice.DescribeWindow(win, clock) {
-			env.Warnf("%s", l)
-		}
-	}
-}
-
-// resolve places the window on the clock the inputs give so far.
-func (c *command) resolve(spec timeslice.Spec, inputs timeslice.Inputs) (*timeslice.Window, error) {
-	clock := inputs.Clock()
-	w, err := clock.Resolve(spec)
-	if err != nil {
-		if errors.Is(err, timeslice.ErrWindow) {
-			return nil, cli.Usagef("%v", err)
-		}
-		if errors.Is(err, timeslice.ErrNoOrigin) {
-			if terr := inputs.RequireTimed(); terr != nil {
-				return nil, terr
-			}
-		}
-		return nil, err
-	}
-	return &w, nil
-}
-
-// read reads every input whole into the chosen output.
-func (c *command) read(env *cli.Env, inputs timeslice.Inputs, win *timeslice.Window) (*timeslice.Slicer, func(*timeslice.Clock) error, error) {
-	needTime := win != nil || c.Heatmap != "" || c.Push != "" || c.Bursts
-	s := &timeslice.Slicer{Opts: timeslice.Options{Window: win, NoIdle: c.NoIdle || c.Bursts, NeedTime: needTime, Select: c.sel}}
-	finish, err := c.output(env, s, inputs, win)
-	if err != nil {
-		return nil, nil, err
-	}
-	for i, in := range inputs {
-		if c.page != nil {
-			c.page.input(i)
-		}
-		if err := s.Read(in); err != nil {
-			return nil, nil, err
-		}
-	}
-	return s, finish, nil
-}
-
-// output sets the Slicer's sink for the chosen output (heat map, timed
-// slice, or summed classic stacks) and returns what writes it once every
-// input has been read.
-func (c *command) output(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) (finish func(*timeslice.Clock) error, err error) {
-	switch {
-	case c.Push != "":
-		return c.pushOutput(env, s, inputs)
-	case c.Format == "pprof":
-		return c.pprofOutput(env, s, inputs, win), nil
-	case c.Heatmap == "html":
-		return c.pageOutput(env, s, inputs, win), nil
-	case c.Heatmap != "" || c.Bursts:
-		// Columns and bursts count seconds from the capture's first
-		// sample, window or not: second 14 is --from 14s. The first
-		// sample as known before this reading (reading resets what an
-		// input says about itself).
-		before := inputs.Clock()
-		b := newBusy(c.Rows, c.Heatmap != "", s.Opts.NoIdle, before.Origin, before.HasOrigin)
-		b.weights, b.unit = c.heatWeights(inputs)
-		c.busy = b
-		s.Sink = b
-		s.Opts.Dropped = timeslice.SinkFunc(b.dropped)
-		return func(clock *timeslice.Clock) error {
-			unrec, rule := b.unrecorded(inputs)
-			res, fs, err := c.find(b, inputs, unrec)
-			if err != nil {
-				return err
-			}
-			srcs := sources(inputs)
-			if c.Bursts {
-				return c.printBursts(env, res, fs, clock, srcs, unrec, rule)
-			}
-			hm := b.heatmap()
-			if n := hm.Saturated(); n > 0 {
-				env.Warnf("warning: %d samples not counted: their heat map cells were full (2^32-1)", n)
-			}
-			g := hm.Grid()
-			g.SetUnrecorded(unrec)
-			info := c.heatInfo(inputs, win, clock, srcs)
-			info.Marks = marks(res, fs, clock)
-			info.UnrecordedRule = rule.Describe()
-			if c.Heatmap == "text" {
-				return g.WriteText(env.Stdout, info)
-			}
-			return g.WriteSVG(env.Stdout, info)
-		}, nil
-	case c.KeepTime:
-		tw := timeslice.NewTimedWriter(env.Stdout)
-		s.Sink = tw
-		return func(clock *timeslice.Clock) error {
-			return tw.Close(inputs.CaptureMetas(), timeslice.SliceMeta(inputs, win, clock))
-		}, nil
-	}
-	var p folded.Profile
-	s.Sink = timeslice.SinkFunc(func(rec *folded.Record) error { p.Add(rec); return nil })
-	return func(*timeslice.Clock) error { _, err := p.WriteTo(env.Stdout); return err }, nil
-}
-
-func (c *command) window() (timeslice.Spec, bool, error) {
-	usage := func(err error) error { return cli.Usagef("%v\n%s", err, timeslice.Forms) }
-	switch {
-	case c.At != "" && (c.From != "" || c.To != ""):
-		return timeslice.Spec{}, false, usage(errors.New("give either --at or --from/--to, not both"))
-	case c.At != "":
-		sp, err := timeslice.ParseAt(c.At)
-		if err != nil {
-			return sp, false, usage(err)
-		}
-		return sp, true, nil
-	case c.From != "" || c.To != "":
-		sp, err := timeslice.ParseRange(c.From, c.To)
-		if err != nil {
-			return sp, false, usage(err)
-		}
-		return sp, true, nil
-	}
-	return timeslice.Spec{}, false, nil
-}
-
-func (c *command) heatInfo(inputs timeslice.Inputs, w *timeslice.Window, clock *timeslice.Clock, srcs []heatmap.Source) heatmap.Info {
-	var names []string
-	for _, in := range inputs {
-		names = append(names, in.Display)
-	}
-	meta := inputs.Meta()
-	host, _ := meta.Get(folded.KeyHost)
-	title := "Heat map of " + strings.Join(names, ", ")
-	if len(names) > 4 {
-		title = fmt.Sprintf("Heat map of %s ... %s (%d inputs)", names[0], names[len(names)-1], len(names))
-	}
-	if host != "" {
-		title += " (host " + host + ")"
-	}
-	if d := c.sel.Describe(); d != "" {
-		title += ": " + d
-	}
-	args := ""
-	if c.NoIdle {
-		args += " --no-idle"
-	}
-	for _, a := range c.sel.Flags() {
-		args += " " + heatmap.ShellQuote(a)
-	}
-	info := heatmap.Info{Title: title, Args: args, Inputs: srcs, NoIdle: c.NoIdle}
-	if b := c.busy; b != nil && b.weights {
-		info.Unit = b.unit
-	}
-	if w != nil {
-		info.Notes = append(info.Notes, timeslice.DescribeWindow(w, clock)[0])
-	}
-	if len(clock.Refs) > 0 {
-		ref := clock.RefAt(clock.Origin)
-		info.Wall = ref.ToWall
-		info.WallEstimated = !ref.Exact
-	}
-	return info
-}
-
-// summary prints what was skipped and, unless -q, the sample counts on
-// stderr.
-func (c *command) summary(env *cli.Env, s *timeslice.Slicer, w *timeslice.Window, inputs timeslice.Inputs) {
-	st := &s.Stats
-	if st.Untimed.Count > 0 {
-		env.Warnf("%s", st.Untimed.Describe("untimed"))
-	}
-	if st.Malformed.Count > 0 {
-		env.Warnf("%s", st.Malformed)
-	}
-	if st.NoField > 0 {
-		env.Warnf("%s", c.sel.Missing(st.NoField))
-	}
-	if c.Quiet || w == nil && c.Heatmap == "" && !c.Bursts {
-		return
-	}
-	idle := ""
-	if c.NoIdle {
-		idle = fmt.Sprintf(" (%d idle samples dropped)", st.Idle)
-	}
-	what := "in the window"
-	switch {
-	case c.Bursts:
-		what = "read for bursts"
-		idle = fmt.Sprintf(" (%d idle samples not counted)", st.Idle)
-	case w == nil:
-		what = "in the heat map"
-	}
-	var used []*timeslice.Input
-	for _, in := range inputs {
-		if in.Kept > 0 {
-			used = append(used, in)
-		}
-	}
-	slices.SortStableFunc(used, func(a, b *timeslice.Input) int { return cmp.Compare(a.Seen.First, b.Seen.First) })
-	var names []string
-	for _, in := range used {
-		names = append(names, in.Display)
-	}
-	list := strings.Join(names, ", ")
-	if len(names) > 4 {
-		list = fmt.Sprintf("%s ... %s", names[0], names[len(names)-1])
-	}
-	env.Warnf("%d samples %s%s, from %d of %d inputs: %s", st.Kept, what, idle, st.Used, len(inputs), list)
-}
-
-// openInputs opens the inputs through the one input layer: folded stacks
-// are read as they are; perf.data files and perf script text are read as
-// the timed folded stacks stackcollapse makes of them (folded again each
-// time they are read), pprof profiles and bpftrace dumps as their folded
-// stacks (which have no time).
-func openInputs(env *cli.Env, names []string) (timeslice.Inputs, error) {
-	if err := source.CheckNames(names); err != nil {
-		return nil, cli.Usagef("%v", err)
-	}
-	srcs, err := source.OpenAll(names, source.Options{Stdin: env.Stdin})
-	if err != nil {
-		return nil, err
-	}
-	var mu sync.Mutex
-	said := map[string]bool{}
-	warnf := func(format string, args ...any) { // each message once, however often an input is read
-		msg := fmt.Sprintf(format, args...)
-		mu.Lock()
-		defer mu.Unlock()
-		if !said[msg] {
-			said[msg] = true
-			env.Warnf("%s", msg)
-		}
-	}
-	fold := func(in *source.Input) (io.ReadCloser, error) {
-		return capture.Folded(in, capture.Options{Perf: "perf", Warnf: warnf})
-	}
-	inputs := make(timeslice.Inputs, 0, len(srcs))
-	for _, src := range srcs {
-		switch src.Kind {
-		case source.Folded, source.Empty:
-			inputs = append(inputs, timeslice.FromSource(src, nil))
-		case source.Unknown:
-			if !source.IsText(src.Head) {
-				srcs.Close()
-				return nil, src.Check()
-			}
-			inputs = append(inputs, timeslice.FromSource(src, nil)) // its lines are counted as malformed
-		default:
-			inputs = append(inputs, timeslice.FromSource(src, fold))
-		}
-	}
-	return inputs, nil
-}
-
-// heatWeights says whether the heat map's cells sum the samples' weights
-// (--measure weight, or auto on input whose metadata says its counts are
-// off-CPU time or another weight) and in what unit, for the legend.
-func (c *command) heatWeights(inputs timeslice.Inputs) (bool, string) {
-	what, _ := inputs.Weight()
-	if c.Measure == "samples" || c.Measure == "auto" && what == "" {
-		return false, ""
-	}
-	m, ok, _ := inputs.Measure()
-	if !ok {
-		return true, "weight"
-	}
-	return true, m.Label()
 }

@@ -21,6 +21,8 @@ import (
 	"flamekit/pkg/heatmap"
 	"flamekit/pkg/idle"
 	"flamekit/pkg/pyroscope"
+	"flamekit/pkg/slicecmd"
+	"flamekit/pkg/timeslice/tool"
 )
 
 // The real capture: 30 s system-wide, perf record -a -g -F 97, with a 2 s
@@ -585,7 +587,8 @@ func TestHeatmapCommandReproducesSlice(t *testing.T) {
 	if !strings.Contains(svg, `data-args=" --no-idle"`) || !strings.Contains(svg, ">"+abs+"</text>") {
 		t.Fatalf("the SVG does not carry the option and the absolute input name %q", abs)
 	}
-	cmd := g.RangeCommand(int(s1-g.First), r1, int(s2-g.First), r2, " --no-idle "+abs)
+	from, to := g.CellRange(int(s1-g.First), r1, int(s2-g.First), r2)
+	cmd := slicecmd.Range(from, to, " --no-idle "+abs)
 	if cmd != "timeslice --from @427.197927 --to @429.217927 --no-idle "+abs {
 		t.Errorf("command %q", cmd)
 	}
@@ -917,16 +920,22 @@ func TestHeatmapSumsOffCPUTime(t *testing.T) {
 
 // TestNoFlagsGivesDefaults: the defaults of --rows, --top, --threshold and
 // --bucket are those of the packages that use them.
+// bucketOf is the time resolution the flags of c give.
+func bucketOf(c *command) time.Duration {
+	cfg := tool.Config{Push: c.Push, Format: c.Format, Bucket: c.Bucket}
+	return cfg.Resolution()
+}
+
 func TestNoFlagsGivesDefaults(t *testing.T) {
 	var c command
 	code := cli.Run("timeslice", description, &c, []string{"/nonexistent"}, strings.NewReader(""), io.Discard, io.Discard)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (the flags are parsed, then the input is missing)", code)
 	}
-	if c.Rows != heatmap.DefaultRows || c.Top != bursts.DefaultMax || c.Threshold != bursts.DefaultThreshold || c.Bucket != nil || c.bucket() != DefaultPprofBucket {
-		t.Errorf("defaults: rows %d, top %d, threshold %v, bucket %v (%v)", c.Rows, c.Top, c.Threshold, c.Bucket, c.bucket())
+	if c.Rows != heatmap.DefaultRows || c.Top != bursts.DefaultMax || c.Threshold != bursts.DefaultThreshold || c.Bucket != nil || bucketOf(&c) != tool.DefaultPprofBucket {
+		t.Errorf("defaults: rows %d, top %d, threshold %v, bucket %v (%v)", c.Rows, c.Top, c.Threshold, c.Bucket, bucketOf(&c))
 	}
-	if c.Push = "http://localhost:4040"; c.bucket() != pyroscope.DefaultBucket {
-		t.Errorf("--push bucket %v, want %v", c.bucket(), pyroscope.DefaultBucket)
+	if c.Push = "http://localhost:4040"; bucketOf(&c) != pyroscope.DefaultBucket {
+		t.Errorf("--push bucket %v, want %v", bucketOf(&c), pyroscope.DefaultBucket)
 	}
 }

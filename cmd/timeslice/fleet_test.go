@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flamekit/pkg/folded"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"flamekit/pkg/folded"
 	"flamekit/pkg/pprof"
+	"flamekit/pkg/timeslice/tool"
 )
 
 // TestFormatPprof: the window as pprof has the folded window's stacks and
@@ -42,7 +43,7 @@ func TestFormatPprof(t *testing.T) {
 		}
 		// One pprof sample per stack and 100 ms (by default): its
 		// samples/count says how many samples it holds.
-		res := int64(DefaultPprofBucket)
+		res := int64(tool.DefaultPprofBucket)
 		if bucket != "" {
 			d, _ := time.ParseDuration(bucket)
 			res = int64(d)

@@ -22,9 +22,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func sharedNight(t testing.TB) *night.Night {
+// testNight is the length of the night the tests read: an hour is a
+// night for timeslice (over 10 minutes: the overview, a burst to find
+// among thousands of seconds) at a twelfth of the cost of twelve hours,
+// which the benchmarks keep (night.TestLength).
+const testNight = time.Hour
+
+// sharedNight returns the night of the given length, generated once.
+func sharedNight(t testing.TB, length time.Duration) *night.Night {
 	t.Helper()
-	n, err := night.Shared(night.TestLength(), false)
+	n, err := night.Shared(length, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +42,7 @@ func sharedNight(t testing.TB) *night.Night {
 // planted two-second burst, --bursts names the planted burst first, and
 // its command cuts it.
 func TestNightBursts(t *testing.T) {
-	n := sharedNight(t)
+	n := sharedNight(t, testNight)
 	code, out, stderr := run(t, "", append([]string{"--bursts"}, n.Files...)...)
 	if code != 0 {
 		t.Fatal(stderr)
@@ -85,7 +92,7 @@ func nightMap(t testing.TB, n *night.Night) string {
 // cuts a slice that is the burst. It asserts nothing about time; it logs
 // the load and click times (BenchmarkNightInBrowser measures them).
 func TestNightInBrowser(t *testing.T) {
-	n := sharedNight(t)
+	n := sharedNight(t, testNight)
 	b := browsertest.New(t)
 	path := nightMap(t, n)
 	st, _ := os.Stat(path)
@@ -169,7 +176,7 @@ func TestNightInBrowser(t *testing.T) {
 func BenchmarkNightInBrowser(b *testing.B) {
 	path := os.Getenv("FLAMEKIT_NIGHT_SVG")
 	if path == "" {
-		path = nightMap(b, sharedNight(b))
+		path = nightMap(b, sharedNight(b, night.TestLength()))
 	}
 	br := browsertest.New(b)
 	var load, click time.Duration
@@ -202,7 +209,7 @@ func BenchmarkNightInBrowser(b *testing.B) {
 // BenchmarkNightHeatmap measures timeslice --heatmap --no-idle over a
 // night of recorder windows.
 func BenchmarkNightHeatmap(b *testing.B) {
-	n := sharedNight(b)
+	n := sharedNight(b, night.TestLength())
 	args := append([]string{"-q", "--heatmap", "--no-idle"}, n.Files...)
 	for b.Loop() {
 		var out, errb strings.Builder

@@ -99,6 +99,7 @@ import (
 
 	"flamekit/pkg/folded"
 	"flamekit/pkg/gaps"
+	"flamekit/pkg/persecond"
 )
 
 // Measure is what a second's value is.
@@ -134,17 +135,7 @@ const second = int64(1e9)
 
 // Series holds the busy samples of a capture per bin.
 type Series struct {
-	origin folded.Time
-	bins   int
-	slot   map[int64]int32 // second -> index of its bins
-	secs   []int64
-	n      []uint32  // samples per bin
-	w      []float64 // weight per bin
-	// The span of the seconds covered (Add or Cover).
-	lo, hi  int64
-	covered bool
-	cur     int32
-	curSec  int64
+	c *persecond.Counts // samples and weight per bin
 	// Whether every busy sample had the same count (for Auto).
 	count0  float64
 	uniform bool
@@ -162,44 +153,18 @@ func NewSeries(origin folded.Time, bins int) *Series {
 	if bins < 1 {
 		bins = DefaultBins
 	}
-	return &Series{origin: origin, bins: bins, slot: make(map[int64]int32), cur: -1, uniform: true}
+	return &Series{c: persecond.New(origin, bins, true), uniform: true}
 }
 
 // Origin returns the time second 0 starts at.
-func (s *Series) Origin() folded.Time { return s.origin }
+func (s *Series) Origin() folded.Time { return s.c.Origin() }
 
 // Bins returns the number of bins per second.
-func (s *Series) Bins() int { return s.bins }
-
-func (s *Series) cell(t folded.Time) (sec int64, bin int) {
-	r := int64(t - s.origin)
-	sec = r / second
-	if r%second != 0 && r < 0 {
-		sec--
-	}
-	return sec, int((r - sec*second) * int64(s.bins) / second)
-}
+func (s *Series) Bins() int { return s.c.Bins() }
 
 // Add adds a busy sample at time t with the given count (its weight).
 func (s *Series) Add(t folded.Time, count float64) {
-	sec, bin := s.cell(t)
-	if s.cur < 0 || sec != s.curSec {
-		s.cover(sec)
-		i, ok := s.slot[sec]
-		if !ok {
-			i = int32(len(s.secs))
-			s.slot[sec] = i
-			s.secs = append(s.secs, sec)
-			s.n = append(s.n, make([]uint32, s.bins)...)
-			s.w = append(s.w, make([]float64, s.bins)...)
-		}
-		s.cur, s.curSec = i, sec
-	}
-	k := int(s.cur)*s.bins + bin
-	if s.n[k] < math.MaxUint32 {
-		s.n[k]++
-	}
-	s.w[k] += count
+	s.c.Add(t, 1, count)
 	if s.samples == 0 {
 		s.count0 = count
 	} else if count != s.count0 {
@@ -212,18 +177,7 @@ func (s *Series) Add(t folded.Time, count float64) {
 // Cover widens the series to the second of t without adding a sample
 // (an idle sample): seconds of the span without busy samples are quiet
 // seconds of the baseline.
-func (s *Series) Cover(t folded.Time) {
-	sec, _ := s.cell(t)
-	s.cover(sec)
-}
-
-func (s *Series) cover(sec int64) {
-	if !s.covered {
-		s.lo, s.hi, s.covered = sec, sec, true
-		return
-	}
-	s.lo, s.hi = min(s.lo, sec), max(s.hi, sec)
-}
+func (s *Series) Cover(t folded.Time) { s.c.Cover(t) }
 
 // Samples returns the number of busy samples added, Weight their summed
 // counts.
@@ -371,17 +325,17 @@ type Result struct {
 // bins.
 func (s *Series) value(m Measure, i int) float64 {
 	var v float64
-	for b := 0; b < s.bins; b++ {
-		v += s.binValue(m, i*s.bins+b)
+	for b := 0; b < s.c.Bins(); b++ {
+		v += s.binValue(m, i*s.c.Bins()+b)
 	}
 	return v
 }
 
 func (s *Series) binValue(m Measure, k int) float64 {
 	if m == Weight {
-		return s.w[k]
+		return s.c.W()[k]
 	}
-	return float64(s.n[k])
+	return float64(s.c.N()[k])
 }
 
 // Find finds the bursts of the series: windows whose rate stands out, and
@@ -393,7 +347,7 @@ func (s *Series) Find(o Options) Result {
 	if res.Threshold <= 0 {
 		res.Threshold = DefaultThreshold
 	}
-	if !s.covered {
+	if !s.c.Covered() {
 		return res
 	}
 	low := o.Low
@@ -401,7 +355,7 @@ func (s *Series) Find(o Options) Result {
 		low = res.Threshold / 2
 	}
 	low = min(low, res.Threshold)
-	s.rec = newRecorded(s.origin, o.Unrecorded)
+	s.rec = newRecorded(s.c.Origin(), o.Unrecorded)
 	bursts := s.rateBursts(m, &res, low)
 	bursts = append(bursts, s.compBursts(m, &res, &o, low)...)
 	bursts = merge(bursts)
@@ -425,12 +379,12 @@ func (s *Series) Find(o Options) Result {
 // rateBursts sets the rate baseline of res and returns the bursts of rate,
 // in time order.
 func (s *Series) rateBursts(m Measure, res *Result, low float64) []Burst {
-	out := s.rec.mostlyUnrecorded(s.lo, s.hi)
+	out := s.rec.mostlyUnrecorded(s.c.Lo(), s.c.Hi())
 	res.Unrecorded = int64(len(out))
-	res.Seconds = s.hi - s.lo + 1 - res.Unrecorded
-	vals := make([]float64, 0, len(s.secs))
-	val := make([]float64, len(s.secs)) // per second recorded; -1: left out
-	for i, sec := range s.secs {
+	res.Seconds = s.c.Hi() - s.c.Lo() + 1 - res.Unrecorded
+	vals := make([]float64, 0, len(s.c.Secs()))
+	val := make([]float64, len(s.c.Secs())) // per second recorded; -1: left out
+	for i, sec := range s.c.Secs() {
 		if out[sec] {
 			val[i] = -1
 			continue
@@ -482,7 +436,7 @@ func (s *Series) hotRuns(low, threshold float64, score func(i int) (float64, boo
 			flush()
 			continue
 		}
-		if len(run) > 0 && s.secs[i] != s.secs[run[len(run)-1]]+1 {
+		if len(run) > 0 && s.c.Secs()[i] != s.c.Secs()[run[len(run)-1]]+1 {
 			flush()
 		}
 		run = append(run, i)
@@ -497,11 +451,11 @@ func (s *Series) hotRuns(low, threshold float64, score func(i int) (float64, boo
 
 // order returns the indexes of secs in time order.
 func (s *Series) order() []int {
-	order := make([]int, len(s.secs))
+	order := make([]int, len(s.c.Secs()))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(s.secs[a], s.secs[b]) })
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(s.c.Secs()[a], s.c.Secs()[b]) })
 	return order
 }
 
@@ -541,14 +495,14 @@ func union(a, b Burst) Burst {
 // them), widened by a bin, and its score.
 func (s *Series) burst(m Measure, run []int, res *Result, z func(float64) float64, val []float64) Burst {
 	binZ := func(sec int64, b int) float64 {
-		i, ok := s.slot[sec]
+		i, ok := s.c.Block(sec)
 		if !ok {
 			return math.Inf(-1)
 		}
-		v := s.binValue(m, int(i)*s.bins+b) * float64(s.bins)
-		return (v - res.Median) / (res.Scale * math.Sqrt(float64(s.bins)))
+		v := s.binValue(m, int(i)*s.c.Bins()+b) * float64(s.c.Bins())
+		return (v - res.Median) / (res.Scale * math.Sqrt(float64(s.c.Bins())))
 	}
-	start, end := s.edges(s.secs[run[0]], s.secs[run[len(run)-1]], func(sec int64, b int) bool {
+	start, end := s.edges(s.c.Secs()[run[0]], s.c.Secs()[run[len(run)-1]], func(sec int64, b int) bool {
 		return binZ(sec, b) >= res.Threshold
 	})
 	b := s.window(m, start, end)
@@ -568,7 +522,7 @@ func (s *Series) burst(m Measure, run []int, res *Result, z func(float64) float6
 // it; then one bin more either side, within the span. It returns the bins
 // from the origin, [start, end).
 func (s *Series) edges(first, last int64, hotBin func(sec int64, b int) bool) (start, end int64) {
-	bins := int64(s.bins)
+	bins := int64(s.c.Bins())
 	hot := func(k int64) bool { // k: bin index from the origin
 		sec := floorDiv(k, bins)
 		return hotBin(sec, int(k-sec*bins))
@@ -593,23 +547,23 @@ func (s *Series) edges(first, last int64, hotBin func(sec int64, b int) bool) (s
 	for end < (last+2)*bins && hot(end) {
 		end++
 	}
-	return max(start-1, s.lo*bins), min(end+1, (s.hi+1)*bins)
+	return max(start-1, s.c.Lo()*bins), min(end+1, (s.c.Hi()+1)*bins)
 }
 
 // window returns the burst of bins [start, end) from the origin with its
 // time, samples, weight and rate.
 func (s *Series) window(m Measure, start, end int64) Burst {
-	bins := int64(s.bins)
+	bins := int64(s.c.Bins())
 	b := Burst{
-		From: s.origin + folded.Time(floorDiv(start*second, bins)),
-		To:   s.origin + folded.Time(floorDiv(end*second, bins)),
+		From: s.c.Origin() + folded.Time(floorDiv(start*second, bins)),
+		To:   s.c.Origin() + folded.Time(floorDiv(end*second, bins)),
 	}
 	for k := start; k < end; k++ {
 		sec := floorDiv(k, bins)
-		if i, ok := s.slot[sec]; ok {
-			j := int(i)*s.bins + int(k-sec*bins)
-			b.Samples += int64(s.n[j])
-			b.Weight += s.w[j]
+		if i, ok := s.c.Block(sec); ok {
+			j := int(i)*s.c.Bins() + int(k-sec*bins)
+			b.Samples += int64(s.c.N()[j])
+			b.Weight += s.c.W()[j]
 		}
 	}
 	dur := s.rec.seconds(b.From, b.To) // per second recorded

@@ -77,7 +77,7 @@ func (s *Series) AddStack(t folded.Time, count float64, stack []byte) {
 			c.ids[c.names[id]] = id
 		}
 	}
-	key := uint64(s.cur)<<32 | uint64(id)
+	key := uint64(s.c.Cur())<<32 | uint64(id)
 	e := c.last
 	if e < 0 || key != c.lastKey {
 		var ok bool
@@ -85,8 +85,8 @@ func (s *Series) AddStack(t folded.Time, count float64, stack []byte) {
 		if !ok {
 			e = int32(len(c.ents))
 			c.ent[key] = e
-			c.ents = append(c.ents, entry{slot: uint32(s.cur), id: id})
-			c.bins = append(c.bins, make([]uint16, s.bins)...)
+			c.ents = append(c.ents, entry{slot: uint32(s.c.Cur()), id: id})
+			c.bins = append(c.bins, make([]uint16, s.c.Bins())...)
 		}
 		c.last, c.lastKey = e, key
 	}
@@ -95,8 +95,8 @@ func (s *Series) AddStack(t folded.Time, count float64, stack []byte) {
 		en.n++
 	}
 	en.w += count
-	_, bin := s.cell(t)
-	if k := int(e)*s.bins + bin; c.bins[k] < math.MaxUint16 {
+	_, bin := s.c.Cell(t)
+	if k := int(e)*s.c.Bins() + bin; c.bins[k] < math.MaxUint16 {
 		c.bins[k]++
 	}
 }
@@ -114,7 +114,7 @@ type compTotals struct {
 
 func (c *composition) totals(m Measure, s *Series) *compTotals {
 	t := &compTotals{proc: make([]float64, len(c.names)), procN: make([]float64, len(c.names)),
-		bySlot: make([][]int32, len(s.secs)), slotTotal: make([]float64, len(s.secs))}
+		bySlot: make([][]int32, len(s.c.Secs())), slotTotal: make([]float64, len(s.c.Secs()))}
 	for i := range c.ents {
 		e := &c.ents[i]
 		v := e.value(m)
@@ -177,8 +177,8 @@ func (s *Series) compBursts(m Measure, res *Result, o *Options, low float64) []B
 	t := c.totals(m, s)
 	res.Comp.Processes = len(c.names)
 	// Every scored second's divergence.
-	div := make([]float64, len(s.secs))
-	scored := make([]bool, len(s.secs))
+	div := make([]float64, len(s.c.Secs()))
+	scored := make([]bool, len(s.c.Secs()))
 	var ds []float64
 	var ids []uint32
 	var vals []float64
@@ -264,7 +264,7 @@ func (s *Series) compBurst(m Measure, t *compTotals, run []int, z func(float64) 
 	}
 	mid := (runShare + typical) / 2
 	hotBin := func(sec int64, b int) bool {
-		slot, ok := s.slot[sec]
+		slot, ok := s.c.Block(sec)
 		if !ok {
 			return false
 		}
@@ -272,22 +272,22 @@ func (s *Series) compBurst(m Measure, t *compTotals, run []int, z func(float64) 
 		if !ok {
 			return false
 		}
-		k := int(e)*s.bins + b
-		total := s.n[int(slot)*s.bins+b]
+		k := int(e)*s.c.Bins() + b
+		total := s.c.N()[int(slot)*s.c.Bins()+b]
 		return c.bins[k] >= 2 && total > 0 && float64(c.bins[k]) >= mid*float64(total)
 	}
-	first, last := s.secs[run[0]], s.secs[run[len(run)-1]]
+	first, last := s.c.Secs()[run[0]], s.c.Secs()[run[len(run)-1]]
 	start, end := s.edges(first, last, hotBin)
 	b := s.window(m, start, end)
 	b.Kind = Composition
 	// The window's composition: whole seconds inside it, and the share of
 	// the edge seconds' entries that falls in it (by their samples per
 	// bin).
-	bins := int64(s.bins)
+	bins := int64(s.c.Bins())
 	win := map[uint32][2]float64{}
 	var wv float64
 	for sec := floorDiv(start, bins); sec*bins < end; sec++ {
-		slot, ok := s.slot[sec]
+		slot, ok := s.c.Block(sec)
 		if !ok {
 			continue
 		}
@@ -298,7 +298,7 @@ func (s *Series) compBurst(m Measure, t *compTotals, run []int, z func(float64) 
 			if lo > 0 || hi < bins {
 				var in int
 				for k := lo; k < hi; k++ {
-					in += int(c.bins[int(e)*s.bins+int(k)])
+					in += int(c.bins[int(e)*s.c.Bins()+int(k)])
 				}
 				if en.n == 0 {
 					continue

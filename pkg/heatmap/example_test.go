@@ -6,6 +6,7 @@ import (
 
 	"flamekit/pkg/folded"
 	"flamekit/pkg/heatmap"
+	"flamekit/pkg/slicecmd"
 )
 
 // A map of three seconds at 10 rows a second (100 ms each): a burst 1.2 s
@@ -19,7 +20,8 @@ func Example() {
 	}
 	m.Cover(first + 2_500_000_000) // an idle sample: the map spans it
 	g := m.Grid()
-	fmt.Println(g.RangeCommand(1, 2, 1, 4, " --no-idle capture.folded"))
+	from, to := g.CellRange(1, 2, 1, 4)
+	fmt.Println(slicecmd.Range(from, to, " --no-idle capture.folded"))
 	mark := heatmap.Mark{From: first + 1_200_000_000, To: first + 1_500_000_000, Label: "the burst"}
 	if err := g.WriteText(os.Stdout, heatmap.Info{Marks: []heatmap.Mark{mark}}); err != nil {
 		fmt.Println(err)

@@ -44,11 +44,11 @@ package heatmap
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 
 	"flamekit/pkg/folded"
 	"flamekit/pkg/gaps"
+	"flamekit/pkg/persecond"
 )
 
 // DefaultRows is the number of sub-second buckets of a column (20 ms each),
@@ -70,17 +70,8 @@ const second = int64(1e9)
 type Map struct {
 	rows   int
 	origin folded.Time
-	slot   map[int64]int32 // second -> index of its row block in cells
-	secs   []int64         // the second of each block
-	cells  []uint32        // rows counts per block
+	c      *persecond.Counts // the counts, a block of rows per second
 	total  int64
-	// The span of the seconds covered (by Add or Cover).
-	lo, hi  int64
-	covered bool
-	// cur is the block of second curSec, the one the last sample fell in:
-	// samples come in time order, so most need no map lookup.
-	cur    int32
-	curSec int64
 	// saturated counts the samples not counted because their cell held
 	// math.MaxUint32 already.
 	saturated int64
@@ -91,7 +82,7 @@ type Map struct {
 // capture's first sample.
 func New(rows int, origin folded.Time) *Map {
 	rows = min(max(rows, 1), MaxRows)
-	return &Map{rows: rows, origin: origin, slot: make(map[int64]int32), cur: -1}
+	return &Map{rows: rows, origin: origin, c: persecond.New(origin, rows, false)}
 }
 
 // Rows returns the number of sub-second buckets per column.
@@ -108,43 +99,16 @@ func (m *Map) Add(t folded.Time) { m.AddN(t, 1) }
 // (see Info.Unit). What a cell cannot hold (2^32-1) is counted in
 // Saturated.
 func (m *Map) AddN(t folded.Time, n uint64) {
-	sec, row := m.Cell(t)
-	if m.cur < 0 || sec != m.curSec {
-		m.cover(sec)
-		s, ok := m.slot[sec]
-		if !ok {
-			s = int32(len(m.secs))
-			m.slot[sec] = s
-			m.secs = append(m.secs, sec)
-			m.cells = append(m.cells, make([]uint32, m.rows)...)
-		}
-		m.cur, m.curSec = s, sec
-	}
-	c := &m.cells[int(m.cur)*m.rows+row]
-	if room := uint64(math.MaxUint32 - *c); n > room {
-		m.saturated += int64(n - room)
-		n = room
-	}
-	*c += uint32(n)
-	m.total += int64(n)
+	lost := m.c.Add(t, n, 0)
+	m.saturated += int64(lost)
+	m.total += int64(n - lost)
 }
 
 // Cover widens the map to the second of t without counting a sample: the
 // command calls it for the samples it reads but does not count (the idle
 // ones, with --no-idle), so that idle seconds at either end of the
 // capture are shown alike.
-func (m *Map) Cover(t folded.Time) {
-	sec, _ := m.Cell(t)
-	m.cover(sec)
-}
-
-func (m *Map) cover(sec int64) {
-	if !m.covered {
-		m.lo, m.hi, m.covered = sec, sec, true
-		return
-	}
-	m.lo, m.hi = min(m.lo, sec), max(m.hi, sec)
-}
+func (m *Map) Cover(t folded.Time) { m.c.Cover(t) }
 
 // Total returns the number of samples counted.
 func (m *Map) Total() int64 { return m.total }
@@ -156,12 +120,7 @@ func (m *Map) Saturated() int64 { return m.saturated }
 
 // Cell returns the second (counted from the origin; negative before it)
 // and the row of time t.
-func (m *Map) Cell(t folded.Time) (sec int64, row int) {
-	r := int64(t - m.origin)
-	sec = floorDiv(r, second)
-	off := r - sec*second
-	return sec, int(off * int64(m.rows) / second)
-}
+func (m *Map) Cell(t folded.Time) (sec int64, row int) { return m.c.Cell(t) }
 
 // CellStart returns the perf time at which the cell (second sec, row row)
 // starts: the first nanosecond whose row is row. Row Rows() is the start of
@@ -222,13 +181,14 @@ type Grid struct {
 // Grid lays the map out over every second it covers, from the first to
 // the last (the seconds of samples counted by Add or covered by Cover).
 func (m *Map) Grid() *Grid {
-	g := &Grid{Origin: m.origin, Rows: m.rows, Total: m.total, cells: make(map[int64][]uint32, len(m.secs))}
-	if !m.covered {
+	secs, cells := m.c.Secs(), m.c.N()
+	g := &Grid{Origin: m.origin, Rows: m.rows, Total: m.total, cells: make(map[int64][]uint32, len(secs))}
+	if !m.c.Covered() {
 		return g
 	}
-	g.First, g.Cols = m.lo, int(m.hi-m.lo+1)
-	for i, s := range m.secs {
-		col := m.cells[i*m.rows : (i+1)*m.rows : (i+1)*m.rows]
+	g.First, g.Cols = m.c.Lo(), int(m.c.Hi()-m.c.Lo()+1)
+	for i, s := range secs {
+		col := cells[i*m.rows : (i+1)*m.rows : (i+1)*m.rows]
 		g.cells[s] = col
 		for _, n := range col {
 			g.Max = max(g.Max, n)
@@ -282,13 +242,13 @@ func (g *Grid) CellOf(t folded.Time) (c, r int) {
 	return int(sec - g.First), int((rel - sec*second) * int64(g.Rows) / second)
 }
 
-// RangeCommand returns the timeslice command for the cells from (c1, r1)
-// to (c2, r2), both included, in time order whatever order they are given
-// in; args are appended as they are (already quoted for the shell). The
-// SVG's script builds the same command.
-func (g *Grid) RangeCommand(c1, r1, c2, r2 int, args string) string {
+// CellRange returns the span [from, to) of the cells from (c1, r1) to
+// (c2, r2), both included, in time order whatever order they are given
+// in: what the command of a selection cuts (slicecmd.Range; the SVG's
+// script builds the same command).
+func (g *Grid) CellRange(c1, r1, c2, r2 int) (from, to folded.Time) {
 	if c2*g.Rows+r2 < c1*g.Rows+r1 {
 		c1, r1, c2, r2 = c2, r2, c1, r1
 	}
-	return fmt.Sprintf("timeslice --from @%v --to @%v%s", g.CellStart(c1, r1), g.CellStart(c2, r2+1), args)
+	return g.CellStart(c1, r1), g.CellStart(c2, r2+1)
 }

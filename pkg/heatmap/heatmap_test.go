@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"flamekit/pkg/folded"
+	"flamekit/pkg/slicecmd"
 )
 
 func sec(s string) folded.Time {
@@ -147,20 +148,26 @@ func TestColorsAndLevels(t *testing.T) {
 	}
 }
 
+// rangeCommand is the command of the cells from (c1, r1) to (c2, r2).
+func rangeCommand(g *Grid, c1, r1, c2, r2 int, args string) string {
+	from, to := g.CellRange(c1, r1, c2, r2)
+	return slicecmd.Range(from, to, args)
+}
+
 func TestRangeCommand(t *testing.T) {
 	m := New(50, sec("413.0"))
 	m.Add(sec("413.0"))
 	m.Add(sec("430.0"))
 	g := m.Grid()
 	want := "timeslice --from @427.200000 --to @429.220000 x.folded"
-	if got := g.RangeCommand(14, 10, 16, 10, " x.folded"); got != want {
+	if got := rangeCommand(g, 14, 10, 16, 10, " x.folded"); got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if got := g.RangeCommand(16, 10, 14, 10, " x.folded"); got != want {
+	if got := rangeCommand(g, 16, 10, 14, 10, " x.folded"); got != want {
 		t.Errorf("end before start: got %q, want %q", got, want)
 	}
 	g.Rows = 49 // buckets that are not whole microseconds
-	if got := g.RangeCommand(0, 48, 0, 48, ""); got != "timeslice --from @413.979591837 --to @414.000000" {
+	if got := rangeCommand(g, 0, 48, 0, 48, ""); got != "timeslice --from @413.979591837 --to @414.000000" {
 		t.Errorf("rows 49: %q", got)
 	}
 }
@@ -406,7 +413,7 @@ func TestScriptAgreesWithGo(t *testing.T) {
 			c1, r1, c2, r2 := rng.IntN(100), rng.IntN(rows), rng.IntN(100), rng.IntN(rows)
 			o := int64(origin)
 			fmt.Fprintf(&prog, "console.log(h.rangeCommand([%d,%d],%d,%d,%d,%d,%d,\" 'a b'\"));\n", o/1e9, o%1e9, rows, c1, r1, c2, r2)
-			want = append(want, g.RangeCommand(c1, r1, c2, r2, " 'a b'"))
+			want = append(want, rangeCommand(g, c1, r1, c2, r2, " 'a b'"))
 			fmt.Fprintf(&prog, "console.log(h.formatMs(%d,%d));\n", r1, rows)
 			want = append(want, formatMs(float64(r1)*1000/float64(rows)))
 		}

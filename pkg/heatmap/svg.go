@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"flamekit/internal/xmlesc"
@@ -56,7 +55,7 @@ type Info struct {
 // Source is one input as the timeslice command names it.
 type Source struct {
 	// Arg is the input as a shell word: an absolute path, quoted for the
-	// shell (ShellQuote), or "-" for standard input.
+	// shell (slicecmd.Quote), or "-" for standard input.
 	Arg string
 	// First and Last are the times of its first and last sample
 	// (HasSpan); an input without a span is always named.
@@ -501,14 +500,6 @@ func (g *Grid) writeLegend(bw *bufio.Writer, l *layout, info *Info) {
 		fmt.Fprintf(bw, "<rect class=\"unrec\" x=\"%d\" y=\"%d\" width=\"24\" height=\"10\"/><rect x=\"%d\" y=\"%d\" width=\"24\" height=\"10\" fill=\"none\" stroke=\"rgb(200,200,200)\"/>\n", x, y, x, y)
 		fmt.Fprintf(bw, "<text class=\"axis\" x=\"%d\" y=\"%d\">not recorded</text>\n", x+30, y+9)
 	}
-}
-
-// ShellQuote quotes s for a POSIX shell when it needs it.
-func ShellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-=:@+,%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // unit names what a cell holds, in the plural: "samples", or Info.Unit.

@@ -15,4 +15,8 @@
 // [Inputs.Heads] guesses from the start of re-readable inputs and
 // [Inputs.Survey] reads everything first (streams through a temporary
 // copy).
+//
+// Package flamekit/pkg/timeslice/tool is the whole timeslice tool as a
+// call, built on this package: cmd/timeslice only turns flags into its
+// Config.
 package timeslice

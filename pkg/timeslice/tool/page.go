@@ -1,13 +1,11 @@
-package main
+package tool
 
 import (
-	"path/filepath"
 	"strings"
 
-	"flamekit/internal/cli"
 	"flamekit/pkg/explorer"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/heatmap"
+	"flamekit/pkg/slicecmd"
 	"flamekit/pkg/timeline"
 	"flamekit/pkg/timeslice"
 )
@@ -52,7 +50,7 @@ func (p *page) Sample(rec *folded.Record) error {
 
 // pageOutput reads the samples into a timeline and, once every input has
 // been read, finds the bursts and writes the page.
-func (c *command) pageOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) func(*timeslice.Clock) error {
+func (c *run) pageOutput(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) func(*timeslice.Clock) error {
 	before := inputs.Clock()
 	b := newBusy(c.Rows, false, false, before.Origin, before.HasOrigin)
 	b.weights, b.unit = c.heatWeights(inputs) // off-CPU time: cells sum µs
@@ -78,14 +76,7 @@ func (c *command) pageOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslice
 		files := make([]string, len(inputs))
 		for i, in := range inputs {
 			p.b.SetMetas(i, in.Metas)
-			files[i] = "-"
-			if in.Name != "-" {
-				abs, err := filepath.Abs(in.Name)
-				if err != nil {
-					abs = in.Name
-				}
-				files[i] = heatmap.ShellQuote(abs)
-			}
+			files[i] = slicecmd.Input(in.Name)
 		}
 		tl := p.b.Build()
 		info := c.heatInfo(inputs, win, clock, sources(inputs))

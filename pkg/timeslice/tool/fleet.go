@@ -1,4 +1,4 @@
-package main
+package tool
 
 import (
 	"context"
@@ -8,30 +8,18 @@ import (
 	"strings"
 	"time"
 
-	"flamekit/internal/cli"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/pprof"
 	"flamekit/pkg/pyroscope"
 	"flamekit/pkg/timeslice"
 )
 
-// fleetFlags are the flags that send the window elsewhere than folded
-// text: pprof on standard output, or pushes to Pyroscope.
-type fleetFlags struct {
-	Format     string         `enum:"folded,pprof" default:"folded" help:"Output format: folded (summed classic stacks) or pprof (the window as a gzipped profile.proto, the samples' times, rounded down to --bucket, as timestamp_ns labels, for go tool pprof, Pyroscope, Parca, speedscope)."`
-	SampleType string         `name:"sample-type" placeholder:"TYPE/UNIT" help:"With --format pprof or --push: what the counts measure, e.g. alloc_space/bytes. Default: from the capture's metadata (cpu-clock: cpu/nanoseconds; --off-cpu: off_cpu/microseconds; --weight size: EVENT/bytes; other events: their name/count)."`
-	Push       string         `placeholder:"URL" help:"Push the window to Grafana Pyroscope at URL (http://host:4040) as pprof, one profile per --bucket, and print a summary on stderr instead of writing stdout. Auth from PYROSCOPE_BASIC_AUTH_USER/PYROSCOPE_BASIC_AUTH_PASSWORD or PYROSCOPE_AUTH_TOKEN; PYROSCOPE_TENANT_ID sets X-Scope-OrgID."`
-	Service    string         `placeholder:"NAME" help:"With --push: the service name the profiles are stored under (Grafana's service_name)."`
-	Label      []string       `sep:"none" placeholder:"KEY=VALUE" help:"With --push: a series label, e.g. --label host=web01 (repeatable)."`
-	Bucket     *time.Duration `placeholder:"DURATION" help:"The time resolution, aligned on the wall clock: with --push, the span of one pushed profile (default ${bucket}); with --format pprof, what timestamp_ns is rounded down to, the samples of one stack in one bucket being one pprof sample (default ${pprofbucket}; 1ns keeps every sample's own time)."`
-}
-
 // DefaultPprofBucket is what --format pprof rounds timestamp_ns down to
-// without --bucket.
+// without Bucket (--bucket).
 const DefaultPprofBucket = 100 * time.Millisecond
 
-// bucket returns --bucket, or the default of the output.
-func (f *fleetFlags) bucket() time.Duration {
+// Resolution returns Bucket, or the default of the output.
+func (f *Config) Resolution() time.Duration {
 	switch {
 	case f.Bucket != nil:
 		return *f.Bucket
@@ -42,27 +30,27 @@ func (f *fleetFlags) bucket() time.Duration {
 }
 
 // check rejects flag combinations that make no sense.
-func (c *command) checkFleet() error {
-	f := &c.fleetFlags
+func (c *run) checkFleet() error {
+	f := &c.Config
 	switch {
 	case f.Push != "" && f.Format == "pprof":
-		return cli.Usagef("--push and --format pprof cannot be combined: --push sends pprof itself")
+		return usagef("--push and --format pprof cannot be combined: --push sends pprof itself")
 	case (f.Push != "" || f.Format == "pprof") && (c.Heatmap != "" || c.KeepTime):
-		return cli.Usagef("--heatmap and --keep-time write their own output: drop --push/--format pprof")
+		return usagef("--heatmap and --keep-time write their own output: drop --push/--format pprof")
 	case f.Push != "" && f.Service == "":
-		return cli.Usagef("--push needs --service NAME (the service name Grafana shows)")
+		return usagef("--push needs --service NAME (the service name Grafana shows)")
 	case f.Push == "" && (f.Service != "" || len(f.Label) > 0):
-		return cli.Usagef("--service and --label go with --push URL")
+		return usagef("--service and --label go with --push URL")
 	case f.Bucket != nil && *f.Bucket <= 0:
-		return cli.Usagef("--bucket %v: want a positive duration such as 1s or 250ms", *f.Bucket)
+		return usagef("--bucket %v: want a positive duration such as 1s or 250ms", *f.Bucket)
 	case f.Bucket != nil && f.Push == "" && f.Format != "pprof":
-		return cli.Usagef("--bucket goes with --push or --format pprof")
+		return usagef("--bucket goes with --push or --format pprof")
 	case f.SampleType != "" && f.Push == "" && f.Format != "pprof":
-		return cli.Usagef("--sample-type goes with --format pprof or --push")
+		return usagef("--sample-type goes with --format pprof or --push")
 	}
 	if f.SampleType != "" {
 		if _, err := parseWeight(f.SampleType); err != nil {
-			return cli.Usagef("%v", err)
+			return usagef("%v", err)
 		}
 	}
 	return nil
@@ -93,9 +81,9 @@ func refOf(win *timeslice.Window, clock *timeslice.Clock) (folded.WallRef, bool)
 
 // pprofOutput makes the Slicer's sink a pprof Builder; finish writes the
 // gzipped profile once the clock is known.
-func (c *command) pprofOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) func(*timeslice.Clock) error {
+func (c *run) pprofOutput(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) func(*timeslice.Clock) error {
 	w, _ := parseWeight(c.SampleType)
-	opts := pprof.Options{Weight: w, Resolution: c.bucket()}
+	opts := pprof.Options{Weight: w, Resolution: c.Resolution()}
 	if win != nil {
 		opts.From, opts.HasFrom, opts.To, opts.HasTo = win.From, win.HasFrom, win.To, win.HasTo
 	}
@@ -127,7 +115,7 @@ func (c *command) pprofOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslic
 // pushOutput makes the Slicer's sink a Pyroscope Pusher (the inputs have
 // been surveyed: their clock and metadata are final); finish pushes the
 // last buckets and prints the summary.
-func (c *command) pushOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslice.Inputs) (func(*timeslice.Clock) error, error) {
+func (c *run) pushOutput(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs) (func(*timeslice.Clock) error, error) {
 	clock := inputs.Clock()
 	if len(clock.Refs) == 0 {
 		return nil, errors.New("--push needs the wall-clock time of the samples, and the input has neither a clock reference (perf record -k mono) nor perf's \"captured on\" date (perf script --header)")
@@ -136,21 +124,25 @@ func (c *command) pushOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslice
 	for _, l := range c.Label {
 		lb, err := pyroscope.ParseLabel(l)
 		if err != nil {
-			return nil, cli.Usagef("--label: %v", err)
+			return nil, usagef("--label: %v", err)
 		}
 		labels = append(labels, lb)
 	}
 	name, err := pyroscope.AppName(c.Service, labels)
 	if err != nil {
-		return nil, cli.Usagef("--service/--label: %v", err)
+		return nil, usagef("--service/--label: %v", err)
 	}
-	auth, err := pyroscope.AuthFromEnv(os.Getenv)
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	auth, err := pyroscope.AuthFromEnv(getenv)
 	if err != nil {
 		return nil, err
 	}
 	client, err := pyroscope.NewClient(c.Push, auth, nil)
 	if err != nil {
-		return nil, cli.Usagef("--push: %v", err)
+		return nil, usagef("--push: %v", err)
 	}
 	for _, r := range clock.Refs {
 		if !r.Exact {
@@ -159,7 +151,7 @@ func (c *command) pushOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslice
 		}
 	}
 	w, _ := parseWeight(c.SampleType)
-	p := pyroscope.NewPusher(context.Background(), client, name, clock.RefAt, pyroscope.PushOptions{Bucket: c.bucket(), Weight: w})
+	p := pyroscope.NewPusher(context.Background(), client, name, clock.RefAt, pyroscope.PushOptions{Bucket: c.Resolution(), Weight: w})
 	for _, m := range inputs.CaptureMetas() {
 		p.AddMeta(m)
 	}
@@ -175,7 +167,7 @@ func (c *command) pushOutput(env *cli.Env, s *timeslice.Slicer, inputs timeslice
 }
 
 // pushFailed prints what was pushed before a failure.
-func (c *command) pushFailed(env *cli.Env) {
+func (c *run) pushFailed(env *Env) {
 	if c.pusher != nil {
 		if sum := c.pusher.Summary(); sum.Buckets > 0 {
 			env.Warnf("%s before the error", sum)

@@ -1,0 +1,213 @@
+package tool
+
+import (
+	"math"
+	"strings"
+
+	"flamekit/pkg/bursts"
+	"flamekit/pkg/folded"
+	"flamekit/pkg/gaps"
+	"flamekit/pkg/heatmap"
+	"flamekit/pkg/idle"
+	"flamekit/pkg/slicecmd"
+	"flamekit/pkg/timeslice"
+)
+
+// busy is the sink of --heatmap and --bursts: it counts samples in the
+// heat map (when there is one) and the busy ones in the bursts' series,
+// both counting seconds from the origin it takes when the first sample
+// comes: the capture's first sample as known before reading (from the
+// heads of files, or a first reading), or that sample when it is earlier.
+// dropped receives the idle samples --no-idle drops.
+type busy struct {
+	rows int
+	heat bool
+	// weights: the heat map sums the samples' counts (off-CPU time) in
+	// unit, rather than counting samples.
+	weights bool
+	unit    string
+	noIdle  bool // the Slicer drops idle samples (and gives them to dropped)
+	guess   folded.Time
+	known   bool // guess is set
+
+	started bool
+	origin  folded.Time
+	hm      *heatmap.Map
+	series  *bursts.Series
+	idle    idle.Filter
+	seen    *gaps.Finder // every sample's time, for the parts not recorded
+}
+
+// newBusy returns the sink; guess is the first sample as known before
+// reading (known), from the inputs' heads or an earlier reading.
+func newBusy(rows int, heat, noIdle bool, guess folded.Time, known bool) *busy {
+	return &busy{rows: rows, heat: heat, noIdle: noIdle, guess: guess, known: known}
+}
+
+func (b *busy) start(t folded.Time) {
+	if b.started {
+		return
+	}
+	b.origin = t
+	if b.known && b.guess < t {
+		b.origin = b.guess
+	}
+	b.started = true
+	b.series = bursts.NewSeries(b.origin, 0)
+	b.seen = gaps.NewFinder()
+	if b.heat {
+		b.hm = heatmap.New(b.rows, b.origin)
+	}
+}
+
+// Sample takes a sample the Slicer kept.
+func (b *busy) Sample(rec *folded.Record) error {
+	if rec.Kind != folded.Timed {
+		return nil
+	}
+	b.start(rec.Time)
+	b.seen.Add(rec.Time)
+	if b.hm != nil {
+		if b.weights {
+			b.hm.AddN(rec.Time, uint64(math.Round(max(rec.Count, 0))))
+		} else {
+			b.hm.Add(rec.Time)
+		}
+	}
+	if !b.noIdle && b.idle.Is(rec.Stack) {
+		b.series.Cover(rec.Time)
+		return nil
+	}
+	b.series.AddStack(rec.Time, rec.Count, rec.Stack)
+	return nil
+}
+
+// dropped takes an idle sample --no-idle dropped.
+func (b *busy) dropped(rec *folded.Record) error {
+	b.start(rec.Time)
+	b.seen.Add(rec.Time)
+	if b.hm != nil {
+		b.hm.Cover(rec.Time)
+	}
+	b.series.Cover(rec.Time)
+	return nil
+}
+
+// heatmap returns the heat map (an empty one when no sample came).
+func (b *busy) heatmap() *heatmap.Map {
+	if b.hm == nil {
+		b.hm = heatmap.New(b.rows, b.guess)
+	}
+	return b.hm
+}
+
+// unrecorded returns the parts of the inputs' time that were not recorded,
+// and the rule that found them (see package gaps): time between the spans
+// their captures' metadata declare and, for system-wide timer captures,
+// stretches without any sample.
+func (b *busy) unrecorded(inputs timeslice.Inputs) ([]gaps.Span, gaps.Rule) {
+	var metas []folded.Meta
+	for _, in := range inputs {
+		metas = append(metas, in.Metas...)
+	}
+	rule := gaps.RuleFor(metas, b.seen)
+	out := gaps.Between(gaps.Spans(metas), rule.Min)
+	if rule.Samples && b.seen != nil {
+		out = append(out, b.seen.Gaps(rule.Min)...)
+	}
+	return gaps.Merge(out), rule
+}
+
+// found is a burst and its top processes and stacks.
+type found struct {
+	bursts.Burst
+	procs, top []bursts.Share
+}
+
+// topStacks is the number of stacks named per burst.
+const topStacks = 3
+
+// find finds the bursts and their top processes and stacks, exactly: the
+// inputs that hold a burst are read a second time (streams from the copy
+// Survey kept), every sample of a burst's window counted per stack. Memory
+// is the distinct stacks of the windows.
+func (c *run) find(b *busy, inputs timeslice.Inputs, unrecorded []gaps.Span) (bursts.Result, []found, error) {
+	if !b.started {
+		return bursts.Result{}, nil, nil
+	}
+	res := b.series.Find(bursts.Options{Measure: c.measure(), Threshold: c.Threshold, Max: c.Top, Unrecorded: unrecorded})
+	if len(res.Bursts) == 0 {
+		return res, nil, nil
+	}
+	tally := bursts.NewTally(res.Bursts, res.Measure)
+	again := &timeslice.Slicer{Opts: timeslice.Options{NoIdle: true, NeedTime: true},
+		Sink: timeslice.SinkFunc(func(rec *folded.Record) error {
+			tally.Add(rec)
+			return nil
+		})}
+	for _, in := range inputs {
+		holds := false
+		for _, br := range res.Bursts {
+			holds = holds || in.Seen.OK && in.Seen.First < br.To && in.Seen.Last >= br.From
+		}
+		if !holds {
+			continue
+		}
+		// Reading again finds the same metadata and span; only the count
+		// of samples kept is the second reading's.
+		kept := in.Kept
+		err := again.Read(in)
+		in.Kept = kept
+		if err != nil {
+			return res, nil, err
+		}
+	}
+	out := make([]found, len(res.Bursts))
+	for i, br := range res.Bursts {
+		all := tally.Top(i, -1)
+		out[i] = found{Burst: br, procs: bursts.ByProcess(all, topStacks), top: all[:min(len(all), topStacks)]}
+	}
+	return res, out, nil
+}
+
+func (c *run) measure() bursts.Measure {
+	switch c.Measure {
+	case "samples":
+		return bursts.Samples
+	case "weight":
+		return bursts.Weight
+	}
+	return bursts.Auto
+}
+
+// sources returns the inputs as the handed-back commands name them:
+// absolute paths, quoted for the shell, or "-" for standard input, with
+// the span of their samples.
+func sources(inputs timeslice.Inputs) []heatmap.Source {
+	var out []heatmap.Source
+	for _, in := range inputs {
+		if in.Read && !in.Seen.OK {
+			continue // no timed sample: no window needs it
+		}
+		src := heatmap.Source{Arg: slicecmd.Input(in.Name)}
+		src.First, src.Last, src.HasSpan = in.Seen.First, in.Seen.Last, in.Seen.OK
+		out = append(out, src)
+	}
+	return out
+}
+
+// burstCommand returns the timeslice command that cuts a burst from the
+// inputs that hold it.
+func burstCommand(f *found, srcs []heatmap.Source) string {
+	var names, all []string
+	for _, src := range srcs {
+		all = append(all, src.Arg)
+		if !src.HasSpan || src.First < f.To && src.Last >= f.From {
+			names = append(names, src.Arg)
+		}
+	}
+	if len(names) == 0 {
+		names = all
+	}
+	return slicecmd.Range(f.From, f.To, " --no-idle "+strings.Join(names, " "))
+}
