@@ -74,20 +74,20 @@ type Reader struct {
 	pend    []byte // decompressed records not yet processed
 	pendOff int
 
-	m       *machine
-	th      *thread // the current sample's
-	rec     sampleRec
-	s       sample.Sample
-	buf     []byte   // bytes of the current sample's fields
-	chain   []uint32 // the current sample's frames, as locations
-	locs    locations
-	cache   *locCache
-	noMaps  map[uint64]uint32 // locations of addresses in no map
-	odd     map[oddKey]uint32
-	namer   *namer
+	m      *machine
+	th     *thread // the current sample's
+	rec    sampleRec
+	s      sample.Sample
+	buf    []byte   // bytes of the current sample's fields
+	chain  []uint32 // the current sample's frames, as locations
+	locs   locations
+	cache  *locCache
+	noMaps map[uint64]uint32 // locations of addresses in no map
+	odd    map[oddKey]uint32
+	namer  *namer
 	// framesMade says whether s.Frames holds the frames of r.chain.
 	framesMade bool
-	scratch []byte
+	scratch    []byte
 	// printsFrames is the ip field of the current sample's event type.
 	printsFrames bool
 	stats        Stats
