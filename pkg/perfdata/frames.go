@@ -12,7 +12,9 @@ import (
 	"flamekit/pkg/symbols"
 )
 
-// Symbolizer finds the symbols perf script prints for addresses.
+// Symbolizer finds the symbols perf script prints for addresses. It must be
+// safe for concurrent use: the goroutines that read a Reader's Samples look
+// symbols up at once.
 // *symbols.Resolver is the implementation; the Reader caches every answer
 // per DSO and address. Build-ids are in lowercase hexadecimal, "" when the
 // capture recorded none.
@@ -103,11 +105,10 @@ func (n *namer) frame(l *location) sample.Frame {
 
 // resolve finds the symbol of l and its frame ID, once.
 func (n *namer) resolve(l *location) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if l.ready.Load() != 0 {
-		return
-	}
+	// The lookup runs without the lock (the Symbolizer is safe for
+	// concurrent use, and may take milliseconds to load a table): two
+	// goroutines may look the same location up at once, and find the
+	// same; the first to take the lock names it.
 	var s symbols.Symbol
 	ok := false
 	if sy := n.sy; sy != nil {
@@ -122,10 +123,14 @@ func (n *namer) resolve(l *location) {
 			s, ok = sy.DSO(l.path, l.hexID, l.lookup)
 		}
 	}
+	sym, name := unknownBytes, ""
 	if ok {
-		n.name(l, appendSym(nil, s.Name, s.PrintedOffset(l.start)), s.Name)
-	} else {
-		n.name(l, unknownBytes, "")
+		sym, name = appendSym(nil, s.Name, s.PrintedOffset(l.start)), s.Name
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if l.ready.Load() == 0 {
+		n.name(l, sym, name)
 	}
 }
 
