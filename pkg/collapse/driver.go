@@ -2,6 +2,7 @@ package collapse
 
 import (
 	"errors"
+	"flamekit/internal/freelist"
 	"io"
 	"runtime"
 	"sync"
@@ -129,33 +130,6 @@ type job struct {
 	done    chan struct{}   // closed once folded
 }
 
-// freeList keeps objects for reuse within one run. Unlike a sync.Pool it
-// survives garbage collections.
-type freeList[T any] struct {
-	c    chan T
-	make func() T
-}
-
-func newFreeList[T any](n int, newT func() T) *freeList[T] {
-	return &freeList[T]{c: make(chan T, n), make: newT}
-}
-
-func (f *freeList[T]) get() T {
-	select {
-	case x := <-f.c:
-		return x
-	default:
-		return f.make()
-	}
-}
-
-func (f *freeList[T]) put(x T) {
-	select {
-	case f.c <- x:
-	default:
-	}
-}
-
 // Run reads the inputs in order and writes the folded output to w. Inputs
 // that cannot be read are reported in the returned error, after the
 // others were folded; a write error stops the run. The error is an
@@ -173,7 +147,7 @@ func (d *Driver) Run(w io.Writer, inputs []Input) (Summary, error) {
 
 	jobs := make(chan *job)
 	queue := make(chan *job, 2*workers+2)
-	batches := newFreeList(cap(queue)+workers+2, func() *batch { return &batch{} })
+	batches := freelist.New(cap(queue)+workers+2, func() *batch { return &batch{} })
 	var wg sync.WaitGroup
 	for range workers {
 		wk := st.newWorker()
@@ -209,7 +183,7 @@ func (d *Driver) Run(w io.Writer, inputs []Input) (Summary, error) {
 				<-j.done
 				err = st.merge(j.batch)
 				j.chunk.Done()
-				batches.put(j.batch)
+				batches.Put(j.batch)
 			}
 			if j.end {
 				if e := st.end(); err == nil {
@@ -245,7 +219,7 @@ func (d *Driver) Run(w io.Writer, inputs []Input) (Summary, error) {
 					capture := *p.Capture()
 					j.capture = &capture
 				}
-				j.batch = batches.get()
+				j.batch = batches.Get()
 				j.batch.reset(st.d)
 				n++
 				queue <- j

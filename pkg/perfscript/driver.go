@@ -3,6 +3,7 @@ package perfscript
 import (
 	"bytes"
 	"errors"
+	"flamekit/internal/freelist"
 	"fmt"
 	"io"
 	"runtime"
@@ -54,34 +55,6 @@ type Summary struct {
 
 // ErrNotPerfScript is the error of a skipped line.
 var ErrNotPerfScript = errors.New("not a perf script sample header, frame, comment or blank line")
-
-// freeList keeps buffers for reuse within one run. Unlike a sync.Pool it
-// survives garbage collections, which otherwise make every chunk allocate
-// (and clear) megabytes afresh.
-type freeList[T any] struct {
-	c    chan T
-	make func() T
-}
-
-func newFreeList[T any](n int, newT func() T) *freeList[T] {
-	return &freeList[T]{c: make(chan T, n), make: newT}
-}
-
-func (f *freeList[T]) get() T {
-	select {
-	case x := <-f.c:
-		return x
-	default:
-		return f.make()
-	}
-}
-
-func (f *freeList[T]) put(x T) {
-	select {
-	case f.c <- x:
-	default:
-	}
-}
 
 // chunkBuffers returns a function that makes chunk buffers of size bytes
 // (for one goroutine). The first is allocated alone: an input of one chunk
@@ -157,7 +130,7 @@ type Text struct {
 	srcline bool
 	started bool
 	ch      chunker
-	bufs    *freeList[*[]byte]
+	bufs    *freelist.List[*[]byte]
 	fs      fileState
 	rest    []byte  // the part of the last chunk read not yet returned
 	restBuf *[]byte // its buffer
@@ -198,13 +171,13 @@ func (t *Text) Next(pre *collapse.Prescan) (collapse.Chunk, error) {
 		t.ch = chunker{r: t.rc, size: size}
 		// Chunks in flight: a queue and one per worker, one being read.
 		n := 3*runtime.GOMAXPROCS(0) + 4
-		t.bufs = newFreeList(n, chunkBuffers(n, min(size, DefaultChunkSize)+64<<10))
+		t.bufs = freelist.New(n, chunkBuffers(n, min(size, DefaultChunkSize)+64<<10))
 	}
 	if t.restBuf == nil {
 		if t.done {
 			return nil, nil
 		}
-		bp := t.bufs.get()
+		bp := t.bufs.Get()
 		data, last, err := t.ch.next(bp)
 		t.rest, t.restBuf, t.done = data, bp, last
 		if err != nil {
@@ -277,7 +250,7 @@ func (c *textChunk) Done() {
 	t.skips.Count += c.skipped - len(c.bad)
 	t.lineBase += c.lines
 	if c.buf != nil {
-		t.bufs.put(c.buf)
+		t.bufs.Put(c.buf)
 	}
 	c.data, c.buf = nil, nil
 }
