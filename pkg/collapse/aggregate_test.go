@@ -42,18 +42,3 @@ func TestSumsOfOneStackUnderTwoHashes(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
-
-func TestDecimal(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"0", 0, true}, {"7", 7, true}, {"100078421", 100078421, true}, {"999999999999999999", 999999999999999999, true},
-		{"", 0, false}, {"010", 0, false}, {"0x10", 0, false}, {"-1", 0, false}, {"12a", 0, false}, {"1234567890123456789", 0, false},
-	} {
-		if got, ok := decimal([]byte(tc.in)); got != tc.want || ok != tc.ok {
-			t.Errorf("decimal(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-}

@@ -74,7 +74,8 @@ type worker struct {
 	fold  folder
 	idle  idle.Filter
 	stack []byte
-	input int // the input of the chunk being folded, plus one
+	text  []byte // a payload field's word, or a payload, printed
+	input int    // the input of the chunk being folded, plus one
 
 	// The kind of the last event seen, under the decisions of
 	// generation lastGen (cached: captures hold few events).
@@ -123,7 +124,7 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 		weight := int64(1)
 		switch {
 		case opt.Weight != "":
-			v, ok := fieldInt(s, opt.Weight)
+			v, ok := w.fieldInt(s, opt.Weight)
 			if !ok || v < 0 {
 				b.noWeight++
 				b.events.add(s.Event, false)
@@ -168,7 +169,7 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 	case kindSwitch:
 		w.foldSwitch(b, s)
 	case kindWake:
-		pid, ok := fieldInt(s, "pid")
+		pid, ok := w.fieldInt(s, "pid")
 		if !ok || !s.HasTime {
 			b.events.add(s.Event, false)
 			return
@@ -176,8 +177,8 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 		b.events.add(s.Event, true)
 		b.items = append(b.items, item{kind: kindWake, hasTime: true, time: s.Time, pid: pid, stack: b.addBytes(w.wakerPart(s))})
 	case kindStat:
-		pid, ok1 := fieldInt(s, "pid")
-		delay, ok2 := fieldInt(s, "delay")
+		pid, ok1 := w.fieldInt(s, "pid")
+		delay, ok2 := w.fieldInt(s, "delay")
 		if !ok1 || !ok2 || !s.HasTime || delay < 0 {
 			b.events.add(s.Event, false)
 			return
@@ -206,18 +207,16 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 // prev_pid, with its stack, and the switch-in of next_pid. The ids come
 // from the payload, not the header: an exiting task is printed ":-1 -1/-1".
 func (w *worker) foldSwitch(b *batch, s *sample.Sample) {
-	prev, ok1 := fieldInt(s, "prev_pid")
-	next, ok2 := fieldInt(s, "next_pid")
-	stateText, ok3 := s.Field("prev_state")
+	prev, ok1 := w.fieldInt(s, "prev_pid")
+	next, ok2 := w.fieldInt(s, "next_pid")
+	var ok3 bool
+	w.text, ok3 = s.Word(w.text[:0], "prev_state") // "S" of "S ==>", "R+"
 	if !ok1 || !ok2 || !ok3 || !s.HasTime {
 		b.events.add(s.Event, false)
 		return
 	}
-	if i := bytes.IndexByte(stateText, ' '); i >= 0 {
-		stateText = stateText[:i] // "S ==>"
-	}
 	b.events.add(s.Event, true)
-	it := item{kind: kindSwitch, hasTime: true, time: s.Time, pid: prev, next: next, state: statesOf(stateText)}
+	it := item{kind: kindSwitch, hasTime: true, time: s.Time, pid: prev, next: next, state: statesOf(w.text)}
 	if prev != 0 {
 		b.sym.count(s.Comm, s.Frames)
 		it.stack = b.addBytes(w.offStack(s))
@@ -238,67 +237,25 @@ func symSampled(s *sample.Sample) bool {
 // word, decimal or hexadecimal with 0x ("delay=100078421 [ns]" gives
 // 100078421). Payloads are printed by each event's own format: most say
 // "name=value", system calls say "name: value,", and the block events
-// print their fields by position (see positional).
-func fieldInt(s *sample.Sample, name string) (int64, bool) {
-	v, ok := s.Field(name)
-	if !ok {
-		v, ok = colonField(s.Payload, name)
+// print their fields by position (see positional). A sample read from a
+// perf.data file has its tracepoint record instead of the text
+// (sample.Trace): its fields are read from the record as the text would
+// give them, without printing it, but for the block events' positions.
+func (w *worker) fieldInt(s *sample.Sample, name string) (int64, bool) {
+	n, form, ok := s.Int(name)
+	if form != 0 || !bytes.HasPrefix(s.Event, []byte("block:")) {
+		return n, ok
 	}
-	if !ok {
-		v, ok = positional(s.Event, s.Payload, name)
+	payload := s.Payload
+	if payload == nil {
+		w.text = s.AppendPayload(w.text[:0])
+		payload = w.text
 	}
+	v, ok := positional(s.Event, payload, name)
 	if !ok {
 		return 0, false
 	}
-	if i := bytes.IndexByte(v, ' '); i >= 0 {
-		v = v[:i]
-	}
-	v = bytes.TrimSuffix(v, []byte(","))
-	if n, ok := decimal(v); ok {
-		return n, true // pids, sizes, delays: no string to allocate
-	}
-	n, err := strconv.ParseInt(string(v), 0, 64)
-	if err != nil {
-		u, uerr := strconv.ParseUint(string(v), 0, 64)
-		if uerr != nil || u > 1<<63-1 {
-			return 0, false
-		}
-		n = int64(u)
-	}
-	return n, true
-}
-
-// decimal parses v when it is a plain non-negative decimal of at most 18
-// digits, the form of nearly every field read per sample; ok is false
-// otherwise, and strconv decides.
-func decimal(v []byte) (n int64, ok bool) {
-	if len(v) == 0 || len(v) > 18 || len(v) > 1 && v[0] == '0' {
-		return 0, false // empty, possibly too large, or octal/hex for strconv
-	}
-	for _, c := range v {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, true
-}
-
-// colonField finds "name: value" in a payload, the form of the syscalls
-// events ("fd: 0x00000003, buf: 0x7ffd52a0, count: 0x00002000").
-func colonField(payload []byte, name string) ([]byte, bool) {
-	key := name + ":"
-	for p := payload; len(p) > 0; {
-		i := bytes.Index(p, []byte(key))
-		if i < 0 {
-			return nil, false
-		}
-		if (i == 0 || p[i-1] == ' ') && i+len(key) < len(p) && p[i+len(key)] == ' ' {
-			return bytes.TrimLeft(p[i+len(key):], " "), true
-		}
-		p = p[i+len(key):]
-	}
-	return nil, false
+	return sample.WordInt(sample.FirstWord(v))
 }
 
 // positional reads the fields of the block events, which perf prints by

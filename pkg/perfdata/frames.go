@@ -385,18 +385,14 @@ func appendSym(dst []byte, name string, off uint64) []byte {
 	return strconv.AppendUint(dst, off, 16)
 }
 
-// appendPayload appends a tracepoint's payload as perf script prints it:
-// the print format evaluated, else the fields as name=value.
-func (r *Reader) appendPayload(dst []byte, tp *tpFormat, raw []byte) []byte {
-	if tp.prog != nil {
-		start := len(dst)
-		out, ok := tp.prog.run(dst, raw, &r.scratch, r.kernelFunc)
-		if ok {
-			return out
-		}
-		dst = out[:start]
+// appendFuncSyms appends the kernel symbols a tracepoint's payload prints
+// for its %pS/%ps arguments (printProg.appendFuncSyms), resolved now, as
+// the kernel's maps are now.
+func (r *Reader) appendFuncSyms(dst []byte, tp *tpFormat, raw []byte) []byte {
+	if tp.prog == nil || tp.prog.funcs == 0 {
+		return dst
 	}
-	return appendFields(dst, tp, raw)
+	return tp.prog.appendFuncSyms(dst, raw, &r.scratch, r.kernelFunc)
 }
 
 // loadKernel sets the kernel map's range from the kernel's symbols, as
@@ -450,21 +446,22 @@ func (r *Reader) kernelFunc(addr uint64) []byte {
 type Samples struct {
 	heads  []keptHead
 	chain  []uint32 // the frames' locations
-	bytes  []byte   // the TIDs and payloads
+	bytes  []byte   // the TIDs and tracepoint records
 	blocks []*[1 << locBits]location
 	namer  *namer
 }
 
 // keptHead is a sample but its frames.
 type keptHead struct {
-	comm, event  []byte
-	time         folded.Time
-	period       int64
-	processID    int32
-	cpu          int32
-	flags        uint8
-	tid, payload [2]uint32 // offsets in Samples.bytes
-	chain        [2]uint32 // offsets in Samples.chain
+	comm, event   []byte
+	time          folded.Time
+	period        int64
+	processID     int32
+	cpu           int32
+	flags         uint8
+	tid, raw, aux [2]uint32 // offsets in Samples.bytes
+	tp            *tpFormat // the format of raw, or nil
+	chain         [2]uint32 // offsets in Samples.chain
 }
 
 const (
@@ -487,7 +484,9 @@ func (r *Reader) Keep(b *Samples) {
 		h.flags |= keptProcessID
 	}
 	h.tid = b.add(s.TID)
-	h.payload = b.add(s.Payload)
+	if s.Trace.Format != nil {
+		h.tp, h.raw, h.aux = s.Trace.Format.(*tpFormat), b.add(s.Trace.Raw), b.add(s.Trace.Aux)
+	}
 	h.chain[0] = uint32(len(b.chain))
 	b.chain = append(b.chain, r.chain...)
 	h.chain[1] = uint32(len(b.chain))
@@ -526,11 +525,14 @@ func (b *Samples) Sample(i int, s *sample.Sample) {
 	h := &b.heads[i]
 	frames := s.Frames[:0]
 	*s = sample.Sample{
-		Comm: h.comm, Event: h.event, TID: b.get(h.tid), Payload: b.get(h.payload),
+		Comm: h.comm, Event: h.event, TID: b.get(h.tid),
 		Time: h.time, HasTime: h.flags&keptTime != 0,
 		Period: h.period, HasPeriod: h.flags&keptPeriod != 0,
 		ProcessID: h.processID, HasProcessID: h.flags&keptProcessID != 0,
 		CPU: int(h.cpu),
+	}
+	if h.tp != nil {
+		s.Trace = sample.Trace{Format: h.tp, Raw: b.get(h.raw), Aux: b.get(h.aux)}
 	}
 	chain := b.chain[h.chain[0]:h.chain[1]]
 	if cap(frames) < len(chain) {

@@ -764,15 +764,25 @@ func (r *Reader) head(rec *sampleRec) {
 	}
 	s.Event = a.nameBytes
 	r.printsFrames = of.ip
-	payStart := len(r.buf)
-	if of.trace && a.tp != nil && rec.raw != nil {
-		r.buf = r.appendPayload(r.buf, a.tp, rec.raw)
+	// A tracepoint's record, for its fields (sample.Trace): the payload
+	// is printed only if asked for.
+	rawStart := len(r.buf)
+	trace := of.trace && a.tp != nil && rec.raw != nil
+	if trace {
+		r.buf = append(r.buf, rec.raw...)
 	}
-	payEnd := len(r.buf)
+	rawEnd := len(r.buf)
+	if trace {
+		r.buf = r.appendFuncSyms(r.buf, a.tp, rec.raw)
+	}
+	auxEnd := len(r.buf)
 	if of.tid {
 		s.TID = r.buf[:tidEnd:tidEnd]
 	}
-	if payEnd > payStart {
-		s.Payload = r.buf[payStart:payEnd:payEnd]
+	if trace {
+		s.Trace = sample.Trace{Format: a.tp, Raw: r.buf[rawStart:rawEnd:rawEnd]}
+		if auxEnd > rawEnd {
+			s.Trace.Aux = r.buf[rawEnd:auxEnd:auxEnd]
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package perfdata
 
 import (
+	"encoding/binary"
 	"strconv"
 	"strings"
 )
@@ -14,7 +15,8 @@ import (
 
 // printProg is a compiled print format.
 type printProg struct {
-	segs []printSeg
+	segs  []printSeg
+	funcs int // the number of %pS/%ps conversions
 }
 
 // printSeg is literal text, or one conversion with its argument.
@@ -26,6 +28,7 @@ type printSeg struct {
 	prec  int // -1 when absent
 	size  int // operand size in bytes for integers: 1, 2, 4 or 8
 	arg   *node
+	fidx  int // F, f: the number of the function conversion (see funcSyms)
 }
 
 type nodeKind uint8
@@ -103,7 +106,7 @@ func compilePrint(f *tpFormat) *printProg {
 		if n == nil || p.err {
 			return nil
 		}
-		args = append(args, n)
+		args = append(args, fold(n))
 	}
 	prog := &printProg{}
 	ai := 0
@@ -189,6 +192,10 @@ func compilePrint(f *tpFormat) *printProg {
 			return nil
 		}
 		seg.conv = conv
+		if conv == 'F' || conv == 'f' {
+			seg.fidx = prog.funcs
+			prog.funcs++
+		}
 		if ai >= len(args) {
 			return nil
 		}
@@ -214,10 +221,52 @@ func compilePrint(f *tpFormat) *printProg {
 // address: "name+0xoff", or nil when there is none.
 type funcResolver func(addr uint64) []byte
 
+// appendFuncSyms appends to dst what the %pS/%ps conversions of p print
+// for raw but the address, resolved by fn as the reader reads the record
+// (the kernel's maps change as the capture goes on): per conversion, in
+// order, a uvarint length and the symbol, length 0 when there is none. It
+// is the Aux of the sample's sample.Trace, which run reads back.
+func (p *printProg) appendFuncSyms(dst, raw []byte, scratch *[]byte, fn funcResolver) []byte {
+	*scratch = (*scratch)[:0]
+	for i := range p.segs {
+		s := &p.segs[i]
+		if s.conv != 'F' && s.conv != 'f' {
+			continue
+		}
+		var sym []byte
+		if v, ok := eval(s.arg, raw, scratch); ok && !v.isStr && fn != nil {
+			sym = fn(v.n)
+		}
+		dst = binary.AppendUvarint(dst, uint64(len(sym)))
+		dst = append(dst, sym...)
+	}
+	return dst
+}
+
+// funcSym returns the symbol of function conversion k in aux (see
+// appendFuncSyms), nil when there is none.
+func funcSym(aux []byte, k int) []byte {
+	for ; len(aux) > 0; k-- {
+		n, w := binary.Uvarint(aux)
+		if w <= 0 || n > uint64(len(aux)-w) {
+			return nil
+		}
+		if k == 0 {
+			if n == 0 {
+				return nil
+			}
+			return aux[w : w+int(n)]
+		}
+		aux = aux[w+int(n):]
+	}
+	return nil
+}
+
 // run appends the formatted payload of raw to dst. scratch is reused for
-// intermediate strings. ok is false when an argument could not be
+// intermediate strings; aux holds the symbols of the function
+// conversions (appendFuncSyms). ok is false when an argument could not be
 // evaluated (the caller then prints the fields).
-func (p *printProg) run(dst []byte, raw []byte, scratch *[]byte, fn funcResolver) ([]byte, bool) {
+func (p *printProg) run(dst []byte, raw []byte, scratch *[]byte, aux []byte) ([]byte, bool) {
 	*scratch = (*scratch)[:0]
 	for i := range p.segs {
 		s := &p.segs[i]
@@ -225,27 +274,34 @@ func (p *printProg) run(dst []byte, raw []byte, scratch *[]byte, fn funcResolver
 			dst = append(dst, s.lit...)
 			continue
 		}
-		v, ok := eval(s.arg, raw, scratch)
-		if !ok {
+		var ok bool
+		if dst, ok = s.print(dst, raw, scratch, aux); !ok {
 			return dst, false
 		}
-		if s.conv == 'F' || s.conv == 'f' {
-			dst = s.function(dst, v, fn)
-			continue
-		}
-		dst = s.format(dst, v)
 	}
 	return dst, true
+}
+
+// print appends the conversion s of raw to dst.
+func (s *printSeg) print(dst, raw []byte, scratch *[]byte, aux []byte) ([]byte, bool) {
+	v, ok := eval(s.arg, raw, scratch)
+	if !ok {
+		return dst, false
+	}
+	if s.conv == 'F' || s.conv == 'f' {
+		var sym []byte
+		if !v.isStr {
+			sym = funcSym(aux, s.fidx)
+		}
+		return s.function(dst, v, sym), true
+	}
+	return s.format(dst, v), true
 }
 
 // function prints a kernel function address as libtraceevent's
 // print_function does: the symbol (with its offset for %pS), else the
 // address in hexadecimal.
-func (s *printSeg) function(dst []byte, v value, fn funcResolver) []byte {
-	var sym []byte
-	if fn != nil && !v.isStr {
-		sym = fn(v.n)
-	}
+func (s *printSeg) function(dst []byte, v value, sym []byte) []byte {
 	if sym == nil {
 		dst = append(dst, "0x"...)
 		return strconv.AppendUint(dst, v.n, 16)
@@ -976,6 +1032,33 @@ func (p *parser) flags(isFlags bool) *node {
 			return p.fail()
 		}
 	}
+}
+
+// fold replaces the parts of n that read no field by their value, once,
+// so that a record does not compute them again: sched_switch's
+// prev_state masks are twenty operations on constants.
+func fold(n *node) *node {
+	if n == nil {
+		return nil
+	}
+	n.a, n.b, n.c = fold(n.a), fold(n.b), fold(n.c)
+	if n.kind == nNum || n.kind == nStr {
+		return n
+	}
+	reads := false
+	walkFields(n, func(*tpField) { reads = true })
+	if reads {
+		return n
+	}
+	var scratch []byte
+	v, ok := eval(n, nil, &scratch)
+	switch {
+	case !ok:
+		return n // it fails on every record: leave it to fail
+	case v.isStr:
+		return &node{kind: nStr, str: string(v.s)}
+	}
+	return &node{kind: nNum, num: v.n}
 }
 
 // constant evaluates an expression without fields.

@@ -40,6 +40,7 @@ type tpFormat struct {
 	common       []tpField
 	printFmt     string
 	prog         *printProg // nil when the print format is not understood
+	show         *showInfo  // where the payload shows each field (tpfields.go)
 }
 
 var tracingMagic = []byte("\x17\x08\x44tracing")
@@ -128,6 +129,7 @@ func parseFormat(system, text string) *tpFormat {
 		return nil
 	}
 	f.prog = compilePrint(f)
+	f.show = buildShow(f)
 	return f
 }
 

@@ -9,7 +9,11 @@
 // stackcollapse-perf.pl rules that turn a sample into a folded stack work
 // on the printed text (an id of "-1", an address printed without 0x, a
 // symbol with its "+0x1f" offset). A reader that decodes a binary file
-// formats its values as perf script would.
+// formats its values as perf script would, except a tracepoint's payload:
+// the perf.data reader gives the raw record and its format (Trace), whose
+// fields are read typed, without printing the payload and parsing it
+// again (Sample.Int, Sample.Word, Trace.Field); the text is printed only
+// when asked for (AppendPayload).
 //
 // A Sample and the slices it holds belong to the reader that filled it:
 // they are valid until the reader's next sample. Copy what must be kept.
@@ -85,8 +89,13 @@ type Sample struct {
 	Event []byte
 	// Payload is the text after the event on the header line: the fields
 	// of a tracepoint or probe ("prev_comm=perf prev_pid=19275 …"), or
-	// nil. See Field.
+	// nil. See Field. A binary reader leaves it nil and fills Trace.
 	Payload []byte
+	// Trace is the tracepoint record of a sample read from a binary
+	// capture (Trace.Format nil otherwise): its fields typed, its
+	// payload printed on demand (AppendPayload). Use Int and Word to
+	// read a field whichever reader filled the sample.
+	Trace Trace
 	// Frames is the call chain, leaf first.
 	Frames []Frame
 	// Line is the line number of the header line within its input, or 0
@@ -103,8 +112,13 @@ func (s *Sample) Reset() {
 // "prev_state", "next_pid") and whether the payload has it. A field is a
 // blank-separated "name=value" token; its value runs up to the next
 // " name=" token, so values with blanks (a comm such as "Worker 2 pool 7")
-// are returned whole. Trailing blanks are removed.
+// are returned whole. Trailing blanks are removed. A sample with a Trace
+// and no Payload is printed for it, into a new buffer: per-sample rules
+// use Int and Word, which do not print it.
 func (s *Sample) Field(name string) ([]byte, bool) {
+	if s.Payload == nil && s.Trace.Format != nil {
+		return Field(s.AppendPayload(nil), name)
+	}
 	return Field(s.Payload, name)
 }
 

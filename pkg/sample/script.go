@@ -49,6 +49,12 @@ func AppendScript(dst []byte, s *Sample) []byte {
 	if len(s.Payload) > 0 {
 		dst = append(dst, ' ')
 		dst = append(dst, s.Payload...)
+	} else if s.Trace.Format != nil {
+		n := len(dst)
+		dst = s.Trace.AppendPayload(append(dst, ' '))
+		if len(dst) == n+1 {
+			dst = dst[:n] // an empty payload, as perf prints none
+		}
 	}
 	dst = append(dst, '\n')
 	for _, f := range s.Frames {
