@@ -2,6 +2,7 @@ package perfdata
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -39,12 +40,13 @@ var _ sample.TraceFormat = (*tpFormat)(nil)
 // showPlan is where the payload shows a field's value.
 type showPlan struct {
 	kind  uint8
-	form  byte // '=' or ':'
-	seg   int  // the segment the value starts in
-	off   int  // the offset in that segment's literal
-	size  int  // planDirect, planHex: the conversion's operand size
-	conv  byte // planDirect: 'd' or 'u'
-	field *tpField
+	form  byte      // '=' or ':'
+	seg   int       // the segment the value starts in
+	off   int       // the offset in that segment's literal
+	size  int       // planDirect, planHex: the conversion's operand size
+	conv  byte      // planDirect: 'd' or 'u'
+	field *tpField  // of the fields form
+	arg   *node     // planDirect, planHex of the print format: a numeric node
 	memo  *wordMemo // planWord of the print format: its words, by value
 }
 
@@ -61,12 +63,13 @@ type wordMemo struct {
 const maxMemo = 64
 
 // memoFor returns the memo of a word that starts in segment i, nil when
-// its printing may read more than one field, a string or a symbol. The
+// its printing may read more than one field, a string or a symbol, or is
+// cheap (no __print_flags, __print_symbolic or ternary). The
 // word ends at the first blank, at the latest in the first literal after
 // it that holds one.
 func memoFor(segs []printSeg, i, off int) *wordMemo {
 	var only *tpField
-	ok := true
+	ok, costly := true, false
 	for j := i; j < len(segs) && ok; j++ {
 		s := &segs[j]
 		if s.conv == 0 {
@@ -82,6 +85,7 @@ func memoFor(segs []printSeg, i, off int) *wordMemo {
 		if s.conv == 'F' || s.conv == 'f' {
 			return nil
 		}
+		costly = costly || hasKind(s.arg, nFlags, nSymbolic, nCond)
 		walkFields(s.arg, func(fd *tpField) {
 			if fd.array || only != nil && only != fd {
 				ok = false
@@ -89,10 +93,18 @@ func memoFor(segs []printSeg, i, off int) *wordMemo {
 			only = fd
 		})
 	}
-	if !ok || only == nil {
+	if !ok || only == nil || !costly {
 		return nil
 	}
 	return &wordMemo{field: only}
+}
+
+// hasKind reports whether n holds a node of one of the kinds.
+func hasKind(n *node, kinds ...nodeKind) bool {
+	if n == nil {
+		return false
+	}
+	return slices.Contains(kinds, n.kind) || hasKind(n.a, kinds...) || hasKind(n.b, kinds...) || hasKind(n.c, kinds...)
 }
 
 // showInfo is what buildShow learnt of a format.
@@ -113,8 +125,8 @@ func buildShow(f *tpFormat) *showInfo {
 	si := &showInfo{fields: map[string]showPlan{}}
 	for i := range f.fields {
 		fd := &f.fields[i]
-		if _, ok := si.fields[fd.name]; ok {
-			continue
+		if _, ok := si.fields[fd.name]; ok || !ident(fd.name) {
+			continue // the text sees no field token
 		}
 		p := showPlan{kind: planWord, form: '=', field: fd}
 		if !fd.array && !fd.pointer && (fd.signed && !(fd.long && fd.size == 4) || !fd.signed && !fd.long) {
@@ -147,6 +159,11 @@ func buildShow(f *tpFormat) *showInfo {
 		lit := segs[i].lit
 		if segs[i].conv != 0 {
 			continue
+		}
+		if i > 0 && lit != "" && (lit[0] == '=' || lit[0] == ':') {
+			// What the conversion before printed is a token's name
+			// ("work struct %p: function %ps").
+			si.text = true
 		}
 		for j := 0; j < len(lit); j++ {
 			c := lit[j]
@@ -198,6 +215,16 @@ func buildShow(f *tpFormat) *showInfo {
 	return si
 }
 
+// ident reports whether name can be a field token's: [A-Za-z0-9_]+.
+func ident(name string) bool {
+	for i := range len(name) {
+		if !isIdentByte(name[i]) {
+			return false
+		}
+	}
+	return name != ""
+}
+
 // plan returns the plan of a value that starts at offset off of the
 // literal segs[i].
 func plan(segs []printSeg, i, off int, form byte) showPlan {
@@ -213,14 +240,15 @@ func plan(segs []printSeg, i, off int, form byte) showPlan {
 		return p
 	}
 	s := &segs[i+1]
-	if s.arg == nil || s.arg.kind != nField || s.arg.field.array {
+	if !numeric(s.arg) {
 		return p
 	}
 	// What follows must end the word for the text path as it ends
 	// the number here.
 	if i+2 < len(segs) {
 		next := segs[i+2].lit
-		if segs[i+2].conv != 0 || next == "" || next[0] != ' ' && next[0] != ',' {
+		last := i+3 == len(segs)
+		if segs[i+2].conv != 0 || !strings.HasPrefix(next, " ") && !strings.HasPrefix(next, ", ") && !(next == "," && last) {
 			return p
 		}
 	}
@@ -232,8 +260,24 @@ func plan(segs []printSeg, i, off int, form byte) showPlan {
 	default:
 		return p
 	}
-	p.field, p.size = s.arg.field, s.size
+	p.arg, p.size = s.arg, s.size
 	return p
+}
+
+// numeric reports whether n is a numeric field, under casts or not
+// ("((unsigned long)(REC->count))" of the system calls).
+func numeric(n *node) bool {
+	for n != nil && n.kind == nCast {
+		n = n.a
+	}
+	return n != nil && n.kind == nField && !n.field.array
+}
+
+// number evaluates a numeric node (see numeric) over raw.
+func number(n *node, raw []byte) uint64 {
+	var none []byte
+	v, _ := eval(n, raw, &none) // runs checked the record
+	return v.n
 }
 
 // strConst reports whether n holds a string constant with '=' or ':' (a
@@ -246,7 +290,7 @@ func strConst(n *node) bool {
 		return true
 	}
 	for _, fl := range n.names {
-		if bytes.ContainsAny([]byte(fl.str), "=:") || fl.str == "" && n.kind == nFlags {
+		if bytes.ContainsAny([]byte(fl.str), "=:") {
 			return true
 		}
 	}
@@ -400,14 +444,15 @@ func (f *tpFormat) Int(t *sample.Trace, name string) (int64, byte, bool) {
 	}
 	switch p.kind {
 	case planDirect:
-		v := fieldNum(t.Raw, p.field)
 		if by == byFields {
+			v := fieldNum(t.Raw, p.field)
 			// appendFieldValue: signed in decimal, else unsigned.
 			if !p.field.signed && v > 1<<63-1 {
 				return 0, p.form, false
 			}
 			return int64(v), p.form, true
 		}
+		v := number(p.arg, t.Raw)
 		switch {
 		case p.conv == 'd':
 			return signExtend(v, p.size), p.form, true
@@ -418,7 +463,7 @@ func (f *tpFormat) Int(t *sample.Trace, name string) (int64, byte, bool) {
 		}
 		return int64(v), p.form, true
 	case planHex:
-		v := fieldNum(t.Raw, p.field)
+		v := number(p.arg, t.Raw)
 		if p.size < 8 {
 			v &= 1<<(8*p.size) - 1
 		}
