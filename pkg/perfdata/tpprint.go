@@ -1,6 +1,7 @@
 package perfdata
 
 import (
+	"bytes"
 	"encoding/binary"
 	"strconv"
 	"strings"
@@ -48,6 +49,7 @@ const (
 type flagName struct {
 	val int64 // -1 for a name libtraceevent does not know
 	str string
+	b   []byte // str, for eval (not to be written)
 }
 
 type node struct {
@@ -56,6 +58,7 @@ type node struct {
 	op     string
 	num    uint64
 	str    string
+	bstr   []byte // str, for eval (not to be written)
 	field  *tpField
 	a, b   *node
 	c      *node
@@ -479,7 +482,7 @@ func eval(n *node, raw []byte, scratch *[]byte) (value, bool) {
 	case nNum:
 		return value{n: n.num}, true
 	case nStr:
-		return value{s: []byte(n.str), isStr: true}, true
+		return value{s: n.bstr, isStr: true}, true
 	case nField:
 		f := n.field
 		if f.array {
@@ -646,7 +649,7 @@ func eval(n *node, raw []byte, scratch *[]byte) (value, bool) {
 		}
 		for _, fl := range n.names {
 			if uint64(fl.val) == v.n {
-				return value{s: []byte(fl.str), isStr: true}, true
+				return value{s: fl.b, isStr: true}, true
 			}
 		}
 		start := len(*scratch)
@@ -892,7 +895,7 @@ func (p *parser) unary() *node {
 	}
 	if t[0] == '"' {
 		s, _ := (&lexer{src: t}).stringLit()
-		return &node{kind: nStr, str: s}
+		return &node{kind: nStr, str: s, bstr: []byte(s)}
 	}
 	if t[0] >= '0' && t[0] <= '9' {
 		return p.number(t)
@@ -1022,7 +1025,7 @@ func (p *parser) flags(isFlags bool) *node {
 		if !ok {
 			return p.fail()
 		}
-		n.names = append(n.names, flagName{val, s})
+		n.names = append(n.names, flagName{val, s, []byte(s)})
 		switch p.lx.next() {
 		case ",":
 			continue
@@ -1056,7 +1059,7 @@ func fold(n *node) *node {
 	case !ok:
 		return n // it fails on every record: leave it to fail
 	case v.isStr:
-		return &node{kind: nStr, str: string(v.s)}
+		return &node{kind: nStr, str: string(v.s), bstr: bytes.Clone(v.s)}
 	}
 	return &node{kind: nNum, num: v.n}
 }
