@@ -1,7 +1,7 @@
 // Package perfdata reads perf.data files (perf record's file mode) and
 // delivers their samples as pkg/sample models, with the fields `perf
 // script` prints for them by default: the same comm, ids, CPU, time,
-// period, event name, tracepoint payload and frames (address, symbol and
+// period, event name, tracepoint fields and frames (address, symbol and
 // DSO as perf prints them), so that folding them gives what `perf script
 // | stackcollapse` gives, without running perf script.
 //
@@ -25,8 +25,12 @@
 //   - symbols come from a Symbolizer (pkg/symbols' Resolver), cached per
 //     DSO and address; the kernel's map takes its range from its symbols
 //     on first use, as perf's map__load does;
-//   - tracepoint payloads are the event's print format evaluated as
-//     libtraceevent does (sched_switch's prev_state letters, __print_flags,
+//   - a tracepoint sample carries its raw record and the tracepoint's
+//     format (sample.Trace): its fields are read typed, and the values
+//     the folding rules read from the payload text are read without
+//     printing it (tpfields.go); the payload is printed only when asked
+//     for, as libtraceevent prints it: the event's print format evaluated
+//     (sched_switch's prev_state letters, __print_flags,
 //     __print_symbolic, %pS), else name=value fields.
 //
 // A file perf record did not finish is read as far as it goes: killed
