@@ -185,15 +185,17 @@ func decimal(v []byte) (n int64, ok bool) {
 // blank.
 func ColonField(payload []byte, name string) ([]byte, bool) {
 	key := name + ":"
-	for p := payload; len(p) > 0; {
-		i := bytes.Index(p, []byte(key))
+	for at := 0; at < len(payload); {
+		i := bytes.Index(payload[at:], []byte(key))
 		if i < 0 {
 			return nil, false
 		}
-		if (i == 0 || p[i-1] == ' ') && i+len(key) < len(p) && p[i+len(key)] == ' ' {
-			return bytes.TrimLeft(p[i+len(key):], " "), true
+		i += at
+		end := i + len(key)
+		if (i == 0 || payload[i-1] == ' ') && end < len(payload) && payload[end] == ' ' {
+			return bytes.TrimLeft(payload[end:], " "), true
 		}
-		p = p[i+len(key):]
+		at = end
 	}
 	return nil, false
 }

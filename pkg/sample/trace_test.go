@@ -50,6 +50,7 @@ func TestColonField(t *testing.T) {
 		{sys, "unt", "", false}, // "count:": not after a blank
 		{"a:1 a: 2", "a", "2", true},
 		{"a:", "a", "", false},
+		{"a:a: 1", "a", "", false}, // the second "a:" follows a ':', not a blank
 	} {
 		got, ok := ColonField([]byte(tc.payload), tc.name)
 		if string(got) != tc.want || ok != tc.ok {
