@@ -109,8 +109,8 @@ func hasKind(n *node, kinds ...nodeKind) bool {
 
 // showInfo is what buildShow learnt of a format.
 type showInfo struct {
-	prog   map[string]showPlan // of records printed by the print format
-	fields map[string]showPlan // of records printed as name=value fields
+	prog   planSet // of records printed by the print format
+	fields planSet // of records printed as name=value fields
 	// text says the print format's output is read as text, whole.
 	text bool
 	// minLen, dyn and mayFail say which records the print format may
@@ -122,17 +122,17 @@ type showInfo struct {
 
 // buildShow makes f's plans.
 func buildShow(f *tpFormat) *showInfo {
-	si := &showInfo{fields: map[string]showPlan{}}
+	si := &showInfo{}
 	for i := range f.fields {
 		fd := &f.fields[i]
-		if _, ok := si.fields[fd.name]; ok || !ident(fd.name) {
+		if _, ok := si.fields.find(fd.name); ok || !ident(fd.name) {
 			continue // the text sees no field token
 		}
 		p := showPlan{kind: planWord, form: '=', field: fd}
 		if !fd.array && !fd.pointer && (fd.signed && !(fd.long && fd.size == 4) || !fd.signed && !fd.long) {
 			p.kind = planDirect // printed in decimal by appendFieldValue
 		}
-		si.fields[fd.name] = p
+		si.fields = append(si.fields, namedPlan{fd.name, p})
 	}
 	if f.prog == nil {
 		return si
@@ -206,13 +206,36 @@ func buildShow(f *tpFormat) *showInfo {
 			}
 		}
 	}
-	si.prog = eq
 	for name, p := range colon {
 		if _, ok := eq[name]; !ok {
 			eq[name] = p
 		}
 	}
+	for name, p := range eq {
+		si.prog = append(si.prog, namedPlan{name, p})
+	}
+	slices.SortFunc(si.prog, func(a, b namedPlan) int { return strings.Compare(a.name, b.name) })
 	return si
+}
+
+// namedPlan is the plan of a name.
+type namedPlan struct {
+	name string
+	plan showPlan
+}
+
+// planSet holds the plans of a format's names: few, so a slice searched
+// in order is quicker than a map.
+type planSet []namedPlan
+
+// find returns the plan of name.
+func (ps planSet) find(name string) (showPlan, bool) {
+	for i := range ps {
+		if len(ps[i].name) == len(name) && ps[i].name == name {
+			return ps[i].plan, true
+		}
+	}
+	return showPlan{}, false
 }
 
 // ident reports whether name can be a field token's: [A-Za-z0-9_]+.
@@ -275,6 +298,9 @@ func numeric(n *node) bool {
 
 // number evaluates a numeric node (see numeric) over raw.
 func number(n *node, raw []byte) uint64 {
+	if n.kind == nField {
+		return fieldNum(raw, n.field)
+	}
 	var none []byte
 	v, _ := eval(n, raw, &none) // runs checked the record
 	return v.n
@@ -389,7 +415,7 @@ const (
 
 // plans returns the plans of raw's payload and how it is printed (nil
 // plans when it is read as text).
-func (f *tpFormat) plans(raw []byte) (map[string]showPlan, int) {
+func (f *tpFormat) plans(raw []byte) (planSet, int) {
 	if !f.runs(raw) {
 		return f.show.fields, byFields
 	}
@@ -438,7 +464,7 @@ func (f *tpFormat) Int(t *sample.Trace, name string) (int64, byte, bool) {
 	if by == byText {
 		return f.textInt(t, name)
 	}
-	p, ok := plans[name]
+	p, ok := plans.find(name)
 	if !ok {
 		return 0, 0, false
 	}
@@ -507,7 +533,7 @@ func badEnd(w []byte) bool {
 func (f *tpFormat) Word(dst []byte, t *sample.Trace, name string) ([]byte, byte) {
 	plans, by := f.plans(t.Raw)
 	if by != byText {
-		p, ok := plans[name]
+		p, ok := plans.find(name)
 		if !ok {
 			return dst, 0
 		}

@@ -436,7 +436,7 @@ func TestTracePlans(t *testing.T) {
 		{conv, "x", planHex, false}, {conv, "h", planHex, false}, {conv, "p", planWord, false},
 	}
 	for _, tc := range tests {
-		p, ok := tc.tp.show.prog[tc.name]
+		p, ok := tc.tp.show.prog.find(tc.name)
 		if !ok || p.kind != tc.kind || (p.memo != nil) != tc.memo {
 			t.Errorf("%s %s: plan %+v, %v; want kind %d, memo %v", tc.tp.name, tc.name, p, ok, tc.kind, tc.memo)
 		}
@@ -498,5 +498,51 @@ func FuzzTraceFields(f *testing.F) {
 		if d := traceDiffs(&s, text); len(d) > 0 {
 			t.Errorf("payload %q: %s", text, strings.Join(d, "\n"))
 		}
+	})
+}
+
+// BenchmarkTraceFields reads what the off-CPU rules read of each
+// sched_switch sample of the sched capture (prev_pid, next_pid,
+// prev_state): from the record ("typed"), and by printing the payload and
+// parsing it, as before sample.Trace ("text").
+func BenchmarkTraceFields(b *testing.B) {
+	script, err := golden.Read(filepath.Join("testdata", "sched.script.gz"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := Open(extract(b, "sched", script), Options{AllowForeign: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	var traces []sample.Sample
+	for r.Next() {
+		s := r.Head()
+		traces = append(traces, sample.Sample{Event: s.Event, Trace: sample.Trace{Format: s.Trace.Format, Raw: bytes.Clone(s.Trace.Raw)}})
+	}
+	var buf []byte
+	b.Run("typed", func(b *testing.B) {
+		for b.Loop() {
+			for i := range traces {
+				s := &traces[i]
+				s.Int("prev_pid")
+				s.Int("next_pid")
+				buf, _ = s.Word(buf[:0], "prev_state")
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(traces)), "ns/sample")
+	})
+	b.Run("text", func(b *testing.B) {
+		var word []byte
+		for b.Loop() {
+			for i := range traces {
+				buf = traces[i].AppendPayload(buf[:0])
+				t := sample.Sample{Payload: buf}
+				t.Int("prev_pid")
+				t.Int("next_pid")
+				word, _ = t.Word(word[:0], "prev_state")
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(traces)), "ns/sample")
 	})
 }
