@@ -1,12 +1,12 @@
 package bursts
 
 import (
-	"bytes"
 	"cmp"
 	"math"
 	"slices"
 
 	"flamekit/pkg/folded"
+	"flamekit/pkg/timeline"
 )
 
 // MinCompScale is the smallest scale of composition z-scores: at the
@@ -32,16 +32,13 @@ type CompBaseline struct {
 	Top, TopDivergence float64
 }
 
-// composition is the per-second, per-process part of a Series.
+// composition is the per-second, per-process part of a Series, read from
+// its timeline (read).
 type composition struct {
-	ids   map[string]uint32 // process -> id
 	names []string
 	ent   map[uint64]int32 // slot<<32 | id -> index into ents
 	ents  []entry
 	bins  []uint16 // samples per bin of each entry (saturating)
-	// The last entry added to, for the samples that follow it.
-	last    int32
-	lastKey uint64
 }
 
 type entry struct {
@@ -54,50 +51,62 @@ type entry struct {
 // as Add does, and counts it for its process, the stack's root frame, so
 // that Find also finds the windows whose composition stands out.
 func (s *Series) AddStack(t folded.Time, count float64, stack []byte) {
-	s.Add(t, count)
-	root := stack
-	if i := bytes.IndexByte(stack, ';'); i >= 0 {
-		root = stack[:i]
+	if stack == nil {
+		stack = []byte{}
 	}
-	c := &s.comp
-	if c.ids == nil {
-		c.ids = make(map[string]uint32)
-		c.ent = make(map[uint64]int32)
-		c.last = -1
+	s.add(t, count, stack)
+}
+
+// read reads the composition from the timeline: per second and
+// process, the samples, weight and samples per bin. A process's id is its
+// rank among the processes by first sample, as the timeline's nodes of
+// depth 1 are.
+func (c *composition) read(tl *timeline.Timeline, l *timeline.Counts) {
+	*c = composition{ent: make(map[uint64]int32)}
+	ids := make(map[timeline.StackID]uint32)
+	var procs []timeline.StackID
+	proc := func(st timeline.StackID) timeline.StackID {
+		for tl.Nodes[st].Depth > 1 {
+			st = tl.Nodes[st].Parent
+		}
+		return st
 	}
-	var id uint32
-	if c.last >= 0 && c.names[c.ents[c.last].id] == string(root) {
-		id = c.ents[c.last].id
-	} else {
-		var ok bool
-		id, ok = c.ids[string(root)]
-		if !ok {
-			id = uint32(len(c.names))
-			c.names = append(c.names, string(root))
-			c.ids[c.names[id]] = id
+	for i := range tl.Entries {
+		if st := tl.Entries[i].Stack; st != timeline.Root {
+			p := proc(st)
+			if _, ok := ids[p]; !ok {
+				ids[p] = 0
+				procs = append(procs, p)
+			}
 		}
 	}
-	key := uint64(s.c.Cur())<<32 | uint64(id)
-	e := c.last
-	if e < 0 || key != c.lastKey {
-		var ok bool
-		e, ok = c.ent[key]
-		if !ok {
-			e = int32(len(c.ents))
-			c.ent[key] = e
-			c.ents = append(c.ents, entry{slot: uint32(s.c.Cur()), id: id})
-			c.bins = append(c.bins, make([]uint16, s.c.Bins())...)
+	slices.Sort(procs)
+	for i, p := range procs {
+		ids[p] = uint32(i)
+		c.names = append(c.names, tl.Frames[tl.Nodes[p].Frame])
+	}
+	bins := int64(l.Bins())
+	for i := range tl.Entries {
+		e := &tl.Entries[i]
+		if e.Stack == timeline.Root {
+			continue
 		}
-		c.last, c.lastKey = e, key
-	}
-	en := &c.ents[e]
-	if en.n < math.MaxUint32 {
-		en.n++
-	}
-	en.w += count
-	_, bin := s.c.Cell(t)
-	if k := int(e)*s.c.Bins() + bin; c.bins[k] < math.MaxUint16 {
-		c.bins[k]++
+		id := ids[proc(e.Stack)]
+		sec := floorDiv(int64(e.Cell), bins)
+		slot, _ := l.Block(sec)
+		key := uint64(slot)<<32 | uint64(id)
+		k, ok := c.ent[key]
+		if !ok {
+			k = int32(len(c.ents))
+			c.ent[key] = k
+			c.ents = append(c.ents, entry{slot: uint32(slot), id: id})
+			c.bins = append(c.bins, make([]uint16, l.Bins())...)
+		}
+		en := &c.ents[k]
+		en.n = uint32(min(uint64(en.n)+uint64(e.Samples), math.MaxUint32))
+		en.w += tl.WeightOf(i)
+		b := int(k)*l.Bins() + int(int64(e.Cell)-sec*bins)
+		c.bins[b] = uint16(min(uint32(c.bins[b])+min(e.Samples, math.MaxUint16), math.MaxUint16))
 	}
 }
 

@@ -110,6 +110,11 @@ type Timeline struct {
 	comm  []FrameID // per node: the frame of its depth-1 ancestor
 	cells []int64   // distinct cells, ascending
 	start []int     // start[i]: index of the first entry of cells[i]
+
+	// The cells of the first and last time added or covered (Extent).
+	lo, hi   int64
+	extended bool
+	merge    Merge // what the entries are not keyed by
 }
 
 // Integral reports whether weights are whole numbers, held exactly in
@@ -332,6 +337,7 @@ func (t *Timeline) Coarsen(k int) *Timeline {
 		out.Entries[i].Cell = int32(floorDiv(int64(out.Entries[i].Cell), int64(k)))
 	}
 	out.cells, out.start = nil, nil
+	out.lo, out.hi = floorDiv(t.lo, int64(k)), floorDiv(t.hi, int64(k))
 	// Cells stay in order (floor is monotone): sort each new cell's run
 	// by key and merge equal keys.
 	out.mergeRuns()
