@@ -108,6 +108,32 @@ func (c *composition) read(tl *timeline.Timeline, l *timeline.Counts) {
 		b := int(k)*l.Bins() + int(int64(e.Cell)-sec*bins)
 		c.bins[b] = uint16(min(uint32(c.bins[b])+min(e.Samples, math.MaxUint16), math.MaxUint16))
 	}
+	c.sort(l.Bins())
+}
+
+// sort puts the entries in order of second and process, so that every
+// sum over them is made in one order whatever the timeline was keyed by
+// (processes or whole stacks).
+func (c *composition) sort(bins int) {
+	order := make([]int32, len(c.ents))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		ea, eb := &c.ents[a], &c.ents[b]
+		if r := cmp.Compare(ea.slot, eb.slot); r != 0 {
+			return r
+		}
+		return cmp.Compare(ea.id, eb.id)
+	})
+	ents := make([]entry, len(c.ents))
+	bs := make([]uint16, len(c.bins))
+	for i, o := range order {
+		ents[i] = c.ents[o]
+		copy(bs[i*bins:(i+1)*bins], c.bins[int(o)*bins:(int(o)+1)*bins])
+		c.ent[uint64(ents[i].slot)<<32|uint64(ents[i].id)] = int32(i)
+	}
+	c.ents, c.bins = ents, bs
 }
 
 // compTotals are the sums composition scores need.
