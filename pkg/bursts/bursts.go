@@ -31,13 +31,18 @@
 //     refined window; bursts come best first.
 //
 // What a burst is made of is named by a second look at its samples: a
-// [Tally] sums the stacks of the chosen windows exactly, so that a caller
-// keeps one pass's series in memory, never the samples themselves (the
-// timeslice command reads the inputs that hold a burst again; a stream
-// from the copy it kept of it).
+// [Tally] sums the stacks of the chosen windows exactly, read from a
+// timeline that keeps stacks ([TallyOf]: the explorer page's, or the
+// series' own with [Series.KeepStacks]) or from a second reading of the
+// windows (the timeslice command reads the inputs that hold a burst
+// again; a stream from the copy it kept of it), so that a caller never
+// keeps the samples themselves.
 //
-// Memory is constant per second of the capture that holds a busy sample
-// (bins × 12 bytes, plus a map entry), whatever the number of samples.
+// A Series is a timeline (package timeline) of 100 ms cells keyed by the
+// samples' processes: memory is one entry (32 bytes) per cell and process
+// with busy samples, whatever the number of samples; a search lays it out
+// per second (timeline.Counts, bins × 12 bytes per second that holds a
+// busy sample) and per second and process.
 //
 // # Composition: a burst on a busy host
 //
@@ -87,9 +92,9 @@
 // saturated one); a new process taking 70 % of a saturated host's CPUs
 // for 2 s scores 95.
 //
-// Memory is one entry per (second, process) with busy samples: about
-// 24 bytes, a map entry and 2 bytes per bin (about 64 bytes with 10 bins),
-// whatever the number of samples.
+// The search's layout of the composition is one entry per (second,
+// process) with busy samples: about 24 bytes, a map entry and 2 bytes per
+// bin (about 64 bytes with 10 bins), whatever the number of samples.
 package bursts
 
 import (
