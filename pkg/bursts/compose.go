@@ -33,12 +33,15 @@ type CompBaseline struct {
 }
 
 // composition is the per-second, per-process part of a Series, read from
-// its timeline (read).
+// its timeline (read). A process's samples per bin, which place the edges
+// of a burst, are read from the timeline's cells when a burst needs them
+// (binSamples).
 type composition struct {
 	names []string
-	ent   map[uint64]int32 // slot<<32 | id -> index into ents
 	ents  []entry
-	bins  []uint16 // samples per bin of each entry (saturating)
+	tl    *timeline.Timeline
+	proc  []int32 // the process id of each node of tl (-1: Root)
+	bins  int64
 }
 
 type entry struct {
@@ -58,82 +61,79 @@ func (s *Series) AddStack(t folded.Time, count float64, stack []byte) {
 }
 
 // read reads the composition from the timeline: per second and
-// process, the samples, weight and samples per bin. A process's id is its
-// rank among the processes by first sample, as the timeline's nodes of
-// depth 1 are.
+// process, the samples and weight. A process's id is its rank among the
+// processes by first sample, as the timeline's nodes of depth 1 are (every
+// one of them came with a sample).
 func (c *composition) read(tl *timeline.Timeline, l *timeline.Counts) {
-	*c = composition{ent: make(map[uint64]int32)}
-	ids := make(map[timeline.StackID]uint32)
-	var procs []timeline.StackID
-	proc := func(st timeline.StackID) timeline.StackID {
-		for tl.Nodes[st].Depth > 1 {
-			st = tl.Nodes[st].Parent
+	*c = composition{tl: tl, bins: int64(l.Bins()), proc: make([]int32, len(tl.Nodes))}
+	// Process ids by node: a parent's id is below its children's.
+	var id int32
+	for n := range tl.Nodes {
+		switch nd := &tl.Nodes[n]; {
+		case nd.Depth == 0:
+			c.proc[n] = -1
+		case nd.Depth == 1:
+			c.proc[n] = id
+			c.names = append(c.names, tl.Frames[nd.Frame])
+			id++
+		default:
+			c.proc[n] = c.proc[nd.Parent]
 		}
-		return st
 	}
-	for i := range tl.Entries {
-		if st := tl.Entries[i].Stack; st != timeline.Root {
-			p := proc(st)
-			if _, ok := ids[p]; !ok {
-				ids[p] = 0
-				procs = append(procs, p)
+	// A second at a time (its entries are contiguous: they are sorted by
+	// cell), its entries by process and cell: every sum is made in one
+	// order whatever the timeline was keyed by (processes or stacks).
+	bins := c.bins
+	type ref struct {
+		id uint32
+		k  int32 // index of the timeline's entry
+	}
+	var refs []ref
+	for i := 0; i < len(tl.Entries); {
+		sec := floorDiv(int64(tl.Entries[i].Cell), bins)
+		refs = refs[:0]
+		j := i
+		for ; j < len(tl.Entries) && floorDiv(int64(tl.Entries[j].Cell), bins) == sec; j++ {
+			if p := c.proc[tl.Entries[j].Stack]; p >= 0 {
+				refs = append(refs, ref{uint32(p), int32(j)})
 			}
 		}
-	}
-	slices.Sort(procs)
-	for i, p := range procs {
-		ids[p] = uint32(i)
-		c.names = append(c.names, tl.Frames[tl.Nodes[p].Frame])
-	}
-	bins := int64(l.Bins())
-	for i := range tl.Entries {
-		e := &tl.Entries[i]
-		if e.Stack == timeline.Root {
+		i = j
+		if len(refs) == 0 {
 			continue
 		}
-		id := ids[proc(e.Stack)]
-		sec := floorDiv(int64(e.Cell), bins)
+		slices.SortFunc(refs, func(a, b ref) int {
+			if c := cmp.Compare(a.id, b.id); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.k, b.k)
+		})
 		slot, _ := l.Block(sec)
-		key := uint64(slot)<<32 | uint64(id)
-		k, ok := c.ent[key]
-		if !ok {
-			k = int32(len(c.ents))
-			c.ent[key] = k
-			c.ents = append(c.ents, entry{slot: uint32(slot), id: id})
-			c.bins = append(c.bins, make([]uint16, l.Bins())...)
+		k := -1
+		for _, r := range refs {
+			if k < 0 || c.ents[k].id != r.id {
+				k = len(c.ents)
+				c.ents = append(c.ents, entry{slot: uint32(slot), id: r.id})
+			}
+			en := &c.ents[k]
+			en.n = uint32(min(uint64(en.n)+uint64(tl.Entries[r.k].Samples), math.MaxUint32))
+			en.w += tl.WeightOf(int(r.k))
 		}
-		en := &c.ents[k]
-		en.n = uint32(min(uint64(en.n)+uint64(e.Samples), math.MaxUint32))
-		en.w += tl.WeightOf(i)
-		b := int(k)*l.Bins() + int(int64(e.Cell)-sec*bins)
-		c.bins[b] = uint16(min(uint32(c.bins[b])+min(e.Samples, math.MaxUint16), math.MaxUint16))
 	}
-	c.sort(l.Bins())
 }
 
-// sort puts the entries in order of second and process, so that every
-// sum over them is made in one order whatever the timeline was keyed by
-// (processes or whole stacks).
-func (c *composition) sort(bins int) {
-	order := make([]int32, len(c.ents))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		ea, eb := &c.ents[a], &c.ents[b]
-		if r := cmp.Compare(ea.slot, eb.slot); r != 0 {
-			return r
+// binSamples returns the samples of process id in bin b of second sec
+// (as many as 2^16-1 at most, as a bin of the composition counts).
+func (c *composition) binSamples(sec int64, b int, id uint32) uint32 {
+	cell := sec*c.bins + int64(b)
+	i, j := c.tl.Range(cell, cell+1)
+	var n uint32
+	for k := i; k < j; k++ {
+		if e := &c.tl.Entries[k]; c.proc[e.Stack] == int32(id) {
+			n += e.Samples
 		}
-		return cmp.Compare(ea.id, eb.id)
-	})
-	ents := make([]entry, len(c.ents))
-	bs := make([]uint16, len(c.bins))
-	for i, o := range order {
-		ents[i] = c.ents[o]
-		copy(bs[i*bins:(i+1)*bins], c.bins[int(o)*bins:(int(o)+1)*bins])
-		c.ent[uint64(ents[i].slot)<<32|uint64(ents[i].id)] = int32(i)
 	}
-	c.ents, c.bins = ents, bs
+	return min(n, math.MaxUint16)
 }
 
 // compTotals are the sums composition scores need.
@@ -303,13 +303,9 @@ func (s *Series) compBurst(m Measure, t *compTotals, run []int, z func(float64) 
 		if !ok {
 			return false
 		}
-		e, ok := c.ent[uint64(slot)<<32|uint64(top)]
-		if !ok {
-			return false
-		}
-		k := int(e)*s.c.Bins() + b
+		n := c.binSamples(sec, b, top)
 		total := s.c.N()[int(slot)*s.c.Bins()+b]
-		return c.bins[k] >= 2 && total > 0 && float64(c.bins[k]) >= mid*float64(total)
+		return n >= 2 && total > 0 && float64(n) >= mid*float64(total)
 	}
 	first, last := s.c.Secs()[run[0]], s.c.Secs()[run[len(run)-1]]
 	start, end := s.edges(first, last, hotBin)
@@ -333,7 +329,7 @@ func (s *Series) compBurst(m Measure, t *compTotals, run []int, z func(float64) 
 			if lo > 0 || hi < bins {
 				var in int
 				for k := lo; k < hi; k++ {
-					in += int(c.bins[int(e)*s.c.Bins()+int(k)])
+					in += int(c.binSamples(sec, int(k), en.id))
 				}
 				if en.n == 0 {
 					continue

@@ -52,6 +52,10 @@ type Builder struct {
 	frac    bool // weights in t.Fractions
 	err     error
 
+	lastProc StackID // the last process interned (MergeFrames)
+	last     entryKey // the key of entry lastIdx, in the open cell
+	lastIdx  int32    // -1: none
+
 	merge  Merge // the keys merged away
 	shared bool  // a Snapshot holds the entries: copy them before changing them
 }
@@ -82,6 +86,7 @@ func NewBuilder(o Options) *Builder {
 		threadIdx: make(map[Thread]ThreadID),
 		open:      make(map[entryKey]int32),
 		cur:       -1,
+		lastIdx:   -1,
 		ordered:   true,
 		hasOrigin: o.HasOrigin,
 		merge:     o.Merge.norm(),
@@ -178,10 +183,14 @@ func (b *Builder) add(at0 folded.Time, count float64, stk []byte, hasStack bool,
 		} else {
 			clear(b.open)
 		}
+		b.lastIdx = -1
 		b.cell, b.hasCell = cell, true
 	}
 	k := entryKey{b.cur, stack, thread, cpu}
-	idx, ok := b.open[k]
+	idx, ok := b.lastIdx, b.lastIdx >= 0 && k == b.last
+	if !ok {
+		idx, ok = b.open[k]
+	}
 	if !ok || b.t.Entries[idx].Samples == math.MaxUint32 {
 		idx = int32(len(b.t.Entries))
 		b.t.Entries = append(b.t.Entries, Entry{Cell: int32(cell), Input: b.cur, Stack: stack, Thread: thread, CPU: cpu})
@@ -190,6 +199,7 @@ func (b *Builder) add(at0 folded.Time, count float64, stk []byte, hasStack bool,
 		}
 		b.open[k] = idx
 	}
+	b.last, b.lastIdx = k, idx
 	e := &b.t.Entries[idx]
 	e.Samples++
 	b.addWeight(int(idx), count)

@@ -159,11 +159,15 @@ func (b *Builder) process(s []byte) StackID {
 	if i := bytes.IndexByte(s, ';'); i >= 0 {
 		root = s[:i]
 	}
+	if b.lastProc > Root && b.t.Frames[b.t.Nodes[b.lastProc].Frame] == string(root) {
+		return b.lastProc // samples come in runs of one process
+	}
 	f, ok := b.frameIdx[string(root)]
 	if !ok {
 		f = b.frame(string(root))
 	}
-	return b.childOf(Root, f)
+	b.lastProc = b.childOf(Root, f)
+	return b.lastProc
 }
 
 // reopen follows a sort of the entries made so far: the open cell's
@@ -171,6 +175,7 @@ func (b *Builder) process(s []byte) StackID {
 // entry, summed with its like by Build.
 func (b *Builder) reopen() {
 	clear(b.open)
+	b.lastIdx = -1
 	if n := len(b.t.Entries); n > 0 {
 		b.cell, b.hasCell = int64(b.t.Entries[n-1].Cell), true
 	}
