@@ -52,7 +52,7 @@ type Builder struct {
 	frac    bool // weights in t.Fractions
 	err     error
 
-	lastProc StackID // the last process interned (MergeFrames)
+	lastProc StackID  // the last process interned (MergeFrames)
 	last     entryKey // the key of entry lastIdx, in the open cell
 	lastIdx  int32    // -1: none
 
