@@ -66,9 +66,10 @@ type Input struct {
 }
 
 // Entry is the samples of one cell with one key: input, stack, thread and
-// CPU. Its weight is the sum of their counts (periods, off-CPU
-// microseconds): Weight when the Timeline is Integral, else
-// Timeline.Fractions at the entry's index.
+// CPU, less what the Timeline merges (Options.Merge: then Stack is the
+// process's node or Root, Thread NoThread, CPU -1). Its weight is the sum
+// of their counts (periods, off-CPU microseconds): Weight when the
+// Timeline is Integral, else Timeline.Fractions at the entry's index.
 type Entry struct {
 	Cell    int32 // cell index: Timeline.CellStart(Cell) <= time < CellStart(Cell+1)
 	Input   int32
