@@ -370,6 +370,7 @@ type piece struct {
 	hasTime bool
 	t       folded.Time
 	ns      int64
+	where   where
 }
 
 // endOffCPU writes (or sums) the off-CPU output of the current input.
@@ -425,6 +426,7 @@ func (st *stage) endOffCPU() {
 		if p.hasTime {
 			st.buf = append(st.buf, " @"...)
 			st.buf = p.t.Append(st.buf)
+			st.buf = p.where.append(st.buf)
 			in.span.Add(p.t)
 		}
 		st.buf = append(st.buf, '\n')
@@ -453,7 +455,7 @@ func (st *stage) endOffCPU() {
 // last microsecond of their second.
 func splitSeconds(dst []piece, iv interval) []piece {
 	if !iv.hasTime || iv.t1 <= iv.t0 {
-		return append(dst, piece{stack: iv.stack, hasTime: iv.hasTime, t: iv.t1, ns: iv.ns})
+		return append(dst, piece{stack: iv.stack, hasTime: iv.hasTime, t: iv.t1, ns: iv.ns, where: iv.where})
 	}
 	const sec = folded.Time(1e9)
 	for a := iv.t0; a < iv.t1; {
@@ -466,7 +468,7 @@ func splitSeconds(dst []piece, iv interval) []piece {
 		if b < iv.t1 {
 			stamp = max(a, b-1000)
 		}
-		dst = append(dst, piece{stack: iv.stack, hasTime: true, t: stamp, ns: int64(b - a)})
+		dst = append(dst, piece{stack: iv.stack, hasTime: true, t: stamp, ns: int64(b - a), where: iv.where})
 		a = b
 	}
 	return dst

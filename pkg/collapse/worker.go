@@ -34,6 +34,7 @@ type item struct {
 	weight  int64 // kindStat: delay; kindOffCPUTime, kindPlain: period (ns)
 	stack   [2]int32
 	extra   [2]int32 // kindStat: the waker part
+	where   where    // the fields of its timed lines (see where)
 }
 
 // batch is what a worker made of one chunk, on its way to stage.merge.
@@ -144,7 +145,7 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 			b.sym.count(s.Comm, s.Frames)
 		}
 		if w.st.offCPU {
-			b.items = append(b.items, item{kind: kindPlain, hasTime: s.HasTime, time: s.Time, weight: weight, stack: b.addBytes(st)})
+			b.items = append(b.items, item{kind: kindPlain, hasTime: s.HasTime, time: s.Time, weight: weight, stack: b.addBytes(st), where: whereOf(s)})
 			return
 		}
 		b.samples++
@@ -198,7 +199,7 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 		b.events.add(s.Event, true)
 		b.sym.count(s.Comm, s.Frames)
 		st := w.offStack(s)
-		b.items = append(b.items, item{kind: kindOffCPUTime, hasTime: s.HasTime, time: s.Time, weight: s.Period, stack: b.addBytes(st)})
+		b.items = append(b.items, item{kind: kindOffCPUTime, hasTime: s.HasTime, time: s.Time, weight: s.Period, stack: b.addBytes(st), where: offCPUTimeWhere(s)})
 	}
 }
 
@@ -217,7 +218,7 @@ func (w *worker) foldSwitch(b *batch, s *sample.Sample) {
 		stateText = stateText[:i] // "S ==>"
 	}
 	b.events.add(s.Event, true)
-	it := item{kind: kindSwitch, hasTime: true, time: s.Time, pid: prev, next: next, state: statesOf(stateText)}
+	it := item{kind: kindSwitch, hasTime: true, time: s.Time, pid: prev, next: next, state: statesOf(stateText), where: switchedOut(s, prev)}
 	if prev != 0 {
 		b.sym.count(s.Comm, s.Frames)
 		it.stack = b.addBytes(w.offStack(s))
