@@ -37,6 +37,7 @@ type stage struct {
 	warnf func(format string, args ...any)
 
 	w      io.Writer
+	rec    *recordOut // RunRecords: the output's Records (w writes to it)
 	opt    Options
 	inl    *inliner
 	offCPU bool // the off-CPU state machine runs
@@ -277,10 +278,13 @@ func (st *stage) merge(b *batch) error {
 	}
 	if b.d.timed && !in.started {
 		in.started = true
-		st.buf = folded.AppendMeta(st.buf[:0], st.meta(st.event(&b.d, -1)))
-		st.write(st.buf)
+		st.writeMeta(st.meta(st.event(&b.d, -1)))
 	}
-	st.write(b.out)
+	if st.rec != nil {
+		st.writeRecords(b)
+	} else {
+		st.write(b.out)
+	}
 	st.samples += b.samples
 	st.weight = addSat(st.weight, b.weight)
 	in.samples += b.samples
@@ -304,8 +308,7 @@ func (st *stage) end() error {
 		m.Set(folded.KeySamples, strconv.FormatInt(in.samples, 10))
 		m.Set(folded.KeySource, in.source)
 		st.unitMeta(m)
-		st.buf = folded.AppendMeta(st.buf[:0], m)
-		st.write(st.buf)
+		st.writeMeta(m)
 	}
 	st.checkSymbols()
 	st.in = nil
@@ -418,8 +421,24 @@ func (st *stage) endOffCPU() {
 		}
 		event = st.event(&st.d, s)
 	}
-	st.buf = folded.AppendMeta(st.buf[:0], st.meta(event))
-	for _, p := range pieces {
+	st.buf = st.buf[:0]
+	if st.rec != nil {
+		st.writeMeta(st.meta(event))
+	} else {
+		st.buf = folded.AppendMeta(st.buf, st.meta(event))
+	}
+	for i := range pieces {
+		p := &pieces[i]
+		if st.rec != nil {
+			st.writePiece(st.stacks.stackBytes(p.stack), p)
+			if p.hasTime {
+				in.span.Add(p.t)
+			}
+			st.samples++
+			in.samples++
+			st.weight = addSat(st.weight, p.ns)
+			continue
+		}
 		st.buf = append(st.buf, st.stacks.stacks[p.stack]...)
 		st.buf = append(st.buf, ' ')
 		st.buf = folded.AppendCount(st.buf, float64(p.ns)/1000)
@@ -444,6 +463,10 @@ func (st *stage) endOffCPU() {
 	m.Set(folded.KeySamples, strconv.FormatInt(in.samples, 10))
 	m.Set(folded.KeySource, in.source)
 	st.unitMeta(m)
+	if st.rec != nil {
+		st.writeMeta(m)
+		return
+	}
 	st.buf = folded.AppendMeta(st.buf, m)
 	st.write(st.buf)
 }

@@ -43,12 +43,12 @@ func switchedOut(s *sample.Sample, prev int64) where {
 	w := whereOf(s)
 	same := w.has&folded.HasTID != 0 && int64(w.tid) == prev
 	if prev < math.MinInt32 || prev > math.MaxInt32 {
-		w.has &^= folded.HasTID
+		w.tid, w.has = 0, w.has&^folded.HasTID
 	} else {
 		w.tid, w.has = int32(prev), w.has|folded.HasTID
 	}
 	if !same {
-		w.has &^= folded.HasPID
+		w.pid, w.has = 0, w.has&^folded.HasPID
 	}
 	return w
 }
@@ -72,6 +72,6 @@ func (w where) append(dst []byte) []byte {
 // and perf writes a placeholder there.
 func offCPUTimeWhere(s *sample.Sample) where {
 	w := whereOf(s)
-	w.has &^= folded.HasCPU
+	w.cpu, w.has = 0, w.has&^folded.HasCPU
 	return w
 }

@@ -46,15 +46,16 @@ type batch struct {
 	span     folded.Span
 	all      folded.Span // of every sample with a time: the capture's ends
 	events   eventCounts
-	noWeight int64  // samples without the --weight field
-	items    []item // off-CPU input, in input order
+	noWeight int64    // samples without the --weight field
+	items    []item   // off-CPU input, in input order
+	recs     []outRec // RunRecords: the timed lines, their bytes in out
 	arena    []byte
 	sym      symCounts
 }
 
 // reset empties b for reuse with decisions d.
 func (b *batch) reset(d decisions) {
-	*b = batch{d: d, out: b.out[:0], items: b.items[:0], arena: b.arena[:0], events: b.events[:0]}
+	*b = batch{d: d, out: b.out[:0], items: b.items[:0], arena: b.arena[:0], events: b.events[:0], recs: b.recs[:0]}
 }
 
 // addBytes appends p to the arena and returns its offsets.
@@ -152,6 +153,13 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 		b.weight = addSat(b.weight, weight)
 		if !b.d.timed {
 			w.st.sums.add(st, w.fold.h, weight)
+			return
+		}
+		if w.st.rec != nil {
+			b.record(st, weight, s)
+			if s.HasTime && s.Time != 0 {
+				b.span.Add(s.Time)
+			}
 			return
 		}
 		b.out = append(b.out, st...)
