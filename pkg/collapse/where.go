@@ -2,7 +2,6 @@ package collapse
 
 import (
 	"math"
-	"strconv"
 
 	"flamekit/pkg/folded"
 	"flamekit/pkg/sample"
@@ -27,11 +26,21 @@ func whereOf(s *sample.Sample) where {
 		w.pid, w.has = s.ProcessID, w.has|folded.HasPID
 	}
 	if isID(s.TID) {
-		if v, err := strconv.ParseInt(string(s.TID), 10, 32); err == nil {
-			w.tid, w.has = int32(v), w.has|folded.HasTID
-		}
+		w.tid, w.has = parseID(s.TID), w.has|folded.HasTID
 	}
 	return w
+}
+
+// parseID returns the value of a thread id that isID accepts.
+func parseID(b []byte) int32 {
+	if b[0] == '-' {
+		return -1
+	}
+	var n int64
+	for _, c := range b {
+		n = n*10 + int64(c-'0')
+	}
+	return int32(n)
 }
 
 // switchedOut returns the fields of the thread a sched_switch sample
