@@ -230,3 +230,30 @@ func TestRecords(t *testing.T) {
 		t.Errorf("no error for an input that is not a capture")
 	}
 }
+
+// FuzzRunRecords: on any perf script text, under options that change
+// what is written, RunRecords gives what a folded.Reader reads from Run's
+// output.
+func FuzzRunRecords(f *testing.F) {
+	f.Add([]byte("app 5 [001] 1.000000: 1 probe:alloc: size=64\n\tffff main (/app)\n\n"), uint8(0))
+	f.Add([]byte("app 5/6 [001] 2.000000: 10 cpu-clock:\n\tffff main 12 (/app)\n\tfffe start (/app)\n\n"), uint8(2))
+	f.Add([]byte("a 5 [000] 1.0: sched:sched_switch: prev_comm=a prev_pid=5 prev_prio=120 prev_state=S ==> next_comm=b next_pid=6 next_prio=120\n\t1 __schedule ([kernel.kallsyms])\n\n"+
+		"b 6 [001] 1.5: sched:sched_switch: prev_comm=b prev_pid=6 prev_prio=120 prev_state=R ==> next_comm=a next_pid=5 next_prio=120\n\t1 __schedule ([kernel.kallsyms])\n\n"), uint8(3))
+	opts := []collapse.Options{{}, {NoTime: true}, {Weight: "size"}, {OffCPU: true, ClipOpen: true}, {HotCold: true}, {TID: true}}
+	f.Fuzz(func(t *testing.T, text []byte, opt uint8) {
+		o := opts[int(opt)%len(opts)]
+		var out bytes.Buffer
+		f1 := &Folder{Driver: collapse.Driver{Options: o, Workers: 2}}
+		_, err1 := f1.Run(&out, []collapse.Input{f1.Text("in", "src", textInput(text))})
+		want := readText(t, out.String())
+		f2 := &Folder{Driver: collapse.Driver{Options: o, Workers: 2}}
+		got := &readEvents{}
+		_, err2 := f2.RunRecords(got, []collapse.Input{f2.Text("in", "src", textInput(text))})
+		if fmt.Sprint(err1) != fmt.Sprint(err2) {
+			t.Fatalf("error %v, want %v", err2, err1)
+		}
+		if g, w := strings.Join(got.events, "\n"), strings.Join(want.events, "\n"); g != w || fmt.Sprint(got.skips) != fmt.Sprint(want.skips) {
+			t.Fatalf("records differ from the text's:\n%s\nskips %v, want %v", firstDiff(got.events, want.events), got.skips, want.skips)
+		}
+	})
+}
