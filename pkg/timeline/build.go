@@ -1,14 +1,18 @@
 package timeline
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
 	"sort"
-	"strings"
+	"time"
 
 	"flamekit/pkg/folded"
 )
@@ -24,6 +28,29 @@ type Options struct {
 	// the origin falls in a negative cell.
 	Origin    folded.Time
 	HasOrigin bool
+
+	// The cells and keys of other views than the heat map's (see
+	// views.go): a cell width in nanoseconds, one cell for the whole, the
+	// lines without a time, and which keys an entry keeps.
+
+	// Width, when not 0, is the width of a cell in nanoseconds, instead
+	// of 1/Rows s: pprof's intervals (timeslice --bucket).
+	Width folded.Time
+	// Align, without HasOrigin, puts the origin at the first sample's
+	// time rounded down to a multiple of Width (from 0 on the axis), so
+	// that every cell starts at a whole multiple of Width.
+	Align bool
+	// Whole makes one cell (0) of the whole: every record added, timed or
+	// not (classic and differential lines too), is summed in it. It is
+	// the timeline of a summed profile: memory is one entry per distinct
+	// key, and with Keys == KeyStack one per distinct stack.
+	Whole bool
+	// Untimed keeps the classic lines (which have no time) in the cell
+	// NoTime, instead of leaving them out (Timeline.Untimed).
+	Untimed bool
+	// Keys says which keys an entry keeps besides its cell (0: all). A key
+	// left out is not interned and reads as Dropped (Root for the stack).
+	Keys Key
 }
 
 // ErrSpan is wrapped by the error of a sample too far from the origin for
@@ -36,9 +63,21 @@ type Builder struct {
 	t         Timeline
 	hasOrigin bool
 
-	frameIdx  map[string]FrameID
-	child     map[childKey]StackID
-	stackIdx  map[string]StackID
+	frameIdx map[string]FrameID
+	// stackIdx finds the node of a stack's text by two independent 64-bit
+	// hashes of it (as pkg/pprof did): 16 bytes a stack, whatever the
+	// length of its text, and nothing for the garbage collector to scan.
+	// Two distinct texts share both hashes with a probability of about
+	// n²/2^129 (1e-26 for 2 million stacks), far below that of a memory
+	// error.
+	stackIdx map[[2]uint64]StackID
+	seeds    [2]maphash.Seed
+	child    map[uint64]StackID // parent and a hash of a frame name -> node (see childOf)
+	collided map[uint64]StackID // parent<<32 | frame -> node, for hash collisions in child
+	// recent is the last new stack seen on each CPU (slot 0: none or
+	// another): a new stack shares the most frames with it, and only the
+	// frames after those are looked up.
+	recent    []recentStack
 	threadIdx map[Thread]ThreadID
 
 	cur     int32 // current input, -1 before the first
@@ -46,13 +85,13 @@ type Builder struct {
 	cell    int64 // the cell open holds
 	hasCell bool
 	ordered bool // cells never went back
-	frac    bool // weights in t.Fractions
+	keys    Key
+	untimed bool
+	last    []byte  // the stack of the record before
+	lastID  StackID // and its id
+	align   bool
+	byStack []int32 // Whole with stack keys only: the entry of each stack, -1 if none
 	err     error
-}
-
-type childKey struct {
-	parent StackID
-	frame  FrameID
 }
 
 type entryKey struct {
@@ -69,10 +108,16 @@ func NewBuilder(o Options) *Builder {
 		rows = DefaultRows
 	}
 	rows = min(rows, MaxRows)
+	keys := o.Keys
+	if keys == 0 {
+		keys = AllKeys
+	}
 	b := &Builder{
+		keys:      keys,
 		frameIdx:  make(map[string]FrameID),
-		child:     make(map[childKey]StackID),
-		stackIdx:  make(map[string]StackID),
+		stackIdx:  make(map[[2]uint64]StackID),
+		seeds:     [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
+		child:     make(map[uint64]StackID),
 		threadIdx: make(map[Thread]ThreadID),
 		open:      make(map[entryKey]int32),
 		cur:       -1,
@@ -80,6 +125,7 @@ func NewBuilder(o Options) *Builder {
 		hasOrigin: o.HasOrigin,
 	}
 	b.t.Rows, b.t.Seconds, b.t.Origin = rows, 1, o.Origin
+	b.grid(o)
 	b.t.Nodes = []Node{{Parent: -1, Frame: -1}}
 	b.t.comm = []FrameID{-1}
 	return b
@@ -116,7 +162,7 @@ func (b *Builder) Add(rec *folded.Record) error {
 	if b.err != nil {
 		return b.err
 	}
-	if rec.Kind != folded.Timed {
+	if rec.Kind != folded.Timed && !b.t.Whole && (!b.untimed || rec.Kind == folded.Diff) {
 		b.t.Untimed++
 		return nil
 	}
@@ -124,81 +170,144 @@ func (b *Builder) Add(rec *folded.Record) error {
 		b.Input("", "", 0)
 	}
 	in := &b.t.Inputs[b.cur]
-	at := rec.Time + in.Offset
-	if !b.hasOrigin {
-		b.t.Origin, b.hasOrigin = at, true
-	}
-	rel := int64(at) - int64(b.t.Origin)
-	if (rel > 0) != (at > b.t.Origin) { // overflow
-		rel = math.MaxInt64
-	}
-	cell := cellOf(rel, b.t.Rows, b.t.Seconds)
-	if cell > math.MaxInt32 || cell < math.MinInt32 {
-		b.err = fmt.Errorf("%w: @%v is %d cells of %s from the origin @%v; cut a window with --from and --to",
-			ErrSpan, rec.Time, cell, b.width(), b.t.Origin)
-		return b.err
-	}
-	in.Seen.Add(rec.Time)
-	in.Samples++
-	b.t.Samples++
-
-	stack := b.stack(rec.Stack)
-	cpu, th := ids(rec)
-	th.Comm = b.t.comm[stack]
-	thread, ok := b.threadIdx[th]
-	if !ok {
-		thread = ThreadID(len(b.t.Threads))
-		b.t.Threads = append(b.t.Threads, th)
-		b.threadIdx[th] = thread
+	var cell int64
+	if rec.Kind == folded.Timed {
+		at := rec.Time + in.Offset
+		if !b.hasOrigin {
+			b.t.Origin, b.hasOrigin = b.origin(at), true
+		}
+		rel := int64(at) - int64(b.t.Origin)
+		if (rel > 0) != (at > b.t.Origin) { // overflow
+			rel = math.MaxInt64
+		}
+		cell = b.t.cellOfRel(rel)
+		if cell > math.MaxInt32 || cell <= NoTime {
+			b.err = fmt.Errorf("%w: @%v is %d cells of %s from the origin @%v; cut a window with --from and --to",
+				ErrSpan, rec.Time, cell, b.width(), b.t.Origin)
+			return b.err
+		}
+		in.Seen.Add(rec.Time)
+		in.Samples++
+		b.t.Samples++
+	} else {
+		b.t.Classic++
+		if !b.t.Whole {
+			cell = NoTime
+		}
 	}
 
-	if !b.hasCell || cell != b.cell {
-		if b.hasCell && cell < b.cell {
-			b.ordered = false
-		}
-		if len(b.open) > 4096 {
-			b.open = make(map[entryKey]int32)
-		} else {
-			clear(b.open)
-		}
-		b.cell, b.hasCell = cell, true
+	stack := Root
+	if b.keys&KeyStack != 0 {
+		stack = b.stack(rec)
 	}
-	k := entryKey{b.cur, stack, thread, cpu}
-	idx, ok := b.open[k]
-	if !ok || b.t.Entries[idx].Samples == math.MaxUint32 {
+	thread, cpu := ThreadID(Dropped), int32(Dropped)
+	if b.keys&(KeyThread|KeyCPU) != 0 {
+		c, th := ids(rec)
+		if b.keys&KeyCPU != 0 {
+			cpu = c
+		}
+		if b.keys&KeyThread != 0 {
+			th.Comm = b.t.comm[stack]
+			var ok bool
+			thread, ok = b.threadIdx[th]
+			if !ok {
+				thread = ThreadID(len(b.t.Threads))
+				b.t.Threads = append(b.t.Threads, th)
+				b.threadIdx[th] = thread
+			}
+		}
+	}
+	input := b.cur
+	if b.keys&KeyInput == 0 {
+		input = Dropped
+	}
+	whole := int64(rec.Count)
+	if rec.Count != math.Trunc(rec.Count) || math.Abs(rec.Count) >= 1<<62 {
+		whole = 0 // see addWeight
+	}
+
+	var idx int32
+	var ok bool
+	if b.byStack != nil {
+		idx = -1
+		if int(stack) < len(b.byStack) {
+			idx = b.byStack[stack]
+		}
+		ok = idx >= 0
+	} else {
+		if !b.hasCell || cell != b.cell {
+			if b.hasCell && cell < b.cell {
+				b.ordered = false
+			}
+			if len(b.open) > 4096 {
+				b.open = make(map[entryKey]int32)
+			} else {
+				clear(b.open)
+			}
+			b.cell, b.hasCell = cell, true
+		}
+		idx, ok = b.open[entryKey{input, stack, thread, cpu}]
+	}
+	if !ok || b.t.Entries[idx].Samples == math.MaxUint32 || !fits(b.t.Entries[idx].Weight, whole) {
 		idx = int32(len(b.t.Entries))
-		b.t.Entries = append(b.t.Entries, Entry{Cell: int32(cell), Input: b.cur, Stack: stack, Thread: thread, CPU: cpu})
-		if b.frac {
+		b.t.Entries = append(b.t.Entries, Entry{Cell: int32(cell), Input: input, Stack: stack, Thread: thread, CPU: cpu})
+		if b.t.Fractions != nil {
 			b.t.Fractions = append(b.t.Fractions, 0)
 		}
-		b.open[k] = idx
+		if b.t.Diffs != nil {
+			b.t.Diffs = append(b.t.Diffs, Diff{})
+		}
+		if b.byStack != nil {
+			for len(b.byStack) <= int(stack) {
+				b.byStack = append(b.byStack, -1)
+			}
+			b.byStack[stack] = idx
+		} else {
+			b.open[entryKey{input, stack, thread, cpu}] = idx
+		}
 	}
 	e := &b.t.Entries[idx]
-	e.Samples++
+	if rec.Kind == folded.Timed {
+		e.Samples++
+	}
 	b.addWeight(int(idx), rec.Count)
+	if rec.Kind == folded.Diff {
+		b.addBefore(int(idx), rec.Before)
+	}
 	return nil
 }
 
-// addWeight adds a count to entry i's weight: exactly as an int64 while
-// every count is a whole number and the sums fit, else as float64 sums for
-// every entry from then on.
+// addWeight adds a count to entry i's weight: its integer part to
+// Entry.Weight, exactly, and its fraction, if any, to Fractions[i] (made
+// for every entry at the first fraction). A count that is not finite or
+// beyond 2^62 goes whole into Fractions. Add has made a new entry when the
+// integer part would not fit (see fits).
 func (b *Builder) addWeight(i int, v float64) {
-	if !b.frac {
-		e := &b.t.Entries[i]
-		if v == math.Trunc(v) && v >= 0 && v < 1<<62 && e.Weight <= math.MaxInt64-int64(v) {
-			e.Weight += int64(v)
-			return
-		}
-		b.frac = true
-		b.t.Fractions = make([]float64, len(b.t.Entries))
-		for k := range b.t.Entries {
-			b.t.Fractions[k] = float64(b.t.Entries[k].Weight)
-		}
+	whole := math.Trunc(v)
+	if math.IsNaN(v) || math.Abs(v) >= 1<<62 {
+		whole = 0
 	}
-	b.t.Fractions[i] += v
+	b.t.Entries[i].Weight += int64(whole)
+	if frac := v - whole; frac != 0 {
+		if b.t.Fractions == nil {
+			b.t.Fractions = make([]float64, len(b.t.Entries))
+		}
+		b.t.Fractions[i] += frac
+	}
+}
+
+// fits reports whether a weight w can take n more without overflow.
+func fits(w, n int64) bool {
+	if n >= 0 {
+		return w <= math.MaxInt64-n
+	}
+	return w >= math.MinInt64-n
 }
 
 func (b *Builder) width() string {
+	if b.t.Width > 0 {
+		return time.Duration(b.t.Width).String()
+	}
 	if b.t.Rows == 1 {
 		return fmt.Sprintf("%d s", b.t.Seconds)
 	}
@@ -207,40 +316,133 @@ func (b *Builder) width() string {
 
 // stack interns a folded stack: once per distinct stack, its frames are
 // interned and walked down the prefix tree.
-func (b *Builder) stack(s []byte) StackID {
-	if id, ok := b.stackIdx[string(s)]; ok {
-		return id
+func (b *Builder) stack(rec *folded.Record) StackID {
+	s := rec.Stack
+	if b.last != nil && string(s) == string(b.last) {
+		return b.lastID // the same stack again
 	}
-	key := string(s)
-	node := Root
-	rest := key
-	for {
-		name, tail, more := strings.Cut(rest, ";")
-		node = b.childOf(node, b.frame(name))
-		if !more {
-			break
-		}
-		rest = tail
+	slot := 0
+	if rec.Has&folded.HasCPU != 0 && rec.CPU < 4096 {
+		slot = int(rec.CPU) + 1
 	}
-	b.stackIdx[key] = node
-	return node
-}
-
-func (b *Builder) frame(name string) FrameID {
-	if id, ok := b.frameIdx[name]; ok {
-		return id
+	for len(b.recent) <= slot {
+		b.recent = append(b.recent, recentStack{})
 	}
-	id := FrameID(len(b.t.Frames))
-	b.t.Frames = append(b.t.Frames, name)
-	b.frameIdx[name] = id
+	r := &b.recent[slot]
+	k := [2]uint64{maphash.Bytes(b.seeds[0], s), maphash.Bytes(b.seeds[1], s)}
+	id, ok := b.stackIdx[k]
+	if !ok {
+		id = b.intern(s, r)
+		b.stackIdx[k] = id
+	}
+	r.text, r.id = append(r.text[:0], s...), id
+	b.last, b.lastID = append(b.last[:0], s...), id
 	return id
 }
 
-func (b *Builder) childOf(parent StackID, f FrameID) StackID {
-	k := childKey{parent, f}
+// recentStack is a stack's text and node.
+type recentStack struct {
+	text []byte
+	id   StackID
+}
+
+// intern adds a stack seen for the first time to the prefix tree: the
+// frames it shares with a recent stack are that stack's nodes, and the
+// frames after them are looked up (or added) one by one.
+func (b *Builder) intern(s []byte, r *recentStack) StackID {
+	parent, start := Root, 0
+	if len(b.last) > 0 && commonPrefix(b.last, s) > commonPrefix(r.text, s) {
+		r = &recentStack{b.last, b.lastID}
+	}
+	if r.text != nil {
+		// The longest run of whole frames s shares with r.
+		j := commonPrefix(r.text, s)
+		for j > 0 && !(boundary(r.text, j) && boundary(s, j)) {
+			j--
+		}
+		if j > 0 {
+			depth := int32(bytes.Count(s[:j], []byte{';'})) + 1
+			parent = r.id
+			for b.t.Nodes[parent].Depth > depth {
+				parent = b.t.Nodes[parent].Parent
+			}
+			if j == len(s) {
+				return parent
+			}
+			start = j + 1
+		}
+	}
+	for {
+		end := len(s)
+		if i := bytes.IndexByte(s[start:], ';'); i >= 0 {
+			end = start + i
+		}
+		parent = b.childOf(parent, s[start:end])
+		if end == len(s) {
+			return parent
+		}
+		start = end + 1
+	}
+}
+
+// childOf returns the child of parent whose frame is name, making it if
+// there is none. child is keyed by the parent and a hash of the name, so
+// that the name is looked up in the frame table only for a new node; a
+// key whose node has another name (a hash collision, once in 2^64) is
+// looked up exactly in collided.
+func (b *Builder) childOf(parent StackID, name []byte) StackID {
+	k := uint64(parent)*0x9E3779B97F4A7C15 ^ maphash.Bytes(b.seeds[0], name)
 	if id, ok := b.child[k]; ok {
+		if b.t.Frames[b.t.Nodes[id].Frame] == string(name) {
+			return id
+		}
+		f := b.frame(name)
+		ck := uint64(parent)<<32 | uint64(uint32(f))
+		if id, ok := b.collided[ck]; ok {
+			return id
+		}
+		if b.collided == nil {
+			b.collided = make(map[uint64]StackID)
+		}
+		id = b.newNode(parent, f)
+		b.collided[ck] = id
 		return id
 	}
+	id := b.newNode(parent, b.frame(name))
+	b.child[k] = id
+	return id
+}
+
+// boundary reports whether s[:j] is whole frames of s.
+func boundary(s []byte, j int) bool { return j == len(s) || s[j] == ';' }
+
+// commonPrefix returns the length of the longest common prefix of a and b.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+func (b *Builder) frame(name []byte) FrameID {
+	if id, ok := b.frameIdx[string(name)]; ok {
+		return id
+	}
+	id := FrameID(len(b.t.Frames))
+	b.t.Frames = append(b.t.Frames, string(name))
+	b.frameIdx[b.t.Frames[id]] = id
+	return id
+}
+
+// newNode adds the node of frame f under parent.
+func (b *Builder) newNode(parent StackID, f FrameID) StackID {
 	id := StackID(len(b.t.Nodes))
 	b.t.Nodes = append(b.t.Nodes, Node{Parent: parent, Frame: f, Depth: b.t.Nodes[parent].Depth + 1})
 	comm := b.t.comm[parent]
@@ -248,7 +450,6 @@ func (b *Builder) childOf(parent StackID, f FrameID) StackID {
 		comm = f
 	}
 	b.t.comm = append(b.t.comm, comm)
-	b.child[k] = id
 	return id
 }
 
@@ -260,7 +461,7 @@ func (b *Builder) Build() *Timeline {
 	}
 	t.mergeRuns()
 	t.index()
-	b.stackIdx, b.child, b.open = nil, nil, nil
+	b.stackIdx, b.child, b.collided, b.recent, b.open, b.byStack = nil, nil, nil, nil, nil, nil
 	return t
 }
 
@@ -291,12 +492,15 @@ func (s byKey) Swap(i, j int) {
 	if f := s.t.Fractions; f != nil {
 		f[i], f[j] = f[j], f[i]
 	}
+	if d := s.t.Diffs; d != nil {
+		d[i], d[j] = d[j], d[i]
+	}
 }
 
 // sortAll sorts the entries by cell and key (cells came back: several
 // inputs over the same time, or an input out of order).
 func (t *Timeline) sortAll() {
-	if t.Fractions == nil {
+	if t.Fractions == nil && t.Diffs == nil {
 		slices.SortFunc(t.Entries, func(a, b Entry) int { return compareEntries(&a, &b) })
 		return
 	}
@@ -309,11 +513,17 @@ func (t *Timeline) sortRun(i, j int) {
 	if slices.IsSortedFunc(run, func(a, b Entry) int { return compareEntries(&a, &b) }) {
 		return
 	}
-	if t.Fractions == nil {
+	if t.Fractions == nil && t.Diffs == nil {
 		slices.SortFunc(run, func(a, b Entry) int { return compareEntries(&a, &b) })
 		return
 	}
-	sub := Timeline{Entries: run, Fractions: t.Fractions[i:j]}
+	sub := Timeline{Entries: run}
+	if t.Fractions != nil {
+		sub.Fractions = t.Fractions[i:j]
+	}
+	if t.Diffs != nil {
+		sub.Diffs = t.Diffs[i:j]
+	}
 	sort.Stable(byKey{&sub})
 }
 
@@ -333,12 +543,14 @@ func (t *Timeline) mergeRuns() {
 	for r := range e {
 		if w > 0 {
 			p := &e[w-1]
-			if compareEntries(p, &e[r]) == 0 && uint64(p.Samples)+uint64(e[r].Samples) <= math.MaxUint32 &&
-				(t.Fractions != nil || p.Weight <= math.MaxInt64-e[r].Weight) {
+			if compareEntries(p, &e[r]) == 0 && uint64(p.Samples)+uint64(e[r].Samples) <= math.MaxUint32 && fits(p.Weight, e[r].Weight) {
 				p.Samples += e[r].Samples
 				p.Weight += e[r].Weight
 				if t.Fractions != nil {
 					t.Fractions[w-1] += t.Fractions[r]
+				}
+				if t.Diffs != nil {
+					t.Diffs[w-1].add(t.Diffs[r])
 				}
 				continue
 			}
@@ -347,11 +559,17 @@ func (t *Timeline) mergeRuns() {
 		if t.Fractions != nil {
 			t.Fractions[w] = t.Fractions[r]
 		}
+		if t.Diffs != nil {
+			t.Diffs[w] = t.Diffs[r]
+		}
 		w++
 	}
 	t.Entries = e[:w]
 	if t.Fractions != nil {
 		t.Fractions = t.Fractions[:w]
+	}
+	if t.Diffs != nil {
+		t.Diffs = t.Diffs[:w]
 	}
 }
 

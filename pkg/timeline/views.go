@@ -1,0 +1,241 @@
+package timeline
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+
+	"flamekit/pkg/folded"
+)
+
+// The cells and keys of the views other than the heat map's: a summed
+// slice (one cell, stacks only), pprof's intervals (cells of --bucket
+// width from a whole multiple of it, keyed by stack, thread and CPU), a
+// Pyroscope push (one cell per pushed profile, stacks only).
+
+// Key says which keys an Entry keeps besides its cell (Options.Keys).
+type Key uint8
+
+// The keys of an entry.
+const (
+	KeyInput Key = 1 << iota
+	KeyStack
+	KeyThread
+	KeyCPU
+	AllKeys = KeyInput | KeyStack | KeyThread | KeyCPU
+)
+
+// Dropped is the value of an entry's Input, Thread and CPU when
+// Options.Keys leaves that key out (the stack reads Root).
+const Dropped = -1
+
+// NoTime is the cell of the classic lines an Options.Untimed timeline
+// keeps: they have no time. It sorts before every other cell; Span and
+// Series leave it out.
+const NoTime = math.MinInt32
+
+// Diff is the "before" side of the differential lines ("stack before
+// after") summed in an entry (Options.Whole): Weight the sum of the
+// integer parts of their before counts, Fraction that of the fractions,
+// Lines their number.
+type Diff struct {
+	Weight   int64
+	Fraction float64
+	Lines    uint32
+}
+
+func (d *Diff) add(o Diff) {
+	d.Weight += o.Weight
+	d.Fraction += o.Fraction
+	d.Lines += o.Lines
+}
+
+// grid sets the Timeline's cells from the options of the other views.
+func (b *Builder) grid(o Options) {
+	b.untimed = o.Untimed
+	switch {
+	case o.Whole:
+		b.t.Whole, b.t.Rows, b.t.Seconds = true, 0, 0
+		if b.keys == KeyStack {
+			b.byStack = []int32{}
+		}
+	case o.Width > 0:
+		b.t.Width, b.t.Rows, b.t.Seconds = o.Width, 0, 0
+	}
+	b.align = o.Align && !o.Whole && o.Width > 0
+}
+
+// origin returns the origin for a first sample at at.
+func (b *Builder) origin(at folded.Time) folded.Time {
+	if b.align {
+		return at - folded.Time(mod(int64(at), int64(b.t.Width)))
+	}
+	return at
+}
+
+// mod is a modulo whose result has the sign of m.
+func mod(a, m int64) int64 {
+	r := a % m
+	if r < 0 {
+		r += m
+	}
+	return r
+}
+
+// cellOfRel returns the cell of a time rel after the origin.
+func (t *Timeline) cellOfRel(rel int64) int64 {
+	switch {
+	case t.Whole:
+		return 0
+	case t.Width > 0:
+		return floorDiv(rel, int64(t.Width))
+	}
+	return cellOf(rel, t.Rows, t.Seconds)
+}
+
+// addBefore adds the before count of a differential line to entry i.
+func (b *Builder) addBefore(i int, v float64) {
+	if b.t.Diffs == nil {
+		b.t.Diffs = make([]Diff, len(b.t.Entries))
+	}
+	d := &b.t.Diffs[i]
+	whole := math.Trunc(v)
+	if math.IsNaN(v) || math.Abs(v) >= 1<<62 || !fits(d.Weight, int64(whole)) {
+		whole = 0
+	}
+	d.Weight += int64(whole)
+	d.Fraction += v - whole
+	d.Lines++
+}
+
+// sum is an exact sum of weights: integer parts, their overflow, and the
+// fractions.
+type sum struct {
+	n        int64
+	frac     float64
+	overflow bool    // n passed the int64 range: f holds the sum
+	f        float64 // the float64 sum of the integer parts, once overflowed
+}
+
+func (s *sum) add(n int64, frac float64) {
+	switch {
+	case !s.overflow && fits(s.n, n):
+		s.n += n
+	case !s.overflow:
+		s.overflow, s.f = true, float64(s.n)+float64(n)
+	default:
+		s.f += float64(n)
+	}
+	s.frac += frac
+}
+
+// append writes the sum as a folded count: exactly while every count was
+// a whole number and the sum fits in an int64, else as a float64.
+func (s *sum) append(dst []byte) []byte {
+	switch {
+	case s.overflow:
+		return folded.AppendCount(dst, s.f+s.frac)
+	case s.frac == 0:
+		return strconv.AppendInt(dst, s.n, 10)
+	}
+	return folded.AppendCount(dst, float64(s.n)+s.frac)
+}
+
+// WriteFolded writes the timeline summed over time, inputs, threads and
+// CPUs as classic folded lines, sorted bytewise by stack as the Perl tools
+// and folded.Profile write them: "stack count", or "stack before after"
+// for the stacks that got differential lines (Options.Whole). The counts
+// of every stack are summed exactly while they are whole numbers.
+func (t *Timeline) WriteFolded(w io.Writer) (int64, error) {
+	// The text of every stack of an entry, in one arena sized at once:
+	// at[s] to at[s]+n[s]-1 (n[s] is 0 for a stack not written).
+	at := make([]int, len(t.Nodes))
+	n := make([]int32, len(t.Nodes))
+	size := 0
+	for i := range t.Entries {
+		if s := t.Entries[i].Stack; n[s] == 0 {
+			n[s] = 1
+			size += t.textLen(s)
+		}
+	}
+	arena := make([]byte, 0, size)
+	for s := range n {
+		if n[s] > 0 {
+			at[s] = len(arena)
+			arena = t.AppendStack(arena, StackID(s))
+			n[s] = int32(len(arena)-at[s]) + 1
+		}
+	}
+	type item struct {
+		text  []byte
+		entry int32
+	}
+	order := make([]item, len(t.Entries))
+	for i := range order {
+		s := t.Entries[i].Stack
+		order[i] = item{arena[at[s] : at[s]+int(n[s])-1], int32(i)}
+	}
+	slices.SortFunc(order, func(a, b item) int {
+		if c := bytes.Compare(a.text, b.text); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.entry, b.entry)
+	})
+	cw := &countWriter{w: w}
+	bw := bufio.NewWriterSize(cw, 64<<10)
+	var buf []byte
+	for i := 0; i < len(order); {
+		st := t.Entries[order[i].entry].Stack
+		var after, before sum
+		diff := false
+		for ; i < len(order) && t.Entries[order[i].entry].Stack == st; i++ {
+			k := order[i].entry
+			var frac float64
+			if t.Fractions != nil {
+				frac = t.Fractions[k]
+			}
+			after.add(t.Entries[k].Weight, frac)
+			if t.Diffs != nil && t.Diffs[k].Lines > 0 {
+				before.add(t.Diffs[k].Weight, t.Diffs[k].Fraction)
+				diff = true
+			}
+		}
+		buf = append(buf[:0], arena[at[st]:at[st]+int(n[st])-1]...)
+		buf = append(buf, ' ')
+		if diff {
+			buf = before.append(buf)
+			buf = append(buf, ' ')
+		}
+		buf = after.append(buf)
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return cw.n, err
+		}
+	}
+	err := bw.Flush()
+	return cw.n, err
+}
+
+// textLen returns the length of the text of stack s.
+func (t *Timeline) textLen(s StackID) int {
+	n := 0
+	for ; s > Root; s = t.Nodes[s].Parent {
+		n += len(t.Frames[t.Nodes[s].Frame]) + 1
+	}
+	return max(n-1, 0)
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
+}
