@@ -199,10 +199,10 @@ func NewBuilder(opts Options) *Builder {
 	}
 	switch {
 	case opts.Aggregate:
-		b.tb = timeline.NewBuilder(timeline.Options{Whole: true, Keys: timeline.KeyStack})
+		b.tb = timeline.NewBuilder(timeline.Options{Whole: true, Merge: timeline.MergeInputs | timeline.MergeThreads | timeline.MergeCPUs})
 	case opts.HasCut && opts.Resolution >= MinCut:
 		b.tb = timeline.NewBuilder(timeline.Options{Width: folded.Time(opts.Resolution), Align: true, Untimed: true,
-			Keys: timeline.KeyStack | timeline.KeyThread | timeline.KeyCPU})
+			Merge: timeline.MergeInputs})
 		b.tb.Input("", "", folded.Time(opts.Cut)) // the axis is the wall clock
 	default:
 		b.stacks = make(map[[2]uint64]uint32)

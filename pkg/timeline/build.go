@@ -43,14 +43,14 @@ type Options struct {
 	// Whole makes one cell (0) of the whole: every record added, timed or
 	// not (classic and differential lines too), is summed in it. It is
 	// the timeline of a summed profile: memory is one entry per distinct
-	// key, and with Keys == KeyStack one per distinct stack.
+	// key, and with all but the stacks merged one per distinct stack.
 	Whole bool
 	// Untimed keeps the classic lines (which have no time) in the cell
 	// NoTime, instead of leaving them out (Timeline.Untimed).
 	Untimed bool
-	// Keys says which keys an entry keeps besides its cell (0: all). A key
-	// left out is not interned and reads as Dropped (Root for the stack).
-	Keys Key
+	// Merge is what entries are not keyed by (zero: entries are keyed by
+	// input, stack, thread and CPU). What is merged is not interned.
+	Merge Merge
 }
 
 // ErrSpan is wrapped by the error of a sample too far from the origin for
@@ -85,7 +85,7 @@ type Builder struct {
 	cell    int64 // the cell open holds
 	hasCell bool
 	ordered bool // cells never went back
-	keys    Key
+	keys    key
 	untimed bool
 	last    []byte  // the stack of the record before
 	lastID  StackID // and its id
@@ -108,10 +108,7 @@ func NewBuilder(o Options) *Builder {
 		rows = DefaultRows
 	}
 	rows = min(rows, MaxRows)
-	keys := o.Keys
-	if keys == 0 {
-		keys = AllKeys
-	}
+	keys := keysOf(o.Merge)
 	b := &Builder{
 		keys:      keys,
 		frameIdx:  make(map[string]FrameID),
@@ -197,16 +194,16 @@ func (b *Builder) Add(rec *folded.Record) error {
 	}
 
 	stack := Root
-	if b.keys&KeyStack != 0 {
+	if b.keys&keyStack != 0 {
 		stack = b.stack(rec)
 	}
-	thread, cpu := ThreadID(Dropped), int32(Dropped)
-	if b.keys&(KeyThread|KeyCPU) != 0 {
+	thread, cpu := NoThread, int32(-1)
+	if b.keys&(keyThread|keyCPU) != 0 {
 		c, th := ids(rec)
-		if b.keys&KeyCPU != 0 {
+		if b.keys&keyCPU != 0 {
 			cpu = c
 		}
-		if b.keys&KeyThread != 0 {
+		if b.keys&keyThread != 0 {
 			th.Comm = b.t.comm[stack]
 			var ok bool
 			thread, ok = b.threadIdx[th]
@@ -218,8 +215,8 @@ func (b *Builder) Add(rec *folded.Record) error {
 		}
 	}
 	input := b.cur
-	if b.keys&KeyInput == 0 {
-		input = Dropped
+	if b.keys&keyInput == 0 {
+		input = NoInput
 	}
 	whole := int64(rec.Count)
 	if rec.Count != math.Trunc(rec.Count) || math.Abs(rec.Count) >= 1<<62 {

@@ -372,7 +372,7 @@ func (c *run) output(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs, win
 	}
 	// Summed classic stacks: a timeline of one cell, keyed by stack
 	// alone (one entry per distinct stack, whatever the samples).
-	tb := timeline.NewBuilder(timeline.Options{Whole: true, Keys: timeline.KeyStack})
+	tb := timeline.NewBuilder(timeline.Options{Whole: true, Merge: timeline.MergeInputs | timeline.MergeThreads | timeline.MergeCPUs})
 	s.Sink = timeslice.SinkFunc(tb.Add)
 	return func(*timeslice.Clock) error { _, err := tb.Build().WriteFolded(env.Stdout); return err }, nil
 }
