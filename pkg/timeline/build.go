@@ -1,15 +1,11 @@
 package timeline
 
 import (
-	"bytes"
 	"cmp"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"math"
-	"math/bits"
 	"slices"
 	"sort"
 	"time"
@@ -63,21 +59,8 @@ type Builder struct {
 	t         Timeline
 	hasOrigin bool
 
-	frameIdx map[string]FrameID
-	// stackIdx finds the node of a stack's text by two independent 64-bit
-	// hashes of it (as pkg/pprof did): 16 bytes a stack, whatever the
-	// length of its text, and nothing for the garbage collector to scan.
-	// Two distinct texts share both hashes with a probability of about
-	// n²/2^129 (1e-26 for 2 million stacks), far below that of a memory
-	// error.
-	stackIdx map[[2]uint64]StackID
-	seeds    [2]maphash.Seed
-	child    map[uint64]StackID // parent and a hash of a frame name -> node (see childOf)
-	collided map[uint64]StackID // parent<<32 | frame -> node, for hash collisions in child
-	// recent is the last new stack seen on each CPU (slot 0: none or
-	// another): a new stack shares the most frames with it, and only the
-	// frames after those are looked up.
-	recent    []recentStack
+	frameIdx  map[string]FrameID
+	stacks    stackTable // the stacks, until Build makes the prefix tree
 	threadIdx map[Thread]ThreadID
 
 	cur     int32 // current input, -1 before the first
@@ -87,8 +70,6 @@ type Builder struct {
 	ordered bool // cells never went back
 	keys    key
 	untimed bool
-	last    []byte  // the stack of the record before
-	lastID  StackID // and its id
 	align   bool
 	byStack []int32 // Whole with stack keys only: the entry of each stack, -1 if none
 	err     error
@@ -112,9 +93,7 @@ func NewBuilder(o Options) *Builder {
 	b := &Builder{
 		keys:      keys,
 		frameIdx:  make(map[string]FrameID),
-		stackIdx:  make(map[[2]uint64]StackID),
-		seeds:     [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
-		child:     make(map[uint64]StackID),
+		stacks:    newStackTable(),
 		threadIdx: make(map[Thread]ThreadID),
 		open:      make(map[entryKey]int32),
 		cur:       -1,
@@ -204,7 +183,7 @@ func (b *Builder) Add(rec *folded.Record) error {
 			cpu = c
 		}
 		if b.keys&keyThread != 0 {
-			th.Comm = b.t.comm[stack]
+			th.Comm = b.stacks.comm(stack)
 			var ok bool
 			thread, ok = b.threadIdx[th]
 			if !ok {
@@ -311,154 +290,16 @@ func (b *Builder) width() string {
 	return fmt.Sprintf("1/%d s", b.t.Rows)
 }
 
-// stack interns a folded stack: once per distinct stack, its frames are
-// interned and walked down the prefix tree.
-func (b *Builder) stack(rec *folded.Record) StackID {
-	s := rec.Stack
-	if b.last != nil && string(s) == string(b.last) {
-		return b.lastID // the same stack again
-	}
-	slot := 0
-	if rec.Has&folded.HasCPU != 0 && rec.CPU < 4096 {
-		slot = int(rec.CPU) + 1
-	}
-	for len(b.recent) <= slot {
-		b.recent = append(b.recent, recentStack{})
-	}
-	r := &b.recent[slot]
-	k := [2]uint64{maphash.Bytes(b.seeds[0], s), maphash.Bytes(b.seeds[1], s)}
-	id, ok := b.stackIdx[k]
-	if !ok {
-		id = b.intern(s, r)
-		b.stackIdx[k] = id
-	}
-	r.text, r.id = append(r.text[:0], s...), id
-	b.last, b.lastID = append(b.last[:0], s...), id
-	return id
-}
-
-// recentStack is a stack's text and node.
-type recentStack struct {
-	text []byte
-	id   StackID
-}
-
-// intern adds a stack seen for the first time to the prefix tree: the
-// frames it shares with a recent stack are that stack's nodes, and the
-// frames after them are looked up (or added) one by one.
-func (b *Builder) intern(s []byte, r *recentStack) StackID {
-	parent, start := Root, 0
-	if len(b.last) > 0 && commonPrefix(b.last, s) > commonPrefix(r.text, s) {
-		r = &recentStack{b.last, b.lastID}
-	}
-	if r.text != nil {
-		// The longest run of whole frames s shares with r.
-		j := commonPrefix(r.text, s)
-		for j > 0 && !(boundary(r.text, j) && boundary(s, j)) {
-			j--
-		}
-		if j > 0 {
-			depth := int32(bytes.Count(s[:j], []byte{';'})) + 1
-			parent = r.id
-			for b.t.Nodes[parent].Depth > depth {
-				parent = b.t.Nodes[parent].Parent
-			}
-			if j == len(s) {
-				return parent
-			}
-			start = j + 1
-		}
-	}
-	for {
-		end := len(s)
-		if i := bytes.IndexByte(s[start:], ';'); i >= 0 {
-			end = start + i
-		}
-		parent = b.childOf(parent, s[start:end])
-		if end == len(s) {
-			return parent
-		}
-		start = end + 1
-	}
-}
-
-// childOf returns the child of parent whose frame is name, making it if
-// there is none. child is keyed by the parent and a hash of the name, so
-// that the name is looked up in the frame table only for a new node; a
-// key whose node has another name (a hash collision, once in 2^64) is
-// looked up exactly in collided.
-func (b *Builder) childOf(parent StackID, name []byte) StackID {
-	k := uint64(parent)*0x9E3779B97F4A7C15 ^ maphash.Bytes(b.seeds[0], name)
-	if id, ok := b.child[k]; ok {
-		if b.t.Frames[b.t.Nodes[id].Frame] == string(name) {
-			return id
-		}
-		f := b.frame(name)
-		ck := uint64(parent)<<32 | uint64(uint32(f))
-		if id, ok := b.collided[ck]; ok {
-			return id
-		}
-		if b.collided == nil {
-			b.collided = make(map[uint64]StackID)
-		}
-		id = b.newNode(parent, f)
-		b.collided[ck] = id
-		return id
-	}
-	id := b.newNode(parent, b.frame(name))
-	b.child[k] = id
-	return id
-}
-
-// boundary reports whether s[:j] is whole frames of s.
-func boundary(s []byte, j int) bool { return j == len(s) || s[j] == ';' }
-
-// commonPrefix returns the length of the longest common prefix of a and b.
-func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
-			return i + bits.TrailingZeros64(x)/8
-		}
-	}
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	return i
-}
-
-func (b *Builder) frame(name []byte) FrameID {
-	if id, ok := b.frameIdx[string(name)]; ok {
-		return id
-	}
-	id := FrameID(len(b.t.Frames))
-	b.t.Frames = append(b.t.Frames, string(name))
-	b.frameIdx[b.t.Frames[id]] = id
-	return id
-}
-
-// newNode adds the node of frame f under parent.
-func (b *Builder) newNode(parent StackID, f FrameID) StackID {
-	id := StackID(len(b.t.Nodes))
-	b.t.Nodes = append(b.t.Nodes, Node{Parent: parent, Frame: f, Depth: b.t.Nodes[parent].Depth + 1})
-	comm := b.t.comm[parent]
-	if parent == Root {
-		comm = f
-	}
-	b.t.comm = append(b.t.comm, comm)
-	return id
-}
-
 // Build returns the Timeline. The Builder must not be used afterwards.
 func (b *Builder) Build() *Timeline {
 	t := &b.t
+	b.tree() // entries now name the prefix tree's nodes
 	if !b.ordered {
 		t.sortAll()
 	}
 	t.mergeRuns()
 	t.index()
-	b.stackIdx, b.child, b.collided, b.recent, b.open, b.byStack = nil, nil, nil, nil, nil, nil
+	b.open, b.byStack = nil, nil
 	return t
 }
 
