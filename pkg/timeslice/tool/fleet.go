@@ -85,10 +85,12 @@ func refOf(win *timeslice.Window, clock *timeslice.Clock) (folded.WallRef, bool)
 // The Builder sums the samples of each --bucket interval (on the wall
 // clock) as they come, in a timeline (package timeline), so it must know
 // where the interval edges fall on perf's clock before reading: from the
-// clock the inputs' heads give (a stream was surveyed). That guess is
-// right unless the whole input says otherwise (the "captured on" estimate
-// moved with a later last sample, another capture holds the first
-// sample); then finish reads the inputs again, cut where the clock says.
+// clock the heads of the files give. That guess is right unless the whole
+// input says otherwise (the "captured on" estimate moved with a later last
+// sample, another capture holds the first sample); then finish reads the
+// inputs again, cut where the clock says. A stream, which cannot be read
+// again, is kept as per-sample records until the clock is known, as are
+// intervals under pprof.MinCut.
 func (c *run) pprofOutput(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) func(*timeslice.Clock) error {
 	w, _ := parseWeight(c.SampleType)
 	opts := pprof.Options{Weight: w, Resolution: c.Resolution()}
@@ -102,7 +104,7 @@ func (c *run) pprofOutput(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs
 		}
 		c.hasCut = true
 	}
-	opts.Cut, opts.HasCut = c.cut, true
+	opts.Cut, opts.HasCut = c.cut, !inputs.HasStream()
 	b := pprof.NewBuilder(opts)
 	s.Sink = timeslice.SinkFunc(b.Add)
 	return func(clock *timeslice.Clock) error {

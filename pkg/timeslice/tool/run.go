@@ -239,12 +239,11 @@ func (c *run) check() error {
 // otherwise (a later part holding earlier samples).
 func (c *run) place(spec timeslice.Spec, hasWindow bool, inputs timeslice.Inputs) (win *timeslice.Window, guessed bool, err error) {
 	needClock := hasWindow && spec.NeedsClock() || c.Heatmap != "" || c.Bursts
-	// --format pprof cuts its intervals on the wall clock as it reads:
-	// it reads the heads of files, and streams are surveyed (and kept,
-	// should the clock they give move).
-	pprofClock := c.Format == "pprof" && c.Push == ""
+	// --format pprof cuts its intervals on the wall clock as it reads
+	// files: it reads their heads (see pprofOutput).
+	pprofClock := c.Format == "pprof" && c.Push == "" && !inputs.HasStream()
 	switch {
-	case c.Push != "" || (needClock || pprofClock) && (inputs.HasStream() || c.KeepTime):
+	case c.Push != "" || needClock && (inputs.HasStream() || c.KeepTime):
 		if err := inputs.Survey(""); err != nil {
 			return nil, false, err
 		}
