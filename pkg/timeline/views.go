@@ -2,7 +2,6 @@ package timeline
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"io"
 	"math"
@@ -183,67 +182,125 @@ func (s *sum) append(dst []byte) []byte {
 // and folded.Profile write them: "stack count", or "stack before after"
 // for the stacks that got differential lines (Options.Whole). The counts
 // of every stack are summed exactly while they are whole numbers.
+//
+// The order comes from the prefix tree, not from sorting the texts: the
+// lines of a node's subtree are its own ("P;x") and its descendants'
+// ("P;x;..."), which sort among its siblings' as x and as "x;" do. So
+// each node's children are sorted by two short keys, and the lines are
+// written depth first, each text made once in one buffer.
 func (t *Timeline) WriteFolded(w io.Writer) (int64, error) {
-	// The text of every stack of an entry, in one arena sized at once:
-	// at[s] to at[s]+n[s]-1 (n[s] is 0 for a stack not written).
-	at := make([]int, len(t.Nodes))
-	n := make([]int32, len(t.Nodes))
-	size := 0
+	// The sums of every stack of an entry.
+	type sums struct {
+		after, before sum
+		diff          bool
+	}
+	line := make([]int32, len(t.Nodes)) // 1 + index in lines, 0: none
+	var lines []sums
 	for i := range t.Entries {
-		if s := t.Entries[i].Stack; n[s] == 0 {
-			n[s] = 1
-			size += t.textLen(s)
+		e := &t.Entries[i]
+		if line[e.Stack] == 0 {
+			lines = append(lines, sums{})
+			line[e.Stack] = int32(len(lines))
+		}
+		l := &lines[line[e.Stack]-1]
+		var frac float64
+		if t.Fractions != nil {
+			frac = t.Fractions[i]
+		}
+		l.after.add(e.Weight, frac)
+		if t.Diffs != nil && t.Diffs[i].Lines > 0 {
+			l.before.add(t.Diffs[i].Weight, t.Diffs[i].Fraction)
+			l.diff = true
 		}
 	}
-	arena := make([]byte, 0, size)
-	for s := range n {
-		if n[s] > 0 {
-			at[s] = len(arena)
-			arena = t.AppendStack(arena, StackID(s))
-			n[s] = int32(len(arena)-at[s]) + 1
-		}
+	// The children of every node: kids[start[n]:start[n+1]].
+	start := make([]int32, len(t.Nodes)+1)
+	for n := 1; n < len(t.Nodes); n++ {
+		start[t.Nodes[n].Parent+1]++
 	}
+	for n := 1; n <= len(t.Nodes); n++ {
+		start[n] += start[n-1]
+	}
+	kids := make([]StackID, max(len(t.Nodes)-1, 0))
+	fill := slices.Clone(start[:len(t.Nodes)])
+	for n := 1; n < len(t.Nodes); n++ {
+		p := t.Nodes[n].Parent
+		kids[fill[p]] = StackID(n)
+		fill[p]++
+	}
+	fill = nil
+
+	// An item is a child's own line (desc false) or its subtree below it.
 	type item struct {
-		text  []byte
-		entry int32
+		node StackID
+		desc bool
 	}
-	order := make([]item, len(t.Entries))
-	for i := range order {
-		s := t.Entries[i].Stack
-		order[i] = item{arena[at[s] : at[s]+int(n[s])-1], int32(i)}
-	}
-	slices.SortFunc(order, func(a, b item) int {
-		if c := bytes.Compare(a.text, b.text); c != 0 {
-			return c
+	key := func(it item, i int) int { // the i-th byte of its key, -1 past its end
+		name := t.Frames[t.Nodes[it.node].Frame]
+		switch {
+		case i < len(name):
+			return int(name[i])
+		case i == len(name) && it.desc:
+			return ';'
 		}
-		return cmp.Compare(a.entry, b.entry)
-	})
+		return -1
+	}
+	compare := func(a, b item) int {
+		for i := 0; ; i++ {
+			x, y := key(a, i), key(b, i)
+			if x != y || x < 0 {
+				return cmp.Compare(x, y)
+			}
+		}
+	}
+	var work []item
+	push := func(n StackID) int { // the items of n's children, sorted; returns where they start
+		lo := len(work)
+		for _, c := range kids[start[n]:start[n+1]] {
+			if line[c] != 0 {
+				work = append(work, item{c, false})
+			}
+			if start[c+1] > start[c] {
+				work = append(work, item{c, true})
+			}
+		}
+		slices.SortFunc(work[lo:], compare)
+		return lo
+	}
+	type level struct{ lo, hi, i, path int }
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 64<<10)
-	var buf []byte
-	for i := 0; i < len(order); {
-		st := t.Entries[order[i].entry].Stack
-		var after, before sum
-		diff := false
-		for ; i < len(order) && t.Entries[order[i].entry].Stack == st; i++ {
-			k := order[i].entry
-			var frac float64
-			if t.Fractions != nil {
-				frac = t.Fractions[k]
-			}
-			after.add(t.Entries[k].Weight, frac)
-			if t.Diffs != nil && t.Diffs[k].Lines > 0 {
-				before.add(t.Diffs[k].Weight, t.Diffs[k].Fraction)
-				diff = true
-			}
+	var path, buf []byte
+	lo := push(Root)
+	levels := []level{{lo, len(work), lo, 0}}
+	for len(levels) > 0 {
+		lv := &levels[len(levels)-1]
+		if lv.i == lv.hi {
+			work = work[:lv.lo]
+			levels = levels[:len(levels)-1]
+			continue
 		}
-		buf = append(buf[:0], arena[at[st]:at[st]+int(n[st])-1]...)
+		it := work[lv.i]
+		lv.i++
+		path = path[:lv.path]
+		if t.Nodes[it.node].Depth > 1 {
+			path = append(path, ';')
+		}
+		path = append(path, t.Frames[t.Nodes[it.node].Frame]...)
+		if it.desc {
+			mark := len(path)
+			lo := push(it.node)
+			levels = append(levels, level{lo, len(work), lo, mark})
+			continue
+		}
+		l := &lines[line[it.node]-1]
+		buf = append(buf[:0], path...)
 		buf = append(buf, ' ')
-		if diff {
-			buf = before.append(buf)
+		if l.diff {
+			buf = l.before.append(buf)
 			buf = append(buf, ' ')
 		}
-		buf = after.append(buf)
+		buf = l.after.append(buf)
 		buf = append(buf, '\n')
 		if _, err := bw.Write(buf); err != nil {
 			return cw.n, err
@@ -251,15 +308,6 @@ func (t *Timeline) WriteFolded(w io.Writer) (int64, error) {
 	}
 	err := bw.Flush()
 	return cw.n, err
-}
-
-// textLen returns the length of the text of stack s.
-func (t *Timeline) textLen(s StackID) int {
-	n := 0
-	for ; s > Root; s = t.Nodes[s].Parent {
-		n += len(t.Frames[t.Nodes[s].Frame]) + 1
-	}
-	return max(n-1, 0)
 }
 
 type countWriter struct {

@@ -48,11 +48,12 @@ func profileOf(text []byte) string {
 // fractions, empty frames, sums past 2^53).
 func TestWriteFoldedIsProfile(t *testing.T) {
 	tests := map[string][]byte{
-		"burst":   collapse(t, "burst"),
-		"classic": []byte("b;c 3\na;b 2\nb;c 4\n"),
-		"diff":    []byte("a;b 1 2\na;c 3\na;b 0.25 0.5\nx 0.1\nx 0.2\n"),
-		"odd":     []byte(" 1 @1.0\n;x 1 @1.0\na;;b 1 @1.0\na;b; 1 @1.0\na 2\na;b 1\na;b1 1\na;b;c 1\n"),
-		"big":     []byte("a 9007199254740992 @1\na 9007199254740992 @2\na 3 @3\nb 0.5\nb 0.25 @4\n"),
+		"burst":    collapse(t, "burst"),
+		"classic":  []byte("b;c 3\na;b 2\nb;c 4\n"),
+		"diff":     []byte("a;b 1 2\na;c 3\na;b 0.25 0.5\nx 0.1\nx 0.2\n"),
+		"odd":      []byte(" 1 @1.0\n;x 1 @1.0\na;;b 1 @1.0\na;b; 1 @1.0\na 2\na;b 1\na;b1 1\na;b;c 1\n"),
+		"prefixes": []byte("a;b 1\na;b1 1\na;b;c 1\na;b! 1\na;b.x;y 1\na 1\na! 1\n; 1\na;;b 1\nb;a 1\na;b;c;d 1\na;b;;x 1\na;b:1 1\na;b:;q 2\n"),
+		"big":      []byte("a 9007199254740992 @1\na 9007199254740992 @2\na 3 @3\nb 0.5\nb 0.25 @4\n"),
 	}
 	for name, text := range tests {
 		got, tl := summed(t, text)
