@@ -103,12 +103,8 @@ func (b *Builder) tree() {
 		order = append(order, StackID(p))
 	}
 	slices.SortFunc(order, func(x, y StackID) int { return bytes.Compare(seq(x), seq(y)) })
-	node := make([]StackID, n) // provisional id -> node; Root stays Root
-	path := []StackID{Root}
-	var prev []byte
-	for _, p := range order {
-		cur := seq(p)
-		i, d := 0, 0 // the bytes and frames cur shares with prev
+	// shared returns the bytes and frames cur shares with prev.
+	shared := func(cur, prev []byte) (i, d int) {
 		for i < len(cur) && i < len(prev) {
 			f, w := binary.Uvarint(cur[i:])
 			g, _ := binary.Uvarint(prev[i:])
@@ -118,6 +114,30 @@ func (b *Builder) tree() {
 			i += w
 			d++
 		}
+		return i, d
+	}
+	// The nodes to make, counted first: the tree is allocated once.
+	var prev []byte
+	count := 0
+	for _, p := range order {
+		cur := seq(p)
+		_, d := shared(cur, prev)
+		for i := 0; i < len(cur); i++ {
+			if cur[i] < 0x80 { // the last byte of a varint: one frame
+				count++
+			}
+		}
+		count -= d
+		prev = cur
+	}
+	b.t.Nodes = slices.Grow(b.t.Nodes, count)
+	b.t.comm = slices.Grow(b.t.comm, count)
+	node := make([]StackID, n) // provisional id -> node; Root stays Root
+	path := []StackID{Root}
+	prev = nil
+	for _, p := range order {
+		cur := seq(p)
+		i, d := shared(cur, prev)
 		path = path[:d+1]
 		for i < len(cur) {
 			f, w := binary.Uvarint(cur[i:])
