@@ -24,10 +24,13 @@ type Options struct {
 	// the origin falls in a negative cell.
 	Origin    folded.Time
 	HasOrigin bool
+	// Merge is what entries are not keyed by (see Merge; zero: entries
+	// are keyed by input, stack, thread and CPU).
+	Merge Merge
 
-	// The cells and keys of other views than the heat map's (see
-	// views.go): a cell width in nanoseconds, one cell for the whole, the
-	// lines without a time, and which keys an entry keeps.
+	// The cells of other views than the heat map's (see views.go): a
+	// cell width in nanoseconds, one cell for the whole, the lines
+	// without a time.
 
 	// Width, when not 0, is the width of a cell in nanoseconds, instead
 	// of 1/Rows s: pprof's intervals (timeslice --bucket).
@@ -44,9 +47,6 @@ type Options struct {
 	// Untimed keeps the classic lines (which have no time) in the cell
 	// NoTime, instead of leaving them out (Timeline.Untimed).
 	Untimed bool
-	// Merge is what entries are not keyed by (zero: entries are keyed by
-	// input, stack, thread and CPU). What is merged is not interned.
-	Merge Merge
 }
 
 // ErrSpan is wrapped by the error of a sample too far from the origin for
@@ -60,7 +60,7 @@ type Builder struct {
 	hasOrigin bool
 
 	frameIdx  map[string]FrameID
-	stacks    stackTable // the stacks, until Build makes the prefix tree
+	stacks    stackTable // the stacks (see stacks.go)
 	threadIdx map[Thread]ThreadID
 
 	cur     int32 // current input, -1 before the first
@@ -68,11 +68,19 @@ type Builder struct {
 	cell    int64 // the cell open holds
 	hasCell bool
 	ordered bool // cells never went back
-	keys    key
-	untimed bool
-	align   bool
-	byStack []int32 // Whole with stack keys only: the entry of each stack, -1 if none
+	frac    bool // weights in t.Fractions
 	err     error
+
+	lastProc StackID  // the last process interned (MergeFrames)
+	last     entryKey // the key of entry lastIdx, in the open cell
+	lastIdx  int32    // -1: none
+
+	merge  Merge // the keys merged away
+	shared bool  // a Snapshot holds the entries: copy them before changing them
+
+	untimed bool    // Options.Untimed
+	align   bool    // Options.Align
+	byStack []int32 // Whole with all but the stacks merged: the entry of each stack, -1 if none
 }
 
 type entryKey struct {
@@ -89,21 +97,24 @@ func NewBuilder(o Options) *Builder {
 		rows = DefaultRows
 	}
 	rows = min(rows, MaxRows)
-	keys := keysOf(o.Merge)
 	b := &Builder{
-		keys:      keys,
 		frameIdx:  make(map[string]FrameID),
 		stacks:    newStackTable(),
 		threadIdx: make(map[Thread]ThreadID),
 		open:      make(map[entryKey]int32),
 		cur:       -1,
+		lastIdx:   -1,
 		ordered:   true,
 		hasOrigin: o.HasOrigin,
+		merge:     o.Merge.norm(),
 	}
 	b.t.Rows, b.t.Seconds, b.t.Origin = rows, 1, o.Origin
-	b.grid(o)
 	b.t.Nodes = []Node{{Parent: -1, Frame: -1}}
 	b.t.comm = []FrameID{-1}
+	b.grid(o)
+	if b.merge&MergeFrames != 0 {
+		b.materialize() // processes are nodes as they come
+	}
 	return b
 }
 
@@ -131,79 +142,101 @@ func (b *Builder) SetMetas(i int, metas []folded.Meta) {
 }
 
 // Add adds one record to the current input. Classic and differential
-// lines have no time: they are counted in Untimed and left out. A sample
-// too far from the origin is an error (ErrSpan), and so is every Add after
-// it.
+// lines have no time: they are counted in Untimed and left out, unless
+// the timeline is Whole (they go in its one cell) or keeps them apart
+// (Options.Untimed: classic lines in cell NoTime). A sample too far from
+// the origin is an error (ErrSpan), and so is every Add after it.
 func (b *Builder) Add(rec *folded.Record) error {
 	if b.err != nil {
 		return b.err
 	}
-	if rec.Kind != folded.Timed && !b.t.Whole && (!b.untimed || rec.Kind == folded.Diff) {
-		b.t.Untimed++
-		return nil
+	if rec.Kind != folded.Timed {
+		if !b.t.Whole && (!b.untimed || rec.Kind == folded.Diff) {
+			b.t.Untimed++
+			return nil
+		}
+		return b.addLine(rec)
 	}
+	cpu, th := ids(rec)
+	return b.add(rec.Time, rec.Count, rec.Stack, true, cpu, th)
+}
+
+// add adds one sample of the current input at time at (on its own clock):
+// its count, its stack (none when !hasStack: the entry's Stack is Root),
+// CPU and thread, each left out of the key when merged.
+func (b *Builder) add(at0 folded.Time, count float64, stk []byte, hasStack bool, cpu int32, th Thread) error {
+	cell, ok := b.place(at0)
+	if !ok {
+		return b.err
+	}
+	in := &b.t.Inputs[b.cur]
+	in.Seen.Add(at0)
+	in.Samples++
+	b.t.Samples++
+
+	idx := b.put(cell, stk, hasStack, cpu, th, count)
+	b.t.Entries[idx].Samples++
+	return nil
+}
+
+// addLine adds a line without a time (classic or differential) to the
+// Whole cell, or to cell NoTime (Options.Untimed).
+func (b *Builder) addLine(rec *folded.Record) error {
 	if b.cur < 0 {
 		b.Input("", "", 0)
 	}
-	in := &b.t.Inputs[b.cur]
-	var cell int64
-	if rec.Kind == folded.Timed {
-		at := rec.Time + in.Offset
-		if !b.hasOrigin {
-			b.t.Origin, b.hasOrigin = b.origin(at), true
-		}
-		rel := int64(at) - int64(b.t.Origin)
-		if (rel > 0) != (at > b.t.Origin) { // overflow
-			rel = math.MaxInt64
-		}
-		cell = b.t.cellOfRel(rel)
-		if cell > math.MaxInt32 || cell <= NoTime {
-			b.err = fmt.Errorf("%w: @%v is %d cells of %s from the origin @%v; cut a window with --from and --to",
-				ErrSpan, rec.Time, cell, b.width(), b.t.Origin)
-			return b.err
-		}
-		in.Seen.Add(rec.Time)
-		in.Samples++
-		b.t.Samples++
-	} else {
-		b.t.Classic++
-		if !b.t.Whole {
-			cell = NoTime
-		}
+	b.t.Classic++
+	cell := int64(NoTime)
+	if b.t.Whole {
+		cell = 0
 	}
+	cpu, th := ids(rec)
+	idx := b.put(cell, rec.Stack, true, cpu, th, rec.Count)
+	if rec.Kind == folded.Diff {
+		b.addBefore(int(idx), rec.Before)
+	}
+	return nil
+}
 
+// put adds count to the entry of cell and the key, made if need be, and
+// returns its index.
+func (b *Builder) put(cell int64, stk []byte, hasStack bool, cpu int32, th Thread, count float64) int32 {
 	stack := Root
-	if b.keys&keyStack != 0 {
-		stack = b.stack(rec)
+	if hasStack {
+		switch {
+		case b.merge&MergeStacks != 0:
+		case b.merge&MergeFrames != 0:
+			stack = b.process(stk)
+		default:
+			stack = b.stack(stk, cpu)
+		}
 	}
-	thread, cpu := NoThread, int32(-1)
-	if b.keys&(keyThread|keyCPU) != 0 {
-		c, th := ids(rec)
-		if b.keys&keyCPU != 0 {
-			cpu = c
+	thread := NoThread
+	if b.merge&MergeThreads == 0 {
+		th.Comm = b.comm(stack)
+		var ok bool
+		thread, ok = b.threadIdx[th]
+		if !ok {
+			thread = ThreadID(len(b.t.Threads))
+			b.t.Threads = append(b.t.Threads, th)
+			b.threadIdx[th] = thread
 		}
-		if b.keys&keyThread != 0 {
-			th.Comm = b.stacks.comm(stack)
-			var ok bool
-			thread, ok = b.threadIdx[th]
-			if !ok {
-				thread = ThreadID(len(b.t.Threads))
-				b.t.Threads = append(b.t.Threads, th)
-				b.threadIdx[th] = thread
-			}
-		}
+	}
+	if b.merge&MergeCPUs != 0 {
+		cpu = -1
 	}
 	input := b.cur
-	if b.keys&keyInput == 0 {
+	if b.merge&MergeInputs != 0 {
 		input = NoInput
 	}
-	whole := int64(rec.Count)
-	if rec.Count != math.Trunc(rec.Count) || math.Abs(rec.Count) >= 1<<62 {
+	whole := int64(count)
+	if count != math.Trunc(count) || math.Abs(count) >= 1<<62 {
 		whole = 0 // see addWeight
 	}
 
 	var idx int32
 	var ok bool
+	k := entryKey{input, stack, thread, cpu}
 	if b.byStack != nil {
 		idx = -1
 		if int(stack) < len(b.byStack) {
@@ -220,11 +253,16 @@ func (b *Builder) Add(rec *folded.Record) error {
 			} else {
 				clear(b.open)
 			}
+			b.lastIdx = -1
 			b.cell, b.hasCell = cell, true
 		}
-		idx, ok = b.open[entryKey{input, stack, thread, cpu}]
+		idx, ok = b.lastIdx, b.lastIdx >= 0 && k == b.last
+		if !ok {
+			idx, ok = b.open[k]
+		}
 	}
 	if !ok || b.t.Entries[idx].Samples == math.MaxUint32 || !fits(b.t.Entries[idx].Weight, whole) {
+		b.unshare()
 		idx = int32(len(b.t.Entries))
 		b.t.Entries = append(b.t.Entries, Entry{Cell: int32(cell), Input: input, Stack: stack, Thread: thread, CPU: cpu})
 		if b.t.Fractions != nil {
@@ -239,24 +277,46 @@ func (b *Builder) Add(rec *folded.Record) error {
 			}
 			b.byStack[stack] = idx
 		} else {
-			b.open[entryKey{input, stack, thread, cpu}] = idx
+			b.open[k] = idx
 		}
 	}
-	e := &b.t.Entries[idx]
-	if rec.Kind == folded.Timed {
-		e.Samples++
+	if b.byStack == nil {
+		b.last, b.lastIdx = k, idx
 	}
-	b.addWeight(int(idx), rec.Count)
-	if rec.Kind == folded.Diff {
-		b.addBefore(int(idx), rec.Before)
+	b.addWeight(int(idx), count)
+	return idx
+}
+
+// place returns the cell of time at0 of the current input (on its own
+// clock), the first time placed being the origin when none was given, and
+// widens the timeline's extent to it; false (b.err set) when the cell is
+// too far from the origin.
+func (b *Builder) place(at0 folded.Time) (int64, bool) {
+	if b.cur < 0 {
+		b.Input("", "", 0)
 	}
-	return nil
+	at := at0 + b.t.Inputs[b.cur].Offset
+	if !b.hasOrigin {
+		b.t.Origin, b.hasOrigin = b.origin(at), true
+	}
+	rel := int64(at) - int64(b.t.Origin)
+	if (rel > 0) != (at > b.t.Origin) { // overflow
+		rel = math.MaxInt64
+	}
+	cell := b.t.cellOfRel(rel)
+	if cell > math.MaxInt32 || cell <= NoTime {
+		b.err = fmt.Errorf("%w: @%v is %d cells of %s from the origin @%v; cut a window with --from and --to",
+			ErrSpan, at0, cell, b.width(), b.t.Origin)
+		return 0, false
+	}
+	b.t.extend(cell)
+	return cell, true
 }
 
 // addWeight adds a count to entry i's weight: its integer part to
 // Entry.Weight, exactly, and its fraction, if any, to Fractions[i] (made
 // for every entry at the first fraction). A count that is not finite or
-// beyond 2^62 goes whole into Fractions. Add has made a new entry when the
+// beyond 2^62 goes whole into Fractions. put has made a new entry when the
 // integer part would not fit (see fits).
 func (b *Builder) addWeight(i int, v float64) {
 	whole := math.Trunc(v)
@@ -292,6 +352,7 @@ func (b *Builder) width() string {
 
 // Build returns the Timeline. The Builder must not be used afterwards.
 func (b *Builder) Build() *Timeline {
+	b.unshare()
 	t := &b.t
 	b.tree() // entries now name the prefix tree's nodes
 	if !b.ordered {
@@ -299,7 +360,8 @@ func (b *Builder) Build() *Timeline {
 	}
 	t.mergeRuns()
 	t.index()
-	b.open, b.byStack = nil, nil
+	t.merge = b.merge
+	b.stacks, b.open, b.byStack = stackTable{}, nil, nil
 	return t
 }
 

@@ -67,8 +67,10 @@ type Input struct {
 }
 
 // Entry is the samples of one cell with one key: input, stack, thread and
-// CPU. Its weight is the sum of their counts (periods, off-CPU
-// microseconds): Weight is the sum of their integer parts, exact, to which
+// CPU, less what the Timeline merges (Options.Merge: then Stack is the
+// process's node or Root, Thread NoThread, CPU -1, Input NoInput). Its
+// weight is the sum of their counts (periods, off-CPU microseconds):
+// Weight is the sum of their integer parts, exact, to which
 // Timeline.Fractions at the entry's index adds the sum of their fractions
 // when the Timeline is not Integral (WeightOf).
 type Entry struct {
@@ -121,6 +123,11 @@ type Timeline struct {
 	comm  []FrameID // per node: the frame of its depth-1 ancestor
 	cells []int64   // distinct cells, ascending
 	start []int     // start[i]: index of the first entry of cells[i]
+
+	// The cells of the first and last time added or covered (Extent).
+	lo, hi   int64
+	extended bool
+	merge    Merge // what the entries are not keyed by
 }
 
 // Integral reports whether weights are whole numbers, held exactly in
@@ -358,6 +365,7 @@ func (t *Timeline) Coarsen(k int) *Timeline {
 		out.Entries[i].Cell = int32(floorDiv(int64(out.Entries[i].Cell), int64(k)))
 	}
 	out.cells, out.start = nil, nil
+	out.lo, out.hi = floorDiv(t.lo, int64(k)), floorDiv(t.hi, int64(k))
 	// Cells stay in order (floor is monotone): sort each new cell's run
 	// by key and merge equal keys.
 	out.mergeRuns()

@@ -16,54 +16,13 @@ import (
 // width from a whole multiple of it, keyed by stack, thread and CPU), a
 // Pyroscope push (one cell per pushed profile, stacks only).
 
-// Merge says what the entries of a Timeline are not keyed by: samples of
-// one cell that differ only by what is merged are one entry
-// (Options.Merge). A view builds the timeline it needs and no more: a
-// summed slice merges all but the stacks, pprof the inputs.
-type Merge uint8
+// MergeInputs keys entries by no input: their Input is NoInput (a summed
+// slice, pprof). It is not in MergeAll, which keeps the inputs.
+const MergeInputs Merge = 16
 
-// The keys that can be merged, bits of a Merge. (The bits of the heat
-// map's branch, with MergeInputs added.)
-const (
-	// MergeStacks keys entries by no stack: their Stack is Root.
-	MergeStacks Merge = 2 << iota
-	// MergeThreads keys entries by no thread: their Thread is NoThread.
-	MergeThreads
-	// MergeCPUs keys entries by no CPU: their CPU is -1.
-	MergeCPUs
-	// MergeInputs keys entries by no input: their Input is NoInput.
-	MergeInputs
-)
-
-// NoThread and NoInput are the Thread and Input of the entries of a
-// Timeline whose threads or inputs are merged.
-const (
-	NoThread ThreadID = -1
-	NoInput  int32    = -1
-)
-
-// key is the set of keys an entry keeps, the complement of a Merge.
-type key uint8
-
-const (
-	keyInput key = 1 << iota
-	keyStack
-	keyThread
-	keyCPU
-)
-
-func keysOf(m Merge) key {
-	k := keyInput | keyStack | keyThread | keyCPU
-	for _, x := range [...]struct {
-		m Merge
-		k key
-	}{{MergeInputs, keyInput}, {MergeStacks, keyStack}, {MergeThreads, keyThread}, {MergeCPUs, keyCPU}} {
-		if m&x.m != 0 {
-			k &^= x.k
-		}
-	}
-	return k
-}
+// NoInput is the Input of the entries of a Timeline whose inputs are
+// merged (MergeInputs).
+const NoInput int32 = -1
 
 // NoTime is the cell of the classic lines an Options.Untimed timeline
 // keeps: they have no time. It sorts before every other cell; Span and
@@ -92,7 +51,7 @@ func (b *Builder) grid(o Options) {
 	switch {
 	case o.Whole:
 		b.t.Whole, b.t.Rows, b.t.Seconds = true, 0, 0
-		if b.keys == keyStack {
+		if b.merge == MergeInputs|MergeThreads|MergeCPUs {
 			b.byStack = []int32{}
 		}
 	case o.Width > 0:

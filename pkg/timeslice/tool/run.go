@@ -3,7 +3,9 @@
 // a Pyroscope push, the heat map, the explorer page or the bursts) and an
 // [Env] (standard input and output, warnings). It places the window on
 // perf's clock (package timeslice), reads the inputs again in the rare
-// case their heads were wrong, and finds the bursts with a second, exact
+// case their heads were wrong, and finds the bursts (in one pass, the
+// heat map's and the bursts' series are package timeline's) and their
+// stacks exactly, from the explorer page's timeline or with a second
 // reading of the inputs that hold them. cmd/timeslice only turns flags
 // into a Config; any Go program can do the same.
 package tool
@@ -340,7 +342,7 @@ func (c *run) output(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs, win
 		s.Opts.Dropped = timeslice.SinkFunc(b.dropped)
 		return func(clock *timeslice.Clock) error {
 			unrec, rule := b.unrecorded(inputs)
-			res, fs, err := c.find(b, inputs, unrec)
+			res, fs, err := c.find(b, inputs, unrec, nil)
 			if err != nil {
 				return err
 			}
