@@ -68,7 +68,6 @@ type Builder struct {
 	cell    int64 // the cell open holds
 	hasCell bool
 	ordered bool // cells never went back
-	frac    bool // weights in t.Fractions
 	err     error
 
 	lastProc StackID  // the last process interned (MergeFrames)
