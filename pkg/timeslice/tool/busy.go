@@ -251,8 +251,9 @@ func sources(inputs timeslice.Inputs) []heatmap.Source {
 }
 
 // burstCommand returns the timeslice command that cuts a burst from the
-// inputs that hold it.
-func burstCommand(f *found, srcs []heatmap.Source) string {
+// inputs that hold it, with the selection the burst was found under (sel:
+// --cpu, --pid, --tid, --comm).
+func burstCommand(f *found, srcs []heatmap.Source, sel *selection.Selection) string {
 	var names, all []string
 	for _, src := range srcs {
 		all = append(all, src.Arg)
@@ -263,5 +264,9 @@ func burstCommand(f *found, srcs []heatmap.Source) string {
 	if len(names) == 0 {
 		names = all
 	}
-	return slicecmd.Range(f.From, f.To, " --no-idle "+strings.Join(names, " "))
+	args := " --no-idle"
+	for _, a := range sel.Flags() {
+		args += " " + slicecmd.Quote(a)
+	}
+	return slicecmd.Range(f.From, f.To, args+" "+strings.Join(names, " "))
 }
