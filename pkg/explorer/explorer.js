@@ -469,11 +469,13 @@ function entryRange(c0, c1) {
 
 // KE is, per entry, the node of T its weight goes to under the filters
 // (-1: left out), made with the heat map's series (heatSeries), so that a
-// range's sums read one array rather than the filters. BLK caches the sums
-// of blocks of BLOCK cells under the same filters: a long range sums its
-// blocks' nodes, not its entries. Its sums are exact (whole numbers) only
-// with integral weights; a page of fractional weights sums entries, in
-// order, as before.
+// range's sums read one array rather than the filters. BLK holds the sums
+// per node of blocks of BLOCK cells under the same filters, made in idle
+// time once the filters are set (prebuildBlocks): a long range sums its
+// blocks' nodes, not their entries (a whole capture of a million entries,
+// some thousands of nodes a block). Block sums are exact only with
+// integral weights (whole numbers); a page of fractional weights sums
+// entries, in order.
 var KE = null, BLK = null, BLOCK = 256, SCR = null;
 
 function entryTargets() {
@@ -494,11 +496,13 @@ function addEntries(self, selfN, c0, c1, lane) {
 	}
 }
 
+function blockKey(b, lane) { return b * (M.lanes.length + 1) + lane + 1; }
+
 // blockSums returns the sums of block b of lane: the nodes with weight,
 // their self weight and samples; null when the block holds hardly more
 // entries than nodes (its entries are summed instead).
 function blockSums(b, lane) {
-	var key = b * (M.lanes.length + 1) + lane + 1, got = BLK.get(key);
+	var key = blockKey(b, lane), got = BLK.get(key);
 	if (got !== undefined) return got;
 	if (!SCR || SCR.self.length !== T.n) SCR = { self: new Float64Array(T.n), selfN: new Float64Array(T.n), seen: new Uint8Array(T.n) };
 	var ij = entryRange(b * BLOCK, (b + 1) * BLOCK), touched = [];
@@ -521,6 +525,30 @@ function blockSums(b, lane) {
 	return out;
 }
 
+// prebuildBlocks sums the blocks of every lane in idle time, a few at a
+// time, so that the first long selection after the page opens or the
+// filters change finds them made; a change of filters stops it (gen).
+var BUILDING = 0;
+function prebuildBlocks() {
+	var gen = ++BUILDING;
+	if (!M.integral || !CL.length) return;
+	var jobs = [], lanes = M.lanes.length > 1;
+	for (var l = 0; l < (lanes ? M.lanes.length : 1); l++) {
+		var sp = HM.spans[l];
+		for (var b = Math.floor(sp[1] / BLOCK); b >= Math.floor(sp[0] / BLOCK); b--) jobs.push([b, lanes ? l : -1]);
+	}
+	var later = window.requestIdleCallback || function (f) { return setTimeout(function () { f({ timeRemaining: function () { return 10; } }); }, 1); };
+	function work(deadline) {
+		if (gen !== BUILDING || !BLK) return;
+		while (jobs.length && deadline.timeRemaining() > 1) {
+			var j = jobs.pop();
+			blockSums(j[0], j[1]);
+		}
+		if (jobs.length) later(work);
+	}
+	later(work);
+}
+
 // sums returns the self weight and samples of each node of T for range r.
 function sums(r) {
 	var self = new Float64Array(T.n), selfN = new Float64Array(T.n);
@@ -534,7 +562,10 @@ function sums(r) {
 	}
 	addEntries(self, selfN, r.c0, b0 * BLOCK, lane);
 	for (var b = b0; b < b1; b++) {
-		var bs = blockSums(b, lane);
+		// a block not summed yet is summed by entries (prebuildBlocks
+		// makes it in idle time): a first long selection costs no more
+		// than summing its entries
+		var bs = BLK.get(blockKey(b, lane));
 		if (!bs) { addEntries(self, selfN, b * BLOCK, (b + 1) * BLOCK, lane); continue; }
 		for (var k = 0; k < bs.node.length; k++) {
 			self[bs.node[k]] += bs.self[k];
@@ -1163,6 +1194,7 @@ function heatSeries() {
 		for (var i = 0; i < a.length; i++) if (a[i] > mx) mx = a[i];
 		HM.max.push(mx);
 	}
+	prebuildBlocks();
 }
 
 function level(n, max) {
