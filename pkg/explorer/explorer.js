@@ -470,8 +470,9 @@ function entryRange(c0, c1) {
 // KE is, per entry, the node of T its weight goes to under the filters
 // (-1: left out), made with the heat map's series (heatSeries), so that a
 // range's sums read one array rather than the filters. BLK holds the sums
-// per node of blocks of BLOCK cells under the same filters, made in idle
-// time once the filters are set (prebuildBlocks): a long range sums its
+// per node of blocks of BLOCK cells under the same filters, made in the
+// same pass on a page of one lane (blockMaker), in idle time on a page of
+// several (prebuildBlocks, a pass per lane): a long range sums its
 // blocks' nodes, not their entries (a whole capture of a million entries,
 // some thousands of nodes a block). Block sums are exact only with
 // integral weights (whole numbers); a page of fractional weights sums
@@ -513,21 +514,14 @@ function blockSums(b, lane) {
 		SCR.self[t] += EW[e];
 		SCR.selfN[t] += EN[e];
 	}
-	var n = touched.length, out = null;
-	if (2 * n < ij[1] - ij[0]) out = { node: new Int32Array(n), self: new Float64Array(n), selfN: new Float64Array(n) };
-	for (var k = 0; k < n; k++) {
-		t = touched[k];
-		if (out) { out.node[k] = t; out.self[k] = SCR.self[t]; out.selfN[k] = SCR.selfN[t]; }
-		SCR.self[t] = SCR.selfN[t] = 0;
-		SCR.seen[t] = 0;
-	}
+	var out = takeBlock(touched, ij[1] - ij[0]);
 	BLK.set(key, out);
 	return out;
 }
 
 // prebuildBlocks sums the blocks of every lane in idle time, a few at a
-// time, so that the first long selection after the page opens or the
-// filters change finds them made; a change of filters stops it (gen).
+// time, so that a long selection after the page opens or the filters
+// change finds them made; a change of filters stops it (gen).
 var BUILDING = 0;
 function prebuildBlocks() {
 	var gen = ++BUILDING;
@@ -1174,13 +1168,18 @@ function heatSeries() {
 	KE = new Int32Array(NE);
 	BLK = new Map();
 	if (n === 1) {
-		var a = HM.series[0], first = HM.spans[0][0];
+		// one lane: the blocks' sums are made in the same pass (entries
+		// come in cell order, so a block's entries are a run)
+		var a = HM.series[0], first = HM.spans[0][0], mk = M.integral ? blockMaker(-1) : null;
 		for (var e = 0; e < NE; e++) {
+			if (mk && EC[e] >= mk.end) mk.next(e);
 			var t = KMAP[ES[e]];
 			if (t < 0 || !THOK[ET[e]] || !CPUOK[EU[e] + 1]) { KE[e] = -1; continue; }
 			KE[e] = t;
 			a[EC[e] - first] += V[e];
+			if (mk) mk.add(t, e);
 		}
+		if (mk) mk.next(NE);
 	} else {
 		for (e = 0; e < NE; e++) {
 			if (!keepEntry(e)) { KE[e] = -1; continue; }
@@ -1194,7 +1193,43 @@ function heatSeries() {
 		for (var i = 0; i < a.length; i++) if (a[i] > mx) mx = a[i];
 		HM.max.push(mx);
 	}
-	prebuildBlocks();
+	if (n > 1) prebuildBlocks();
+}
+
+// blockMaker sums the blocks of lane from its entries taken in order:
+// add(t, e) adds entry e (of target t) to the block at hand; next(e) ends
+// that block before entry e (NE: the last) and starts e's.
+function blockMaker(lane) {
+	if (!SCR || SCR.self.length !== T.n) SCR = { self: new Float64Array(T.n), selfN: new Float64Array(T.n), seen: new Uint8Array(T.n) };
+	var touched = [], start = 0, b = null;
+	var mk = { end: -Infinity };
+	mk.add = function (t, e) {
+		if (!SCR.seen[t]) { SCR.seen[t] = 1; touched.push(t); }
+		SCR.self[t] += EW[e];
+		SCR.selfN[t] += EN[e];
+	};
+	mk.next = function (e) {
+		if (b !== null) BLK.set(blockKey(b, lane), takeBlock(touched, e - start));
+		touched = [];
+		start = e;
+		if (e < NE) { b = Math.floor(EC[e] / BLOCK); mk.end = (b + 1) * BLOCK; }
+	};
+	return mk;
+}
+
+// takeBlock returns the sums of the nodes touched from SCR, and clears
+// them there; null when the block's entries are hardly more than its
+// nodes (its entries are summed instead).
+function takeBlock(touched, entries) {
+	var n = touched.length, out = null;
+	if (2 * n < entries) out = { node: new Int32Array(n), self: new Float64Array(n), selfN: new Float64Array(n) };
+	for (var k = 0; k < n; k++) {
+		var t = touched[k];
+		if (out) { out.node[k] = t; out.self[k] = SCR.self[t]; out.selfN[k] = SCR.selfN[t]; }
+		SCR.self[t] = SCR.selfN[t] = 0;
+		SCR.seen[t] = 0;
+	}
+	return out;
 }
 
 function level(n, max) {
