@@ -13,6 +13,7 @@ package tool
 import (
 	"cmp"
 	"errors"
+	"flamekit/pkg/runenv"
 	"fmt"
 	"io"
 	"slices"
@@ -28,6 +29,7 @@ import (
 	"flamekit/pkg/selection"
 	"flamekit/pkg/slicecmd"
 	"flamekit/pkg/source"
+	"flamekit/pkg/timeline"
 	"flamekit/pkg/timeslice"
 )
 
@@ -78,33 +80,14 @@ type Config struct {
 	Files []string
 }
 
-// Env is where a run reads and writes: standard input and output, and
-// Warn, which prints one message (a line, without its newline) on stderr.
-// Getenv reads the environment (nil: os.Getenv).
-type Env struct {
-	Stdin  io.Reader
-	Stdout io.Writer
-	Warn   func(msg string)
-	Getenv func(string) string
-}
+// Env is where a run reads and writes (package runenv).
+type Env = runenv.Env
 
-// Warnf formats a message for Warn.
-func (e *Env) Warnf(format string, args ...any) {
-	if e.Warn != nil {
-		e.Warn(fmt.Sprintf(format, args...))
-	}
-}
+// UsageError is an error in the Config: a command exits with status 2
+// on it (package runenv).
+type UsageError = runenv.UsageError
 
-// UsageError is an error in the Config (or in the window as written): a
-// command exits with status 2 on it.
-type UsageError struct{ Err error }
-
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
-
-func usagef(format string, args ...any) error {
-	return &UsageError{Err: fmt.Errorf(format, args...)}
-}
+var usagef = runenv.Usagef
 
 // run is one Run: the Config and the outputs' sinks.
 type run struct {
@@ -112,6 +95,11 @@ type run struct {
 	pusher *pyroscope.Pusher
 	busy   *busy // the heat map's and the bursts' sink, set by output
 	page   *page // the explorer page's sink (--heatmap=html), set by output
+	// cut is where --format pprof cuts its intervals (see pprofOutput):
+	// guessed before the first reading (hasCut), known for a second one
+	// (recut).
+	cut           int64
+	hasCut, recut bool
 }
 
 // Run runs timeslice: it places the window on perf's clock (reading the
@@ -236,6 +224,9 @@ func (c *run) check() error {
 // otherwise (a later part holding earlier samples).
 func (c *run) place(spec timeslice.Spec, hasWindow bool, inputs timeslice.Inputs) (win *timeslice.Window, guessed bool, err error) {
 	needClock := hasWindow && spec.NeedsClock() || c.Heatmap != "" || c.Bursts
+	// --format pprof cuts its intervals on the wall clock as it reads
+	// files: it reads their heads (see pprofOutput).
+	pprofClock := c.Format == "pprof" && c.Push == "" && !inputs.HasStream()
 	switch {
 	case c.Push != "" || needClock && (inputs.HasStream() || c.KeepTime):
 		if err := inputs.Survey(""); err != nil {
@@ -244,7 +235,7 @@ func (c *run) place(spec timeslice.Spec, hasWindow bool, inputs timeslice.Inputs
 		if err := inputs.RequireTimed(); err != nil {
 			return nil, false, err
 		}
-	case needClock:
+	case needClock || pprofClock:
 		if err := inputs.Heads(); err != nil {
 			return nil, false, err
 		}
@@ -363,9 +354,11 @@ func (c *run) output(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs, win
 			return tw.Close(inputs.CaptureMetas(), timeslice.SliceMeta(inputs, win, clock))
 		}, nil
 	}
-	var p folded.Profile
-	s.Sink = timeslice.SinkFunc(func(rec *folded.Record) error { p.Add(rec); return nil })
-	return func(*timeslice.Clock) error { _, err := p.WriteTo(env.Stdout); return err }, nil
+	// Summed classic stacks: a timeline of one cell, keyed by stack
+	// alone (one entry per distinct stack, whatever the samples).
+	tb := timeline.NewBuilder(timeline.Options{Whole: true, Merge: timeline.MergeInputs | timeline.MergeThreads | timeline.MergeCPUs})
+	s.Sink = timeslice.SinkFunc(tb.Add)
+	return func(*timeslice.Clock) error { _, err := tb.Build().WriteFolded(env.Stdout); return err }, nil
 }
 
 // ParseWindow reads a window given as --at, or as --from and --to (all
