@@ -73,8 +73,13 @@ type worker struct {
 	st    *stage
 	fold  folder
 	idle  idle.Filter
+	id    int // the worker's number (Sink.Worker)
 	stack []byte
 	input int // the input of the chunk being folded, plus one
+	// chain and fs, when fs is set, are the frames of the sample being
+	// folded, by number (Sink.AddChain); its Frames are then empty.
+	chain []uint32
+	fs    Frames
 
 	// The kind of the last event seen, under the decisions of
 	// generation lastGen (cached: captures hold few events).
@@ -133,15 +138,14 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 		case s.HasPeriod && s.Period != 0:
 			weight = s.Period
 		}
-		st := w.fold.fold(w.stack[:0], s)
-		w.stack = st
+		st := w.foldStack(s)
 		if opt.NoIdle && w.idle.Is(st) {
 			b.events.add(s.Event, false)
 			return
 		}
 		b.events.add(s.Event, true)
 		if symSampled(s) {
-			b.sym.count(s.Comm, s.Frames)
+			w.countSymbols(b, s)
 		}
 		if w.st.offCPU {
 			b.items = append(b.items, item{kind: kindPlain, hasTime: s.HasTime, time: s.Time, weight: weight, stack: b.addBytes(st)})

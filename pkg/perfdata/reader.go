@@ -90,6 +90,15 @@ type Reader struct {
 	scratch    []byte
 	// printsFrames is the ip field of the current sample's event type.
 	printsFrames bool
+	// deferred: the frames are resolved by FrameCaches (DeferFrames);
+	// the current sample's kernel map was loaded at its frame loadAt
+	// (-1: not), before which the frames see the world loadFrom.
+	deferred bool
+	dropped  bool // the current sample's chain is dropped (deferred)
+	loadAt   int32
+	loadFrom *world
+	world    *world // the current world (see curWorld)
+	worldGen uint64
 	stats        Stats
 	stopErr      error // why reading stopped; Err once the queue is empty
 	err          error
@@ -720,6 +729,10 @@ func (r *Reader) makeSample(rec *sampleRec) {
 	r.head(rec)
 	r.chain = r.chain[:0]
 	r.framesMade = false
+	if r.deferred {
+		r.scanFrames(rec)
+		return
+	}
 	if r.printsFrames {
 		if rec.attr.sampleType&sampleCallchain != 0 {
 			r.chainFrames(r.th, rec)

@@ -1,0 +1,429 @@
+package perfdata
+
+import (
+	"unsafe"
+
+	"flamekit/pkg/sample"
+)
+
+// This file resolves the frames of samples on other goroutines than the
+// Reader's (Reader.DeferFrames): the reader keeps each sample's call chain
+// as recorded, with the maps of its time, and FrameCaches, one per
+// goroutine, turn the addresses into frames. The maps can be kept because
+// their lists are copied on write (see maps, machine.changeDSO): a list or
+// a DSO that a sample holds never changes.
+
+// world is what the frames of a sample need of the reader's state besides
+// its process's maps, as it was at the sample's time. The reader makes a
+// new one when it changes (machine.gen).
+type world struct {
+	kmaps    []mapping
+	kernelID string // the kernel's build-id, in hexadecimal (for modules)
+	kdelta   uint64
+}
+
+// deferred is what a kept sample needs to resolve its frames later.
+type deferred struct {
+	user []mapping // the process's maps
+	w    *world
+	// w2 is the world from the frame loadAt on (the sample whose lookup
+	// loaded the kernel's map); loadAt is -1 for the other samples.
+	w2     *world
+	loadAt int32
+	// ipMode, when not 0, says that the sample has no call chain: its
+	// one frame is its ip, looked up in the maps of cpumode ipMode&7.
+	ipMode uint8
+}
+
+// DeferFrames makes the Reader leave the frames of its samples to
+// FrameCaches, on other goroutines: Keep keeps each sample's call chain as
+// recorded, with the maps of its time, and Sample, Head and the Chain and
+// Frame of a Samples batch then give no frames. Call it before the first
+// Next. What the frames are does not change, only where they are found:
+// the reader's goroutine no longer looks up every address.
+func (r *Reader) DeferFrames() { r.deferred = true }
+
+// curWorld returns the world of the reader's current state.
+func (r *Reader) curWorld() *world {
+	if r.world == nil || r.worldGen != r.m.gen {
+		m := r.m
+		r.world = &world{kmaps: m.kmaps.list, kernelID: m.kernel.hexID, kdelta: m.kdelta}
+		r.worldGen = m.gen
+	}
+	return r.world
+}
+
+// scanFrames does what resolving the current sample's frames does to the
+// reader's state, without resolving them: it counts a chain dropped for a
+// bad context marker, and loads the kernel's map at the first lookup that
+// finds it, as chainFrames and ipFrame do.
+func (r *Reader) scanFrames(rec *sampleRec) {
+	r.dropped = false
+	r.loadAt = -1
+	r.loadFrom = nil
+	if !r.printsFrames {
+		return
+	}
+	w := r.curWorld()
+	load := func(i int, ip uint64) {
+		if m := r.m.kmaps.find(ip); m != nil && m.dso == r.m.kernel {
+			r.loadKernel()
+			r.loadAt, r.loadFrom = int32(i), w
+		}
+	}
+	if rec.attr.sampleType&sampleCallchain == 0 {
+		if !r.m.kloaded && rec.cpumode == cpumodeKernel {
+			load(0, rec.ip)
+		}
+		return
+	}
+	cpumode := uint16(cpumodeUser)
+	n := 0
+	for i := 0; i < rec.nchain && n < maxStack; i++ {
+		ip := rec.chainAt(i)
+		if ip >= contextMax {
+			switch ip {
+			case contextHV:
+				cpumode = cpumodeHV
+			case contextKernel:
+				cpumode = cpumodeKernel
+			case contextUser:
+				cpumode = cpumodeUser
+			default:
+				r.stats.DroppedChains++
+				r.dropped = true
+				return
+			}
+			continue
+		}
+		n++
+		if !r.m.kloaded && cpumode == cpumodeKernel {
+			load(i, ip)
+		}
+	}
+}
+
+// keepDeferred appends the current sample's call chain to b.ips and sets
+// what resolving it needs in h.
+func (r *Reader) keepDeferred(b *Samples, h *keptHead) {
+	if !r.printsFrames || r.dropped {
+		return
+	}
+	rec := &r.rec
+	h.user = r.th.maps.list
+	h.w = r.curWorld()
+	h.loadAt = -1
+	if r.loadAt >= 0 {
+		h.w, h.w2, h.loadAt = r.loadFrom, r.curWorld(), r.loadAt
+	}
+	if rec.attr.sampleType&sampleCallchain == 0 {
+		h.ipMode = 8 | uint8(rec.cpumode)
+		b.ips = append(b.ips, rec.ip)
+		return
+	}
+	for i := range rec.nchain {
+		b.ips = append(b.ips, rec.chainAt(i))
+	}
+}
+
+// FrameCache resolves the deferred frames of a Reader's samples (see
+// DeferFrames) on one goroutine: each distinct frame is found and
+// formatted once per FrameCache. Its frame numbers are its own.
+type FrameCache struct {
+	namer  namer
+	locs   locations
+	cache  *locCache
+	index  locTable
+	noMaps map[uint64]uint32
+	chain  []uint32
+	spareModes []uint16 // spare buffers for last
+	spareLocs  []uint32
+	// last holds the last chain resolved per list of user maps (hashed
+	// into a few slots): the samples of a process repeat the outer part
+	// of their stacks, whose frames are then taken from it.
+	last [lastSlots]lastChain
+}
+
+const lastSlots = 64
+
+// lastChain is a chain as resolved: its entries as recorded, and per
+// entry the cpumode it was looked up with and its frame (noFrame for a
+// context marker).
+type lastChain struct {
+	user  *mapping // the list of user maps: its first map, and length
+	nuser int
+	w     *world
+	ips   []uint64
+	modes []uint16
+	locs  []uint32
+}
+
+const noFrame = ^uint32(0)
+
+// locTable is the index of a FrameCache's locations by DSO, address and
+// printed address: open addressing, linear probing, at most half full.
+type locTable struct {
+	shift   uint
+	n       int
+	entries []locEntry // d nil: free
+}
+
+func (t *locTable) slot(d *dso, addr, printed uint64) uint64 {
+	h := (addr ^ printed<<7 ^ uint64(uintptr(unsafe.Pointer(d)))<<24) * 0x9e3779b97f4a7c15
+	return h >> t.shift
+}
+
+// find returns the entry of the location, or the free entry where it
+// goes (e.d nil), to be filled at once.
+func (t *locTable) find(d *dso, addr, printed uint64) *locEntry {
+	if 2*(t.n+1) > len(t.entries) {
+		t.grow()
+	}
+	mask := uint64(len(t.entries) - 1)
+	for i := t.slot(d, addr, printed); ; i = (i + 1) & mask {
+		e := &t.entries[i]
+		if e.d == nil {
+			t.n++
+			return e
+		}
+		if e.d == d && e.addr == addr && e.printed == printed {
+			return e
+		}
+	}
+}
+
+func (t *locTable) grow() {
+	old := t.entries
+	bits := uint(12)
+	if len(old) > 0 {
+		bits = uint(64-t.shift) + 1
+	}
+	t.shift = 64 - bits
+	t.entries = make([]locEntry, 1<<bits)
+	mask := uint64(len(t.entries) - 1)
+	for _, e := range old {
+		if e.d == nil {
+			continue
+		}
+		i := t.slot(e.d, e.addr, e.printed)
+		for t.entries[i].d != nil {
+			i = (i + 1) & mask
+		}
+		t.entries[i] = e
+	}
+}
+
+// NewFrameCache returns a FrameCache for the samples of r, to be used by
+// one goroutine at a time.
+func (r *Reader) NewFrameCache() *FrameCache {
+	return &FrameCache{
+		namer: namer{sy: r.opt.Symbolizer, unique: true},
+		cache: newLocCache(int64(r.fi.data.size)),
+	}
+}
+
+// Chain returns the frames of sample i of b, kept with deferred frames,
+// leaf first, as numbers for Frame: equal numbers, equal frames. It is
+// valid until the next call.
+func (c *FrameCache) Chain(b *Samples, sample int) []uint32 {
+	h := &b.heads[sample]
+	ips := b.ips[h.chain[0]:h.chain[1]]
+	c.chain = c.chain[:0]
+	if len(ips) == 0 {
+		return c.chain
+	}
+	w := h.w
+	if h.ipMode != 0 {
+		if h.loadAt == 0 {
+			w = h.w2
+		}
+		ip := ips[0]
+		if m := find(h, w, uint16(h.ipMode&7), ip); m != nil {
+			c.chain = append(c.chain, c.location(w, m, m.mapIP(ip), ip))
+		} else {
+			c.chain = append(c.chain, c.noMap(ip))
+		}
+		return c.chain
+	}
+	// The entries from start on are those of the last chain of the same
+	// maps, from its entry start+shift on.
+	var user *mapping
+	if len(h.user) > 0 {
+		user = &h.user[0]
+	}
+	last := &c.last[(uintptr(unsafe.Pointer(user))>>4^uintptr(unsafe.Pointer(h.w))>>4)%lastSlots]
+	start, shift := len(ips), 0
+	if last.user == user && last.nuser == len(h.user) && last.w == h.w && h.loadAt < 0 {
+		shift = len(last.ips) - len(ips)
+		for start > 0 && start+shift > 0 && ips[start-1] == last.ips[start-1+shift] {
+			start--
+		}
+	}
+	lastModes, lastLocs := last.modes, last.locs
+	// The new chain goes to last as it is made: entries before start
+	// are written at their place, in spare space when the chains'
+	// lengths differ.
+	newModes := c.spareModes[:0]
+	newLocs := c.spareLocs[:0]
+
+	cpumode := uint16(cpumodeUser)
+	n := 0
+	i := 0
+	for ; i < len(ips) && n < maxStack; i++ {
+		ip := ips[i]
+		if ip >= contextMax {
+			switch ip {
+			case contextHV:
+				cpumode = cpumodeHV
+			case contextKernel:
+				cpumode = cpumodeKernel
+			case contextUser:
+				cpumode = cpumodeUser
+			}
+			newModes = append(newModes, cpumode)
+			newLocs = append(newLocs, noFrame)
+			continue
+		}
+		n++
+		if i >= start && lastModes[i+shift] == cpumode && lastLocs[i+shift] != noFrame {
+			loc := lastLocs[i+shift]
+			c.chain = append(c.chain, loc)
+			newModes = append(newModes, cpumode)
+			newLocs = append(newLocs, loc)
+			continue
+		}
+		if int32(i) == h.loadAt {
+			w = h.w2
+		}
+		var loc uint32
+		if m := find(h, w, cpumode, ip); m == nil {
+			loc = c.noMap(ip)
+		} else {
+			addr := m.mapIP(ip)
+			printed := addr
+			if k := m.dso.kind; k == dsoKernel || k == dsoModule || k == dsoKsym {
+				printed = ip
+			}
+			loc = c.location(w, m, addr, printed)
+		}
+		c.chain = append(c.chain, loc)
+		newModes = append(newModes, cpumode)
+		newLocs = append(newLocs, loc)
+	}
+	for ; i < len(ips); i++ { // past perf's depth limit
+		newModes = append(newModes, 0)
+		newLocs = append(newLocs, noFrame)
+	}
+	if h.loadAt < 0 {
+		// Swap the buffers: last takes the new chain.
+		c.spareModes, c.spareLocs = lastModes, lastLocs
+		last.user, last.nuser, last.w = user, len(h.user), h.w
+		last.ips = append(last.ips[:0], ips...)
+		last.modes, last.locs = newModes, newLocs
+	} else {
+		c.spareModes, c.spareLocs = newModes, newLocs
+	}
+	return c.chain
+}
+
+// find is findMap on the maps a sample kept.
+func find(h *keptHead, w *world, cpumode uint16, ip uint64) *mapping {
+	switch cpumode {
+	case cpumodeKernel:
+		return findIn(w.kmaps, ip)
+	case cpumodeUser:
+		return findIn(h.user, ip)
+	}
+	return nil
+}
+
+// findIn returns the map of l (sorted, not overlapping) holding addr, or
+// nil.
+func findIn(l []mapping, addr uint64) *mapping {
+	lo, hi := 0, len(l)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if l[m].start > addr {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	if lo == 0 {
+		return nil
+	}
+	if m := &l[lo-1]; addr < m.end {
+		return m
+	}
+	return nil
+}
+
+// Frame returns the frame numbered n (a number of Chain), its symbol
+// found on the first call for n. It is shared, not to be written.
+func (c *FrameCache) Frame(n uint32) *sample.Frame {
+	l := c.locs.at(n)
+	if l.ready.Load() == 0 {
+		c.namer.resolve(l)
+	}
+	return &l.f
+}
+
+// location is Reader.location.
+func (c *FrameCache) location(w *world, m *mapping, addr, printed uint64) uint32 {
+	d := m.dso
+	e := c.cache.entry(d, addr)
+	if e.d == d && e.addr == addr && e.printed == printed {
+		return e.loc
+	}
+	x := c.index.find(d, addr, printed)
+	loc := x.loc
+	if x.d == nil {
+		loc = c.newLocation(w, m, addr, printed)
+		x.d, x.addr, x.printed, x.loc = d, addr, printed, loc
+	}
+	e.d, e.addr, e.printed, e.loc = d, addr, printed, loc
+	return loc
+}
+
+// newLocation is Reader.newLocation.
+func (c *FrameCache) newLocation(w *world, m *mapping, addr, printed uint64) uint32 {
+	d := m.dso
+	loc, l := c.locs.add()
+	l.f.Addr, l.f.DSO, l.printed = appendHex(nil, printed), d.name, printed
+	l.kind, l.path, l.hexID, l.pid, l.lookup, l.start = d.kind, d.path, d.hexID, d.pid, addr, m.start
+	switch d.kind {
+	case dsoKernel:
+		l.lookup = addr + w.kdelta
+	case dsoModule:
+		l.path, l.hexID = string(d.name), w.kernelID
+	case dsoKsym, dsoNone:
+		sym, name := unknownBytes, ""
+		for _, k := range d.ksyms {
+			if k.start <= addr && addr < k.end {
+				sym, name = appendSym(nil, k.name, addr-k.start), k.name
+				break
+			}
+		}
+		c.namer.mu.Lock()
+		c.namer.name(l, sym, name)
+		c.namer.mu.Unlock()
+	}
+	return loc
+}
+
+// noMap is Reader.noMap.
+func (c *FrameCache) noMap(ip uint64) uint32 {
+	if l, ok := c.noMaps[ip]; ok {
+		return l
+	}
+	if c.noMaps == nil {
+		c.noMaps = map[uint64]uint32{}
+	}
+	i, l := c.locs.add()
+	l.f.Addr, l.f.DSO, l.printed, l.kind = appendHex(nil, ip), unknownBytes, ip, dsoNone
+	c.namer.mu.Lock()
+	c.namer.name(l, unknownBytes, "")
+	c.namer.mu.Unlock()
+	c.noMaps[ip] = i
+	return i
+}
