@@ -47,12 +47,17 @@ func (w *worker) foldChain(b *batch, s *sample.Sample, chain []uint32, fs Frames
 
 // foldStack folds the stack of s (or of w.chain when set) into w.stack.
 func (w *worker) foldStack(s *sample.Sample) []byte {
-	if w.fs != nil {
-		w.stack = w.fold.foldChain(w.stack[:0], s, w.chain, w.fs)
-	} else {
-		w.stack = w.fold.fold(w.stack[:0], s)
-	}
+	w.stack = w.foldStackTo(w.stack[:0], s)
 	return w.stack
+}
+
+// foldStackTo appends the folded stack of s (or of w.chain when set) to
+// dst.
+func (w *worker) foldStackTo(dst []byte, s *sample.Sample) []byte {
+	if w.fs != nil {
+		return w.fold.foldChain(dst, s, w.chain, w.fs)
+	}
+	return w.fold.fold(dst, s)
 }
 
 // countSymbols counts the frames of s (or of w.chain when set) for the
@@ -109,11 +114,16 @@ func (f *folder) foldChain(dst []byte, s *sample.Sample, chain []uint32, fs Fram
 			m := max(n+1, 2*len(f.nums[j]), 1024)
 			f.nums[j] = append(f.nums[j], make([]idPiece, m-len(f.nums[j]))...)
 		} else {
-			dst = f.frame(dst, fs.Frame(uint32(n)), java)
+			ps := len(dst)
+			dst = f.frameRules(dst, fs.Frame(uint32(n)), java)
+			f.h = mixPiece(f.h, dst[ps:])
 			continue
 		}
+		// A new number: the rules run once for it (not through the
+		// memo by ID, which would keep the piece twice).
 		ps := len(dst)
-		dst = f.frame(dst, fs.Frame(uint32(n)), java)
+		dst = f.frameRules(dst, fs.Frame(uint32(n)), java)
+		f.h = mixPiece(f.h, dst[ps:])
 		if piece := dst[ps:]; len(f.idText) < 1<<30 {
 			p := idPiece{start: uint32(len(f.idText))}
 			f.idText = append(f.idText, piece...)

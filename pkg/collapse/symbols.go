@@ -31,6 +31,7 @@ type symCounts struct {
 	user, userUnknown     int64            // user frames, addresses in no mapping left out
 	jitUnknown            int64            // user frames in anonymous executable memory
 	dsoUnknown            map[string]int64 // unresolved user frames per file
+	lastDSO               string           // the last key of dsoUnknown counted
 	userSamples           int64            // samples with user frames
 	broken                int64            // of which: a user frame at an address in no mapping
 	brokenZero            bool             // one of those addresses was 0
@@ -50,6 +51,21 @@ func (c *symCounts) merge(o *symCounts) {
 	c.brokenZero = c.brokenZero || o.brokenZero
 	c.brokenComm = mergeCounts(c.brokenComm, o.brokenComm)
 	c.brokenBelow = mergeCounts(c.brokenBelow, o.brokenBelow)
+}
+
+// addUnknownDSO counts a user frame without a symbol in the file dso.
+// Frames of one file follow each other: the last file's key is kept, so
+// that counting allocates once per file, not per frame.
+func (c *symCounts) addUnknownDSO(dso []byte) {
+	if c.dsoUnknown != nil && string(dso) == c.lastDSO {
+		c.dsoUnknown[c.lastDSO]++
+		return
+	}
+	c.lastDSO = string(dso)
+	if c.dsoUnknown == nil {
+		c.dsoUnknown = make(map[string]int64)
+	}
+	c.dsoUnknown[c.lastDSO]++
 }
 
 func mergeCounts(dst, src map[string]int64) map[string]int64 {
@@ -157,7 +173,7 @@ func (c *symCounts) countAt(comm []byte, n int, frame func(i int) *sample.Frame,
 			user = true
 			c.user++
 			c.userUnknown++
-			addCount(&c.dsoUnknown, frame(i).DSO)
+			c.addUnknownDSO(frame(i).DSO)
 		}
 	}
 	if !user {

@@ -138,8 +138,18 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 		case s.HasPeriod && s.Period != 0:
 			weight = s.Period
 		}
-		st := w.foldStack(s)
+		// A timed line's stack is folded in place, in b.out.
+		direct := b.d.timed && !w.st.offCPU
+		mark := len(b.out)
+		var st []byte
+		if direct {
+			b.out = w.foldStackTo(b.out, s)
+			st = b.out[mark:]
+		} else {
+			st = w.foldStack(s)
+		}
 		if opt.NoIdle && w.idle.Is(st) {
+			b.out = b.out[:mark]
 			b.events.add(s.Event, false)
 			return
 		}
@@ -157,7 +167,6 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 			w.st.sums.add(st, w.fold.h, weight)
 			return
 		}
-		b.out = append(b.out, st...)
 		b.out = append(b.out, ' ')
 		b.out = strconv.AppendInt(b.out, weight, 10)
 		if s.HasTime {

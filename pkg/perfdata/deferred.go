@@ -130,12 +130,12 @@ func (r *Reader) keepDeferred(b *Samples, h *keptHead) {
 // DeferFrames) on one goroutine: each distinct frame is found and
 // formatted once per FrameCache. Its frame numbers are its own.
 type FrameCache struct {
-	namer  namer
-	locs   locations
-	cache  *locCache
-	index  locTable
-	noMaps map[uint64]uint32
-	chain  []uint32
+	namer      namer
+	locs       locations
+	cache      *locCache
+	index      locTable
+	noMaps     map[uint64]uint32
+	chain      []uint32
 	spareModes []uint16 // spare buffers for last
 	spareLocs  []uint32
 	// last holds the last chain resolved per list of user maps (hashed
@@ -166,6 +166,7 @@ type locTable struct {
 	shift   uint
 	n       int
 	entries []locEntry // d nil: free
+	hint    int64      // the size of the data section
 }
 
 func (t *locTable) slot(d *dso, addr, printed uint64) uint64 {
@@ -192,11 +193,18 @@ func (t *locTable) find(d *dso, addr, printed uint64) *locEntry {
 	}
 }
 
+// grow doubles the table, or makes its first entries: for about one
+// location per 512 bytes of data (the system-wide captures measured have
+// one per 500), so that a large capture does not grow it many times.
 func (t *locTable) grow() {
 	old := t.entries
 	bits := uint(12)
 	if len(old) > 0 {
 		bits = uint(64-t.shift) + 1
+	} else {
+		for bits < 22 && int64(1)<<bits < t.hint/256 {
+			bits++
+		}
 	}
 	t.shift = 64 - bits
 	t.entries = make([]locEntry, 1<<bits)
@@ -219,6 +227,7 @@ func (r *Reader) NewFrameCache() *FrameCache {
 	return &FrameCache{
 		namer: namer{sy: r.opt.Symbolizer, unique: true},
 		cache: newLocCache(int64(r.fi.data.size)),
+		index: locTable{hint: int64(r.fi.data.size)},
 	}
 }
 

@@ -545,7 +545,7 @@ func (b *Samples) Head(i int, s *sample.Sample) {
 		Time: h.time, HasTime: h.flags&keptTime != 0,
 		Period: h.period, HasPeriod: h.flags&keptPeriod != 0,
 		ProcessID: h.processID, HasProcessID: h.flags&keptProcessID != 0,
-		CPU: int(h.cpu),
+		CPU:    int(h.cpu),
 		Frames: frames,
 	}
 }

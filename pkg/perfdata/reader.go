@@ -99,9 +99,9 @@ type Reader struct {
 	loadFrom *world
 	world    *world // the current world (see curWorld)
 	worldGen uint64
-	stats        Stats
-	stopErr      error // why reading stopped; Err once the queue is empty
-	err          error
+	stats    Stats
+	stopErr  error // why reading stopped; Err once the queue is empty
+	err      error
 }
 
 // outFields are the fields perf script prints by default for one type of
