@@ -165,6 +165,7 @@ func (d *Driver) Run(w io.Writer, inputs []Input) (Summary, error) {
 				j.chunk.Fold(&Sink{w: wk, b: j.batch})
 				close(j.done)
 			}
+			wk.sums.flush(st.sums)
 		}()
 	}
 

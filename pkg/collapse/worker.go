@@ -80,6 +80,9 @@ type worker struct {
 	// folded, by number (Sink.AddChain); its Frames are then empty.
 	chain []uint32
 	fs    Frames
+	// sums combines the classic sums before they go to the shared ones
+	// (flushed when the worker ends).
+	sums sumCache
 
 	// The kind of the last event seen, under the decisions of
 	// generation lastGen (cached: captures hold few events).
@@ -164,7 +167,7 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 		b.samples++
 		b.weight = addSat(b.weight, weight)
 		if !b.d.timed {
-			w.st.sums.add(st, w.fold.h, weight)
+			w.sums.add(w.st.sums, st, w.fold.h, weight)
 			return
 		}
 		b.out = append(b.out, ' ')
