@@ -30,6 +30,7 @@ type deferred struct {
 	// loaded the kernel's map); loadAt is -1 for the other samples.
 	w2     *world
 	loadAt int32
+	thread int32 // the sample's thread id
 	// ipMode, when not 0, says that the sample has no call chain: its
 	// one frame is its ip, looked up in the maps of cpumode ipMode&7.
 	ipMode uint8
@@ -111,6 +112,7 @@ func (r *Reader) keepDeferred(b *Samples, h *keptHead) {
 	}
 	rec := &r.rec
 	h.user = r.th.maps.list
+	h.thread = rec.tid
 	h.w = r.curWorld()
 	h.loadAt = -1
 	if r.loadAt >= 0 {
@@ -130,35 +132,31 @@ func (r *Reader) keepDeferred(b *Samples, h *keptHead) {
 // DeferFrames) on one goroutine: each distinct frame is found and
 // formatted once per FrameCache. Its frame numbers are its own.
 type FrameCache struct {
-	namer      namer
-	locs       locations
-	cache      *locCache
-	index      locTable
-	noMaps     map[uint64]uint32
-	chain      []uint32
-	spareModes []uint16 // spare buffers for last
-	spareLocs  []uint32
-	// last holds the last chain resolved per list of user maps (hashed
-	// into a few slots): the samples of a process repeat the outer part
-	// of their stacks, whose frames are then taken from it.
-	last [lastSlots]lastChain
+	namer  namer
+	locs   locations
+	cache  *locCache
+	index  locTable
+	noMaps map[uint64]uint32
+	chain  []uint32
+	spare  []uint32 // a spare buffer for a lastRun
+	// The last run of addresses resolved in the kernel's maps, and per
+	// thread and list of user maps (hashed into a few slots): see Chain.
+	lastKernel lastRun
+	lastUser   [lastSlots]lastRun
 }
 
 const lastSlots = 64
 
-// lastChain is a chain as resolved: its entries as recorded, and per
-// entry the cpumode it was looked up with and its frame (noFrame for a
-// context marker).
-type lastChain struct {
+// lastRun is a run of a call chain as resolved: its addresses and their
+// frames, with the maps they were looked up in.
+type lastRun struct {
 	user  *mapping // the list of user maps: its first map, and length
 	nuser int
+	tid   int32
 	w     *world
 	ips   []uint64
-	modes []uint16
 	locs  []uint32
 }
-
-const noFrame = ^uint32(0)
 
 // locTable is the index of a FrameCache's locations by DSO, address and
 // printed address: open addressing, linear probing, at most half full.
@@ -254,33 +252,19 @@ func (c *FrameCache) Chain(b *Samples, sample int) []uint32 {
 		}
 		return c.chain
 	}
-	// The entries from start on are those of the last chain of the same
-	// maps, from its entry start+shift on.
+	// The chain is runs of addresses between context markers. A run is
+	// looked up in the maps of its cpumode, and samples repeat the outer
+	// part of their runs (the process's main loop, the kernel's system
+	// call entry): the frames of the entries a run ends with, equal to
+	// those the last run of the same maps ended with, are taken from it.
 	var user *mapping
 	if len(h.user) > 0 {
 		user = &h.user[0]
 	}
-	last := &c.last[(uintptr(unsafe.Pointer(user))>>4^uintptr(unsafe.Pointer(h.w))>>4)%lastSlots]
-	start, shift := len(ips), 0
-	if last.user == user && last.nuser == len(h.user) && last.w == h.w && h.loadAt < 0 {
-		shift = len(last.ips) - len(ips)
-		for start > 0 && start+shift > 0 && ips[start-1] == last.ips[start-1+shift] {
-			start--
-		}
-	}
-	lastModes, lastLocs := last.modes, last.locs
-	// The new chain goes to last as it is made: entries before start
-	// are written at their place, in spare space when the chains'
-	// lengths differ.
-	newModes := c.spareModes[:0]
-	newLocs := c.spareLocs[:0]
-
 	cpumode := uint16(cpumodeUser)
 	n := 0
-	i := 0
-	for ; i < len(ips) && n < maxStack; i++ {
-		ip := ips[i]
-		if ip >= contextMax {
+	for i := 0; i < len(ips) && n < maxStack; {
+		if ip := ips[i]; ip >= contextMax {
 			switch ip {
 			case contextHV:
 				cpumode = cpumodeHV
@@ -289,48 +273,74 @@ func (c *FrameCache) Chain(b *Samples, sample int) []uint32 {
 			case contextUser:
 				cpumode = cpumodeUser
 			}
-			newModes = append(newModes, cpumode)
-			newLocs = append(newLocs, noFrame)
+			i++
 			continue
 		}
-		n++
-		if i >= start && lastModes[i+shift] == cpumode && lastLocs[i+shift] != noFrame {
-			loc := lastLocs[i+shift]
-			c.chain = append(c.chain, loc)
-			newModes = append(newModes, cpumode)
-			newLocs = append(newLocs, loc)
-			continue
+		j := i + 1
+		for j < len(ips) && ips[j] < contextMax {
+			j++
 		}
-		if int32(i) == h.loadAt {
-			w = h.w2
-		}
-		var loc uint32
-		if m := find(h, w, cpumode, ip); m == nil {
-			loc = c.noMap(ip)
-		} else {
-			addr := m.mapIP(ip)
-			printed := addr
-			if k := m.dso.kind; k == dsoKernel || k == dsoModule || k == dsoKsym {
-				printed = ip
+		run := ips[i:j]
+		var last *lastRun
+		if h.loadAt < 0 {
+			switch cpumode {
+			case cpumodeKernel:
+				last = &c.lastKernel
+				if last.w != h.w {
+					last.ips = last.ips[:0]
+				}
+			case cpumodeUser:
+				last = &c.lastUser[(uintptr(unsafe.Pointer(user))>>4^uintptr(h.thread)*0x9e3779b9)%lastSlots]
+				if last.user != user || last.nuser != len(h.user) || last.tid != h.thread {
+					last.ips = last.ips[:0]
+				}
 			}
-			loc = c.location(w, m, addr, printed)
 		}
-		c.chain = append(c.chain, loc)
-		newModes = append(newModes, cpumode)
-		newLocs = append(newLocs, loc)
-	}
-	for ; i < len(ips); i++ { // past perf's depth limit
-		newModes = append(newModes, 0)
-		newLocs = append(newLocs, noFrame)
-	}
-	if h.loadAt < 0 {
-		// Swap the buffers: last takes the new chain.
-		c.spareModes, c.spareLocs = lastModes, lastLocs
-		last.user, last.nuser, last.w = user, len(h.user), h.w
-		last.ips = append(last.ips[:0], ips...)
-		last.modes, last.locs = newModes, newLocs
-	} else {
-		c.spareModes, c.spareLocs = newModes, newLocs
+		// Entries from start on are those of last from start+shift on.
+		start, shift := len(run), 0
+		if last != nil {
+			shift = len(last.ips) - len(run)
+			for start > 0 && start+shift > 0 && run[start-1] == last.ips[start-1+shift] {
+				start--
+			}
+		}
+		locs := c.spare[:0]
+		for k, ip := range run {
+			if n >= maxStack {
+				break
+			}
+			n++
+			var loc uint32
+			if k >= start {
+				loc = last.locs[k+shift]
+			} else {
+				if int32(i+k) == h.loadAt {
+					w = h.w2
+				}
+				if m := find(h, w, cpumode, ip); m == nil {
+					loc = c.noMap(ip)
+				} else {
+					addr := m.mapIP(ip)
+					printed := addr
+					if k := m.dso.kind; k == dsoKernel || k == dsoModule || k == dsoKsym {
+						printed = ip
+					}
+					loc = c.location(w, m, addr, printed)
+				}
+			}
+			c.chain = append(c.chain, loc)
+			locs = append(locs, loc)
+		}
+		if last != nil && len(locs) == len(run) {
+			// last takes the run; its buffer becomes the spare.
+			c.spare = last.locs
+			last.user, last.nuser, last.w, last.tid = user, len(h.user), h.w, h.thread
+			last.ips = append(last.ips[:0], run...)
+			last.locs = locs
+		} else {
+			c.spare = locs
+		}
+		i = j
 	}
 	return c.chain
 }
