@@ -1,6 +1,8 @@
 package perfdata
 
 import (
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"flamekit/pkg/sample"
@@ -132,10 +134,8 @@ func (r *Reader) keepDeferred(b *Samples, h *keptHead) {
 // DeferFrames) on one goroutine: each distinct frame is found and
 // formatted once per FrameCache. Its frame numbers are its own.
 type FrameCache struct {
-	namer  namer
-	locs   locations
-	cache  *locCache
-	index  locTable
+	sh     *sharedLocs
+	cache  *locCache // in front of sh's index
 	noMaps map[uint64]uint32
 	chain  []uint32
 	spare  []uint32 // a spare buffer for a lastRun
@@ -222,11 +222,59 @@ func (t *locTable) grow() {
 // NewFrameCache returns a FrameCache for the samples of r, to be used by
 // one goroutine at a time.
 func (r *Reader) NewFrameCache() *FrameCache {
-	return &FrameCache{
-		namer: namer{sy: r.opt.Symbolizer, unique: true},
-		cache: newLocCache(int64(r.fi.data.size)),
-		index: locTable{hint: int64(r.fi.data.size)},
+	if r.shared == nil {
+		sh := &sharedLocs{namer: namer{sy: r.opt.Symbolizer, unique: true}}
+		for i := range sh.shards {
+			sh.shards[i].t.hint = int64(r.fi.data.size) / sharedShards
+		}
+		r.shared = sh
 	}
+	return &FrameCache{sh: r.shared, cache: newLocCache(int64(r.fi.data.size))}
+}
+
+// sharedLocs is the locations of a Reader's FrameCaches, which share
+// them, so that each distinct frame is found, and its symbol looked up,
+// once: an index cut into shards, each behind its own lock, and a table
+// of locations that only grows, read without a lock (a location is
+// complete before its number is in the index).
+type sharedLocs struct {
+	namer  namer
+	addMu  sync.Mutex
+	n      uint32 // locations made; addMu
+	blocks [maxLocBlocks]atomic.Pointer[[1 << locBits]location]
+	shards [sharedShards]struct {
+		mu sync.Mutex
+		t  locTable
+		_  [64]byte // keep the shards' locks on separate cache lines
+	}
+	noMu   sync.Mutex
+	noMaps map[uint64]uint32
+}
+
+const (
+	sharedShards = 16
+	maxLocBlocks = 1 << 16 // 268 million locations
+)
+
+func (sh *sharedLocs) at(i uint32) *location {
+	return &sh.blocks[i>>locBits].Load()[i&(1<<locBits-1)]
+}
+
+// add makes a location and returns its number and itself, to be filled
+// before its number is given to anyone.
+func (sh *sharedLocs) add() (uint32, *location) {
+	sh.addMu.Lock()
+	i := sh.n
+	if i&(1<<locBits-1) == 0 {
+		if int(i>>locBits) == maxLocBlocks {
+			sh.addMu.Unlock()
+			panic("perfdata: more than 268 million distinct frames")
+		}
+		sh.blocks[i>>locBits].Store(new([1 << locBits]location))
+	}
+	sh.n++
+	sh.addMu.Unlock()
+	return i, sh.at(i)
 }
 
 // Chain returns the frames of sample i of b, kept with deferred frames,
@@ -380,9 +428,9 @@ func findIn(l []mapping, addr uint64) *mapping {
 // Frame returns the frame numbered n (a number of Chain), its symbol
 // found on the first call for n. It is shared, not to be written.
 func (c *FrameCache) Frame(n uint32) *sample.Frame {
-	l := c.locs.at(n)
+	l := c.sh.at(n)
 	if l.ready.Load() == 0 {
-		c.namer.resolve(l)
+		c.sh.namer.resolve(l)
 	}
 	return &l.f
 }
@@ -394,12 +442,15 @@ func (c *FrameCache) location(w *world, m *mapping, addr, printed uint64) uint32
 	if e.d == d && e.addr == addr && e.printed == printed {
 		return e.loc
 	}
-	x := c.index.find(d, addr, printed)
+	sh := &c.sh.shards[(addr>>4^addr>>16^uint64(uintptr(unsafe.Pointer(d)))>>6)%sharedShards]
+	sh.mu.Lock()
+	x := sh.t.find(d, addr, printed)
 	loc := x.loc
 	if x.d == nil {
 		loc = c.newLocation(w, m, addr, printed)
 		x.d, x.addr, x.printed, x.loc = d, addr, printed, loc
 	}
+	sh.mu.Unlock()
 	e.d, e.addr, e.printed, e.loc = d, addr, printed, loc
 	return loc
 }
@@ -407,7 +458,7 @@ func (c *FrameCache) location(w *world, m *mapping, addr, printed uint64) uint32
 // newLocation is Reader.newLocation.
 func (c *FrameCache) newLocation(w *world, m *mapping, addr, printed uint64) uint32 {
 	d := m.dso
-	loc, l := c.locs.add()
+	loc, l := c.sh.add()
 	l.f.Addr, l.f.DSO, l.printed = appendHex(nil, printed), d.name, printed
 	l.kind, l.path, l.hexID, l.pid, l.lookup, l.start = d.kind, d.path, d.hexID, d.pid, addr, m.start
 	switch d.kind {
@@ -423,9 +474,9 @@ func (c *FrameCache) newLocation(w *world, m *mapping, addr, printed uint64) uin
 				break
 			}
 		}
-		c.namer.mu.Lock()
-		c.namer.name(l, sym, name)
-		c.namer.mu.Unlock()
+		c.sh.namer.mu.Lock()
+		c.sh.namer.name(l, sym, name)
+		c.sh.namer.mu.Unlock()
 	}
 	return loc
 }
@@ -438,11 +489,22 @@ func (c *FrameCache) noMap(ip uint64) uint32 {
 	if c.noMaps == nil {
 		c.noMaps = map[uint64]uint32{}
 	}
-	i, l := c.locs.add()
-	l.f.Addr, l.f.DSO, l.printed, l.kind = appendHex(nil, ip), unknownBytes, ip, dsoNone
-	c.namer.mu.Lock()
-	c.namer.name(l, unknownBytes, "")
-	c.namer.mu.Unlock()
+	sh := c.sh
+	sh.noMu.Lock()
+	i, ok := sh.noMaps[ip]
+	if !ok {
+		var l *location
+		i, l = sh.add()
+		l.f.Addr, l.f.DSO, l.printed, l.kind = appendHex(nil, ip), unknownBytes, ip, dsoNone
+		sh.namer.mu.Lock()
+		sh.namer.name(l, unknownBytes, "")
+		sh.namer.mu.Unlock()
+		if sh.noMaps == nil {
+			sh.noMaps = map[uint64]uint32{}
+		}
+		sh.noMaps[ip] = i
+	}
+	sh.noMu.Unlock()
 	c.noMaps[ip] = i
 	return i
 }

@@ -99,6 +99,7 @@ type Reader struct {
 	loadFrom *world
 	world    *world // the current world (see curWorld)
 	worldGen uint64
+	shared   *sharedLocs // the locations of the FrameCaches
 	stats    Stats
 	stopErr  error // why reading stopped; Err once the queue is empty
 	err      error
