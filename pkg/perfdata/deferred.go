@@ -147,6 +147,11 @@ type FrameCache struct {
 
 const lastSlots = 64
 
+// userSlot returns the slot of lastUser of a thread and its list of maps.
+func userSlot(user *mapping, thread int32) int {
+	return int((uintptr(unsafe.Pointer(user))>>4 ^ uintptr(thread)*0x9e3779b9) % lastSlots)
+}
+
 // lastRun is a run of a call chain as resolved: its addresses and their
 // frames, with the maps they were looked up in.
 type lastRun struct {
@@ -338,7 +343,7 @@ func (c *FrameCache) Chain(b *Samples, sample int) []uint32 {
 					last.ips = last.ips[:0]
 				}
 			case cpumodeUser:
-				last = &c.lastUser[(uintptr(unsafe.Pointer(user))>>4^uintptr(h.thread)*0x9e3779b9)%lastSlots]
+				last = &c.lastUser[userSlot(user, h.thread)]
 				if last.user != user || last.nuser != len(h.user) || last.tid != h.thread {
 					last.ips = last.ips[:0]
 				}
