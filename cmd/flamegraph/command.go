@@ -1,17 +1,14 @@
 package main
 
 import (
-	"fmt"
+	"errors"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"flamekit/internal/cli"
-	"flamekit/pkg/capture"
-	"flamekit/pkg/collapse"
-	"flamekit/pkg/flamegraph"
+	"flamekit/pkg/flamegraph/tool"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/source"
 	"flamekit/pkg/svg"
 )
 
@@ -143,81 +140,21 @@ func (c *command) Options() (*svg.Options, error) {
 	return &o, nil
 }
 
-// Run reads the input and writes the SVG.
+// Run reads the input and writes the SVG: the flags are the Config of
+// tool.Run.
 func (c *command) Run(env *cli.Env) error {
 	o, err := c.Options()
 	if err != nil {
 		return err
 	}
-	if c.NameAttr != "" {
-		if o.NameAttr, err = svg.ReadNameAttr(c.NameAttr, func(msg string) { env.Warnf("%s", msg) }); err != nil {
-			return err
-		}
-	}
-	if c.CP {
-		if o.Palette, err = svg.ReadPalette(svg.PaletteFile); err != nil {
-			return err
-		}
-	}
-	if err := source.CheckNames(c.Files); err != nil {
+	err = tool.Run(tool.Config{Options: *o, NameAttr: c.NameAttr, CP: c.CP, Reverse: c.Reverse, Files: c.Files},
+		&tool.Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Warn: func(msg string) { env.Warnf("%s", msg) }})
+	var ue *tool.UsageError
+	switch {
+	case errors.As(err, &ue):
 		return cli.Usagef("%v", err)
-	}
-	ins, err := source.OpenAll(c.Files, source.Options{Stdin: env.Stdin})
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
-	var size int64
-	for _, in := range ins {
-		if in.Kind == source.Folded {
-			size += in.Size()
-		}
-	}
-	fs := source.NewFiles(ins, true)
-	// Perf captures, pprof and bpftrace are folded as stackcollapse folds
-	// them: classic (summed) lines, or timed ones for a chart in time order.
-	fs.Fold = capture.Fold(capture.Options{Collapse: collapse.Options{NoTime: !c.Flamechart}, Perf: "perf", Warnf: env.Warnf})
-	rw := flamegraph.Rewrite{Reverse: c.Reverse, Chain: o.Colors == "chain"}
-	in, err := flamegraph.ReadFiles(fs, size, c.Flamechart, rw, o.MinCount)
-	if err != nil {
-		return err
-	}
-	l := in.Layout
-	if l.Total == 0 {
-		fmt.Fprintln(env.Stderr, "ERROR: No stack counts found")
-		warnSkips(env, in.Skips)
-		if err := svg.RenderEmpty(env.Stdout, o); err != nil {
-			return err
-		}
+	case errors.Is(err, tool.ErrNoStacks):
 		return &cli.ExitError{Code: cli.ExitUsage}
 	}
-	if o.Total > 0 && o.Total < l.Total {
-		if o.Total/l.Total > 0.02 {
-			fmt.Fprintf(env.Stderr, "Specified --total %s is less than actual total %s, so ignored\n",
-				folded.FormatCount(o.Total), folded.FormatCount(l.Total))
-		}
-		o.Total = 0
-	}
-	if c.CountName == "samples" && l.Total < 100 {
-		fmt.Fprintf(env.Stderr, "Stack count is low (%s). Did something go wrong?\n", folded.FormatCount(l.Total))
-	}
-	if l.Total > folded.MaxCount {
-		env.Warnf("warning: the counts sum to about %s, beyond 2^53: the widths are right, but the counts shown are rounded", folded.FormatCount(l.Total))
-	}
-	warnSkips(env, in.Skips)
-	if err := svg.Render(env.Stdout, l, o); err != nil {
-		return err
-	}
-	if c.CP {
-		if err := svg.WritePalette(svg.PaletteFile, o.Palette); err != nil {
-			env.Warnf("could not update %s: %v", svg.PaletteFile, err)
-		}
-	}
-	return nil
-}
-
-func warnSkips(env *cli.Env, s folded.Skips) {
-	if s.Count > 0 {
-		fmt.Fprintf(env.Stderr, "Ignored %d lines with invalid format (first: %v)\n", s.Count, s.First)
-	}
+	return err
 }

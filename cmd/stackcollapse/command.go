@@ -2,18 +2,9 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"runtime"
-	"strconv"
-	"strings"
-	"time"
 
 	"flamekit/internal/cli"
-	"flamekit/pkg/capture"
-	"flamekit/pkg/collapse"
-	"flamekit/pkg/folded"
-	"flamekit/pkg/perfscript"
-	"flamekit/pkg/source"
+	"flamekit/pkg/collapse/tool"
 )
 
 // description is the stackcollapse --help text.
@@ -83,193 +74,24 @@ type command struct {
 	Version     cli.VersionFlag `help:"Print the version and exit."`
 	Files       []string        `arg:"" optional:"" name:"FILE" help:"Input files: perf script text, pprof, bpftrace dumps, folded stacks (.gz read transparently); '-' or none for standard input."`
 
-	pprofFlags `embed:""`
+	SampleType string `name:"sample-type" placeholder:"NAME|INDEX" help:"pprof input: the sample type to fold, by name (alloc_space) or index, as go tool pprof -sample_index. Default: the profile's default type, else the last."`
 }
 
-// Run runs the command. Each input is recognised by its content (or
-// --format): perf script text is folded as stackcollapse-perf.pl does (all
-// such inputs together, as one capture, written where the first of them
-// is), perf.data files through the same stage, a bpftrace dump is folded
-// by pkg/bpftrace (summed, sorted), folded input is copied through, pprof
-// profiles are converted (all inputs pprof, or none).
+// Run runs the command: the flags are the Config of tool.Run.
 func (c *command) Run(env *cli.Env) error {
-	forced, err := source.ParseFormat(c.Format)
-	if err != nil {
+	cfg := tool.Config{
+		PID: c.PID, TID: c.TID, Kernel: c.Kernel, JIT: c.JIT, All: c.All, Addrs: c.Addrs,
+		EventFilter: c.EventFilter, Weight: c.Weight, OffCPU: c.OffCPU, States: c.States,
+		MinBlock: c.MinBlock, MaxBlock: c.MaxBlock, ClipOpen: c.ClipOpen, Wakers: c.Wakers,
+		HotCold: c.HotCold, Inline: c.Inline, Context: c.Context, Srcline: c.Srcline,
+		NoIdle: c.NoIdle, NoTime: c.NoTime, RefWall: c.RefWall, RefPerf: c.RefPerf,
+		Jobs: c.Jobs, Format: c.Format, NoPerf: c.NoPerf, Map: c.Map,
+		SampleType: c.SampleType, Files: c.Files,
+	}
+	err := tool.Run(cfg, &tool.Env{Stdin: env.Stdin, Stdout: env.Stdout,
+		Warn: func(msg string) { env.Warnf("%s", msg) }})
+	if ue := (*tool.UsageError)(nil); errors.As(err, &ue) {
 		return cli.Usagef("%v", err)
 	}
-	opt := perfscript.Options{
-		PID: c.PID, TID: c.TID, Kernel: c.Kernel || c.All, JIT: c.JIT || c.All,
-		Addrs: c.Addrs, Inline: c.Inline, Context: c.Context, Srcline: c.Srcline,
-		EventFilter: c.EventFilter, NoIdle: c.NoIdle, NoTime: c.NoTime,
-		Weight: c.Weight, OffCPU: c.OffCPU, States: c.States, ClipOpen: c.ClipOpen,
-		Wakers: c.Wakers, HotCold: c.HotCold,
-	}
-	if err := c.offCPUOptions(&opt); err != nil {
-		return err
-	}
-	if err := c.jobs(env); err != nil {
-		return err
-	}
-	if c.Jobs > 0 {
-		// The reading, the parsing and the writing all count: -j 1 is
-		// one CPU, not one parser beside a reader on another CPU.
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(c.Jobs))
-	}
-	if (c.RefWall == "") != (c.RefPerf == "") {
-		return cli.Usagef("--ref-wall and --ref-perf go together: a wall-clock time and the perf time it happened at")
-	}
-	if c.RefWall != "" {
-		wall, perf, err := parseRef(c.RefWall, c.RefPerf)
-		if err != nil {
-			return cli.Usagef("%v", err)
-		}
-		opt.RefWall, opt.RefPerf = wall, perf
-	}
-	ins, err := openInputs(env, c.Files, forced)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
-	var pprofs source.Inputs
-	other := ""
-	for _, in := range ins {
-		if in.Kind == source.Pprof {
-			pprofs = append(pprofs, in)
-		} else if other == "" {
-			other = in.Kind.String()
-			if in.Kind == source.Unknown || in.Kind == source.Empty {
-				other = source.PerfScript.String()
-			}
-		}
-	}
-	switch {
-	case len(pprofs) == len(ins):
-		return c.runPprof(env, pprofs)
-	case len(pprofs) > 0:
-		return cli.Usagef("some inputs are pprof and some %s: fold them in separate runs", other)
-	}
-	perfDone := false
-	for _, in := range ins {
-		var err error
-		switch in.Kind {
-		case source.Bpftrace:
-			err = c.foldBpftrace(env, in)
-		case source.Folded:
-			err = c.passFolded(env, in)
-		default: // perf script text, perf.data, empty input, undetected text
-			if !perfDone {
-				perfDone = true
-				err = c.collapsePerf(env, ins, opt)
-			}
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// jobs checks -j and caps it at the CPUs this process may run on (its
-// affinity mask), saying so once.
-func (c *command) jobs(env *cli.Env) error {
-	if c.Jobs < 0 {
-		return cli.Usagef("--jobs %d: want a number of CPUs, or 0 for all", c.Jobs)
-	}
-	if n := runtime.NumCPU(); c.Jobs > n {
-		env.Warnf("-j %d: this process may run on %d CPUs: using %d", c.Jobs, n, n)
-		c.Jobs = n
-	}
-	return nil
-}
-
-// isPerf reports whether an input is folded by the perf stage: perf
-// script text, perf.data, and what is read as perf script text.
-func isPerf(in *source.Input) bool {
-	return in.Kind != source.Bpftrace && in.Kind != source.Folded
-}
-
-// collapsePerf folds the perf.data files and perf script texts among ins
-// through the one fold driver, as one stream, on every CPU (-j).
-func (c *command) collapsePerf(env *cli.Env, ins source.Inputs, opt perfscript.Options) error {
-	f := &capture.Folder{Driver: collapse.Driver{Options: opt, Workers: c.Jobs, Warnf: env.Warnf}}
-	if !c.NoPerf {
-		f.Perf = "perf"
-	}
-	var inputs []collapse.Input
-	for _, in := range ins {
-		switch {
-		case !isPerf(in):
-		case in.Kind.IsPerfData():
-			inputs = append(inputs, f.Data(in, capture.SourceName(in)))
-		default:
-			inputs = append(inputs, f.Text(in.Display, capture.SourceName(in), in.Open))
-		}
-	}
-	sum, err := f.Run(env.Stdout, inputs)
-	var usage *collapse.OptionsError
-	if errors.As(err, &usage) {
-		return cli.Usagef("%v", usage)
-	}
-	if err == nil && sum.Samples == 0 {
-		switch {
-		case f.Frameless > 0:
-			return fmt.Errorf("no sample to fold: the %d samples have no call graph (record with perf record -g)", f.Frameless)
-		case f.Skipped.Count > 0:
-			return capture.ErrNotPerfScript
-		}
-	}
 	return err
-}
-
-// offCPUOptions checks the flags that only --off-cpu (or --hot-cold) uses
-// and reads --min-block and --max-block.
-func (c *command) offCPUOptions(opt *perfscript.Options) error {
-	offCPU := c.OffCPU || c.Wakers || c.HotCold
-	for _, f := range []struct {
-		name string
-		set  bool
-	}{{"--states", c.States != ""}, {"--min-block", c.MinBlock != ""}, {"--max-block", c.MaxBlock != ""}, {"--clip-open", c.ClipOpen}} {
-		if f.set && !offCPU {
-			return cli.Usagef("%s needs --off-cpu (or --hot-cold)", f.name)
-		}
-	}
-	var err error
-	if opt.MinBlock, err = parseBlock("--min-block", c.MinBlock); err != nil {
-		return err
-	}
-	opt.MaxBlock, err = parseBlock("--max-block", c.MaxBlock)
-	return err
-}
-
-// parseBlock reads a --min-block or --max-block value: microseconds, as
-// bcc's offcputime -m and -M take them, or a duration with its unit.
-func parseBlock(flag, v string) (time.Duration, error) {
-	if v == "" {
-		return 0, nil
-	}
-	if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 {
-		return time.Duration(n * float64(time.Microsecond)), nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return 0, cli.Usagef("%s %q: want microseconds (1000) or a duration with its unit (500us, 2ms, 1s)", flag, v)
-	}
-	return d, nil
-}
-
-// parseRef checks a clock reference given on the command line and returns
-// it as the metadata writes it: the wall clock in RFC 3339 UTC (from RFC
-// 3339 or epoch seconds such as date +%s.%N prints), and perf seconds.
-func parseRef(wall, perf string) (string, string, error) {
-	if _, err := folded.ParseTime([]byte(perf)); err != nil || strings.HasPrefix(perf, "-") {
-		return "", "", fmt.Errorf("--ref-perf %q: want perf-clock seconds, e.g. 2404.748841", perf)
-	}
-	if t, err := time.Parse(time.RFC3339Nano, wall); err == nil {
-		return t.UTC().Format(time.RFC3339Nano), perf, nil
-	}
-	ns, err := folded.ParseTime([]byte(wall))
-	if err != nil {
-		return "", "", fmt.Errorf("--ref-wall %q: want RFC 3339 (2026-11-22T02:56:25.385988021Z) or epoch seconds (1795316185.385988021)", wall)
-	}
-	return time.Unix(0, int64(ns)).UTC().Format(time.RFC3339Nano), perf, nil
 }

@@ -31,13 +31,18 @@
 //     refined window; bursts come best first.
 //
 // What a burst is made of is named by a second look at its samples: a
-// [Tally] sums the stacks of the chosen windows exactly, so that a caller
-// keeps one pass's series in memory, never the samples themselves (the
-// timeslice command reads the inputs that hold a burst again; a stream
-// from the copy it kept of it).
+// [Tally] sums the stacks of the chosen windows exactly, read from a
+// timeline that keeps stacks ([TallyOf]: the explorer page's, or the
+// series' own with [Series.KeepStacks]) or from a second reading of the
+// windows (the timeslice command reads the inputs that hold a burst
+// again; a stream from the copy it kept of it), so that a caller never
+// keeps the samples themselves.
 //
-// Memory is constant per second of the capture that holds a busy sample
-// (bins × 12 bytes, plus a map entry), whatever the number of samples.
+// A Series is a timeline (package timeline) of 100 ms cells keyed by the
+// samples' processes: memory is one entry (32 bytes) per cell and process
+// with busy samples, whatever the number of samples; a search lays it out
+// per second (timeline.Counts, bins × 12 bytes per second that holds a
+// busy sample) and per second and process.
 //
 // # Composition: a burst on a busy host
 //
@@ -87,9 +92,9 @@
 // saturated one); a new process taking 70 % of a saturated host's CPUs
 // for 2 s scores 95.
 //
-// Memory is one entry per (second, process) with busy samples: about
-// 24 bytes, a map entry and 2 bytes per bin (about 64 bytes with 10 bins),
-// whatever the number of samples.
+// The search's layout of the composition is one entry per (second,
+// process) with busy samples: about 24 bytes, a map entry and 2 bytes per
+// bin (about 64 bytes with 10 bins), whatever the number of samples.
 package bursts
 
 import (
@@ -99,7 +104,7 @@ import (
 
 	"flamekit/pkg/folded"
 	"flamekit/pkg/gaps"
-	"flamekit/pkg/persecond"
+	"flamekit/pkg/timeline"
 )
 
 // Measure is what a second's value is.
@@ -133,38 +138,105 @@ const DefaultBins = 10
 
 const second = int64(1e9)
 
-// Series holds the busy samples of a capture per bin.
+// Series holds the busy samples of a capture: a timeline (package
+// timeline) of Bins cells per second, keyed by the samples' processes (or
+// whole stacks: KeepStacks), read per second and bin when bursts are
+// searched.
 type Series struct {
-	c *persecond.Counts // samples and weight per bin
+	origin folded.Time
+	bins   int
+	b      *timeline.Builder
+	// maxEntries is the number of entries the timeline keeps with whole
+	// stacks (KeepStacks), beyond which it keeps their processes only.
+	maxEntries int
+	// c is the timeline laid out per second and bin, comp per second and
+	// process, both read from the timeline when a search needs them
+	// (read).
+	c    *timeline.Counts
+	tl   *timeline.Timeline
+	comp composition
 	// Whether every busy sample had the same count (for Auto).
 	count0  float64
 	uniform bool
 	samples int64
 	weight  float64
-	comp    composition
 	// rec is the time recorded, set by Find (Options.Unrecorded).
 	rec recorded
+	err error
 }
+
+// StackEntries is a budget of timeline entries (32 bytes each) for a
+// Series that keeps whole stacks (KeepStacks): 1 M entries, 32 MB, which
+// hold about 5 minutes of a busy host (a 100-second system-wide capture
+// of 567,641 samples makes 316,000 at 100 ms cells).
+const StackEntries = 1 << 20
 
 // NewSeries returns an empty series whose seconds count from origin, the
 // capture's first sample, with bins bins per second (DefaultBins when
-// bins < 1).
+// bins < 1, at most timeline.MaxRows). It keeps the stacks' processes
+// only: one timeline entry per bin and process.
 func NewSeries(origin folded.Time, bins int) *Series {
 	if bins < 1 {
 		bins = DefaultBins
 	}
-	return &Series{c: persecond.New(origin, bins, true), uniform: true}
+	bins = min(bins, timeline.MaxRows)
+	b := timeline.NewBuilder(timeline.Options{Rows: bins, Origin: origin, HasOrigin: true,
+		Merge: timeline.MergeFrames | timeline.MergeThreads | timeline.MergeCPUs})
+	return &Series{origin: origin, bins: bins, b: b, uniform: true}
+}
+
+// KeepStacks makes a new series keep the samples' whole stacks while its
+// timeline holds at most maxEntries entries (StackEntries, say), so that
+// Tally reads the stacks of the bursts' windows from it: no second reading
+// of the input. Beyond the budget it keeps their processes only (Tally
+// then says so). Keeping stacks costs the stacks' interning: on a capture
+// of many distinct stacks (120,000 in 567,641 samples), about half the
+// time of reading it again, and their strings in memory; a caller that
+// reads its input again cheaply (a night of files, of which few hold a
+// burst) does better without. It must be called before any sample is
+// added.
+func (s *Series) KeepStacks(maxEntries int) {
+	if s.b.Len() > 0 || maxEntries <= 0 {
+		return
+	}
+	s.maxEntries = maxEntries
+	s.b = timeline.NewBuilder(timeline.Options{Rows: s.bins, Origin: s.origin, HasOrigin: true,
+		Merge: timeline.MergeThreads | timeline.MergeCPUs})
+}
+
+func (s *Series) budget() {
+	if s.b.Len() > s.maxEntries && s.b.Merged()&timeline.MergeFrames == 0 {
+		s.b.MergeMore(timeline.MergeFrames)
+	}
 }
 
 // Origin returns the time second 0 starts at.
-func (s *Series) Origin() folded.Time { return s.c.Origin() }
+func (s *Series) Origin() folded.Time { return s.origin }
 
 // Bins returns the number of bins per second.
-func (s *Series) Bins() int { return s.c.Bins() }
+func (s *Series) Bins() int { return s.bins }
+
+// read lays the series' timeline out (once after each change) and reads
+// its composition.
+func (s *Series) read() {
+	if s.c != nil {
+		return
+	}
+	s.tl = s.b.Snapshot()
+	s.c = s.tl.Counts(nil)
+	s.comp.read(s.tl, s.c)
+}
 
 // Add adds a busy sample at time t with the given count (its weight).
-func (s *Series) Add(t folded.Time, count float64) {
-	s.c.Add(t, 1, count)
+func (s *Series) Add(t folded.Time, count float64) { s.add(t, count, nil) }
+
+func (s *Series) add(t folded.Time, count float64, stack []byte) {
+	s.c, s.tl = nil, nil
+	if err := s.b.AddAt(t, count, stack); err != nil {
+		s.err = err
+		return
+	}
+	s.budget()
 	if s.samples == 0 {
 		s.count0 = count
 	} else if count != s.count0 {
@@ -177,7 +249,16 @@ func (s *Series) Add(t folded.Time, count float64) {
 // Cover widens the series to the second of t without adding a sample
 // (an idle sample): seconds of the span without busy samples are quiet
 // seconds of the baseline.
-func (s *Series) Cover(t folded.Time) { s.c.Cover(t) }
+func (s *Series) Cover(t folded.Time) {
+	s.c, s.tl = nil, nil
+	if err := s.b.Cover(t); err != nil {
+		s.err = err
+	}
+}
+
+// Err returns the error of a time too far from the origin (see
+// timeline.ErrSpan: years), after which nothing more is added.
+func (s *Series) Err() error { return s.err }
 
 // Samples returns the number of busy samples added, Weight their summed
 // counts.
@@ -347,6 +428,7 @@ func (s *Series) Find(o Options) Result {
 	if res.Threshold <= 0 {
 		res.Threshold = DefaultThreshold
 	}
+	s.read()
 	if !s.c.Covered() {
 		return res
 	}
@@ -355,7 +437,7 @@ func (s *Series) Find(o Options) Result {
 		low = res.Threshold / 2
 	}
 	low = min(low, res.Threshold)
-	s.rec = newRecorded(s.c.Origin(), o.Unrecorded)
+	s.rec = newRecorded(s.origin, o.Unrecorded)
 	bursts := s.rateBursts(m, &res, low)
 	bursts = append(bursts, s.compBursts(m, &res, &o, low)...)
 	bursts = merge(bursts)
@@ -555,8 +637,8 @@ func (s *Series) edges(first, last int64, hotBin func(sec int64, b int) bool) (s
 func (s *Series) window(m Measure, start, end int64) Burst {
 	bins := int64(s.c.Bins())
 	b := Burst{
-		From: s.c.Origin() + folded.Time(floorDiv(start*second, bins)),
-		To:   s.c.Origin() + folded.Time(floorDiv(end*second, bins)),
+		From: s.origin + folded.Time(floorDiv(start*second, bins)),
+		To:   s.origin + folded.Time(floorDiv(end*second, bins)),
 	}
 	for k := start; k < end; k++ {
 		sec := floorDiv(k, bins)

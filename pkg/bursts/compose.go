@@ -1,12 +1,12 @@
 package bursts
 
 import (
-	"bytes"
 	"cmp"
 	"math"
 	"slices"
 
 	"flamekit/pkg/folded"
+	"flamekit/pkg/timeline"
 )
 
 // MinCompScale is the smallest scale of composition z-scores: at the
@@ -32,16 +32,16 @@ type CompBaseline struct {
 	Top, TopDivergence float64
 }
 
-// composition is the per-second, per-process part of a Series.
+// composition is the per-second, per-process part of a Series, read from
+// its timeline (read). A process's samples per bin, which place the edges
+// of a burst, are read from the timeline's cells when a burst needs them
+// (binSamples).
 type composition struct {
-	ids   map[string]uint32 // process -> id
 	names []string
-	ent   map[uint64]int32 // slot<<32 | id -> index into ents
 	ents  []entry
-	bins  []uint16 // samples per bin of each entry (saturating)
-	// The last entry added to, for the samples that follow it.
-	last    int32
-	lastKey uint64
+	tl    *timeline.Timeline
+	proc  []int32 // the process id of each node of tl (-1: Root)
+	bins  int64
 }
 
 type entry struct {
@@ -54,51 +54,86 @@ type entry struct {
 // as Add does, and counts it for its process, the stack's root frame, so
 // that Find also finds the windows whose composition stands out.
 func (s *Series) AddStack(t folded.Time, count float64, stack []byte) {
-	s.Add(t, count)
-	root := stack
-	if i := bytes.IndexByte(stack, ';'); i >= 0 {
-		root = stack[:i]
+	if stack == nil {
+		stack = []byte{}
 	}
-	c := &s.comp
-	if c.ids == nil {
-		c.ids = make(map[string]uint32)
-		c.ent = make(map[uint64]int32)
-		c.last = -1
-	}
-	var id uint32
-	if c.last >= 0 && c.names[c.ents[c.last].id] == string(root) {
-		id = c.ents[c.last].id
-	} else {
-		var ok bool
-		id, ok = c.ids[string(root)]
-		if !ok {
-			id = uint32(len(c.names))
-			c.names = append(c.names, string(root))
-			c.ids[c.names[id]] = id
+	s.add(t, count, stack)
+}
+
+// read reads the composition from the timeline: per second and
+// process, the samples and weight. A process's id is its rank among the
+// processes by first sample, as the timeline's nodes of depth 1 are (every
+// one of them came with a sample).
+func (c *composition) read(tl *timeline.Timeline, l *timeline.Counts) {
+	*c = composition{tl: tl, bins: int64(l.Bins()), proc: make([]int32, len(tl.Nodes))}
+	// Process ids by node: a parent's id is below its children's.
+	var id int32
+	for n := range tl.Nodes {
+		switch nd := &tl.Nodes[n]; {
+		case nd.Depth == 0:
+			c.proc[n] = -1
+		case nd.Depth == 1:
+			c.proc[n] = id
+			c.names = append(c.names, tl.Frames[nd.Frame])
+			id++
+		default:
+			c.proc[n] = c.proc[nd.Parent]
 		}
 	}
-	key := uint64(s.c.Cur())<<32 | uint64(id)
-	e := c.last
-	if e < 0 || key != c.lastKey {
-		var ok bool
-		e, ok = c.ent[key]
-		if !ok {
-			e = int32(len(c.ents))
-			c.ent[key] = e
-			c.ents = append(c.ents, entry{slot: uint32(s.c.Cur()), id: id})
-			c.bins = append(c.bins, make([]uint16, s.c.Bins())...)
+	// A second at a time (its entries are contiguous: they are sorted by
+	// cell), its entries by process and cell: every sum is made in one
+	// order whatever the timeline was keyed by (processes or stacks).
+	bins := c.bins
+	type ref struct {
+		id uint32
+		k  int32 // index of the timeline's entry
+	}
+	var refs []ref
+	for i := 0; i < len(tl.Entries); {
+		sec := floorDiv(int64(tl.Entries[i].Cell), bins)
+		refs = refs[:0]
+		j := i
+		for ; j < len(tl.Entries) && floorDiv(int64(tl.Entries[j].Cell), bins) == sec; j++ {
+			if p := c.proc[tl.Entries[j].Stack]; p >= 0 {
+				refs = append(refs, ref{uint32(p), int32(j)})
+			}
 		}
-		c.last, c.lastKey = e, key
+		i = j
+		if len(refs) == 0 {
+			continue
+		}
+		slices.SortFunc(refs, func(a, b ref) int {
+			if c := cmp.Compare(a.id, b.id); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.k, b.k)
+		})
+		slot, _ := l.Block(sec)
+		k := -1
+		for _, r := range refs {
+			if k < 0 || c.ents[k].id != r.id {
+				k = len(c.ents)
+				c.ents = append(c.ents, entry{slot: uint32(slot), id: r.id})
+			}
+			en := &c.ents[k]
+			en.n = uint32(min(uint64(en.n)+uint64(tl.Entries[r.k].Samples), math.MaxUint32))
+			en.w += tl.WeightOf(int(r.k))
+		}
 	}
-	en := &c.ents[e]
-	if en.n < math.MaxUint32 {
-		en.n++
+}
+
+// binSamples returns the samples of process id in bin b of second sec
+// (as many as 2^16-1 at most, as a bin of the composition counts).
+func (c *composition) binSamples(sec int64, b int, id uint32) uint32 {
+	cell := sec*c.bins + int64(b)
+	i, j := c.tl.Range(cell, cell+1)
+	var n uint32
+	for k := i; k < j; k++ {
+		if e := &c.tl.Entries[k]; c.proc[e.Stack] == int32(id) {
+			n += e.Samples
+		}
 	}
-	en.w += count
-	_, bin := s.c.Cell(t)
-	if k := int(e)*s.c.Bins() + bin; c.bins[k] < math.MaxUint16 {
-		c.bins[k]++
-	}
+	return min(n, math.MaxUint16)
 }
 
 // compTotals are the sums composition scores need.
@@ -268,13 +303,9 @@ func (s *Series) compBurst(m Measure, t *compTotals, run []int, z func(float64) 
 		if !ok {
 			return false
 		}
-		e, ok := c.ent[uint64(slot)<<32|uint64(top)]
-		if !ok {
-			return false
-		}
-		k := int(e)*s.c.Bins() + b
+		n := c.binSamples(sec, b, top)
 		total := s.c.N()[int(slot)*s.c.Bins()+b]
-		return c.bins[k] >= 2 && total > 0 && float64(c.bins[k]) >= mid*float64(total)
+		return n >= 2 && total > 0 && float64(n) >= mid*float64(total)
 	}
 	first, last := s.c.Secs()[run[0]], s.c.Secs()[run[len(run)-1]]
 	start, end := s.edges(first, last, hotBin)
@@ -298,7 +329,7 @@ func (s *Series) compBurst(m Measure, t *compTotals, run []int, z func(float64) 
 			if lo > 0 || hi < bins {
 				var in int
 				for k := lo; k < hi; k++ {
-					in += int(c.bins[int(e)*s.c.Bins()+int(k)])
+					in += int(c.binSamples(sec, int(k), en.id))
 				}
 				if en.n == 0 {
 					continue

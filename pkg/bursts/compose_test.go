@@ -215,6 +215,7 @@ func TestCompositionEntries(t *testing.T) {
 			s.AddStack(at(tm), 1, []byte(fmt.Sprintf("a;z%d", i)))
 		}
 	}
+	s.read() // the composition is read from the timeline when searched
 	if n := len(s.comp.ents); n != 20 {
 		t.Errorf("%d entries for 2 processes over 10 seconds, want 20", n)
 	}
@@ -223,6 +224,7 @@ func TestCompositionEntries(t *testing.T) {
 	}
 	// Plain Add counts for the rate only.
 	s.Add(at(3), 1)
+	s.read()
 	if len(s.comp.ents) != 20 || s.Samples() != 2501 {
 		t.Errorf("%d entries, %d samples", len(s.comp.ents), s.Samples())
 	}

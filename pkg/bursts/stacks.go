@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"flamekit/pkg/folded"
+	"flamekit/pkg/timeline"
 )
 
 // Share is a stack's part of a window.
@@ -97,4 +98,58 @@ func top(shares []Share, n int) []Share {
 		shares = shares[:n]
 	}
 	return shares
+}
+
+// Tally returns the tally of the windows of bursts, by measure m, read
+// from the series' own timeline when it kept whole stacks (KeepStacks): no
+// second reading of the input. ok is false when it kept only the stacks'
+// processes; the caller then reads the windows again into a NewTally.
+// Samples added without a stack (Add) are not in it.
+func (s *Series) Tally(bursts []Burst, m Measure) (t *Tally, ok bool) {
+	s.read()
+	return TallyOf(s.tl, bursts, m, nil)
+}
+
+// TallyOf returns the tally of the windows of bursts, by measure m, read
+// from the entries of a timeline that keeps whole stacks (whatever its
+// other keys), of the entries keep accepts (nil: all; a timeline that
+// holds idle samples leaves them out so): a caller that builds such a
+// timeline anyway (the explorer page's) needs no second reading of its
+// input. ok is false when the timeline keeps processes only
+// (timeline.MergeFrames) or a window does not start and end on its cells
+// (a timeline of 50 or 100 cells a second holds the bursts' 100 ms
+// windows exactly). Entries without a stack (Root) are left out.
+func TallyOf(tl *timeline.Timeline, bursts []Burst, m Measure, keep func(*timeline.Entry) bool) (t *Tally, ok bool) {
+	if tl.Merged()&timeline.MergeFrames != 0 {
+		return nil, false
+	}
+	for _, b := range bursts {
+		if tl.Seconds != 1 || tl.CellStart(tl.CellOf(b.From)) != b.From || tl.CellStart(tl.CellOf(b.To)) != b.To {
+			return nil, false
+		}
+	}
+	t = NewTally(bursts, m)
+	names := make(map[timeline.StackID]string)
+	for w := range t.wins {
+		win := &t.wins[w]
+		i, j := tl.Range(tl.CellOf(win.from), tl.CellOf(win.to))
+		for k := i; k < j; k++ {
+			e := &tl.Entries[k]
+			if e.Stack == timeline.Root || keep != nil && !keep(e) {
+				continue
+			}
+			v := float64(e.Samples)
+			if m == Weight {
+				v = tl.WeightOf(k)
+			}
+			name, ok := names[e.Stack]
+			if !ok {
+				name = tl.Stack(e.Stack)
+				names[e.Stack] = name
+			}
+			win.stacks[name] += v
+			win.total += v
+		}
+	}
+	return t, true
 }

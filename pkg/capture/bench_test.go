@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"flamekit/pkg/collapse"
+	"flamekit/pkg/folded"
 	"flamekit/pkg/source"
 	"flamekit/pkg/symbols"
 )
@@ -47,4 +48,59 @@ func BenchmarkFoldData(b *testing.B) {
 			})
 		}
 	}
+}
+
+// countRecords is a collapse.Records that counts what it is given.
+type countRecords struct{ n int64 }
+
+func (c *countRecords) Meta(*folded.Meta) error                  { return nil }
+func (c *countRecords) Record(*folded.Record, int, []byte) error { c.n++; return nil }
+func (c *countRecords) Malformed(int, []byte, error) error       { return nil }
+
+// BenchmarkRecords reads the perf.data file named by
+// $FLAMEKIT_PERFDATA_BENCH as timeslice does, its records counted: as
+// records (Records) and as folded text read back (Folded and a
+// folded.Reader, the text round trip timeslice made before).
+func BenchmarkRecords(b *testing.B) {
+	path := os.Getenv("FLAMEKIT_PERFDATA_BENCH")
+	if path == "" {
+		b.Skip("set FLAMEKIT_PERFDATA_BENCH to a perf.data file")
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in, err := source.Open(path, source.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	b.Run("records", func(b *testing.B) {
+		b.SetBytes(st.Size())
+		for b.Loop() {
+			var c countRecords
+			if err := Records(in, Options{}, &c); err != nil || c.n == 0 {
+				b.Fatal(err, c.n)
+			}
+		}
+	})
+	b.Run("text", func(b *testing.B) {
+		b.SetBytes(st.Size())
+		for b.Loop() {
+			rc, err := Folded(in, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			rd := folded.NewReader(rc, path)
+			rd.Lenient = true
+			n := 0
+			for rd.Next() {
+				n++
+			}
+			rc.Close()
+			if rd.Err() != nil || n == 0 {
+				b.Fatal(rd.Err(), n)
+			}
+		}
+	})
 }

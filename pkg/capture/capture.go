@@ -14,7 +14,8 @@
 //	sum, err := f.Run(os.Stdout, []collapse.Input{f.Data(in, "perf.data")})
 //
 // [Folded] gives any input as folded text, for the commands that read
-// folded stacks (flamegraph, difffolded, timeslice).
+// folded stacks (flamegraph, difffolded, stackfilter); [Records] gives a
+// perf capture's folded records themselves, without that text (timeslice).
 package capture
 
 import (
@@ -82,6 +83,12 @@ func (f *Folder) warnf(format string, args ...any) {
 func (f *Folder) Run(w io.Writer, inputs []collapse.Input) (collapse.Summary, error) {
 	f.texts = f.texts[:0]
 	sum, err := f.Driver.Run(w, inputs)
+	f.noteSkips()
+	return sum, err
+}
+
+// noteSkips counts and reports the lines of perf script text not read.
+func (f *Folder) noteSkips() {
 	for _, t := range f.texts {
 		if sk := t.Skips(); sk.Count > 0 {
 			f.Skipped.Merge(sk)
@@ -89,7 +96,6 @@ func (f *Folder) Run(w io.Writer, inputs []collapse.Input) (collapse.Summary, er
 		}
 	}
 	f.texts = nil
-	return sum, err
 }
 
 // Text returns the input of the perf script text that open opens (plain

@@ -205,6 +205,59 @@ func Bpftrace(in *source.Input, opt bpftrace.Options, w io.Writer, warnf func(st
 	return nil
 }
 
+// RunRecords is Run with the output given to out as records, not written
+// as text: see collapse.Driver.RunRecords.
+func (f *Folder) RunRecords(out collapse.Records, inputs []collapse.Input) (collapse.Summary, error) {
+	f.texts = f.texts[:0]
+	sum, err := f.Driver.RunRecords(out, inputs)
+	f.noteSkips()
+	return sum, err
+}
+
+// IsPerf reports whether Records folds in: a perf.data file or perf script
+// text.
+func IsPerf(in *source.Input) bool {
+	return in.Kind.IsPerfData() || in.Kind == source.PerfScript
+}
+
+// Records folds the perf capture in (IsPerf) as Folded does, and gives out
+// the records, metadata lines and malformed lines that a lenient
+// folded.Reader would read from Folded's text, without that text (see
+// collapse.Driver.RunRecords): the records of one input, in order, on the
+// fold's merging goroutine while Records waits. The fold's messages go to
+// o.Warnf once the input was read to its end without an error. An error
+// returned by out stops the fold, and Records returns it as it is, the
+// messages dropped (they are about a part of the input).
+func Records(in *source.Input, o Options, out collapse.Records) error {
+	if !IsPerf(in) {
+		return fmt.Errorf("%s: %s is not a perf capture", in.Display, in.Kind)
+	}
+	var (
+		mu   sync.Mutex
+		msgs []string
+	)
+	keep := func(format string, args ...any) {
+		mu.Lock()
+		msgs = append(msgs, fmt.Sprintf(format, args...))
+		mu.Unlock()
+	}
+	f := &Folder{Driver: collapse.Driver{Options: o.Collapse, Workers: o.Workers, Warnf: keep}, Perf: o.Perf}
+	input := f.Data(in, SourceName(in))
+	if in.Kind == source.PerfScript {
+		input = f.Text(in.Display, SourceName(in), in.Open)
+	}
+	sum, err := f.RunRecords(out, []collapse.Input{input})
+	if err == nil && sum.Samples == 0 && f.Skipped.Count > 0 {
+		err = fmt.Errorf("%s: %w", in.Display, ErrNotPerfScript)
+	}
+	if err == nil && o.Warnf != nil {
+		for _, m := range msgs {
+			o.Warnf("%s", m)
+		}
+	}
+	return err
+}
+
 // Fold returns Folded with options o, for source.Files.Fold and
 // timeslice.FromSource.
 func Fold(o Options) func(*source.Input) (io.ReadCloser, error) {

@@ -144,6 +144,11 @@ func (d *Driver) Run(w io.Writer, inputs []Input) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
+	return d.run(st, inputs)
+}
+
+// run is Run with the stage st (writing text, or giving records).
+func (d *Driver) run(st *stage, inputs []Input) (Summary, error) {
 	st.warnf = d.Warnf
 	workers := d.Workers
 	if workers <= 0 {

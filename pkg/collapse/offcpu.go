@@ -69,6 +69,7 @@ type interval struct {
 	hasTime bool
 	t0, t1  folded.Time
 	ns      int64
+	where   where // the thread's fields: see item.where
 }
 
 // openInterval is a thread off CPU since t0.
@@ -76,6 +77,13 @@ type openInterval struct {
 	t0    folded.Time
 	stack int32
 	waker int32 // -1 until a wakeup names the waker
+	where where // the thread switched out, and the CPU it left
+}
+
+// switchOut is a thread's last switch-out, for sched_stat.
+type switchOut struct {
+	stack int32
+	where where
 }
 
 // offCPU is the off-CPU state machine of one input. Items arrive in input
@@ -86,8 +94,8 @@ type offCPU struct {
 	states   stateSet
 	min, max folded.Time
 	open     map[int64]*openInterval
-	seen     map[int64]bool  // tids met in a switch
-	stored   map[int64]int32 // sched_stat: the stack at the last switch-out
+	seen     map[int64]bool      // tids met in a switch
+	stored   map[int64]switchOut // sched_stat: the last switch-out
 	ivs      [nSources][]interval
 	onCPU    []interval // --hot-cold
 	stats    [nSources]OffCPUStats
@@ -96,7 +104,7 @@ type offCPU struct {
 
 func newOffCPU(st *stage) *offCPU {
 	states, _ := parseStates(st.opt.States) // checked by New
-	o := &offCPU{st: st, states: states, open: map[int64]*openInterval{}, seen: map[int64]bool{}, stored: map[int64]int32{}}
+	o := &offCPU{st: st, states: states, open: map[int64]*openInterval{}, seen: map[int64]bool{}, stored: map[int64]switchOut{}}
 	o.min = folded.Time(max(st.opt.MinBlock, time.Microsecond))
 	o.max = folded.Time(st.opt.MaxBlock)
 	for i := range o.stats {
@@ -114,10 +122,10 @@ func (o *offCPU) item(b *batch, it *item) {
 	st := o.st
 	switch it.kind {
 	case kindPlain:
-		o.onCPU = append(o.onCPU, interval{stack: st.intern(b.bytesAt(it.stack)), hasTime: it.hasTime, t0: it.time, t1: it.time, ns: it.weight})
+		o.onCPU = append(o.onCPU, interval{stack: st.intern(b.bytesAt(it.stack)), hasTime: it.hasTime, t0: it.time, t1: it.time, ns: it.weight, where: it.where})
 	case kindOffCPUTime:
 		o.had[srcOffCPUTime] = true
-		iv := interval{stack: st.intern(b.bytesAt(it.stack)), ns: it.weight}
+		iv := interval{stack: st.intern(b.bytesAt(it.stack)), ns: it.weight, where: it.where}
 		if it.hasTime {
 			iv.hasTime, iv.t0, iv.t1 = true, it.time-folded.Time(it.weight), it.time
 		} else {
@@ -130,13 +138,13 @@ func (o *offCPU) item(b *batch, it *item) {
 		if it.pid != 0 {
 			o.seen[it.pid] = true
 			stack := st.intern(b.bytesAt(it.stack))
-			o.stored[it.pid] = stack
+			o.stored[it.pid] = switchOut{stack: stack, where: it.where}
 			if _, ok := o.open[it.pid]; ok {
 				stats.Lost++
 				delete(o.open, it.pid)
 			}
 			if it.state&o.states != 0 && !dead(it.state) {
-				o.open[it.pid] = &openInterval{t0: it.time, stack: stack, waker: -1}
+				o.open[it.pid] = &openInterval{t0: it.time, stack: stack, waker: -1, where: it.where}
 			}
 		}
 		if it.next != 0 {
@@ -156,7 +164,8 @@ func (o *offCPU) item(b *batch, it *item) {
 		}
 	case kindStat:
 		o.had[srcStat] = true
-		stack, ok := o.stored[it.pid]
+		out, ok := o.stored[it.pid]
+		stack := out.stack
 		if !ok || it.state&o.states == 0 {
 			return
 		}
@@ -164,7 +173,7 @@ func (o *offCPU) item(b *batch, it *item) {
 		if st.opt.Wakers {
 			stack = st.intern(st.joinWaker(stack, b.bytesAt(it.extra)))
 		}
-		o.keep(srcStat, interval{stack: stack, hasTime: true, t0: it.time - folded.Time(it.weight), t1: it.time, ns: it.weight}, false)
+		o.keep(srcStat, interval{stack: stack, hasTime: true, t0: it.time - folded.Time(it.weight), t1: it.time, ns: it.weight, where: out.where}, false)
 	}
 }
 
@@ -179,7 +188,7 @@ func (o *offCPU) close(iv *openInterval, t folded.Time) {
 			o.stats[srcSwitch].NoWaker++
 		}
 	}
-	o.keep(srcSwitch, interval{stack: stack, hasTime: true, t0: iv.t0, t1: t, ns: int64(t - iv.t0)}, false)
+	o.keep(srcSwitch, interval{stack: stack, hasTime: true, t0: iv.t0, t1: t, ns: int64(t - iv.t0), where: iv.where}, false)
 }
 
 // keep applies --min-block and --max-block and keeps an interval. Clipped
@@ -215,7 +224,7 @@ func (o *offCPU) finish() (int, []interval) {
 		iv := o.open[tid]
 		stats.OpenAtEnd++
 		if o.st.opt.ClipOpen && ends.OK && ends.Last > iv.t0 {
-			o.keep(srcSwitch, interval{stack: iv.stack, hasTime: true, t0: iv.t0, t1: ends.Last, ns: int64(ends.Last - iv.t0)}, true)
+			o.keep(srcSwitch, interval{stack: iv.stack, hasTime: true, t0: iv.t0, t1: ends.Last, ns: int64(ends.Last - iv.t0), where: iv.where}, true)
 		}
 	}
 	for src := range nSources {

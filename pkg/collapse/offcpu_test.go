@@ -202,10 +202,10 @@ func TestOffCPUTimed(t *testing.T) {
 		sw(3.2, "b", 6, "R", "a", 5, k), // a: 1.7 to 3.2, written after b's
 	)
 	want := `# flamekit v1 timed event="sched:sched_switch" weight="off-cpu" unit="us"
-a;__schedule 300000 @1.999999
-b;__schedule 100000 @2.200000
-a;__schedule 1000000 @2.999999
-a;__schedule 200000 @3.200000
+a;__schedule 300000 @1.999999 tid=5
+b;__schedule 100000 @2.200000 tid=6
+a;__schedule 1000000 @2.999999 tid=5
+a;__schedule 200000 @3.200000 tid=5
 # flamekit v1 timed event="sched:sched_switch" first="1.999999" last="3.200000" samples="4" weight="off-cpu" unit="us"
 `
 	if r.out != want {
@@ -257,8 +257,8 @@ func TestOffCPUTimeEvent(t *testing.T) {
 	cpu := onCPU(5.0, "a", "4 work (/a)")
 	r := run(t, Options{OffCPU: true}, cpu, real, dummy)
 	want := `# flamekit v1 timed event="offcpu-time" weight="off-cpu" unit="us"
-a;main;read 200000 @4.999999
-a;main;read 500000 @5.500000
+a;main;read 200000 @4.999999 tid=1
+a;main;read 500000 @5.500000 tid=1
 a;main;poll 2500
 # flamekit v1 timed event="offcpu-time" first="4.999999" last="5.500000" samples="3" weight="off-cpu" unit="us"
 `
@@ -267,6 +267,57 @@ a;main;poll 2500
 	}
 	if r.sum.OffCPU.Untimed != 1 || !strings.Contains(r.stderr, "1 offcpu-time samples carry perf's end-of-run time") {
 		t.Errorf("untimed %d, stderr %q", r.sum.OffCPU.Untimed, r.stderr)
+	}
+}
+
+// TestOffCPUWhere: an off-CPU line carries the thread switched out (tid),
+// its process when the sample is that thread's (pid), and the CPU it left
+// (cpu), so that timeslice --tid, --pid and --cpu select off-CPU time; a
+// sched_stat interval carries those of its switch-out; --hot-cold's
+// on-CPU lines carry their sample's, as without --hot-cold.
+func TestOffCPUWhere(t *testing.T) {
+	k := "1 __schedule ([kernel.kallsyms])"
+	on := func(s sample.Sample, cpu int, pid int32) sample.Sample {
+		s.CPU, s.ProcessID, s.HasProcessID = cpu, pid, true
+		return s
+	}
+	stat := timed(smp("waker", "9 ttwu ([kernel.kallsyms])"), 1.3, "sched:sched_stat_sleep", "comm=a pid=5 delay=300000000 [ns]")
+	stranger := sw(1.5, "c", 7, "S", "b", 6, k) // its header names another thread than prev_pid
+	stranger.TID = []byte("8")
+	for _, tc := range []struct {
+		name    string
+		opt     Options
+		samples []sample.Sample
+		want    string
+	}{
+		{"switch", Options{OffCPU: true}, []sample.Sample{
+			on(sw(1.0, "a", 5, "S", "b", 6, k), 1, 100),
+			on(sw(1.2, "b", 6, "R", "a", 5, k), 0, 200),
+		}, "a;__schedule 200000 @1.200000 cpu=1 pid=100 tid=5\n"},
+		{"header of another thread", Options{OffCPU: true}, []sample.Sample{
+			on(stranger, 1, 100),
+			on(sw(1.7, "b", 6, "R", "c", 7, k), 0, 200),
+		}, "c;__schedule 200000 @1.700000 cpu=1 tid=7\n"},
+		{"sched_stat", Options{OffCPU: true}, []sample.Sample{
+			on(sw(1.0, "a", 5, "S", "b", 6, k, "2 f (/a)"), 1, 100),
+			on(stat, 0, 300),
+		}, "a;f;__schedule 300000 @1.300000 cpu=1 pid=100 tid=5\n"},
+		{"hot-cold", Options{HotCold: true}, []sample.Sample{
+			on(onCPU(0.9, "a", "4 work (/a)"), 1, 100),
+			on(sw(1.0, "a", 5, "S", "b", 6, k), 1, 100),
+			on(sw(1.2, "b", 6, "R", "a", 5, k), 0, 200),
+		}, "a;work 10000 @0.900000 cpu=1 pid=100 tid=1\na;__schedule_[i] 200000 @1.200000 cpu=1 pid=100 tid=5\n"},
+	} {
+		r := run(t, tc.opt, tc.samples...)
+		var lines []string
+		for _, l := range strings.SplitAfter(r.out, "\n") {
+			if l != "" && !strings.HasPrefix(l, "#") {
+				lines = append(lines, l)
+			}
+		}
+		if got := strings.Join(lines, ""); got != tc.want {
+			t.Errorf("%s: got\n%s\nwant\n%s", tc.name, got, tc.want)
+		}
 	}
 }
 

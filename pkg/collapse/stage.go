@@ -37,6 +37,7 @@ type stage struct {
 	warnf func(format string, args ...any)
 
 	w      io.Writer
+	rec    *recordOut // RunRecords: the output's Records (w writes to it)
 	opt    Options
 	inl    *inliner
 	offCPU bool // the off-CPU state machine runs
@@ -277,10 +278,13 @@ func (st *stage) merge(b *batch) error {
 	}
 	if b.d.timed && !in.started {
 		in.started = true
-		st.buf = folded.AppendMeta(st.buf[:0], st.meta(st.event(&b.d, -1)))
-		st.write(st.buf)
+		st.writeMeta(st.meta(st.event(&b.d, -1)))
 	}
-	st.write(b.out)
+	if st.rec != nil {
+		st.writeRecords(b)
+	} else {
+		st.write(b.out)
+	}
 	st.samples += b.samples
 	st.weight = addSat(st.weight, b.weight)
 	in.samples += b.samples
@@ -304,8 +308,7 @@ func (st *stage) end() error {
 		m.Set(folded.KeySamples, strconv.FormatInt(in.samples, 10))
 		m.Set(folded.KeySource, in.source)
 		st.unitMeta(m)
-		st.buf = folded.AppendMeta(st.buf[:0], m)
-		st.write(st.buf)
+		st.writeMeta(m)
 	}
 	st.checkSymbols()
 	st.in = nil
@@ -370,6 +373,7 @@ type piece struct {
 	hasTime bool
 	t       folded.Time
 	ns      int64
+	where   where
 }
 
 // endOffCPU writes (or sums) the off-CPU output of the current input.
@@ -417,14 +421,31 @@ func (st *stage) endOffCPU() {
 		}
 		event = st.event(&st.d, s)
 	}
-	st.buf = folded.AppendMeta(st.buf[:0], st.meta(event))
-	for _, p := range pieces {
+	st.buf = st.buf[:0]
+	if st.rec != nil {
+		st.writeMeta(st.meta(event))
+	} else {
+		st.buf = folded.AppendMeta(st.buf, st.meta(event))
+	}
+	for i := range pieces {
+		p := &pieces[i]
+		if st.rec != nil {
+			st.writePiece(st.stacks.stackBytes(p.stack), p)
+			if p.hasTime {
+				in.span.Add(p.t)
+			}
+			st.samples++
+			in.samples++
+			st.weight = addSat(st.weight, p.ns)
+			continue
+		}
 		st.buf = append(st.buf, st.stacks.stacks[p.stack]...)
 		st.buf = append(st.buf, ' ')
 		st.buf = folded.AppendCount(st.buf, float64(p.ns)/1000)
 		if p.hasTime {
 			st.buf = append(st.buf, " @"...)
 			st.buf = p.t.Append(st.buf)
+			st.buf = p.where.append(st.buf)
 			in.span.Add(p.t)
 		}
 		st.buf = append(st.buf, '\n')
@@ -442,6 +463,10 @@ func (st *stage) endOffCPU() {
 	m.Set(folded.KeySamples, strconv.FormatInt(in.samples, 10))
 	m.Set(folded.KeySource, in.source)
 	st.unitMeta(m)
+	if st.rec != nil {
+		st.writeMeta(m)
+		return
+	}
 	st.buf = folded.AppendMeta(st.buf, m)
 	st.write(st.buf)
 }
@@ -453,7 +478,7 @@ func (st *stage) endOffCPU() {
 // last microsecond of their second.
 func splitSeconds(dst []piece, iv interval) []piece {
 	if !iv.hasTime || iv.t1 <= iv.t0 {
-		return append(dst, piece{stack: iv.stack, hasTime: iv.hasTime, t: iv.t1, ns: iv.ns})
+		return append(dst, piece{stack: iv.stack, hasTime: iv.hasTime, t: iv.t1, ns: iv.ns, where: iv.where})
 	}
 	const sec = folded.Time(1e9)
 	for a := iv.t0; a < iv.t1; {
@@ -466,7 +491,7 @@ func splitSeconds(dst []piece, iv interval) []piece {
 		if b < iv.t1 {
 			stamp = max(a, b-1000)
 		}
-		dst = append(dst, piece{stack: iv.stack, hasTime: true, t: stamp, ns: int64(b - a)})
+		dst = append(dst, piece{stack: iv.stack, hasTime: true, t: stamp, ns: int64(b - a), where: iv.where})
 		a = b
 	}
 	return dst

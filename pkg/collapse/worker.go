@@ -34,6 +34,7 @@ type item struct {
 	weight  int64 // kindStat: delay; kindOffCPUTime, kindPlain: period (ns)
 	stack   [2]int32
 	extra   [2]int32 // kindStat: the waker part
+	where   where    // the fields of its timed lines (see where)
 }
 
 // batch is what a worker made of one chunk, on its way to stage.merge.
@@ -45,15 +46,16 @@ type batch struct {
 	span     folded.Span
 	all      folded.Span // of every sample with a time: the capture's ends
 	events   eventCounts
-	noWeight int64  // samples without the --weight field
-	items    []item // off-CPU input, in input order
+	noWeight int64    // samples without the --weight field
+	items    []item   // off-CPU input, in input order
+	recs     []outRec // RunRecords: the timed lines, their bytes in out
 	arena    []byte
 	sym      symCounts
 }
 
 // reset empties b for reuse with decisions d.
 func (b *batch) reset(d decisions) {
-	*b = batch{d: d, out: b.out[:0], items: b.items[:0], arena: b.arena[:0], events: b.events[:0]}
+	*b = batch{d: d, out: b.out[:0], items: b.items[:0], arena: b.arena[:0], events: b.events[:0], recs: b.recs[:0]}
 }
 
 // addBytes appends p to the arena and returns its offsets.
@@ -142,7 +144,7 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 			weight = s.Period
 		}
 		// A timed line's stack is folded in place, in b.out.
-		direct := b.d.timed && !w.st.offCPU
+		direct := b.d.timed && !w.st.offCPU && w.st.rec == nil
 		mark := len(b.out)
 		var st []byte
 		if direct {
@@ -161,7 +163,7 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 			w.countSymbols(b, s)
 		}
 		if w.st.offCPU {
-			b.items = append(b.items, item{kind: kindPlain, hasTime: s.HasTime, time: s.Time, weight: weight, stack: b.addBytes(st)})
+			b.items = append(b.items, item{kind: kindPlain, hasTime: s.HasTime, time: s.Time, weight: weight, stack: b.addBytes(st), where: whereOf(s)})
 			return
 		}
 		b.samples++
@@ -170,6 +172,14 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 			w.sums.add(w.st.sums, st, w.fold.h, weight)
 			return
 		}
+		if w.st.rec != nil {
+			b.record(st, weight, s)
+			if s.HasTime && s.Time != 0 {
+				b.span.Add(s.Time)
+			}
+			return
+		}
+		// The stack is in b.out already (direct).
 		b.out = append(b.out, ' ')
 		b.out = strconv.AppendInt(b.out, weight, 10)
 		if s.HasTime {
@@ -214,7 +224,7 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 		b.events.add(s.Event, true)
 		b.sym.count(s.Comm, s.Frames)
 		st := w.offStack(s)
-		b.items = append(b.items, item{kind: kindOffCPUTime, hasTime: s.HasTime, time: s.Time, weight: s.Period, stack: b.addBytes(st)})
+		b.items = append(b.items, item{kind: kindOffCPUTime, hasTime: s.HasTime, time: s.Time, weight: s.Period, stack: b.addBytes(st), where: offCPUTimeWhere(s)})
 	}
 }
 
@@ -233,7 +243,7 @@ func (w *worker) foldSwitch(b *batch, s *sample.Sample) {
 		stateText = stateText[:i] // "S ==>"
 	}
 	b.events.add(s.Event, true)
-	it := item{kind: kindSwitch, hasTime: true, time: s.Time, pid: prev, next: next, state: statesOf(stateText)}
+	it := item{kind: kindSwitch, hasTime: true, time: s.Time, pid: prev, next: next, state: statesOf(stateText), where: switchedOut(s, prev)}
 	if prev != 0 {
 		b.sym.count(s.Comm, s.Frames)
 		it.stack = b.addBytes(w.offStack(s))

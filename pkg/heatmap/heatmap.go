@@ -44,11 +44,12 @@ package heatmap
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"flamekit/pkg/folded"
 	"flamekit/pkg/gaps"
-	"flamekit/pkg/persecond"
+	"flamekit/pkg/timeline"
 )
 
 // DefaultRows is the number of sub-second buckets of a column (20 ms each),
@@ -60,9 +61,11 @@ const MaxRows = 1000
 
 const second = int64(1e9)
 
-// Map counts samples per second and sub-second bucket. Seconds count from
-// an origin, the capture's first sample. A cell's value is the number of
-// sample lines in it, not the sum of their periods, as in FlameScope.
+// Map counts samples per second and sub-second bucket: the per-cell series
+// of package timeline (timeline.Counts), whose cells are a timeline's of
+// Rows cells per second. Seconds count from an origin, the capture's first
+// sample. A cell's value is the number of sample lines in it, not the sum
+// of their periods, as in FlameScope.
 //
 // Memory is one uint32 per row for each second that holds a sample, plus a
 // map entry per such second: a 12-hour capture at 50 rows takes about
@@ -70,7 +73,7 @@ const second = int64(1e9)
 type Map struct {
 	rows   int
 	origin folded.Time
-	c      *persecond.Counts // the counts, a block of rows per second
+	c      *timeline.Counts // the counts, a block of rows per second
 	total  int64
 	// saturated counts the samples not counted because their cell held
 	// math.MaxUint32 already.
@@ -82,7 +85,37 @@ type Map struct {
 // capture's first sample.
 func New(rows int, origin folded.Time) *Map {
 	rows = min(max(rows, 1), MaxRows)
-	return &Map{rows: rows, origin: origin, c: persecond.New(origin, rows, false)}
+	return &Map{rows: rows, origin: origin, c: timeline.NewCounts(origin, rows, false)}
+}
+
+// Of returns the map of a timeline's cells, over its Extent: their samples,
+// or their weights rounded to whole numbers (m), of the entries keep
+// accepts (nil: all). The map's rows are the timeline's cells per second
+// (1 when a cell is a second or more: Coarsen's cells of several seconds
+// are then counted in the second they start). Adding more (Add, AddN,
+// Cover) is allowed.
+func Of(tl *timeline.Timeline, m timeline.Measure, keep func(*timeline.Entry) bool) *Map {
+	rows := tl.Rows
+	if tl.Seconds > 1 {
+		rows = 1
+	}
+	hm := New(rows, tl.Origin)
+	if lo, hi, ok := tl.Extent(); ok {
+		hm.Cover(tl.CellStart(lo))
+		hm.Cover(tl.CellStart(hi))
+	}
+	for i := range tl.Entries {
+		e := &tl.Entries[i]
+		if keep != nil && !keep(e) {
+			continue
+		}
+		n := uint64(e.Samples)
+		if m == timeline.Weight {
+			n = uint64(math.Round(max(tl.WeightOf(i), 0)))
+		}
+		hm.AddN(tl.CellStart(int64(e.Cell)), n)
+	}
+	return hm
 }
 
 // Rows returns the number of sub-second buckets per column.

@@ -24,6 +24,9 @@ type Options struct {
 	// the origin falls in a negative cell.
 	Origin    folded.Time
 	HasOrigin bool
+	// Merge is what entries are not keyed by (see Merge; zero: entries
+	// are keyed by input, stack, thread and CPU).
+	Merge Merge
 }
 
 // ErrSpan is wrapped by the error of a sample too far from the origin for
@@ -48,6 +51,13 @@ type Builder struct {
 	ordered bool // cells never went back
 	frac    bool // weights in t.Fractions
 	err     error
+
+	lastProc StackID  // the last process interned (MergeFrames)
+	last     entryKey // the key of entry lastIdx, in the open cell
+	lastIdx  int32    // -1: none
+
+	merge  Merge // the keys merged away
+	shared bool  // a Snapshot holds the entries: copy them before changing them
 }
 
 type childKey struct {
@@ -76,8 +86,10 @@ func NewBuilder(o Options) *Builder {
 		threadIdx: make(map[Thread]ThreadID),
 		open:      make(map[entryKey]int32),
 		cur:       -1,
+		lastIdx:   -1,
 		ordered:   true,
 		hasOrigin: o.HasOrigin,
+		merge:     o.Merge.norm(),
 	}
 	b.t.Rows, b.t.Seconds, b.t.Origin = rows, 1, o.Origin
 	b.t.Nodes = []Node{{Parent: -1, Frame: -1}}
@@ -120,36 +132,46 @@ func (b *Builder) Add(rec *folded.Record) error {
 		b.t.Untimed++
 		return nil
 	}
-	if b.cur < 0 {
-		b.Input("", "", 0)
-	}
-	in := &b.t.Inputs[b.cur]
-	at := rec.Time + in.Offset
-	if !b.hasOrigin {
-		b.t.Origin, b.hasOrigin = at, true
-	}
-	rel := int64(at) - int64(b.t.Origin)
-	if (rel > 0) != (at > b.t.Origin) { // overflow
-		rel = math.MaxInt64
-	}
-	cell := cellOf(rel, b.t.Rows, b.t.Seconds)
-	if cell > math.MaxInt32 || cell < math.MinInt32 {
-		b.err = fmt.Errorf("%w: @%v is %d cells of %s from the origin @%v; cut a window with --from and --to",
-			ErrSpan, rec.Time, cell, b.width(), b.t.Origin)
+	cpu, th := ids(rec)
+	return b.add(rec.Time, rec.Count, rec.Stack, true, cpu, th)
+}
+
+// add adds one sample of the current input at time at (on its own clock):
+// its count, its stack (none when !hasStack: the entry's Stack is Root),
+// CPU and thread, each left out of the key when merged.
+func (b *Builder) add(at0 folded.Time, count float64, stk []byte, hasStack bool, cpu int32, th Thread) error {
+	cell, ok := b.place(at0)
+	if !ok {
 		return b.err
 	}
-	in.Seen.Add(rec.Time)
+	in := &b.t.Inputs[b.cur]
+	in.Seen.Add(at0)
 	in.Samples++
 	b.t.Samples++
 
-	stack := b.stack(rec.Stack)
-	cpu, th := ids(rec)
-	th.Comm = b.t.comm[stack]
-	thread, ok := b.threadIdx[th]
-	if !ok {
-		thread = ThreadID(len(b.t.Threads))
-		b.t.Threads = append(b.t.Threads, th)
-		b.threadIdx[th] = thread
+	stack := Root
+	if hasStack {
+		switch {
+		case b.merge&MergeStacks != 0:
+		case b.merge&MergeFrames != 0:
+			stack = b.process(stk)
+		default:
+			stack = b.stack(stk)
+		}
+	}
+	thread := NoThread
+	if b.merge&MergeThreads == 0 {
+		th.Comm = b.t.comm[stack]
+		var ok bool
+		thread, ok = b.threadIdx[th]
+		if !ok {
+			thread = ThreadID(len(b.t.Threads))
+			b.t.Threads = append(b.t.Threads, th)
+			b.threadIdx[th] = thread
+		}
+	}
+	if b.merge&MergeCPUs != 0 {
+		cpu = -1
 	}
 
 	if !b.hasCell || cell != b.cell {
@@ -161,10 +183,14 @@ func (b *Builder) Add(rec *folded.Record) error {
 		} else {
 			clear(b.open)
 		}
+		b.lastIdx = -1
 		b.cell, b.hasCell = cell, true
 	}
 	k := entryKey{b.cur, stack, thread, cpu}
-	idx, ok := b.open[k]
+	idx, ok := b.lastIdx, b.lastIdx >= 0 && k == b.last
+	if !ok {
+		idx, ok = b.open[k]
+	}
 	if !ok || b.t.Entries[idx].Samples == math.MaxUint32 {
 		idx = int32(len(b.t.Entries))
 		b.t.Entries = append(b.t.Entries, Entry{Cell: int32(cell), Input: b.cur, Stack: stack, Thread: thread, CPU: cpu})
@@ -173,10 +199,37 @@ func (b *Builder) Add(rec *folded.Record) error {
 		}
 		b.open[k] = idx
 	}
+	b.last, b.lastIdx = k, idx
 	e := &b.t.Entries[idx]
 	e.Samples++
-	b.addWeight(int(idx), rec.Count)
+	b.addWeight(int(idx), count)
 	return nil
+}
+
+// place returns the cell of time at0 of the current input (on its own
+// clock), the first time placed being the origin when none was given, and
+// widens the timeline's extent to it; false (b.err set) when the cell is
+// too far from the origin.
+func (b *Builder) place(at0 folded.Time) (int64, bool) {
+	if b.cur < 0 {
+		b.Input("", "", 0)
+	}
+	at := at0 + b.t.Inputs[b.cur].Offset
+	if !b.hasOrigin {
+		b.t.Origin, b.hasOrigin = at, true
+	}
+	rel := int64(at) - int64(b.t.Origin)
+	if (rel > 0) != (at > b.t.Origin) { // overflow
+		rel = math.MaxInt64
+	}
+	cell := cellOf(rel, b.t.Rows, b.t.Seconds)
+	if cell > math.MaxInt32 || cell < math.MinInt32 {
+		b.err = fmt.Errorf("%w: @%v is %d cells of %s from the origin @%v; cut a window with --from and --to",
+			ErrSpan, at0, cell, b.width(), b.t.Origin)
+		return 0, false
+	}
+	b.t.extend(cell)
+	return cell, true
 }
 
 // addWeight adds a count to entry i's weight: exactly as an int64 while
@@ -254,12 +307,14 @@ func (b *Builder) childOf(parent StackID, f FrameID) StackID {
 
 // Build returns the Timeline. The Builder must not be used afterwards.
 func (b *Builder) Build() *Timeline {
+	b.unshare()
 	t := &b.t
 	if !b.ordered {
 		t.sortAll()
 	}
 	t.mergeRuns()
 	t.index()
+	t.merge = b.merge
 	b.stackIdx, b.child, b.open = nil, nil, nil
 	return t
 }

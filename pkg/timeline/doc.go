@@ -27,10 +27,25 @@
 // writes it so), plus a sort when cells come back.
 //
 // A [Timeline.Series] reads a per-cell series (samples or weight, under a
-// predicate on the entries), the one series the heat map and the bursts
-// read; [Timeline.Range] gives the entries of a time range, from which a
-// slice or a flame graph is summed; [Timeline.Coarsen] widens the cells
-// for long captures.
+// predicate on the entries); [Timeline.Range] gives the entries of a time
+// range, from which a slice or a flame graph is summed; [Timeline.Coarsen]
+// widens the cells for long captures.
+//
+// # What a view keeps
+//
+// Each view builds the timeline it needs, and no more: [Options].Merge
+// says what the entries are not keyed by. The explorer page keeps every
+// key; the bursts' composition keeps the stacks' processes
+// ([MergeFrames], [MergeThreads], [MergeCPUs]); a heat map keeps nothing
+// but the cell ([MergeAll]: one entry per cell and input, the per-cell
+// series). A Builder may also merge keys away midway ([Builder.MergeMore])
+// once they cost too much. A view that reads the series only lays it out
+// densely as [Counts], per second and cell (4 bytes a cell where an entry
+// is 32: a 12-hour heat map of 20 ms cells takes about 10 MB):
+// [Timeline.Counts] lays a timeline out so, and [NewCounts] counts
+// directly. A sample read but not kept (an idle one) is covered
+// ([Builder.Cover]): it widens the timeline's [Timeline.Extent], so that
+// every view of a capture spans the same seconds.
 //
 // # Several inputs and hosts
 //

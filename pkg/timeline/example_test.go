@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"flamekit/pkg/folded"
 	"flamekit/pkg/timeline"
 )
 
@@ -38,4 +39,37 @@ gc;sweep 30 @100.045000
 	// samples per 20 ms cell from cell 0 [2 1 1]
 	// cell 1 (from @100.020000): app;main;idle 1 samples, weight 10
 	// cell 2 (from @100.040000): gc;sweep 1 samples, weight 30
+}
+
+// Build only what a view needs: one entry per cell for a heat map, the
+// processes for a breakdown by process; an idle sample left out still
+// widens the span.
+func Example_merge() {
+	input := `app;main;work 10 @100.000000
+app;main;idle 10 @100.005000
+gc;sweep 30 @100.045000
+swapper;cpu_idle 10 @103.000000
+`
+	for _, m := range []timeline.Merge{timeline.MergeAll, timeline.MergeFrames | timeline.MergeThreads | timeline.MergeCPUs} {
+		b := timeline.NewBuilder(timeline.Options{Merge: m})
+		rd := folded.NewReader(strings.NewReader(input), "in")
+		for rd.Next() {
+			rec := rd.Record()
+			if strings.HasPrefix(string(rec.Stack), "swapper;") {
+				b.Cover(rec.Time) // idle: not kept
+				continue
+			}
+			b.Add(rec)
+		}
+		tl := b.Build()
+		first, last, _ := tl.Extent()
+		fmt.Printf("%d entries, cells %d to %d:", len(tl.Entries), first, last)
+		for _, e := range tl.Entries {
+			fmt.Printf(" cell %d %q %d;", e.Cell, tl.Stack(e.Stack), e.Samples)
+		}
+		fmt.Println()
+	}
+	// Output:
+	// 2 entries, cells 0 to 150: cell 0 "" 2; cell 2 "" 1;
+	// 2 entries, cells 0 to 150: cell 0 "app" 2; cell 2 "gc" 1;
 }

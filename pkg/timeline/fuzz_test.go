@@ -12,8 +12,9 @@ import (
 // FuzzBuild builds a timeline from any folded text and checks it against
 // the lines: every timed line is one sample, per-stack sums equal the
 // folded sums (exactly for whole counts), entries are sorted by cell with
-// distinct keys, every entry lies in the cell of its samples' times, and
-// the stack tree round-trips the stacks.
+// distinct keys, every entry lies in the cell of its samples' times, the
+// stack tree round-trips the stacks, and a timeline merged down to one
+// entry per cell (MergeAll) has the same series.
 func FuzzBuild(f *testing.F) {
 	f.Add([]byte("a;b 1 @1.0\na;c 2 @1.01\na;b 3 @1.03\n"))
 	f.Add([]byte("a;b 1.5 @1.0\nb 2 @0.5\nclassic 3\nx;y 1 2\n"))
@@ -75,6 +76,30 @@ func FuzzBuild(f *testing.F) {
 			}
 			if len(got) != len(want) {
 				t.Fatalf("%d stacks, want %d", len(got), len(want))
+			}
+			// Merged down to one entry per cell, the series is the same.
+			all, _, err := timeline.Read(bytes.NewReader(data), "in", timeline.Options{Rows: rows, Merge: timeline.MergeAll})
+			if err != nil {
+				t.Fatalf("merged: %v", err)
+			}
+			perCell := func(tl *timeline.Timeline) map[int32][2]float64 { // sparse: spans may be years
+				out := map[int32][2]float64{}
+				for i := range tl.Entries {
+					v := out[tl.Entries[i].Cell]
+					v[0] += float64(tl.Entries[i].Samples)
+					v[1] += tl.WeightOf(i)
+					out[tl.Entries[i].Cell] = v
+				}
+				return out
+			}
+			a, b := perCell(all), perCell(tl)
+			if len(a) != len(b) || len(all.Entries) != len(a) {
+				t.Fatalf("merged: %d entries in %d cells, want one per cell of %d", len(all.Entries), len(a), len(b))
+			}
+			for c, v := range b {
+				if a[c][0] != v[0] || math.Abs(a[c][1]-v[1]) > 1e-9*math.Max(1, math.Abs(v[1])) {
+					t.Fatalf("merged cell %d: %v, want %v", c, a[c], v)
+				}
 			}
 			for st, w := range want {
 				g := got[st]

@@ -66,9 +66,10 @@ type Input struct {
 }
 
 // Entry is the samples of one cell with one key: input, stack, thread and
-// CPU. Its weight is the sum of their counts (periods, off-CPU
-// microseconds): Weight when the Timeline is Integral, else
-// Timeline.Fractions at the entry's index.
+// CPU, less what the Timeline merges (Options.Merge: then Stack is the
+// process's node or Root, Thread NoThread, CPU -1). Its weight is the sum
+// of their counts (periods, off-CPU microseconds): Weight when the
+// Timeline is Integral, else Timeline.Fractions at the entry's index.
 type Entry struct {
 	Cell    int32 // cell index: Timeline.CellStart(Cell) <= time < CellStart(Cell+1)
 	Input   int32
@@ -110,6 +111,11 @@ type Timeline struct {
 	comm  []FrameID // per node: the frame of its depth-1 ancestor
 	cells []int64   // distinct cells, ascending
 	start []int     // start[i]: index of the first entry of cells[i]
+
+	// The cells of the first and last time added or covered (Extent).
+	lo, hi   int64
+	extended bool
+	merge    Merge // what the entries are not keyed by
 }
 
 // Integral reports whether weights are whole numbers, held exactly in
@@ -332,6 +338,7 @@ func (t *Timeline) Coarsen(k int) *Timeline {
 		out.Entries[i].Cell = int32(floorDiv(int64(out.Entries[i].Cell), int64(k)))
 	}
 	out.cells, out.start = nil, nil
+	out.lo, out.hi = floorDiv(t.lo, int64(k)), floorDiv(t.hi, int64(k))
 	// Cells stay in order (floor is monotone): sort each new cell's run
 	// by key and merge equal keys.
 	out.mergeRuns()

@@ -33,15 +33,16 @@ type Input struct {
 
 	head head // what Heads read
 
-	src  *source.Input                              // nil when opening failed
-	err  error                                      // why opening failed, reported when the input is read
-	fold func(*source.Input) (io.ReadCloser, error) // the folded text of src; nil: its content
+	src     *source.Input                              // nil when opening failed
+	err     error                                      // why opening failed, reported when the input is read
+	fold    func(*source.Input) (io.ReadCloser, error) // the folded text of src; nil: its content
+	records Fold                                       // the records of src, a perf capture (FromCapture)
 }
 
 // FromSource returns the input of src: fold, when not nil, turns it into
-// folded text (capture.Folded folds perf captures, pprof profiles and
-// bpftrace dumps as stackcollapse does); nil reads its content as folded
-// text.
+// folded text (capture.Folded folds pprof profiles and bpftrace dumps as
+// stackcollapse does, and perf captures, which FromCapture reads without
+// that text); nil reads its content as folded text.
 func FromSource(src *source.Input, fold func(*source.Input) (io.ReadCloser, error)) *Input {
 	return &Input{Name: src.Name, Display: src.Display, src: src, fold: fold}
 }
@@ -154,24 +155,21 @@ func (ins Inputs) Heads() error {
 		if in.stream() || in.Read || in.head.read {
 			continue
 		}
-		rc, err := in.openHead()
-		if err != nil {
-			return err
-		}
-		rd := folded.NewReaderSize(rc, in.Display, 16<<10)
-		rd.Lenient = true
-		for n := 0; n < headLookahead && rd.Next(); n++ {
-			if rec := rd.Record(); rec.Kind == folded.Timed {
+		n := 0
+		sc := in.scan(scanOptions{head: true}, nil, func(rec *folded.Record, _ int, _ []byte) error {
+			if rec.Kind == folded.Timed {
 				in.head.first, in.head.ok = rec.Time, true
-				break
+				return errStop
 			}
+			if n++; n == headLookahead {
+				return errStop
+			}
+			return nil
+		})
+		if sc.err != nil {
+			return sc.err
 		}
-		err = rd.Err()
-		rc.Close()
-		if err != nil {
-			return err
-		}
-		in.head.metas, in.head.read = rd.Meta(), true
+		in.head.metas, in.head.read = sc.metas, true
 	}
 	return nil
 }
@@ -208,32 +206,19 @@ func (in *Input) survey(dir string) error {
 		}
 		in.src.Keep()
 	}
-	src, err := in.open()
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	rd := folded.NewReader(src, in.Display)
-	rd.Lenient = true
-	for rd.Next() {
-		if rec := rd.Record(); rec.Kind == folded.Timed {
+	sc := in.scan(scanOptions{drain: in.stream()}, nil, func(rec *folded.Record, line int, text []byte) error {
+		if rec.Kind == folded.Timed {
 			in.Seen.Add(rec.Time)
 			in.Samples++
 		} else {
-			in.Untimed.Note(in.Display, rd.Line(), rd.Text(), ErrUntimed)
+			in.Untimed.Note(in.Display, line, lineText(rec, text), ErrUntimed)
 		}
+		return nil
+	})
+	if sc.err != nil {
+		return sc.err
 	}
-	if err := rd.Err(); err != nil {
-		return err
-	}
-	if in.stream() {
-		// Read what a reader stopping at the end of the folded text
-		// left, so that the copy is whole.
-		if _, err := io.Copy(io.Discard, src); err != nil {
-			return fmt.Errorf("%s: %w", in.Display, err)
-		}
-	}
-	in.Metas = rd.Meta()
+	in.Metas = sc.metas
 	in.Read = true
 	return nil
 }

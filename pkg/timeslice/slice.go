@@ -71,47 +71,44 @@ type Slicer struct {
 // Read reads one input whole. What it finds (metadata lines, the span of
 // the samples) is recorded on the input.
 func (s *Slicer) Read(in *Input) error {
-	rc, err := in.open()
-	if err != nil {
-		return err
-	}
-	in.reset()
-	rd := folded.NewReader(rc, in.Display)
-	rd.Lenient = true
-	s.Stats.Inputs++
 	kept := s.Stats.Kept
 	w := s.Opts.Window
+	opened := func() {
+		in.reset()
+		s.Stats.Inputs++
+		kept = s.Stats.Kept
+	}
 	// Kept counts the samples of all inputs; in.Kept this one's.
-	for rd.Next() {
-		rec := rd.Record()
+	sc := in.scan(scanOptions{}, opened, func(rec *folded.Record, line int, text []byte) error {
 		if rec.Kind != folded.Timed {
-			in.Untimed.Note(in.Display, rd.Line(), rd.Text(), ErrUntimed)
+			t := lineText(rec, text)
+			in.Untimed.Note(in.Display, line, t, ErrUntimed)
 			if s.Opts.NeedTime {
-				s.Stats.Untimed.Note(in.Display, rd.Line(), rd.Text(), ErrUntimed)
-				continue
+				s.Stats.Untimed.Note(in.Display, line, t, ErrUntimed)
+				return nil
 			}
-			if err := s.keep(rec); err != nil {
-				rc.Close()
-				return err
-			}
-			continue
+			return s.keep(rec)
 		}
 		in.Seen.Add(rec.Time)
 		in.Samples++
 		s.Stats.Samples++
 		if w == nil || w.Contains(rec.Time) {
-			if err := s.keep(rec); err != nil {
-				rc.Close()
-				return err
-			}
+			return s.keep(rec)
 		}
+		return nil
+	})
+	switch {
+	case !sc.opened:
+		return sc.err
+	case sc.stopped != nil:
+		return sc.stopped
 	}
-	err = rd.Err()
-	if cerr := rc.Close(); err == nil && cerr != nil {
-		err = cerr
+	err := sc.err
+	if err == nil {
+		err = sc.closeErr
 	}
-	s.Stats.Malformed.Merge(rd.Skips())
-	in.Metas = rd.Meta()
+	s.Stats.Malformed.Merge(sc.skips)
+	in.Metas = sc.metas
 	in.Read = true
 	if in.Kept = s.Stats.Kept - kept; in.Kept > 0 {
 		s.Stats.Used++

@@ -10,6 +10,7 @@ import (
 	"flamekit/pkg/heatmap"
 	"flamekit/pkg/idle"
 	"flamekit/pkg/slicecmd"
+	"flamekit/pkg/timeline"
 	"flamekit/pkg/timeslice"
 )
 
@@ -127,18 +128,62 @@ type found struct {
 // topStacks is the number of stacks named per burst.
 const topStacks = 3
 
-// find finds the bursts and their top processes and stacks, exactly: the
-// inputs that hold a burst are read a second time (streams from the copy
-// Survey kept), every sample of a burst's window counted per stack. Memory
-// is the distinct stacks of the windows.
-func (c *run) find(b *busy, inputs timeslice.Inputs, unrecorded []gaps.Span) (bursts.Result, []found, error) {
+// find finds the bursts and their top processes and stacks, exactly: from
+// the entries of tl in the bursts' windows when the run built a timeline
+// that keeps the samples' stacks (the explorer page's; nil: none), else by
+// reading the inputs that hold a burst a second time (streams from the
+// copy Survey kept), every sample of a burst's window counted per stack.
+// Memory is the distinct stacks of the windows.
+func (c *run) find(b *busy, inputs timeslice.Inputs, unrecorded []gaps.Span, tl *timeline.Timeline) (bursts.Result, []found, error) {
 	if !b.started {
 		return bursts.Result{}, nil, nil
+	}
+	if err := b.series.Err(); err != nil {
+		return bursts.Result{}, nil, err
 	}
 	res := b.series.Find(bursts.Options{Measure: c.measure(), Threshold: c.Threshold, Max: c.Top, Unrecorded: unrecorded})
 	if len(res.Bursts) == 0 {
 		return res, nil, nil
 	}
+	var tally *bursts.Tally
+	ok := false
+	if tl != nil {
+		tally, ok = bursts.TallyOf(tl, res.Bursts, res.Measure, busyEntries(tl))
+	}
+	if !ok {
+		var err error
+		if tally, err = reread(res, inputs); err != nil {
+			return res, nil, err
+		}
+	}
+	out := make([]found, len(res.Bursts))
+	for i, br := range res.Bursts {
+		all := tally.Top(i, -1)
+		out[i] = found{Burst: br, procs: bursts.ByProcess(all, topStacks), top: all[:min(len(all), topStacks)]}
+	}
+	return res, out, nil
+}
+
+// busyEntries returns what accepts the entries of tl whose stacks are not
+// idle, deciding once per stack.
+func busyEntries(tl *timeline.Timeline) func(*timeline.Entry) bool {
+	var f idle.Filter
+	memo := make(map[timeline.StackID]bool)
+	var buf []byte
+	return func(e *timeline.Entry) bool {
+		is, ok := memo[e.Stack]
+		if !ok {
+			buf = tl.AppendStack(buf[:0], e.Stack)
+			is = f.Is(buf)
+			memo[e.Stack] = is
+		}
+		return !is
+	}
+}
+
+// reread tallies the stacks of the bursts' windows by reading the inputs
+// that hold them again.
+func reread(res bursts.Result, inputs timeslice.Inputs) (*bursts.Tally, error) {
 	tally := bursts.NewTally(res.Bursts, res.Measure)
 	again := &timeslice.Slicer{Opts: timeslice.Options{NoIdle: true, NeedTime: true},
 		Sink: timeslice.SinkFunc(func(rec *folded.Record) error {
@@ -159,15 +204,10 @@ func (c *run) find(b *busy, inputs timeslice.Inputs, unrecorded []gaps.Span) (bu
 		err := again.Read(in)
 		in.Kept = kept
 		if err != nil {
-			return res, nil, err
+			return nil, err
 		}
 	}
-	out := make([]found, len(res.Bursts))
-	for i, br := range res.Bursts {
-		all := tally.Top(i, -1)
-		out[i] = found{Burst: br, procs: bursts.ByProcess(all, topStacks), top: all[:min(len(all), topStacks)]}
-	}
-	return res, out, nil
+	return tally, nil
 }
 
 func (c *run) measure() bursts.Measure {

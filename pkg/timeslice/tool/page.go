@@ -63,11 +63,6 @@ func (c *run) pageOutput(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs,
 	s.Opts.NoIdle = false // the page leaves idle samples out, or not
 	s.Sink = p
 	return func(clock *timeslice.Clock) error {
-		unrec, _ := b.unrecorded(inputs) // time not recorded is not quiet
-		res, fs, err := c.find(b, inputs, unrec)
-		if err != nil {
-			return err
-		}
 		if p.b == nil {
 			p.b = timeline.NewBuilder(timeline.Options{Rows: c.Rows, Origin: clock.Origin, HasOrigin: clock.HasOrigin})
 		}
@@ -79,6 +74,12 @@ func (c *run) pageOutput(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs,
 			files[i] = slicecmd.Input(in.Name)
 		}
 		tl := p.b.Build()
+		// The bursts' stacks are the page's timeline's: no second reading.
+		unrec, _ := b.unrecorded(inputs) // time not recorded is not quiet
+		res, fs, err := c.find(b, inputs, unrec, tl)
+		if err != nil {
+			return err
+		}
 		info := c.heatInfo(inputs, win, clock, sources(inputs))
 		o := explorer.Options{
 			Title: "Profile explorer: " + strings.TrimPrefix(info.Title, "Heat map of "),

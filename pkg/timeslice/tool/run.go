@@ -3,7 +3,9 @@
 // a Pyroscope push, the heat map, the explorer page or the bursts) and an
 // [Env] (standard input and output, warnings). It places the window on
 // perf's clock (package timeslice), reads the inputs again in the rare
-// case their heads were wrong, and finds the bursts with a second, exact
+// case their heads were wrong, and finds the bursts (in one pass, the
+// heat map's and the bursts' series are package timeline's) and their
+// stacks exactly, from the explorer page's timeline or with a second
 // reading of the inputs that hold them. cmd/timeslice only turns flags
 // into a Config; any Go program can do the same.
 package tool
@@ -19,6 +21,7 @@ import (
 	"time"
 
 	"flamekit/pkg/capture"
+	"flamekit/pkg/collapse"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/heatmap"
 	"flamekit/pkg/pyroscope"
@@ -331,7 +334,7 @@ func (c *run) output(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs, win
 		s.Opts.Dropped = timeslice.SinkFunc(b.dropped)
 		return func(clock *timeslice.Clock) error {
 			unrec, rule := b.unrecorded(inputs)
-			res, fs, err := c.find(b, inputs, unrec)
+			res, fs, err := c.find(b, inputs, unrec, nil)
 			if err != nil {
 				return err
 			}
@@ -474,10 +477,11 @@ func (c *run) summary(env *Env, s *timeslice.Slicer, w *timeslice.Window, inputs
 }
 
 // Open opens the inputs named (- for env.Stdin) through the one input layer: folded stacks
-// are read as they are; perf.data files and perf script text are read as
-// the timed folded stacks stackcollapse makes of them (folded again each
-// time they are read), pprof profiles and bpftrace dumps as their folded
-// stacks (which have no time).
+// are read as they are; perf.data files and perf script text as the
+// records of the timed folded stacks stackcollapse makes of them, folded
+// again each time they are read, without their text (capture.Records);
+// pprof profiles and bpftrace dumps as their folded stacks (which have no
+// time).
 func Open(names []string, env *Env) (timeslice.Inputs, error) {
 	if err := source.CheckNames(names); err != nil {
 		return nil, usagef("%v", err)
@@ -497,9 +501,9 @@ func Open(names []string, env *Env) (timeslice.Inputs, error) {
 			env.Warnf("%s", msg)
 		}
 	}
-	fold := func(in *source.Input) (io.ReadCloser, error) {
-		return capture.Folded(in, capture.Options{Perf: "perf", Warnf: warnf})
-	}
+	o := capture.Options{Perf: "perf", Warnf: warnf}
+	fold := func(in *source.Input) (io.ReadCloser, error) { return capture.Folded(in, o) }
+	records := func(in *source.Input, out collapse.Records) error { return capture.Records(in, o, out) }
 	inputs := make(timeslice.Inputs, 0, len(srcs))
 	for _, src := range srcs {
 		switch src.Kind {
@@ -512,7 +516,11 @@ func Open(names []string, env *Env) (timeslice.Inputs, error) {
 			}
 			inputs = append(inputs, timeslice.FromSource(src, nil)) // its lines are counted as malformed
 		default:
-			inputs = append(inputs, timeslice.FromSource(src, fold))
+			if capture.IsPerf(src) {
+				inputs = append(inputs, timeslice.FromCapture(src, records))
+			} else {
+				inputs = append(inputs, timeslice.FromSource(src, fold))
+			}
 		}
 	}
 	return inputs, nil

@@ -1,22 +1,16 @@
-package main
+package tool
 
 import (
 	"strings"
 
-	"flamekit/internal/cli"
 	"flamekit/pkg/capture"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/idle"
 	"flamekit/pkg/source"
 )
 
-// pprofFlags are the flags of pprof input (--format is the command's).
-type pprofFlags struct {
-	SampleType string `name:"sample-type" placeholder:"NAME|INDEX" help:"pprof input: the sample type to fold, by name (alloc_space) or index, as go tool pprof -sample_index. Default: the profile's default type, else the last."`
-}
-
-// perfOnly lists the flags that only apply to perf script input.
-func (c *command) perfOnly() []string {
+// perfOnly lists the flags set that only apply to perf script input.
+func (c *Config) perfOnly() []string {
 	var set []string
 	for _, f := range []struct {
 		on   bool
@@ -34,8 +28,8 @@ func (c *command) perfOnly() []string {
 }
 
 // pprofSink writes converted records: timed and classic lines as they
-// come, or, with --no-time, summed into one classic profile; --no-idle
-// drops idle stacks.
+// come, or, with NoTime, summed into one classic profile; NoIdle drops
+// idle stacks.
 type pprofSink struct {
 	fw      *folded.Writer
 	agg     *folded.Profile
@@ -64,9 +58,9 @@ func (s *pprofSink) Write(rec *folded.Record) error {
 }
 
 // runPprof folds pprof inputs.
-func (c *command) runPprof(env *cli.Env, inputs source.Inputs) error {
+func (c *Config) runPprof(env *Env, inputs source.Inputs) error {
 	if set := c.perfOnly(); len(set) > 0 {
-		return cli.Usagef("%s: only for perf script input; the input is pprof", strings.Join(set, ", "))
+		return usagef("%s: only for perf script input; the input is pprof", strings.Join(set, ", "))
 	}
 	sink := &pprofSink{fw: folded.NewWriter(env.Stdout), noIdle: c.NoIdle}
 	if c.NoTime {

@@ -1,9 +1,8 @@
-package main
+package tool
 
 import (
 	"fmt"
 
-	"flamekit/internal/cli"
 	"flamekit/pkg/bpftrace"
 	"flamekit/pkg/capture"
 	"flamekit/pkg/folded"
@@ -11,14 +10,14 @@ import (
 )
 
 // openInputs opens the inputs through the one input layer, each
-// recognised by its content or taken as --format says, and refuses the
-// ones stackcollapse cannot read before anything is written: binary data
-// of no known kind, and a perf.data file given as perf script text. Text
-// of no known kind is read as perf script text, which reports its
+// recognised by its content or taken as Config.Format says, and refuses
+// the ones stackcollapse cannot read before anything is written: binary
+// data of no known kind, and a perf.data file given as perf script text.
+// Text of no known kind is read as perf script text, which reports its
 // unrecognised lines.
-func openInputs(env *cli.Env, names []string, forced source.Kind) (source.Inputs, error) {
+func openInputs(env *Env, names []string, forced source.Kind) (source.Inputs, error) {
 	if err := source.CheckNames(names); err != nil {
-		return nil, cli.Usagef("%v", err)
+		return nil, usagef("%v", err)
 	}
 	ins, err := source.OpenAll(names, source.Options{Stdin: env.Stdin, Format: forced})
 	if err != nil {
@@ -40,16 +39,16 @@ func openInputs(env *cli.Env, names []string, forced source.Kind) (source.Inputs
 }
 
 // foldBpftrace writes the stacks of a bpftrace dump, summed and sorted.
-func (c *command) foldBpftrace(env *cli.Env, in *source.Input) error {
+func (c *Config) foldBpftrace(env *Env, in *source.Input) error {
 	opt := bpftrace.Options{Map: c.Map, Kernel: c.Kernel || c.All, Addrs: c.Addrs}
 	return capture.Bpftrace(in, opt, env.Stdout, env.Warnf)
 }
 
 // passFolded copies already-folded input to the output, line by line:
 // classic, differential and timed lines and metadata stay as they are
-// (with --no-time, timed lines lose their time); malformed lines are
-// skipped and counted.
-func (c *command) passFolded(env *cli.Env, in *source.Input) error {
+// (with NoTime, timed lines lose their time); malformed lines are skipped
+// and counted.
+func (c *Config) passFolded(env *Env, in *source.Input) error {
 	rc, err := in.Open()
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package persecond
+package timeline
 
 import (
 	"math"
@@ -9,7 +9,7 @@ import (
 
 func TestCounts(t *testing.T) {
 	o := folded.Time(10e9)
-	c := New(o, 10, true)
+	c := NewCounts(o, 10, true)
 	c.Add(o+1_250_000_000, 1, 2.5) // second 1, bin 2
 	c.Add(o+1_299_999_999, 2, 1)   // same bin
 	c.Add(o-1, 1, 1)               // second -1, bin 9
@@ -34,7 +34,7 @@ func TestCounts(t *testing.T) {
 }
 
 func TestSaturates(t *testing.T) {
-	c := New(0, 1, false)
+	c := NewCounts(0, 1, false)
 	if lost := c.Add(0, math.MaxUint32-1, 0); lost != 0 {
 		t.Fatal(lost)
 	}

@@ -1,13 +1,4 @@
-// Package persecond counts timed samples per second and sub-second bin:
-// the one counter behind the heat map's cells (pkg/heatmap) and the
-// bursts' baseline (pkg/bursts).
-//
-// Seconds count from an origin (the capture's first sample); a second that
-// holds a sample is a block of Bins counters, the seconds without one cost
-// nothing. Samples come in time order in practice, so most need no map
-// lookup (the block of the last sample is kept at hand), but any order is
-// counted alike.
-package persecond
+package timeline
 
 import (
 	"math"
@@ -15,10 +6,17 @@ import (
 	"flamekit/pkg/folded"
 )
 
-const second = int64(1e9)
-
-// Counts is the per-second counter: per bin, a count (uint32, saturating)
-// and, when made with weights, a summed weight.
+// Counts is the per-cell series of a view that needs no key (the heat
+// map's cells, the bursts' bins), laid out densely: time is cut into the
+// cells of a Timeline of Bins cells per second (the same boundaries), and
+// a second that holds a sample is a block of Bins counters, a count
+// (uint32, saturating) and, when made with weights, a summed weight; the
+// seconds without one cost nothing. A 12-hour heat map of 50 rows costs
+// about 10 MB whatever its number of samples: 4 bytes a cell, where a
+// Timeline's entry is 32 (Timeline.Counts lays a timeline's entries out
+// so). Samples come in time order in practice, so most need no map lookup
+// (the block of the last sample is kept at hand), but any order is
+// counted alike.
 type Counts struct {
 	origin  folded.Time
 	bins    int
@@ -35,9 +33,10 @@ type Counts struct {
 	curSec int64
 }
 
-// New returns an empty counter of bins bins per second (at least 1) whose
-// seconds count from origin; weights says whether it sums weights too.
-func New(origin folded.Time, bins int, weights bool) *Counts {
+// NewCounts returns an empty counter of bins bins per second (at least 1)
+// whose seconds count from origin; weights says whether it sums weights
+// too.
+func NewCounts(origin folded.Time, bins int, weights bool) *Counts {
 	return &Counts{origin: origin, bins: max(bins, 1), weights: weights, slot: make(map[int64]int32), cur: -1}
 }
 
@@ -51,10 +50,7 @@ func (c *Counts) Bins() int { return c.bins }
 // it) and its bin in that second.
 func (c *Counts) Cell(t folded.Time) (sec int64, bin int) {
 	r := int64(t - c.origin)
-	sec = r / second
-	if r%second != 0 && r < 0 {
-		sec--
-	}
+	sec = floorDiv(r, second)
 	return sec, int((r - sec*second) * int64(c.bins) / second)
 }
 
@@ -133,3 +129,23 @@ func (c *Counts) N() []uint32 { return c.n }
 
 // W returns the weights, laid out as N (nil without weights).
 func (c *Counts) W() []float64 { return c.w }
+
+// Counts lays the timeline's entries that keep accepts (nil: all) out as
+// Counts, samples and weights, over its Extent: the per-cell series of a
+// view that reads per second and cell. The timeline's cells must be
+// sub-second (Seconds 1).
+func (t *Timeline) Counts(keep func(*Entry) bool) *Counts {
+	c := NewCounts(t.Origin, t.Rows, true)
+	if lo, hi, ok := t.Extent(); ok {
+		c.Cover(t.CellStart(lo))
+		c.Cover(t.CellStart(hi))
+	}
+	for i := range t.Entries {
+		e := &t.Entries[i]
+		if keep != nil && !keep(e) {
+			continue
+		}
+		c.Add(t.CellStart(int64(e.Cell)), uint64(e.Samples), t.WeightOf(i))
+	}
+	return c
+}

@@ -1,0 +1,228 @@
+package timeline
+
+import (
+	"bytes"
+	"slices"
+
+	"flamekit/pkg/folded"
+)
+
+// Merge says what the entries of a Timeline are not keyed by: samples of
+// one cell and input that differ only by what is merged are one entry. A
+// view builds the timeline it needs and no more: a heat map needs one
+// entry per cell and input (MergeAll: the per-cell series), the bursts'
+// composition the process of each sample (MergeFrames, MergeThreads,
+// MergeCPUs), a flame graph of a range the whole stacks. Memory is one
+// entry per distinct key of each cell: the fewer the keys, the fewer the
+// entries.
+type Merge uint8
+
+// The keys that can be merged, bits of a Merge.
+const (
+	// MergeFrames keys entries by their stack's process only (its root
+	// frame, as stackcollapse names the process): an entry's Stack is
+	// the node of depth 1 of its stack. The frames below are not kept.
+	MergeFrames Merge = 1 << iota
+	// MergeStacks keys entries by no stack at all: their Stack is Root.
+	// It implies MergeFrames.
+	MergeStacks
+	// MergeThreads keys entries by no thread: their Thread is NoThread.
+	MergeThreads
+	// MergeCPUs keys entries by no CPU: their CPU is -1.
+	MergeCPUs
+	// MergeAll keys entries by their cell and input only: one entry per
+	// cell and input, the per-cell series of samples and weight.
+	MergeAll = MergeFrames | MergeStacks | MergeThreads | MergeCPUs
+)
+
+// NoThread is the Thread of the entries of a Timeline whose threads are
+// merged (MergeThreads).
+const NoThread ThreadID = -1
+
+func (m Merge) norm() Merge {
+	if m&MergeStacks != 0 {
+		m |= MergeFrames
+	}
+	return m & MergeAll
+}
+
+// Merged returns what the entries are not keyed by.
+func (t *Timeline) Merged() Merge { return t.merge }
+
+// Extent returns the cells of the first and last time added or covered
+// (Builder.Cover), which may lie beyond the cells holding an entry (Span);
+// ok is false when no time was.
+func (t *Timeline) Extent() (first, last int64, ok bool) {
+	return t.lo, t.hi, t.extended
+}
+
+// extend widens the extent to cell c.
+func (t *Timeline) extend(c int64) {
+	if !t.extended {
+		t.lo, t.hi, t.extended = c, c, true
+		return
+	}
+	t.lo, t.hi = min(t.lo, c), max(t.hi, c)
+}
+
+// AddAt adds one sample of the current input at time at (on the input's
+// own clock, as a record's time) with the given count and stack (nil: no
+// stack, the entry's Stack is Root), carrying neither thread ids nor CPU:
+// what a caller that reads no folded records (a heat map counting times,
+// a series of the bursts) adds. Errors are Add's.
+func (b *Builder) AddAt(at folded.Time, count float64, stack []byte) error {
+	if b.err != nil {
+		return b.err
+	}
+	th := Thread{PID: -1, TID: -1}
+	return b.add(at, count, stack, stack != nil, -1, th)
+}
+
+// Cover widens the timeline's Extent to the cell of time at (of the
+// current input, on its own clock) without adding a sample: a caller that
+// reads a sample but does not keep it (an idle one) covers its time, so
+// that a view's span starts at the capture's first sample whatever is
+// kept. Without an origin in Options, the first time covered or added is
+// the origin.
+func (b *Builder) Cover(at folded.Time) error {
+	if b.err != nil {
+		return b.err
+	}
+	b.place(at)
+	return b.err
+}
+
+// Len returns the number of entries made so far: what the timeline costs
+// (an Entry is 32 bytes), for a caller that merges keys beyond a budget
+// (MergeMore).
+func (b *Builder) Len() int { return len(b.t.Entries) }
+
+// Merged returns what the entries are not keyed by, so far.
+func (b *Builder) Merged() Merge { return b.merge }
+
+// MergeMore merges the keys m away from here on, and from the entries made
+// so far: a caller that kept whole stacks while they were few (to read the
+// stacks of any range later) keeps their processes only once they cost
+// too much (Len). The entries of one cell and key made so far are summed.
+func (b *Builder) MergeMore(m Merge) {
+	m = (b.merge | m).norm()
+	if m == b.merge {
+		return
+	}
+	b.merge = m
+	b.unshare()
+	t := &b.t
+	for i := range t.Entries {
+		e := &t.Entries[i]
+		switch {
+		case m&MergeStacks != 0:
+			e.Stack = Root
+		case m&MergeFrames != 0:
+			e.Stack = b.processNode(e.Stack)
+		}
+		if m&MergeThreads != 0 {
+			e.Thread = NoThread
+		}
+		if m&MergeCPUs != 0 {
+			e.CPU = -1
+		}
+	}
+	if !b.ordered {
+		t.sortAll()
+		b.ordered = true
+	}
+	t.mergeRuns()
+	b.reopen()
+	if m&MergeThreads != 0 {
+		b.threadIdx = nil
+	}
+	if m&MergeFrames != 0 {
+		b.stackIdx = nil // not read again: stacks are interned by process
+	}
+}
+
+// processNode returns the node of depth 1 of stack s (Root for Root).
+func (b *Builder) processNode(s StackID) StackID {
+	if s == Root {
+		return Root
+	}
+	for b.t.Nodes[s].Depth > 1 {
+		s = b.t.Nodes[s].Parent
+	}
+	return s
+}
+
+// process interns the process of a folded stack, its root frame: the node
+// of depth 1 (MergeFrames).
+func (b *Builder) process(s []byte) StackID {
+	root := s
+	if i := bytes.IndexByte(s, ';'); i >= 0 {
+		root = s[:i]
+	}
+	if b.lastProc > Root && b.t.Frames[b.t.Nodes[b.lastProc].Frame] == string(root) {
+		return b.lastProc // samples come in runs of one process
+	}
+	f, ok := b.frameIdx[string(root)]
+	if !ok {
+		f = b.frame(string(root))
+	}
+	b.lastProc = b.childOf(Root, f)
+	return b.lastProc
+}
+
+// reopen follows a sort of the entries made so far: the open cell's
+// entries may have moved, so the next sample of the last cell makes a new
+// entry, summed with its like by Build.
+func (b *Builder) reopen() {
+	clear(b.open)
+	b.lastIdx = -1
+	if n := len(b.t.Entries); n > 0 {
+		b.cell, b.hasCell = int64(b.t.Entries[n-1].Cell), true
+	}
+}
+
+// Snapshot returns the Timeline of the samples added so far; the Builder
+// goes on (Build, by contrast, ends it). The snapshot shares the
+// Builder's entries until the Builder changes them (adding more, MergeMore,
+// Build), which copies them first: a caller that reads the timeline more
+// than once while samples still come (a series searched, then added to)
+// pays a copy only when it adds again.
+func (b *Builder) Snapshot() *Timeline {
+	b.unshare()
+	t := &b.t
+	if !b.ordered {
+		t.sortAll()
+		b.ordered = true
+	}
+	t.mergeRuns()
+	b.reopen()
+	snap := *t
+	n := len(t.Entries)
+	snap.Entries = t.Entries[:n:n]
+	if t.Fractions != nil {
+		snap.Fractions = t.Fractions[:n:n]
+	}
+	snap.Inputs = slices.Clone(t.Inputs) // their counts go on
+	snap.Frames = t.Frames[:len(t.Frames):len(t.Frames)]
+	snap.Nodes = t.Nodes[:len(t.Nodes):len(t.Nodes)]
+	snap.Threads = t.Threads[:len(t.Threads):len(t.Threads)]
+	snap.comm = t.comm[:len(t.comm):len(t.comm)]
+	snap.cells, snap.start = nil, nil
+	snap.index()
+	snap.merge = b.merge
+	b.shared = n > 0
+	return &snap
+}
+
+// unshare copies the entries a Snapshot holds before they are changed in
+// place.
+func (b *Builder) unshare() {
+	if !b.shared {
+		return
+	}
+	b.shared = false
+	b.t.Entries = slices.Clone(b.t.Entries)
+	if b.t.Fractions != nil {
+		b.t.Fractions = slices.Clone(b.t.Fractions)
+	}
+}
