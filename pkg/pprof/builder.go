@@ -14,6 +14,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"flamekit/pkg/folded"
+	"flamekit/pkg/timeline"
 )
 
 // LabelTimestamp is the number label that carries a sample's time in
@@ -63,7 +64,22 @@ type Options struct {
 	// samples of [A, B). 0 keeps every sample's own time (one pprof
 	// sample per distinct stack and time).
 	Resolution time.Duration
+	// Cut, with HasCut, is the wall clock's offset from perf's (wall ns
+	// = perf ns + Cut) at which the samples are cut into Resolution
+	// intervals as they are added: a timeline of one entry per interval,
+	// stack, thread and CPU (package timeline), instead of one 32-byte
+	// record per sample kept until Write knows the clock. The clock Write
+	// finds must put the interval edges at the same times (Fits); the
+	// caller that cannot know it before reading guesses, and reads again
+	// with Offset when the guess was wrong. It needs a Resolution of at
+	// least MinCut, whose cells fit in a timeline over any capture.
+	Cut    int64
+	HasCut bool
 }
+
+// MinCut is the finest Resolution that Options.HasCut takes: 2^31
+// intervals of it span 24 days.
+const MinCut = time.Millisecond
 
 // Stats describes the profile a Builder made.
 type Stats struct {
@@ -150,6 +166,10 @@ type Builder struct {
 	last    folded.Time
 	seen    bool
 	done    bool
+	// The timeline the samples are summed in when their cells are known
+	// as they come (Options.Aggregate: one cell, stacks only;
+	// Options.HasCut: Resolution intervals on the wall clock), else nil.
+	tb *timeline.Builder
 }
 
 // sum is a sum of counts: its integer parts exactly, its fractions apart.
@@ -173,14 +193,24 @@ func (s *sum) add(c float64) bool {
 
 // NewBuilder returns an empty Builder.
 func NewBuilder(opts Options) *Builder {
-	return &Builder{
+	b := &Builder{
 		opts:    opts,
-		stacks:  make(map[[2]uint64]uint32),
-		seeds:   [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
-		funcs:   make(map[string]uint32),
-		locOff:  []int{0},
 		periods: make(map[int64]int64),
 	}
+	switch {
+	case opts.Aggregate:
+		b.tb = timeline.NewBuilder(timeline.Options{Whole: true, Merge: timeline.MergeInputs | timeline.MergeThreads | timeline.MergeCPUs})
+	case opts.HasCut && opts.Resolution >= MinCut:
+		b.tb = timeline.NewBuilder(timeline.Options{Width: folded.Time(opts.Resolution), Align: true, Untimed: true,
+			Merge: timeline.MergeInputs})
+		b.tb.Input("", "", folded.Time(opts.Cut)) // the axis is the wall clock
+	default:
+		b.stacks = make(map[[2]uint64]uint32)
+		b.seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+		b.funcs = make(map[string]uint32)
+		b.locOff = []int{0}
+	}
+	return b
 }
 
 // AddMeta adds a metadata line of the capture. Later lines win for the
@@ -211,6 +241,19 @@ func (b *Builder) Add(rec *folded.Record) error {
 	}
 	if !b.total.add(c) {
 		return errors.New("the counts sum beyond 2^63-1, which a pprof value (int64) cannot hold: convert a shorter window")
+	}
+	if b.tb != nil {
+		if err := b.tb.Add(rec); err != nil {
+			return err
+		}
+		b.stats.Records++
+		b.stats.Total += c
+		if rec.Kind == folded.Timed {
+			b.timed(rec, c)
+		} else {
+			b.classic = true
+		}
+		return nil
 	}
 	st := b.stack(rec.Stack)
 	b.stats.Records++
@@ -375,10 +418,9 @@ func (b *Builder) Write(w io.Writer) error {
 
 	// The clock.
 	ref, ok := b.ref(&m)
-	var offset int64 // wall ns = perf ns + offset
+	offset := offsetOf(ref, ok) // wall ns = perf ns + offset
 	switch {
 	case ok:
-		offset = ref.Wall.UnixNano() - int64(ref.Perf)
 		b.stats.Clock, b.stats.Estimated = ref.How, !ref.Exact
 		if ref.How == "" {
 			b.stats.Clock = fmt.Sprintf("perf @%v = %s", ref.Perf, ref.Wall.UTC().Format(time.RFC3339Nano))
@@ -387,10 +429,22 @@ func (b *Builder) Write(w io.Writer) error {
 		b.stats.NoWall = true
 		b.stats.Clock = "no wall clock (no perf record -k reference and no \"captured on\" date): times are perf's clock, seconds since boot"
 	}
-	b.stats.Stacks = len(b.locOff) - 1
-	b.stats.Frames = len(b.names)
+	names := b.names
+	var tl *timeline.Timeline
+	if b.tb != nil {
+		if !b.fits(offset) {
+			return fmt.Errorf("%w: cut at %d ns, the clock says %d", ErrCut, b.opts.Cut, offset)
+		}
+		tl = b.tb.Build()
+		b.tb = nil
+		names = tl.Frames
+		b.stats.Stacks = stacksOf(tl)
+	} else {
+		b.stats.Stacks = len(b.locOff) - 1
+	}
+	b.stats.Frames = len(names)
 
-	e := newEncoder(w, b.names)
+	e := newEncoder(w, names)
 	types := []Weight{Samples, wt}
 	if b.classic {
 		// The samples behind classic lines are unknown: keep the weight
@@ -416,29 +470,140 @@ func (b *Builder) Write(w io.Writer) error {
 
 	var round rounder
 	var vals [2]int64
-	emit := func(stack uint32, lines int64, s sum, ts int64, timed bool, w where) {
+	emit := func(locs []byte, lines int64, s sum, ts int64, timed bool, w where) {
 		vals[0], vals[1] = lines, s.n+round.next(s.frac)
 		v := vals[:]
 		if b.classic {
 			v = vals[1:]
 		}
-		e.sample(b.locs[b.locOff[stack]:b.locOff[stack+1]], v, ts, timed, w)
+		e.sample(locs, v, ts, timed, w)
 		b.stats.Value += vals[1]
 		b.stats.Samples++
 	}
-	b.timedSamples(offset, func(g *group) { emit(g.stack, g.lines, g.sum, g.key, true, b.whereOf(g.where)) })
-	for st := range b.agg {
-		if b.lines[st] > 0 {
-			emit(uint32(st), b.lines[st], b.agg[st], 0, false, where{})
+	if tl != nil {
+		b.timelineSamples(tl, offset, e, emit)
+	} else {
+		b.timedSamples(offset, func(g *group) {
+			emit(b.locs[b.locOff[g.stack]:b.locOff[g.stack+1]], g.lines, g.sum, g.key, true, b.whereOf(g.where))
+		})
+		for st := range b.agg {
+			if b.lines[st] > 0 {
+				emit(b.locs[b.locOff[st]:b.locOff[st+1]], b.lines[st], b.agg[st], 0, false, where{})
+			}
 		}
 	}
-	for id := range b.names {
+	for id := range names {
 		e.location(uint64(id + 1))
 	}
-	for id := range b.names {
+	for id := range names {
 		e.function(uint64(id + 1))
 	}
 	return e.close()
+}
+
+// ErrCut is wrapped by the error of Write when the clock it finds does not
+// put the edges of the Resolution intervals where Options.Cut put them
+// (see Fits).
+var ErrCut = errors.New("the samples were cut into intervals on another clock")
+
+// offsetOf returns the wall clock's offset from perf's with ref (0 without
+// one: times are then perf's clock).
+func offsetOf(ref folded.WallRef, ok bool) int64 {
+	if !ok {
+		return 0
+	}
+	return ref.Wall.UnixNano() - int64(ref.Perf)
+}
+
+// Offset returns the wall clock's offset from perf's (wall ns = perf ns +
+// Offset) that Write would use with the metadata and the reference given
+// so far: Options.Cut for a reading that was cut on a wrong guess.
+func (b *Builder) Offset() int64 {
+	m := b.merged()
+	return offsetOf(b.ref(&m))
+}
+
+// Fits reports whether Write can write the samples added: false only
+// when they were cut into intervals (Options.HasCut) whose edges the
+// clock known now (Offset) puts elsewhere; read them again with
+// Options.Cut = Offset.
+func (b *Builder) Fits() bool { return b.fits(b.Offset()) }
+
+func (b *Builder) fits(offset int64) bool {
+	if b.tb == nil || b.opts.Aggregate {
+		return true
+	}
+	return (offset-b.opts.Cut)%int64(b.opts.Resolution) == 0
+}
+
+// stacksOf counts the distinct stacks of a timeline's entries.
+func stacksOf(tl *timeline.Timeline) int {
+	seen := make([]bool, len(tl.Nodes))
+	n := 0
+	for i := range tl.Entries {
+		if s := tl.Entries[i].Stack; !seen[s] {
+			seen[s] = true
+			n++
+		}
+	}
+	return n
+}
+
+// timelineSamples emits the entries of a timeline: with Options.Aggregate
+// one per stack, untimed; else the timed ones, cell by cell (the
+// interval's start on the wall clock is its timestamp_ns), each with its
+// thread and CPU, then the classic lines' (cell NoTime), one per stack.
+func (b *Builder) timelineSamples(tl *timeline.Timeline, offset int64, e *encoder, emit func([]byte, int64, sum, int64, bool, where)) {
+	var locs []byte
+	stackLocs := func(s timeline.StackID) []byte {
+		locs = locs[:0]
+		for ; s > timeline.Root; s = tl.Nodes[s].Parent {
+			locs = appendVarint(locs, uint64(tl.Nodes[s].Frame)+1)
+		}
+		return locs
+	}
+	entry := func(i int, timed bool) {
+		en := &tl.Entries[i]
+		s := sum{n: en.Weight}
+		if tl.Fractions != nil {
+			s.frac = tl.Fractions[i]
+		}
+		var w where
+		var ts int64
+		if timed {
+			// The cells are on the clock of Options.Cut; the interval
+			// edges are where the clock found puts them (Fits).
+			ts = int64(tl.CellStart(int64(en.Cell))) + offset - b.opts.Cut
+			if en.CPU >= 0 {
+				w.cpu, w.has = en.CPU, folded.HasCPU
+			}
+			if en.Thread >= 0 {
+				th := &tl.Threads[en.Thread]
+				w.pid, w.tid, w.has = th.PID, th.TID, w.has|th.Has
+			}
+		}
+		emit(stackLocs(en.Stack), int64(en.Samples), s, ts, timed, w)
+	}
+	if b.opts.Aggregate {
+		for i := range tl.Entries {
+			entry(i, false)
+		}
+		return
+	}
+	first := len(tl.Entries)
+	for i := range tl.Entries {
+		if tl.Entries[i].Cell != timeline.NoTime {
+			first = i
+			break
+		}
+	}
+	for i := first; i < len(tl.Entries); i++ {
+		entry(i, true)
+	}
+	// Classic lines: one sample per stack, as without a cut.
+	for i := 0; i < first; i++ {
+		entry(i, false)
+	}
 }
 
 // group is the timed records of one stack at one key (a time, or the

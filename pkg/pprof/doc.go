@@ -27,11 +27,13 @@
 //     distinct stacks per interval, not with the samples;
 //     [Options.Aggregate] drops the times and keeps one Sample per
 //     distinct stack.
-//   - A [Builder] keeps about 24 bytes per timed line, plus 16 bytes and
-//     the location IDs per distinct stack and each distinct frame name,
-//     and encodes profile.proto itself as it writes it ([Builder.Write]),
-//     without a *profile.Sample per sample: 3.75 million samples take
-//     about 100 MB.
+//   - A [Builder] given the wall clock's offset before the samples
+//     ([Options.HasCut], as timeslice does) sums them into a timeline
+//     (package timeline) of one entry per interval, stack, thread and
+//     CPU; with [Options.Aggregate], one per stack. Otherwise it keeps
+//     about 32 bytes per timed line until [Builder.Write] knows the clock.
+//     It encodes profile.proto itself as it writes it, without a
+//     *profile.Sample per sample.
 //   - TimeNanos and DurationNanos are wall clock: exact when the capture
 //     carries a clock reference (perf record -k), estimated from perf's
 //     "captured on" otherwise (see folded.RefFromMeta and [Stats.Clock]).

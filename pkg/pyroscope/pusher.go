@@ -74,7 +74,8 @@ type bucket struct {
 }
 
 // Pusher cuts timed folded records into wall-clock buckets and pushes
-// each bucket as one pprof profile (aggregated per stack) with its own
+// each bucket as one pprof profile (aggregated per stack: a one-cell
+// timeline, see pprof.Options.Aggregate) with its own
 // from/until. Memory grows with the distinct stacks of the open buckets.
 type Pusher struct {
 	ctx    context.Context

@@ -8,7 +8,7 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
+	"time"
 
 	"flamekit/pkg/folded"
 )
@@ -27,6 +27,26 @@ type Options struct {
 	// Merge is what entries are not keyed by (see Merge; zero: entries
 	// are keyed by input, stack, thread and CPU).
 	Merge Merge
+
+	// The cells of other views than the heat map's (see views.go): a
+	// cell width in nanoseconds, one cell for the whole, the lines
+	// without a time.
+
+	// Width, when not 0, is the width of a cell in nanoseconds, instead
+	// of 1/Rows s: pprof's intervals (timeslice --bucket).
+	Width folded.Time
+	// Align, without HasOrigin, puts the origin at the first sample's
+	// time rounded down to a multiple of Width (from 0 on the axis), so
+	// that every cell starts at a whole multiple of Width.
+	Align bool
+	// Whole makes one cell (0) of the whole: every record added, timed or
+	// not (classic and differential lines too), is summed in it. It is
+	// the timeline of a summed profile: memory is one entry per distinct
+	// key, and with all but the stacks merged one per distinct stack.
+	Whole bool
+	// Untimed keeps the classic lines (which have no time) in the cell
+	// NoTime, instead of leaving them out (Timeline.Untimed).
+	Untimed bool
 }
 
 // ErrSpan is wrapped by the error of a sample too far from the origin for
@@ -40,8 +60,7 @@ type Builder struct {
 	hasOrigin bool
 
 	frameIdx  map[string]FrameID
-	child     map[childKey]StackID
-	stackIdx  map[string]StackID
+	stacks    stackTable // the stacks (see stacks.go)
 	threadIdx map[Thread]ThreadID
 
 	cur     int32 // current input, -1 before the first
@@ -49,7 +68,6 @@ type Builder struct {
 	cell    int64 // the cell open holds
 	hasCell bool
 	ordered bool // cells never went back
-	frac    bool // weights in t.Fractions
 	err     error
 
 	lastProc StackID  // the last process interned (MergeFrames)
@@ -58,11 +76,10 @@ type Builder struct {
 
 	merge  Merge // the keys merged away
 	shared bool  // a Snapshot holds the entries: copy them before changing them
-}
 
-type childKey struct {
-	parent StackID
-	frame  FrameID
+	untimed bool    // Options.Untimed
+	align   bool    // Options.Align
+	byStack []int32 // Whole with all but the stacks merged: the entry of each stack, -1 if none
 }
 
 type entryKey struct {
@@ -81,8 +98,7 @@ func NewBuilder(o Options) *Builder {
 	rows = min(rows, MaxRows)
 	b := &Builder{
 		frameIdx:  make(map[string]FrameID),
-		child:     make(map[childKey]StackID),
-		stackIdx:  make(map[string]StackID),
+		stacks:    newStackTable(),
 		threadIdx: make(map[Thread]ThreadID),
 		open:      make(map[entryKey]int32),
 		cur:       -1,
@@ -94,6 +110,10 @@ func NewBuilder(o Options) *Builder {
 	b.t.Rows, b.t.Seconds, b.t.Origin = rows, 1, o.Origin
 	b.t.Nodes = []Node{{Parent: -1, Frame: -1}}
 	b.t.comm = []FrameID{-1}
+	b.grid(o)
+	if b.merge&MergeFrames != 0 {
+		b.materialize() // processes are nodes as they come
+	}
 	return b
 }
 
@@ -121,16 +141,20 @@ func (b *Builder) SetMetas(i int, metas []folded.Meta) {
 }
 
 // Add adds one record to the current input. Classic and differential
-// lines have no time: they are counted in Untimed and left out. A sample
-// too far from the origin is an error (ErrSpan), and so is every Add after
-// it.
+// lines have no time: they are counted in Untimed and left out, unless
+// the timeline is Whole (they go in its one cell) or keeps them apart
+// (Options.Untimed: classic lines in cell NoTime). A sample too far from
+// the origin is an error (ErrSpan), and so is every Add after it.
 func (b *Builder) Add(rec *folded.Record) error {
 	if b.err != nil {
 		return b.err
 	}
 	if rec.Kind != folded.Timed {
-		b.t.Untimed++
-		return nil
+		if !b.t.Whole && (!b.untimed || rec.Kind == folded.Diff) {
+			b.t.Untimed++
+			return nil
+		}
+		return b.addLine(rec)
 	}
 	cpu, th := ids(rec)
 	return b.add(rec.Time, rec.Count, rec.Stack, true, cpu, th)
@@ -149,6 +173,33 @@ func (b *Builder) add(at0 folded.Time, count float64, stk []byte, hasStack bool,
 	in.Samples++
 	b.t.Samples++
 
+	idx := b.put(cell, stk, hasStack, cpu, th, count)
+	b.t.Entries[idx].Samples++
+	return nil
+}
+
+// addLine adds a line without a time (classic or differential) to the
+// Whole cell, or to cell NoTime (Options.Untimed).
+func (b *Builder) addLine(rec *folded.Record) error {
+	if b.cur < 0 {
+		b.Input("", "", 0)
+	}
+	b.t.Classic++
+	cell := int64(NoTime)
+	if b.t.Whole {
+		cell = 0
+	}
+	cpu, th := ids(rec)
+	idx := b.put(cell, rec.Stack, true, cpu, th, rec.Count)
+	if rec.Kind == folded.Diff {
+		b.addBefore(int(idx), rec.Before)
+	}
+	return nil
+}
+
+// put adds count to the entry of cell and the key, made if need be, and
+// returns its index.
+func (b *Builder) put(cell int64, stk []byte, hasStack bool, cpu int32, th Thread, count float64) int32 {
 	stack := Root
 	if hasStack {
 		switch {
@@ -156,12 +207,12 @@ func (b *Builder) add(at0 folded.Time, count float64, stk []byte, hasStack bool,
 		case b.merge&MergeFrames != 0:
 			stack = b.process(stk)
 		default:
-			stack = b.stack(stk)
+			stack = b.stack(stk, cpu)
 		}
 	}
 	thread := NoThread
 	if b.merge&MergeThreads == 0 {
-		th.Comm = b.t.comm[stack]
+		th.Comm = b.comm(stack)
 		var ok bool
 		thread, ok = b.threadIdx[th]
 		if !ok {
@@ -173,37 +224,66 @@ func (b *Builder) add(at0 folded.Time, count float64, stk []byte, hasStack bool,
 	if b.merge&MergeCPUs != 0 {
 		cpu = -1
 	}
+	input := b.cur
+	if b.merge&MergeInputs != 0 {
+		input = NoInput
+	}
+	whole := int64(count)
+	if count != math.Trunc(count) || math.Abs(count) >= 1<<62 {
+		whole = 0 // see addWeight
+	}
 
-	if !b.hasCell || cell != b.cell {
-		if b.hasCell && cell < b.cell {
-			b.ordered = false
+	var idx int32
+	var ok bool
+	k := entryKey{input, stack, thread, cpu}
+	if b.byStack != nil {
+		idx = -1
+		if int(stack) < len(b.byStack) {
+			idx = b.byStack[stack]
 		}
-		if len(b.open) > 4096 {
-			b.open = make(map[entryKey]int32)
-		} else {
-			clear(b.open)
+		ok = idx >= 0
+	} else {
+		if !b.hasCell || cell != b.cell {
+			if b.hasCell && cell < b.cell {
+				b.ordered = false
+			}
+			if len(b.open) > 4096 {
+				b.open = make(map[entryKey]int32)
+			} else {
+				clear(b.open)
+			}
+			b.lastIdx = -1
+			b.cell, b.hasCell = cell, true
 		}
-		b.lastIdx = -1
-		b.cell, b.hasCell = cell, true
+		idx, ok = b.lastIdx, b.lastIdx >= 0 && k == b.last
+		if !ok {
+			idx, ok = b.open[k]
+		}
 	}
-	k := entryKey{b.cur, stack, thread, cpu}
-	idx, ok := b.lastIdx, b.lastIdx >= 0 && k == b.last
-	if !ok {
-		idx, ok = b.open[k]
-	}
-	if !ok || b.t.Entries[idx].Samples == math.MaxUint32 {
+	if !ok || b.t.Entries[idx].Samples == math.MaxUint32 || !fits(b.t.Entries[idx].Weight, whole) {
+		b.unshare()
 		idx = int32(len(b.t.Entries))
-		b.t.Entries = append(b.t.Entries, Entry{Cell: int32(cell), Input: b.cur, Stack: stack, Thread: thread, CPU: cpu})
-		if b.frac {
+		b.t.Entries = append(b.t.Entries, Entry{Cell: int32(cell), Input: input, Stack: stack, Thread: thread, CPU: cpu})
+		if b.t.Fractions != nil {
 			b.t.Fractions = append(b.t.Fractions, 0)
 		}
-		b.open[k] = idx
+		if b.t.Diffs != nil {
+			b.t.Diffs = append(b.t.Diffs, Diff{})
+		}
+		if b.byStack != nil {
+			for len(b.byStack) <= int(stack) {
+				b.byStack = append(b.byStack, -1)
+			}
+			b.byStack[stack] = idx
+		} else {
+			b.open[k] = idx
+		}
 	}
-	b.last, b.lastIdx = k, idx
-	e := &b.t.Entries[idx]
-	e.Samples++
+	if b.byStack == nil {
+		b.last, b.lastIdx = k, idx
+	}
 	b.addWeight(int(idx), count)
-	return nil
+	return idx
 }
 
 // place returns the cell of time at0 of the current input (on its own
@@ -216,14 +296,14 @@ func (b *Builder) place(at0 folded.Time) (int64, bool) {
 	}
 	at := at0 + b.t.Inputs[b.cur].Offset
 	if !b.hasOrigin {
-		b.t.Origin, b.hasOrigin = at, true
+		b.t.Origin, b.hasOrigin = b.origin(at), true
 	}
 	rel := int64(at) - int64(b.t.Origin)
 	if (rel > 0) != (at > b.t.Origin) { // overflow
 		rel = math.MaxInt64
 	}
-	cell := cellOf(rel, b.t.Rows, b.t.Seconds)
-	if cell > math.MaxInt32 || cell < math.MinInt32 {
+	cell := b.t.cellOfRel(rel)
+	if cell > math.MaxInt32 || cell <= NoTime {
 		b.err = fmt.Errorf("%w: @%v is %d cells of %s from the origin @%v; cut a window with --from and --to",
 			ErrSpan, at0, cell, b.width(), b.t.Origin)
 		return 0, false
@@ -232,90 +312,55 @@ func (b *Builder) place(at0 folded.Time) (int64, bool) {
 	return cell, true
 }
 
-// addWeight adds a count to entry i's weight: exactly as an int64 while
-// every count is a whole number and the sums fit, else as float64 sums for
-// every entry from then on.
+// addWeight adds a count to entry i's weight: its integer part to
+// Entry.Weight, exactly, and its fraction, if any, to Fractions[i] (made
+// for every entry at the first fraction). A count that is not finite or
+// beyond 2^62 goes whole into Fractions. put has made a new entry when the
+// integer part would not fit (see fits).
 func (b *Builder) addWeight(i int, v float64) {
-	if !b.frac {
-		e := &b.t.Entries[i]
-		if v == math.Trunc(v) && v >= 0 && v < 1<<62 && e.Weight <= math.MaxInt64-int64(v) {
-			e.Weight += int64(v)
-			return
-		}
-		b.frac = true
-		b.t.Fractions = make([]float64, len(b.t.Entries))
-		for k := range b.t.Entries {
-			b.t.Fractions[k] = float64(b.t.Entries[k].Weight)
-		}
+	whole := math.Trunc(v)
+	if math.IsNaN(v) || math.Abs(v) >= 1<<62 {
+		whole = 0
 	}
-	b.t.Fractions[i] += v
+	b.t.Entries[i].Weight += int64(whole)
+	if frac := v - whole; frac != 0 {
+		if b.t.Fractions == nil {
+			b.t.Fractions = make([]float64, len(b.t.Entries))
+		}
+		b.t.Fractions[i] += frac
+	}
+}
+
+// fits reports whether a weight w can take n more without overflow.
+func fits(w, n int64) bool {
+	if n >= 0 {
+		return w <= math.MaxInt64-n
+	}
+	return w >= math.MinInt64-n
 }
 
 func (b *Builder) width() string {
+	if b.t.Width > 0 {
+		return time.Duration(b.t.Width).String()
+	}
 	if b.t.Rows == 1 {
 		return fmt.Sprintf("%d s", b.t.Seconds)
 	}
 	return fmt.Sprintf("1/%d s", b.t.Rows)
 }
 
-// stack interns a folded stack: once per distinct stack, its frames are
-// interned and walked down the prefix tree.
-func (b *Builder) stack(s []byte) StackID {
-	if id, ok := b.stackIdx[string(s)]; ok {
-		return id
-	}
-	key := string(s)
-	node := Root
-	rest := key
-	for {
-		name, tail, more := strings.Cut(rest, ";")
-		node = b.childOf(node, b.frame(name))
-		if !more {
-			break
-		}
-		rest = tail
-	}
-	b.stackIdx[key] = node
-	return node
-}
-
-func (b *Builder) frame(name string) FrameID {
-	if id, ok := b.frameIdx[name]; ok {
-		return id
-	}
-	id := FrameID(len(b.t.Frames))
-	b.t.Frames = append(b.t.Frames, name)
-	b.frameIdx[name] = id
-	return id
-}
-
-func (b *Builder) childOf(parent StackID, f FrameID) StackID {
-	k := childKey{parent, f}
-	if id, ok := b.child[k]; ok {
-		return id
-	}
-	id := StackID(len(b.t.Nodes))
-	b.t.Nodes = append(b.t.Nodes, Node{Parent: parent, Frame: f, Depth: b.t.Nodes[parent].Depth + 1})
-	comm := b.t.comm[parent]
-	if parent == Root {
-		comm = f
-	}
-	b.t.comm = append(b.t.comm, comm)
-	b.child[k] = id
-	return id
-}
-
 // Build returns the Timeline. The Builder must not be used afterwards.
 func (b *Builder) Build() *Timeline {
 	b.unshare()
 	t := &b.t
+	b.tree() // entries now name the prefix tree's nodes
 	if !b.ordered {
 		t.sortAll()
 	}
 	t.mergeRuns()
 	t.index()
 	t.merge = b.merge
-	b.stackIdx, b.child, b.open = nil, nil, nil
+	b.stacks, b.open, b.byStack = stackTable{}, nil, nil
 	return t
 }
 
@@ -346,12 +391,15 @@ func (s byKey) Swap(i, j int) {
 	if f := s.t.Fractions; f != nil {
 		f[i], f[j] = f[j], f[i]
 	}
+	if d := s.t.Diffs; d != nil {
+		d[i], d[j] = d[j], d[i]
+	}
 }
 
 // sortAll sorts the entries by cell and key (cells came back: several
 // inputs over the same time, or an input out of order).
 func (t *Timeline) sortAll() {
-	if t.Fractions == nil {
+	if t.Fractions == nil && t.Diffs == nil {
 		slices.SortFunc(t.Entries, func(a, b Entry) int { return compareEntries(&a, &b) })
 		return
 	}
@@ -364,11 +412,17 @@ func (t *Timeline) sortRun(i, j int) {
 	if slices.IsSortedFunc(run, func(a, b Entry) int { return compareEntries(&a, &b) }) {
 		return
 	}
-	if t.Fractions == nil {
+	if t.Fractions == nil && t.Diffs == nil {
 		slices.SortFunc(run, func(a, b Entry) int { return compareEntries(&a, &b) })
 		return
 	}
-	sub := Timeline{Entries: run, Fractions: t.Fractions[i:j]}
+	sub := Timeline{Entries: run}
+	if t.Fractions != nil {
+		sub.Fractions = t.Fractions[i:j]
+	}
+	if t.Diffs != nil {
+		sub.Diffs = t.Diffs[i:j]
+	}
 	sort.Stable(byKey{&sub})
 }
 
@@ -388,12 +442,14 @@ func (t *Timeline) mergeRuns() {
 	for r := range e {
 		if w > 0 {
 			p := &e[w-1]
-			if compareEntries(p, &e[r]) == 0 && uint64(p.Samples)+uint64(e[r].Samples) <= math.MaxUint32 &&
-				(t.Fractions != nil || p.Weight <= math.MaxInt64-e[r].Weight) {
+			if compareEntries(p, &e[r]) == 0 && uint64(p.Samples)+uint64(e[r].Samples) <= math.MaxUint32 && fits(p.Weight, e[r].Weight) {
 				p.Samples += e[r].Samples
 				p.Weight += e[r].Weight
 				if t.Fractions != nil {
 					t.Fractions[w-1] += t.Fractions[r]
+				}
+				if t.Diffs != nil {
+					t.Diffs[w-1].add(t.Diffs[r])
 				}
 				continue
 			}
@@ -402,11 +458,17 @@ func (t *Timeline) mergeRuns() {
 		if t.Fractions != nil {
 			t.Fractions[w] = t.Fractions[r]
 		}
+		if t.Diffs != nil {
+			t.Diffs[w] = t.Diffs[r]
+		}
 		w++
 	}
 	t.Entries = e[:w]
 	if t.Fractions != nil {
 		t.Fractions = t.Fractions[:w]
+	}
+	if t.Diffs != nil {
+		t.Diffs = t.Diffs[:w]
 	}
 }
 

@@ -21,6 +21,10 @@ func FuzzBuild(f *testing.F) {
 	f.Add([]byte("# flamekit v1 timed host=\"h\" first=\"1.0\"\n;;; 1 @1.000000001\n 1 @2\n"))
 	f.Add([]byte("a 1 @5\na 1 @1\na 1 @5\na 1 @1.999999999\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The summed view is folded.Profile's output, byte for byte.
+		if got, _ := summed(t, data); got != profileOf(data) {
+			t.Fatalf("summed view\n%s\nwant\n%s", got, profileOf(data))
+		}
 		for _, rows := range []int{50, 7} {
 			tl, _, err := timeline.Read(bytes.NewReader(data), "in", timeline.Options{Rows: rows})
 			if err != nil {

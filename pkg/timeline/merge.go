@@ -43,7 +43,7 @@ func (m Merge) norm() Merge {
 	if m&MergeStacks != 0 {
 		m |= MergeFrames
 	}
-	return m & MergeAll
+	return m & (MergeAll | MergeInputs)
 }
 
 // Merged returns what the entries are not keyed by.
@@ -111,6 +111,7 @@ func (b *Builder) MergeMore(m Merge) {
 	}
 	b.merge = m
 	b.unshare()
+	b.materialize() // the processes of the entries' stacks are nodes
 	t := &b.t
 	for i := range t.Entries {
 		e := &t.Entries[i]
@@ -137,7 +138,7 @@ func (b *Builder) MergeMore(m Merge) {
 		b.threadIdx = nil
 	}
 	if m&MergeFrames != 0 {
-		b.stackIdx = nil // not read again: stacks are interned by process
+		b.stacks.idx = nil // not read again: stacks are interned by process
 	}
 }
 
@@ -162,11 +163,7 @@ func (b *Builder) process(s []byte) StackID {
 	if b.lastProc > Root && b.t.Frames[b.t.Nodes[b.lastProc].Frame] == string(root) {
 		return b.lastProc // samples come in runs of one process
 	}
-	f, ok := b.frameIdx[string(root)]
-	if !ok {
-		f = b.frame(string(root))
-	}
-	b.lastProc = b.childOf(Root, f)
+	b.lastProc = b.childOf(Root, b.frame(root))
 	return b.lastProc
 }
 
@@ -189,6 +186,7 @@ func (b *Builder) reopen() {
 // pays a copy only when it adds again.
 func (b *Builder) Snapshot() *Timeline {
 	b.unshare()
+	b.materialize() // a snapshot's stacks are nodes
 	t := &b.t
 	if !b.ordered {
 		t.sortAll()
@@ -201,6 +199,9 @@ func (b *Builder) Snapshot() *Timeline {
 	snap.Entries = t.Entries[:n:n]
 	if t.Fractions != nil {
 		snap.Fractions = t.Fractions[:n:n]
+	}
+	if t.Diffs != nil {
+		snap.Diffs = t.Diffs[:n:n]
 	}
 	snap.Inputs = slices.Clone(t.Inputs) // their counts go on
 	snap.Frames = t.Frames[:len(t.Frames):len(t.Frames)]
@@ -225,4 +226,5 @@ func (b *Builder) unshare() {
 	if b.t.Fractions != nil {
 		b.t.Fractions = slices.Clone(b.t.Fractions)
 	}
+	b.t.Diffs = slices.Clone(b.t.Diffs)
 }

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"math"
 	"slices"
 	"sort"
 
@@ -67,16 +68,18 @@ type Input struct {
 
 // Entry is the samples of one cell with one key: input, stack, thread and
 // CPU, less what the Timeline merges (Options.Merge: then Stack is the
-// process's node or Root, Thread NoThread, CPU -1). Its weight is the sum
-// of their counts (periods, off-CPU microseconds): Weight when the
-// Timeline is Integral, else Timeline.Fractions at the entry's index.
+// process's node or Root, Thread NoThread, CPU -1, Input NoInput). Its
+// weight is the sum of their counts (periods, off-CPU microseconds):
+// Weight is the sum of their integer parts, exact, to which
+// Timeline.Fractions at the entry's index adds the sum of their fractions
+// when the Timeline is not Integral (WeightOf).
 type Entry struct {
 	Cell    int32 // cell index: Timeline.CellStart(Cell) <= time < CellStart(Cell+1)
 	Input   int32
 	Stack   StackID
 	Thread  ThreadID
-	CPU     int32 // the line's cpu=, -1 when it carried none
-	Samples uint32
+	CPU     int32  // the line's cpu=, -1 when it carried none
+	Samples uint32 // timed lines (classic and differential ones count in Weight only)
 	Weight  int64
 }
 
@@ -88,6 +91,11 @@ type Timeline struct {
 	// is the number of seconds per cell when a cell is a second or more
 	// (Rows is then 1).
 	Rows, Seconds int
+	// Width, when not 0, is the width of a cell in nanoseconds (Rows and
+	// Seconds are then 0); Whole is set when one cell, 0, holds the whole
+	// (Options.Whole).
+	Width folded.Time
+	Whole bool
 	// Origin is the start of cell 0 on the axis (perf's clock, plus the
 	// inputs' offsets).
 	Origin folded.Time
@@ -99,14 +107,18 @@ type Timeline struct {
 	// Entries are sorted by cell, then input, stack, thread and CPU; no
 	// two have the same cell and key.
 	Entries []Entry
-	// Fractions is nil when every count was a whole number and every
-	// weight fits in an int64 (Integral); otherwise it holds the weight of
-	// each entry, by index, as a float64 sum.
+	// Fractions is nil when every count was a whole number (Integral);
+	// otherwise it holds, by index, the sum of the fractions of each
+	// entry's counts (Entry.Weight holds their integer parts).
 	Fractions []float64
+	// Diffs is nil unless differential lines were added (Options.Whole):
+	// then it holds, by index, the sum of their "before" counts.
+	Diffs []Diff
 
 	// Samples is the number of timed samples, Untimed the number of
-	// classic and differential lines (which have no time) left out.
-	Samples, Untimed int64
+	// classic and differential lines (which have no time) left out,
+	// Classic the number kept (Options.Whole, Options.Untimed).
+	Samples, Untimed, Classic int64
 
 	comm  []FrameID // per node: the frame of its depth-1 ancestor
 	cells []int64   // distinct cells, ascending
@@ -125,25 +137,21 @@ func (t *Timeline) Integral() bool { return t.Fractions == nil }
 // WeightOf returns the weight of Entries[i].
 func (t *Timeline) WeightOf(i int) float64 {
 	if t.Fractions != nil {
-		return t.Fractions[i]
+		return float64(t.Entries[i].Weight) + t.Fractions[i]
 	}
 	return float64(t.Entries[i].Weight)
 }
 
 // Total returns the number of samples and the sum of their weights.
 func (t *Timeline) Total() (samples int64, weight float64) {
-	if t.Fractions != nil {
-		for _, f := range t.Fractions {
-			weight += f
-		}
-	} else {
-		var w int64
-		for i := range t.Entries {
-			w += t.Entries[i].Weight
-		}
-		weight = float64(w)
+	var w, f float64
+	for i := range t.Entries {
+		w += float64(t.Entries[i].Weight)
 	}
-	return t.Samples, weight
+	for _, x := range t.Fractions {
+		f += x
+	}
+	return t.Samples, w + f
 }
 
 // Comm returns the root frame of a stack (its process), or -1 for Root.
@@ -178,7 +186,7 @@ func (t *Timeline) Stack(s StackID) string { return string(t.AppendStack(nil, s)
 
 // CellOf returns the cell that holds time at (on the axis).
 func (t *Timeline) CellOf(at folded.Time) int64 {
-	return cellOf(int64(at-t.Origin), t.Rows, t.Seconds)
+	return t.cellOfRel(int64(at - t.Origin))
 }
 
 func cellOf(rel int64, rows, seconds int) int64 {
@@ -193,6 +201,12 @@ func cellOf(rel int64, rows, seconds int) int64 {
 // the times from CellStart(c) included to CellStart(c+1) excluded. These
 // are the heat map's boundaries (pkg/heatmap's Map.CellStart).
 func (t *Timeline) CellStart(c int64) folded.Time {
+	switch {
+	case t.Whole:
+		return t.Origin
+	case t.Width > 0:
+		return t.Origin + folded.Time(c)*t.Width
+	}
 	return t.Origin + folded.Time(cellStart(c, t.Rows, t.Seconds))
 }
 
@@ -221,10 +235,14 @@ func (t *Timeline) Cells() []int64 { return t.cells }
 // Span returns the first and last cell that hold an entry; ok is false
 // for an empty timeline.
 func (t *Timeline) Span() (first, last int64, ok bool) {
-	if len(t.cells) == 0 {
+	cells := t.cells
+	if len(cells) > 0 && cells[0] == NoTime {
+		cells = cells[1:] // classic lines (Options.Untimed) have no time
+	}
+	if len(cells) == 0 {
 		return 0, 0, false
 	}
-	return t.cells[0], t.cells[len(t.cells)-1], true
+	return cells[0], cells[len(cells)-1], true
 }
 
 // Range returns the index range [i, j) of the entries of cells from c0
@@ -280,7 +298,7 @@ func (t *Timeline) Series(m Measure, keep func(*Entry) bool) Series {
 	s := Series{First: first, Values: make([]float64, last-first+1)}
 	for i := range t.Entries {
 		e := &t.Entries[i]
-		if keep != nil && !keep(e) {
+		if e.Cell == NoTime || keep != nil && !keep(e) {
 			continue
 		}
 		v := float64(e.Samples)
@@ -314,11 +332,16 @@ func (s Series) Sum(n int) Series {
 // summed. It returns t itself for k <= 1 and nil for a k that does not
 // fit.
 func (t *Timeline) Coarsen(k int) *Timeline {
-	if k <= 1 {
+	if k <= 1 || t.Whole {
 		return t
 	}
 	out := *t
 	switch {
+	case t.Width > 0:
+		if t.Width > math.MaxInt64/folded.Time(k) {
+			return nil
+		}
+		out.Width = t.Width * folded.Time(k)
 	case t.Rows > 1 && t.Rows%k == 0:
 		out.Rows = t.Rows / k
 	case t.Rows == 1:
@@ -334,7 +357,11 @@ func (t *Timeline) Coarsen(k int) *Timeline {
 	if t.Fractions != nil {
 		out.Fractions = slices.Clone(t.Fractions)
 	}
+	out.Diffs = slices.Clone(t.Diffs)
 	for i := range out.Entries {
+		if out.Entries[i].Cell == NoTime {
+			continue
+		}
 		out.Entries[i].Cell = int32(floorDiv(int64(out.Entries[i].Cell), int64(k)))
 	}
 	out.cells, out.start = nil, nil

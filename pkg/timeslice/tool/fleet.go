@@ -81,12 +81,30 @@ func refOf(win *timeslice.Window, clock *timeslice.Clock) (folded.WallRef, bool)
 
 // pprofOutput makes the Slicer's sink a pprof Builder; finish writes the
 // gzipped profile once the clock is known.
+//
+// The Builder sums the samples of each --bucket interval (on the wall
+// clock) as they come, in a timeline (package timeline), so it must know
+// where the interval edges fall on perf's clock before reading: from the
+// clock the heads of the files give. That guess is right unless the whole
+// input says otherwise (the "captured on" estimate moved with a later last
+// sample, another capture holds the first sample); then finish reads the
+// inputs again, cut where the clock says. A stream, which cannot be read
+// again, is kept as per-sample records until the clock is known, as are
+// intervals under pprof.MinCut.
 func (c *run) pprofOutput(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) func(*timeslice.Clock) error {
 	w, _ := parseWeight(c.SampleType)
 	opts := pprof.Options{Weight: w, Resolution: c.Resolution()}
 	if win != nil {
 		opts.From, opts.HasFrom, opts.To, opts.HasTo = win.From, win.HasFrom, win.To, win.HasTo
 	}
+	if !c.hasCut {
+		before := inputs.Clock()
+		if ref, ok := refOf(win, &before); ok {
+			c.cut = ref.Wall.UnixNano() - int64(ref.Perf)
+		}
+		c.hasCut = true
+	}
+	opts.Cut, opts.HasCut = c.cut, !inputs.HasStream()
 	b := pprof.NewBuilder(opts)
 	s.Sink = timeslice.SinkFunc(b.Add)
 	return func(clock *timeslice.Clock) error {
@@ -95,6 +113,17 @@ func (c *run) pprofOutput(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs
 		}
 		for _, m := range inputs.CaptureMetas() {
 			b.AddMeta(m)
+		}
+		if !b.Fits() {
+			if c.recut {
+				return fmt.Errorf("pprof: the clock moved between two readings of the same inputs (cut at %d ns, then %d)", c.cut, b.Offset())
+			}
+			c.cut, c.recut = b.Offset(), true
+			_, finish, err := c.read(env, inputs, win)
+			if err != nil {
+				return err
+			}
+			return finish(clock)
 		}
 		if err := b.Write(env.Stdout); err != nil {
 			return err

@@ -28,6 +28,7 @@ import (
 	"flamekit/pkg/selection"
 	"flamekit/pkg/slicecmd"
 	"flamekit/pkg/source"
+	"flamekit/pkg/timeline"
 	"flamekit/pkg/timeslice"
 )
 
@@ -112,6 +113,11 @@ type run struct {
 	pusher *pyroscope.Pusher
 	busy   *busy // the heat map's and the bursts' sink, set by output
 	page   *page // the explorer page's sink (--heatmap=html), set by output
+	// cut is where --format pprof cuts its intervals (see pprofOutput):
+	// guessed before the first reading (hasCut), known for a second one
+	// (recut).
+	cut           int64
+	hasCut, recut bool
 }
 
 // Run runs timeslice: it places the window on perf's clock (reading the
@@ -236,6 +242,9 @@ func (c *run) check() error {
 // otherwise (a later part holding earlier samples).
 func (c *run) place(spec timeslice.Spec, hasWindow bool, inputs timeslice.Inputs) (win *timeslice.Window, guessed bool, err error) {
 	needClock := hasWindow && spec.NeedsClock() || c.Heatmap != "" || c.Bursts
+	// --format pprof cuts its intervals on the wall clock as it reads
+	// files: it reads their heads (see pprofOutput).
+	pprofClock := c.Format == "pprof" && c.Push == "" && !inputs.HasStream()
 	switch {
 	case c.Push != "" || needClock && (inputs.HasStream() || c.KeepTime):
 		if err := inputs.Survey(""); err != nil {
@@ -244,7 +253,7 @@ func (c *run) place(spec timeslice.Spec, hasWindow bool, inputs timeslice.Inputs
 		if err := inputs.RequireTimed(); err != nil {
 			return nil, false, err
 		}
-	case needClock:
+	case needClock || pprofClock:
 		if err := inputs.Heads(); err != nil {
 			return nil, false, err
 		}
@@ -363,9 +372,11 @@ func (c *run) output(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs, win
 			return tw.Close(inputs.CaptureMetas(), timeslice.SliceMeta(inputs, win, clock))
 		}, nil
 	}
-	var p folded.Profile
-	s.Sink = timeslice.SinkFunc(func(rec *folded.Record) error { p.Add(rec); return nil })
-	return func(*timeslice.Clock) error { _, err := p.WriteTo(env.Stdout); return err }, nil
+	// Summed classic stacks: a timeline of one cell, keyed by stack
+	// alone (one entry per distinct stack, whatever the samples).
+	tb := timeline.NewBuilder(timeline.Options{Whole: true, Merge: timeline.MergeInputs | timeline.MergeThreads | timeline.MergeCPUs})
+	s.Sink = timeslice.SinkFunc(tb.Add)
+	return func(*timeslice.Clock) error { _, err := tb.Build().WriteFolded(env.Stdout); return err }, nil
 }
 
 // ParseWindow reads a window given as --at, or as --from and --to (all
