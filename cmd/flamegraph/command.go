@@ -148,12 +148,8 @@ func (c *command) Run(env *cli.Env) error {
 		return err
 	}
 	err = tool.Run(tool.Config{Options: *o, NameAttr: c.NameAttr, CP: c.CP, Reverse: c.Reverse, Files: c.Files},
-		&tool.Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Warn: func(msg string) { env.Warnf("%s", msg) }})
-	var ue *tool.UsageError
-	switch {
-	case errors.As(err, &ue):
-		return cli.Usagef("%v", err)
-	case errors.Is(err, tool.ErrNoStacks):
+		env.Tool())
+	if errors.Is(err, tool.ErrNoStacks) {
 		return &cli.ExitError{Code: cli.ExitUsage}
 	}
 	return err

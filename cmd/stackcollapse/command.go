@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-
 	"flamekit/internal/cli"
 	"flamekit/pkg/collapse/tool"
 )
@@ -88,10 +86,5 @@ func (c *command) Run(env *cli.Env) error {
 		Jobs: c.Jobs, Format: c.Format, NoPerf: c.NoPerf, Map: c.Map,
 		SampleType: c.SampleType, Files: c.Files,
 	}
-	err := tool.Run(cfg, &tool.Env{Stdin: env.Stdin, Stdout: env.Stdout,
-		Warn: func(msg string) { env.Warnf("%s", msg) }})
-	if ue := (*tool.UsageError)(nil); errors.As(err, &ue) {
-		return cli.Usagef("%v", err)
-	}
-	return err
+	return tool.Run(cfg, env.Tool())
 }

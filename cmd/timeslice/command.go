@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -177,12 +176,8 @@ func (c *command) options() (tool.Config, error) {
 // Run runs timeslice; errors in the options exit with status 2.
 func (c *command) Run(env *cli.Env) error {
 	cfg, err := c.options()
-	if err == nil {
-		err = tool.Run(cfg, &tool.Env{Stdin: env.Stdin, Stdout: env.Stdout,
-			Warn: func(msg string) { env.Warnf("%s", msg) }})
+	if err != nil {
+		return err
 	}
-	if ue := (*tool.UsageError)(nil); errors.As(err, &ue) {
-		return cli.Usagef("%v", err)
-	}
-	return err
+	return tool.Run(cfg, env.Tool())
 }

@@ -6,6 +6,7 @@ package cli
 import (
 	"bufio"
 	"errors"
+	"flamekit/pkg/runenv"
 	"fmt"
 	"io"
 	"os"
@@ -60,6 +61,14 @@ type Env struct {
 // Warnf prints "name: message" on stderr.
 func (e *Env) Warnf(format string, args ...any) {
 	fmt.Fprintf(e.Stderr, e.Name+": "+format+"\n", args...)
+}
+
+// Tool is the Env of a tool called as a library (pkg/*/tool): the same
+// streams, with its warnings printed as this command's. A
+// runenv.UsageError it returns is reported as a usage error (exit 2).
+func (e *Env) Tool() *runenv.Env {
+	return &runenv.Env{Stdin: e.Stdin, Stdout: e.Stdout, Stderr: e.Stderr,
+		Warn: func(msg string) { e.Warnf("%s", msg) }}
 }
 
 // ExitError is an error that carries the exit status Main should use.
@@ -227,7 +236,9 @@ func report(name string, err error, stderr io.Writer) int {
 	}
 	code := ExitFailure
 	var ee *ExitError
-	if errors.As(err, &ee) {
+	if ue := (*runenv.UsageError)(nil); errors.As(err, &ue) {
+		code = ExitUsage
+	} else if errors.As(err, &ee) {
 		code = ee.Code
 		if ee.Err == nil {
 			return code

@@ -71,20 +71,10 @@ func Folded(in *source.Input, o Options) (io.ReadCloser, error) {
 	fr := &foldReader{pr: pr, done: make(chan struct{})}
 	go func() {
 		defer close(fr.done)
-		var (
-			mu   sync.Mutex
-			msgs []string
-		)
-		keep := func(format string, args ...any) {
-			mu.Lock()
-			msgs = append(msgs, fmt.Sprintf(format, args...))
-			mu.Unlock()
-		}
-		err := foldTo(pw, in, o, keep)
-		if err == nil && o.Warnf != nil {
-			for _, m := range msgs {
-				o.Warnf("%s", m)
-			}
+		var h held
+		err := foldTo(pw, in, o, h.keep)
+		if err == nil {
+			h.say(o.Warnf)
 		}
 		pw.CloseWithError(err) // nil: the reader sees io.EOF
 	}()
@@ -232,16 +222,8 @@ func Records(in *source.Input, o Options, out collapse.Records) error {
 	if !IsPerf(in) {
 		return fmt.Errorf("%s: %s is not a perf capture", in.Display, in.Kind)
 	}
-	var (
-		mu   sync.Mutex
-		msgs []string
-	)
-	keep := func(format string, args ...any) {
-		mu.Lock()
-		msgs = append(msgs, fmt.Sprintf(format, args...))
-		mu.Unlock()
-	}
-	f := &Folder{Driver: collapse.Driver{Options: o.Collapse, Workers: o.Workers, Warnf: keep}, Perf: o.Perf}
+	var h held
+	f := &Folder{Driver: collapse.Driver{Options: o.Collapse, Workers: o.Workers, Warnf: h.keep}, Perf: o.Perf}
 	input := f.Data(in, SourceName(in))
 	if in.Kind == source.PerfScript {
 		input = f.Text(in.Display, SourceName(in), in.Open)
@@ -250,12 +232,34 @@ func Records(in *source.Input, o Options, out collapse.Records) error {
 	if err == nil && sum.Samples == 0 && f.Skipped.Count > 0 {
 		err = fmt.Errorf("%s: %w", in.Display, ErrNotPerfScript)
 	}
-	if err == nil && o.Warnf != nil {
-		for _, m := range msgs {
-			o.Warnf("%s", m)
-		}
+	if err == nil {
+		h.say(o.Warnf)
 	}
 	return err
+}
+
+// held keeps a fold's messages (from any goroutine) until the input has
+// been read whole: they are said only then, so that a fold stopped half
+// way says nothing about the part it read.
+type held struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (h *held) keep(format string, args ...any) {
+	h.mu.Lock()
+	h.msgs = append(h.msgs, fmt.Sprintf(format, args...))
+	h.mu.Unlock()
+}
+
+// say prints the messages kept on warnf (nil: nowhere).
+func (h *held) say(warnf func(string, ...any)) {
+	if warnf == nil {
+		return
+	}
+	for _, m := range h.msgs {
+		warnf("%s", m)
+	}
 }
 
 // Fold returns Folded with options o, for source.Files.Fold and

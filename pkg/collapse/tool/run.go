@@ -11,8 +11,8 @@ package tool
 
 import (
 	"errors"
+	"flamekit/pkg/runenv"
 	"fmt"
-	"io"
 	"runtime"
 
 	"flamekit/pkg/capture"
@@ -77,31 +77,14 @@ type Config struct {
 	Files []string
 }
 
-// Env is where a run reads and writes: standard input and output, and
-// Warn, which prints one message (a line, without its newline) on stderr.
-type Env struct {
-	Stdin  io.Reader
-	Stdout io.Writer
-	Warn   func(msg string)
-}
+// Env is where a run reads and writes (package runenv).
+type Env = runenv.Env
 
-// Warnf formats a message for Warn.
-func (e *Env) Warnf(format string, args ...any) {
-	if e.Warn != nil {
-		e.Warn(fmt.Sprintf(format, args...))
-	}
-}
+// UsageError is an error in the Config: a command exits with status 2
+// on it (package runenv).
+type UsageError = runenv.UsageError
 
-// UsageError is an error in the Config: a command exits with status 2 on
-// it.
-type UsageError struct{ Err error }
-
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
-
-func usagef(format string, args ...any) error {
-	return &UsageError{Err: fmt.Errorf(format, args...)}
-}
+var usagef = runenv.Usagef
 
 // Run runs stackcollapse. Each input is recognised by its content (or
 // Config.Format): perf script text is folded as stackcollapse-perf.pl

@@ -10,6 +10,7 @@ package tool
 
 import (
 	"errors"
+	"flamekit/pkg/runenv"
 	"fmt"
 	"io"
 
@@ -36,30 +37,12 @@ type Config struct {
 	Files []string
 }
 
-// Env is where a run reads and writes: standard input and output, the
-// standard error that flamegraph.pl's own messages go to as they are, and
-// Warn, which prints one message of flamekit's (a line, without its
-// newline, which the command prefixes with its name).
-type Env struct {
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
-	Warn   func(msg string)
-}
+// Env is where a run reads and writes (package runenv).
+type Env = runenv.Env
 
-// Warnf formats a message for Warn.
-func (e *Env) Warnf(format string, args ...any) {
-	if e.Warn != nil {
-		e.Warn(fmt.Sprintf(format, args...))
-	}
-}
-
-// UsageError is an error in the Config: a command exits with status 2 on
-// it.
-type UsageError struct{ Err error }
-
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
+// UsageError is an error in the Config: a command exits with status 2
+// on it (package runenv).
+type UsageError = runenv.UsageError
 
 // ErrNoStacks is returned when the inputs hold no stack count: Run has
 // then said so on Stderr, as flamegraph.pl does, and written its empty
@@ -102,6 +85,9 @@ func Run(c Config, env *Env) error {
 	in, err := flamegraph.ReadFiles(fs, size, o.Flamechart, rw, o.MinCount)
 	if err != nil {
 		return err
+	}
+	if env.Stderr == nil {
+		env = &Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: io.Discard, Warn: env.Warn, Getenv: env.Getenv}
 	}
 	l := in.Layout
 	if l.Total == 0 {

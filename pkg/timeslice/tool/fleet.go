@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -161,11 +160,7 @@ func (c *run) pushOutput(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs)
 	if err != nil {
 		return nil, usagef("--service/--label: %v", err)
 	}
-	getenv := env.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	auth, err := pyroscope.AuthFromEnv(getenv)
+	auth, err := pyroscope.AuthFromEnv(env.Env)
 	if err != nil {
 		return nil, err
 	}
