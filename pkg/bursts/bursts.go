@@ -210,23 +210,19 @@ func (s *Series) KeepStacks(maxEntries int) {
 // they count as covered): the bursts of a timeline built anyway (the
 // explorer page's) without a second model beside it. Its keys are merged
 // to the samples' processes and its cells widened to bins of 100 ms
-// (timeline.MergeKeys, Coarsen): the divisor of the timeline's cells per
-// second nearest DefaultBins (10 of 50 or 1000 cells a second, 7 of 7).
-// A series made so holds what the timeline did: adding to it is an error
-// (Err). ok is false when a cell of the timeline is a second or more.
-// Whether every sample had the same count (Auto) is read from the
-// entries: an entry of n samples whose weight is not n times the first
-// sample's count says they did not.
+// (timeline.MergeKeys, Coarsen). A series made so holds what the timeline
+// did: adding to it is an error (Err). ok is false when the timeline's
+// cells do not make bins of 100 ms (its cells per second are not a
+// multiple of DefaultBins, or a cell is a second or more): the caller
+// feeds a series instead, whose bursts are placed to 100 ms. Whether every
+// sample had the same count (Auto) is read from the entries: an entry of
+// n samples whose weight is not n times the first sample's count says
+// they did not.
 func SeriesOf(tl *timeline.Timeline, keep func(*timeline.Entry) bool) (s *Series, ok bool) {
-	if tl.Seconds > 1 {
+	if tl.Seconds > 1 || tl.Rows%DefaultBins != 0 {
 		return nil, false
 	}
-	bins := 1
-	for d := 1; d <= tl.Rows; d++ {
-		if tl.Rows%d == 0 && abs(d-DefaultBins) < abs(bins-DefaultBins) {
-			bins = d
-		}
-	}
+	bins := DefaultBins
 	s = &Series{origin: tl.Origin, bins: bins, uniform: true}
 	for i := range tl.Entries {
 		e := &tl.Entries[i]
@@ -247,13 +243,6 @@ func SeriesOf(tl *timeline.Timeline, keep func(*timeline.Entry) bool) (s *Series
 	s.c = s.tl.Counts(nil)
 	s.comp.read(s.tl, s.c)
 	return s, true
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 func (s *Series) budget() {

@@ -14,8 +14,8 @@ import (
 // A series made of a timeline (SeriesOf) finds what a series fed the same
 // samples finds, by rate and by composition and whatever the measure: the
 // samples the filter leaves out (idle ones) count as covered, as Cover
-// does. Its bins are the divisor of the timeline's cells per second
-// nearest 10, and it takes no more samples.
+// does. It is made of timelines whose cells make bins of 100 ms only, and
+// takes no more samples.
 func TestSeriesOf(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	fed := NewSeries(origin, 0)
@@ -82,13 +82,16 @@ func TestSeriesOf(t *testing.T) {
 	if derived.Err() == nil {
 		t.Error("a series of a timeline took a sample")
 	}
-	for _, tt := range []struct{ rows, bins int }{{50, 10}, {1000, 10}, {20, 10}, {7, 7}, {25, 5}, {64, 8}, {13, 13}, {1, 1}} {
+	for _, tt := range []struct {
+		rows int
+		ok   bool
+	}{{50, true}, {1000, true}, {20, true}, {10, true}, {7, false}, {25, false}, {1, false}} {
 		tb := timeline.NewBuilder(timeline.Options{Rows: tt.rows, Origin: origin, HasOrigin: true})
 		rec.Time, rec.Stack = at(1), []byte("p0;x")
 		tb.Add(&rec)
 		s, ok := SeriesOf(tb.Build(), nil)
-		if !ok || s.Bins() != tt.bins {
-			t.Errorf("%d rows: %d bins (%t), want %d", tt.rows, s.Bins(), ok, tt.bins)
+		if ok != tt.ok || ok && s.Bins() != DefaultBins {
+			t.Errorf("%d rows: made %t, want %t (bins of 100 ms)", tt.rows, ok, tt.ok)
 		}
 	}
 }
