@@ -99,6 +99,7 @@ package bursts
 
 import (
 	"cmp"
+	"errors"
 	"math"
 	"slices"
 
@@ -196,12 +197,52 @@ func NewSeries(origin folded.Time, bins int) *Series {
 // burst) does better without. It must be called before any sample is
 // added.
 func (s *Series) KeepStacks(maxEntries int) {
-	if s.b.Len() > 0 || maxEntries <= 0 {
+	if s.b == nil || s.b.Len() > 0 || maxEntries <= 0 {
 		return
 	}
 	s.maxEntries = maxEntries
 	s.b = timeline.NewBuilder(timeline.Options{Rows: s.bins, Origin: s.origin, HasOrigin: true,
 		Merge: timeline.MergeThreads | timeline.MergeCPUs})
+}
+
+// SeriesOf returns the series of a timeline's samples that keep accepts
+// (nil: all; a timeline that holds idle samples leaves them out so, and
+// they count as covered): the bursts of a timeline built anyway (the
+// explorer page's) without a second model beside it. Its keys are merged
+// to the samples' processes and its cells widened to bins of 100 ms
+// (timeline.MergeKeys, Coarsen). A series made so holds what the timeline
+// did: adding to it is an error (Err). ok is false when the timeline's
+// cells do not make bins of 100 ms (its cells per second are not a
+// multiple of DefaultBins, or a cell is a second or more): the caller
+// feeds a series instead, whose bursts are placed to 100 ms. Whether every
+// sample had the same count (Auto) is read from the entries: an entry of
+// n samples whose weight is not n times the first sample's count says
+// they did not.
+func SeriesOf(tl *timeline.Timeline, keep func(*timeline.Entry) bool) (s *Series, ok bool) {
+	if tl.Seconds > 1 || tl.Rows%DefaultBins != 0 {
+		return nil, false
+	}
+	bins := DefaultBins
+	s = &Series{origin: tl.Origin, bins: bins, uniform: true}
+	for i := range tl.Entries {
+		e := &tl.Entries[i]
+		if e.Samples == 0 || keep != nil && !keep(e) {
+			continue
+		}
+		w := tl.WeightOf(i)
+		if s.samples == 0 {
+			s.count0 = w / float64(e.Samples)
+		}
+		if w != s.count0*float64(e.Samples) {
+			s.uniform = false
+		}
+		s.samples += int64(e.Samples)
+		s.weight += w
+	}
+	s.tl = tl.MergeKeys(timeline.MergeFrames|timeline.MergeThreads|timeline.MergeCPUs, keep).Coarsen(tl.Rows / bins)
+	s.c = s.tl.Counts(nil)
+	s.comp.read(s.tl, s.c)
+	return s, true
 }
 
 func (s *Series) budget() {
@@ -231,6 +272,10 @@ func (s *Series) read() {
 func (s *Series) Add(t folded.Time, count float64) { s.add(t, count, nil) }
 
 func (s *Series) add(t folded.Time, count float64, stack []byte) {
+	if s.b == nil {
+		s.err = errDerived
+		return
+	}
 	s.c, s.tl = nil, nil
 	if err := s.b.AddAt(t, count, stack); err != nil {
 		s.err = err
@@ -250,11 +295,17 @@ func (s *Series) add(t folded.Time, count float64, stack []byte) {
 // (an idle sample): seconds of the span without busy samples are quiet
 // seconds of the baseline.
 func (s *Series) Cover(t folded.Time) {
+	if s.b == nil {
+		s.err = errDerived
+		return
+	}
 	s.c, s.tl = nil, nil
 	if err := s.b.Cover(t); err != nil {
 		s.err = err
 	}
 }
+
+var errDerived = errors.New("bursts: a series made of a timeline (SeriesOf) takes no more samples")
 
 // Err returns the error of a time too far from the origin (see
 // timeline.ErrSpan: years), after which nothing more is added.

@@ -62,15 +62,26 @@ func (s *Series) AddStack(t folded.Time, count float64, stack []byte) {
 
 // read reads the composition from the timeline: per second and
 // process, the samples and weight. A process's id is its rank among the
-// processes by first sample, as the timeline's nodes of depth 1 are (every
-// one of them came with a sample).
+// processes with samples by first sample, as the timeline's nodes of
+// depth 1 are.
 func (c *composition) read(tl *timeline.Timeline, l *timeline.Counts) {
 	*c = composition{tl: tl, bins: int64(l.Bins()), proc: make([]int32, len(tl.Nodes))}
+	// The processes that have an entry: a timeline made of another's
+	// (SeriesOf) holds the nodes of samples it left out (idle ones).
+	has := make([]bool, len(tl.Nodes))
+	for i := range tl.Entries {
+		has[tl.Entries[i].Stack] = true
+	}
+	for n := len(tl.Nodes) - 1; n > 0; n-- {
+		if has[n] {
+			has[tl.Nodes[n].Parent] = true
+		}
+	}
 	// Process ids by node: a parent's id is below its children's.
 	var id int32
 	for n := range tl.Nodes {
 		switch nd := &tl.Nodes[n]; {
-		case nd.Depth == 0:
+		case nd.Depth == 0 || nd.Depth == 1 && !has[n]:
 			c.proc[n] = -1
 		case nd.Depth == 1:
 			c.proc[n] = id

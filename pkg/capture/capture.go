@@ -149,6 +149,7 @@ func (f *Folder) openData(in *source.Input) (collapse.Producer, error) {
 	if err != nil {
 		return nil, named(err, file, path)
 	}
+	r.DeferFrames()
 	return &dataProducer{f: f, r: r, file: file, path: path, free: make(chan *dataChunk, 64)}, nil
 }
 
@@ -157,8 +158,10 @@ func (f *Folder) openData(in *source.Input) (collapse.Producer, error) {
 var chunkSamples = 2048
 
 // dataProducer cuts the samples of a perf.data file into chunks: the
-// reading of records, their time order and the resolution of addresses
-// run on the reading goroutine; the folding of the samples on workers.
+// reading of records, their time order and the side-band records (maps,
+// threads) run on the reading goroutine; the resolution of addresses
+// (deferred frames, one perfdata.FrameCache per worker) and the folding
+// of the samples on workers.
 type dataProducer struct {
 	f         *Folder
 	r         *perfdata.Reader
@@ -168,6 +171,22 @@ type dataProducer struct {
 	end       bool
 	frameless int64
 	free      chan *dataChunk
+
+	mu     sync.Mutex
+	caches []*perfdata.FrameCache // by worker number
+}
+
+// cache returns the FrameCache of worker w.
+func (p *dataProducer) cache(w int) *perfdata.FrameCache {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.caches) <= w {
+		p.caches = append(p.caches, nil)
+	}
+	if p.caches[w] == nil {
+		p.caches[w] = p.r.NewFrameCache()
+	}
+	return p.caches[w]
 }
 
 // dataChunk is a run of samples of a perf.data file.
@@ -178,9 +197,10 @@ type dataChunk struct {
 }
 
 func (c *dataChunk) Fold(k *collapse.Sink) {
+	fc := c.p.cache(k.Worker())
 	for i := range c.samples.Len() {
-		c.samples.Sample(i, &c.s)
-		k.Add(&c.s)
+		c.samples.Head(i, &c.s)
+		k.AddChain(&c.s, fc.Chain(&c.samples, i), fc)
 	}
 }
 

@@ -261,3 +261,43 @@ func (s *sharedSums) aggregators() []*aggregator {
 	wg.Wait()
 	return out
 }
+
+// sumCache is a worker's combiner in front of the shared sums: a few
+// stacks with their pending weights, by hash. Samples of one stack often
+// come close together (an idle loop, a hot function): their weights are
+// added here, and go to the shared table, behind its lock, once when the
+// stack leaves the cache or the worker ends (flush).
+type sumCache struct {
+	slots [sumSlots]struct {
+		stack []byte
+		h     uint64
+		n     int64
+		used  bool
+	}
+}
+
+const sumSlots = 64
+
+// add adds n to stack, whose hash is h, for s.
+func (c *sumCache) add(s *sharedSums, stack []byte, h uint64, n int64) {
+	e := &c.slots[(h>>32^h)%sumSlots]
+	if e.used && e.h == h && string(e.stack) == string(stack) {
+		e.n = addSat(e.n, n)
+		return
+	}
+	if e.used {
+		s.add(e.stack, e.h, e.n)
+	}
+	e.stack = append(e.stack[:0], stack...)
+	e.h, e.n, e.used = h, n, true
+}
+
+// flush gives the pending weights to s.
+func (c *sumCache) flush(s *sharedSums) {
+	for i := range c.slots {
+		if e := &c.slots[i]; e.used {
+			s.add(e.stack, e.h, e.n)
+			e.used = false
+		}
+	}
+}

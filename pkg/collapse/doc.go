@@ -30,6 +30,9 @@
 // one worker.
 //
 // Frames that carry an ID (sample.Frame.ID, set by the perf.data reader)
-// are named once per ID and worker; the classic sums hash each stack from
-// the hashes of its frames' names.
+// are named once per ID and worker; a sample given as frame numbers
+// (Sink.AddChain, the perf.data reader's deferred frames) is folded
+// without a frame copied, each number named once per worker. The classic
+// sums hash each stack from the hashes of its frames' names, and a worker
+// adds the weights of nearby equal stacks before the shared table.
 package collapse

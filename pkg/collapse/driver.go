@@ -81,6 +81,11 @@ type Sink struct {
 // Add folds s. The sample and the slices it holds are not kept.
 func (k *Sink) Add(s *sample.Sample) { k.w.foldSample(k.b, s) }
 
+// Worker returns the number of the worker folding the chunk, from 0 to
+// the number of workers less one: chunks of the same number are never
+// folded at once, so a Chunk may keep state per worker number (caches).
+func (k *Sink) Worker() int { return k.w.id }
+
 // SrclineCount returns how many source lines of `perf script -F+srcline`
 // follow the frame line fr (see the function SrclineCount), knowing
 // whether --inline expands it.
@@ -154,8 +159,9 @@ func (d *Driver) run(st *stage, inputs []Input) (Summary, error) {
 	queue := make(chan *job, 2*workers+2)
 	batches := freelist.New(cap(queue)+workers+2, func() *batch { return &batch{} })
 	var wg sync.WaitGroup
-	for range workers {
+	for i := range workers {
 		wk := st.newWorker()
+		wk.id = i
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -164,6 +170,7 @@ func (d *Driver) run(st *stage, inputs []Input) (Summary, error) {
 				j.chunk.Fold(&Sink{w: wk, b: j.batch})
 				close(j.done)
 			}
+			wk.sums.flush(st.sums)
 		}()
 	}
 

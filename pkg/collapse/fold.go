@@ -68,6 +68,12 @@ type folder struct {
 	// index replaces the hashing and comparing of strings per frame.
 	ids    [2][]idPiece
 	idText []byte
+	// nums does the same by frame number, for samples given as numbers
+	// of a reader's frames (Sink.AddChain): nums[java][n].
+	nums [2][]idPiece
+	// classes holds the symbol check's class of each frame number
+	// (0: not known yet).
+	classes []frameClass
 	// h is the hash of the stack the last fold made, for the classic
 	// sums: the hashes of its root and frames, combined (see mix), so
 	// that a stack is not hashed byte by byte once per sample. Equal
@@ -108,8 +114,12 @@ func (f *folder) resetIDs() {
 	for j := range f.ids {
 		clear(f.ids[j])
 		f.ids[j] = f.ids[j][:0]
+		clear(f.nums[j])
+		f.nums[j] = f.nums[j][:0]
 	}
 	f.idText = f.idText[:0]
+	clear(f.classes)
+	f.classes = f.classes[:0]
 }
 
 // frameByID is frame for a frame with an ID.

@@ -31,6 +31,7 @@ type symCounts struct {
 	user, userUnknown     int64            // user frames, addresses in no mapping left out
 	jitUnknown            int64            // user frames in anonymous executable memory
 	dsoUnknown            map[string]int64 // unresolved user frames per file
+	lastDSO               string           // the last key of dsoUnknown counted
 	userSamples           int64            // samples with user frames
 	broken                int64            // of which: a user frame at an address in no mapping
 	brokenZero            bool             // one of those addresses was 0
@@ -50,6 +51,21 @@ func (c *symCounts) merge(o *symCounts) {
 	c.brokenZero = c.brokenZero || o.brokenZero
 	c.brokenComm = mergeCounts(c.brokenComm, o.brokenComm)
 	c.brokenBelow = mergeCounts(c.brokenBelow, o.brokenBelow)
+}
+
+// addUnknownDSO counts a user frame without a symbol in the file dso.
+// Frames of one file follow each other: the last file's key is kept, so
+// that counting allocates once per file, not per frame.
+func (c *symCounts) addUnknownDSO(dso []byte) {
+	if c.dsoUnknown != nil && string(dso) == c.lastDSO {
+		c.dsoUnknown[c.lastDSO]++
+		return
+	}
+	c.lastDSO = string(dso)
+	if c.dsoUnknown == nil {
+		c.dsoUnknown = make(map[string]int64)
+	}
+	c.dsoUnknown[c.lastDSO]++
 }
 
 func mergeCounts(dst, src map[string]int64) map[string]int64 {
@@ -73,52 +89,92 @@ func addCount(m *map[string]int64, k []byte) {
 // every frame of every sample kept, so the common cases (a resolved user or
 // kernel frame) cost a few byte comparisons.
 func (c *symCounts) count(comm []byte, frames []sample.Frame) {
+	c.countAt(comm, len(frames), func(i int) *sample.Frame { return &frames[i] },
+		func(i int) frameClass { return classOf(&frames[i]) })
+}
+
+// frameClass is what the symbol check makes of one frame.
+type frameClass uint8
+
+const (
+	classKernel        frameClass = iota + 1
+	classKernelUnknown            // a kernel frame without a symbol
+	classBroken                   // a user frame at an address in no mapping
+	classBrokenZero               // the same, at address 0
+	classUser                     // a user frame with a symbol
+	classUserJIT                  // without, in anonymous executable memory
+	classUserDSO                  // without, in a file (counted by file)
+)
+
+// classOf returns the class of f.
+func classOf(f *sample.Frame) frameClass {
+	sym, dso := f.Symbol, f.DSO
+	unknown := len(sym) == len("[unknown]") && string(sym) == "[unknown]" ||
+		len(sym) >= 4 && isLowerHex(sym[0]) && (sym[1] == 'x' || isLowerHex(sym[1]) && isLowerHex(sym[2])) && unresolved(sym)
+	var kernel bool
+	switch {
+	case len(dso) >= 7 && dso[1] == 'k' && string(dso[:7]) == "[kernel":
+		kernel = true
+	case unknown:
+		kernel = isKernelFrame(f)
+	case len(dso) > 0 && dso[len(dso)-1] == 'x':
+		kernel = bytes.HasSuffix(dso, []byte("vmlinux"))
+	}
+	switch {
+	case kernel && unknown:
+		return classKernelUnknown
+	case kernel:
+		return classKernel
+	case unknown && string(dso) == "[unknown]":
+		if len(bytes.TrimLeft(f.Addr, "0")) == 0 {
+			return classBrokenZero
+		}
+		return classBroken
+	case !unknown:
+		return classUser
+	case isAnonDSO(dso):
+		return classUserJIT
+	}
+	return classUserDSO
+}
+
+// countAt is count for the n frames that frame gives, whose classes
+// class gives.
+func (c *symCounts) countAt(comm []byte, n int, frame func(i int) *sample.Frame, class func(i int) frameClass) {
 	brokenAt := -1
 	user := false
-	for i := range frames {
-		f := &frames[i]
-		sym, dso := f.Symbol, f.DSO
-		unknown := len(sym) == len("[unknown]") && string(sym) == "[unknown]" ||
-			len(sym) >= 4 && isLowerHex(sym[0]) && (sym[1] == 'x' || isLowerHex(sym[1]) && isLowerHex(sym[2])) && unresolved(sym)
-		var kernel bool
-		switch {
-		case len(dso) >= 7 && dso[1] == 'k' && string(dso[:7]) == "[kernel":
-			kernel = true
-		case unknown:
-			kernel = isKernelFrame(f)
-		case len(dso) > 0 && dso[len(dso)-1] == 'x':
-			kernel = bytes.HasSuffix(dso, []byte("vmlinux"))
-		}
-		if kernel {
+	for i := range n {
+		switch class(i) {
+		case classKernel:
 			c.kernel++
-			if unknown {
-				c.kernelUnknown++
-			}
-			continue
-		}
-		user = true
-		if unknown && string(dso) == "[unknown]" {
+		case classKernelUnknown:
+			c.kernel++
+			c.kernelUnknown++
+		case classBroken, classBrokenZero:
 			// Not a frame: the walk has left the stack (a chain
 			// caught in a loop repeats such an address up to perf's
 			// depth limit). The sample counts once, below.
+			user = true
 			if brokenAt < 0 {
 				brokenAt = i
 			}
-			if len(bytes.TrimLeft(f.Addr, "0")) == 0 {
+			if class(i) == classBrokenZero {
 				c.brokenZero = true
 			}
-			continue
-		}
-		c.user++
-		if !unknown {
-			continue
-		}
-		c.userUnknown++
-		if isAnonDSO(dso) {
+		case classUser:
+			user = true
+			c.user++
+		case classUserJIT:
+			user = true
+			c.user++
+			c.userUnknown++
 			c.jitUnknown++
-			continue
+		case classUserDSO:
+			user = true
+			c.user++
+			c.userUnknown++
+			c.addUnknownDSO(frame(i).DSO)
 		}
-		addCount(&c.dsoUnknown, dso)
 	}
 	if !user {
 		return
@@ -132,7 +188,7 @@ func (c *symCounts) count(comm []byte, frames []sample.Frame) {
 	// The frame before the break (toward the leaf) is the code that ran
 	// without a frame pointer, or was called from such code.
 	if brokenAt > 0 {
-		if f := &frames[brokenAt-1]; !isKernelFrame(f) && string(f.DSO) != "[unknown]" {
+		if f := frame(brokenAt - 1); !isKernelFrame(f) && string(f.DSO) != "[unknown]" {
 			dso := f.DSO
 			if i := bytes.LastIndexByte(dso, '/'); i >= 0 {
 				dso = dso[i+1:]

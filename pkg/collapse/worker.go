@@ -75,9 +75,17 @@ type worker struct {
 	st    *stage
 	fold  folder
 	idle  idle.Filter
+	id    int // the worker's number (Sink.Worker)
 	stack []byte
 	text  []byte // a payload field's word, or a payload, printed
 	input int    // the input of the chunk being folded, plus one
+	// chain and fs, when fs is set, are the frames of the sample being
+	// folded, by number (Sink.AddChain); its Frames are then empty.
+	chain []uint32
+	fs    Frames
+	// sums combines the classic sums before they go to the shared ones
+	// (flushed when the worker ends).
+	sums sumCache
 
 	// The kind of the last event seen, under the decisions of
 	// generation lastGen (cached: captures hold few events).
@@ -136,15 +144,24 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 		case s.HasPeriod && s.Period != 0:
 			weight = s.Period
 		}
-		st := w.fold.fold(w.stack[:0], s)
-		w.stack = st
+		// A timed line's stack is folded in place, in b.out.
+		direct := b.d.timed && !w.st.offCPU && w.st.rec == nil
+		mark := len(b.out)
+		var st []byte
+		if direct {
+			b.out = w.foldStackTo(b.out, s)
+			st = b.out[mark:]
+		} else {
+			st = w.foldStack(s)
+		}
 		if opt.NoIdle && w.idle.Is(st) {
+			b.out = b.out[:mark]
 			b.events.add(s.Event, false)
 			return
 		}
 		b.events.add(s.Event, true)
 		if symSampled(s) {
-			b.sym.count(s.Comm, s.Frames)
+			w.countSymbols(b, s)
 		}
 		if w.st.offCPU {
 			b.items = append(b.items, item{kind: kindPlain, hasTime: s.HasTime, time: s.Time, weight: weight, stack: b.addBytes(st), where: whereOf(s)})
@@ -153,7 +170,7 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 		b.samples++
 		b.weight = addSat(b.weight, weight)
 		if !b.d.timed {
-			w.st.sums.add(st, w.fold.h, weight)
+			w.sums.add(w.st.sums, st, w.fold.h, weight)
 			return
 		}
 		if w.st.rec != nil {
@@ -163,7 +180,7 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 			}
 			return
 		}
-		b.out = append(b.out, st...)
+		// The stack is in b.out already (direct).
 		b.out = append(b.out, ' ')
 		b.out = strconv.AppendInt(b.out, weight, 10)
 		if s.HasTime {

@@ -411,27 +411,19 @@ func svgCSS() (string, error) {
 }
 
 // picture draws the heat map as the SVG timeslice --heatmap writes, from
-// the timeline's cells, for browsers without script.
+// the timeline's per-cell series (heatmap.Of), for browsers without
+// script.
 func picture(tl *timeline.Timeline, o *Options) ([]byte, error) {
-	rows := tl.Rows
-	if tl.Seconds > 1 {
-		rows = 1
+	var keep func(*timeline.Entry) bool
+	if o.NoIdle {
+		idle := idleStacks(tl)
+		keep = func(e *timeline.Entry) bool { return !idle[e.Stack] }
 	}
-	hm := heatmap.New(rows, tl.Origin)
-	idle := idleStacks(tl)
-	for i := range tl.Entries {
-		e := &tl.Entries[i]
-		at := tl.CellStart(int64(e.Cell))
-		if o.NoIdle && idle[e.Stack] {
-			hm.Cover(at)
-			continue
-		}
-		if o.Weights {
-			hm.AddN(at, uint64(math.Round(max(tl.WeightOf(i), 0))))
-		} else {
-			hm.AddN(at, uint64(e.Samples))
-		}
+	m := timeline.Samples
+	if o.Weights {
+		m = timeline.Weight
 	}
+	hm := heatmap.Of(tl, m, keep)
 	info := o.Picture
 	if info.Title == "" {
 		info.Title = o.Title

@@ -422,6 +422,8 @@ function applyFilters() {
 	buildKids(T);
 	KMAP = TMAP.slice();
 	if (S.noIdle) for (n = 1; n < NN; n++) if (IDLE[n]) KMAP[n] = -1;
+	KE = null; // made again by heatSeries, or by the first sums
+	BLK = null;
 }
 
 // buildKids gives T its children lists, siblings by name (flamegraph's
@@ -465,18 +467,106 @@ function entryRange(c0, c1) {
 	return [CS[lower(c0)], CS[lower(c1)]];
 }
 
+// KE is, per entry, the node of T its weight goes to under the filters
+// (-1: left out), made with the heat map's series (heatSeries), so that a
+// range's sums read one array rather than the filters. BLK holds the sums
+// per node of blocks of BLOCK cells under the same filters, made in the
+// same pass on a page of one lane (blockMaker), in idle time on a page of
+// several (prebuildBlocks, a pass per lane): a long range sums its
+// blocks' nodes, not their entries (a whole capture of a million entries,
+// some thousands of nodes a block). Block sums are exact only with
+// integral weights (whole numbers); a page of fractional weights sums
+// entries, in order.
+var KE = null, BLK = null, BLOCK = 256, SCR = null;
+
+function entryTargets() {
+	KE = new Int32Array(NE);
+	for (var e = 0; e < NE; e++) KE[e] = keepEntry(e) ? KMAP[ES[e]] : -1;
+	BLK = new Map();
+}
+
+// addEntries adds the entries of cells [c0, c1) of lane (-1: every lane)
+// to self and selfN.
+function addEntries(self, selfN, c0, c1, lane) {
+	var ij = entryRange(c0, c1);
+	for (var e = ij[0]; e < ij[1]; e++) {
+		var t = KE[e];
+		if (t < 0 || lane >= 0 && LANE[EI[e]] !== lane) continue;
+		self[t] += EW[e];
+		selfN[t] += EN[e];
+	}
+}
+
+function blockKey(b, lane) { return b * (M.lanes.length + 1) + lane + 1; }
+
+// blockSums returns the sums of block b of lane: the nodes with weight,
+// their self weight and samples; null when the block holds hardly more
+// entries than nodes (its entries are summed instead).
+function blockSums(b, lane) {
+	var key = blockKey(b, lane), got = BLK.get(key);
+	if (got !== undefined) return got;
+	if (!SCR || SCR.self.length !== T.n) SCR = { self: new Float64Array(T.n), selfN: new Float64Array(T.n), seen: new Uint8Array(T.n) };
+	var ij = entryRange(b * BLOCK, (b + 1) * BLOCK), touched = [];
+	for (var e = ij[0]; e < ij[1]; e++) {
+		var t = KE[e];
+		if (t < 0 || lane >= 0 && LANE[EI[e]] !== lane) continue;
+		if (!SCR.seen[t]) { SCR.seen[t] = 1; touched.push(t); }
+		SCR.self[t] += EW[e];
+		SCR.selfN[t] += EN[e];
+	}
+	var out = takeBlock(touched, ij[1] - ij[0]);
+	BLK.set(key, out);
+	return out;
+}
+
+// prebuildBlocks sums the blocks of every lane in idle time, a few at a
+// time, so that a long selection after the page opens or the filters
+// change finds them made; a change of filters stops it (gen).
+var BUILDING = 0;
+function prebuildBlocks() {
+	var gen = ++BUILDING;
+	if (!M.integral || !CL.length) return;
+	var jobs = [], lanes = M.lanes.length > 1;
+	for (var l = 0; l < (lanes ? M.lanes.length : 1); l++) {
+		var sp = HM.spans[l];
+		for (var b = Math.floor(sp[1] / BLOCK); b >= Math.floor(sp[0] / BLOCK); b--) jobs.push([b, lanes ? l : -1]);
+	}
+	var later = window.requestIdleCallback || function (f) { return setTimeout(function () { f({ timeRemaining: function () { return 10; } }); }, 1); };
+	function work(deadline) {
+		if (gen !== BUILDING || !BLK) return;
+		while (jobs.length && deadline.timeRemaining() > 1) {
+			var j = jobs.pop();
+			blockSums(j[0], j[1]);
+		}
+		if (jobs.length) later(work);
+	}
+	later(work);
+}
+
 // sums returns the self weight and samples of each node of T for range r.
 function sums(r) {
 	var self = new Float64Array(T.n), selfN = new Float64Array(T.n);
 	if (!r) return { self: self, selfN: selfN };
-	var ij = entryRange(r.c0, r.c1);
-	var lanes = M.lanes.length > 1;
-	for (var e = ij[0]; e < ij[1]; e++) {
-		var t = KMAP[ES[e]];
-		if (t < 0 || !THOK[ET[e]] || !CPUOK[EU[e] + 1] || lanes && LANE[EI[e]] !== r.lane) continue;
-		self[t] += EW[e];
-		selfN[t] += EN[e];
+	if (!KE) entryTargets();
+	var lane = M.lanes.length > 1 ? r.lane : -1;
+	var b0 = Math.ceil(r.c0 / BLOCK), b1 = Math.floor(r.c1 / BLOCK);
+	if (!M.integral || b1 - b0 < 2) {
+		addEntries(self, selfN, r.c0, r.c1, lane);
+		return { self: self, selfN: selfN };
 	}
+	addEntries(self, selfN, r.c0, b0 * BLOCK, lane);
+	for (var b = b0; b < b1; b++) {
+		// a block not summed yet is summed by entries (prebuildBlocks
+		// makes it in idle time): a first long selection costs no more
+		// than summing its entries
+		var bs = BLK.get(blockKey(b, lane));
+		if (!bs) { addEntries(self, selfN, b * BLOCK, (b + 1) * BLOCK, lane); continue; }
+		for (var k = 0; k < bs.node.length; k++) {
+			self[bs.node[k]] += bs.self[k];
+			selfN[bs.node[k]] += bs.selfN[k];
+		}
+	}
+	addEntries(self, selfN, b1 * BLOCK, r.c1, lane);
 	return { self: self, selfN: selfN };
 }
 
@@ -1074,15 +1164,26 @@ function heatSeries() {
 		HM.series.push(new Float64Array(s[1] - s[0] + 1));
 	}
 	var w = M.measure === "weight", V = w ? EW : EN;
+	// the entries' targets under the filters, for the ranges' sums
+	KE = new Int32Array(NE);
+	BLK = new Map();
 	if (n === 1) {
-		var a = HM.series[0], first = HM.spans[0][0];
+		// one lane: the blocks' sums are made in the same pass (entries
+		// come in cell order, so a block's entries are a run)
+		var a = HM.series[0], first = HM.spans[0][0], mk = M.integral ? blockMaker(-1) : null;
 		for (var e = 0; e < NE; e++) {
-			if (KMAP[ES[e]] < 0 || !THOK[ET[e]] || !CPUOK[EU[e] + 1]) continue;
+			if (mk && EC[e] >= mk.end) mk.next(e);
+			var t = KMAP[ES[e]];
+			if (t < 0 || !THOK[ET[e]] || !CPUOK[EU[e] + 1]) { KE[e] = -1; continue; }
+			KE[e] = t;
 			a[EC[e] - first] += V[e];
+			if (mk) mk.add(t, e);
 		}
+		if (mk) mk.next(NE);
 	} else {
 		for (e = 0; e < NE; e++) {
-			if (!keepEntry(e)) continue;
+			if (!keepEntry(e)) { KE[e] = -1; continue; }
+			KE[e] = KMAP[ES[e]];
 			var ln = LANE[EI[e]];
 			HM.series[ln][EC[e] - HM.spans[ln][0]] += V[e];
 		}
@@ -1092,6 +1193,43 @@ function heatSeries() {
 		for (var i = 0; i < a.length; i++) if (a[i] > mx) mx = a[i];
 		HM.max.push(mx);
 	}
+	if (n > 1) prebuildBlocks();
+}
+
+// blockMaker sums the blocks of lane from its entries taken in order:
+// add(t, e) adds entry e (of target t) to the block at hand; next(e) ends
+// that block before entry e (NE: the last) and starts e's.
+function blockMaker(lane) {
+	if (!SCR || SCR.self.length !== T.n) SCR = { self: new Float64Array(T.n), selfN: new Float64Array(T.n), seen: new Uint8Array(T.n) };
+	var touched = [], start = 0, b = null;
+	var mk = { end: -Infinity };
+	mk.add = function (t, e) {
+		if (!SCR.seen[t]) { SCR.seen[t] = 1; touched.push(t); }
+		SCR.self[t] += EW[e];
+		SCR.selfN[t] += EN[e];
+	};
+	mk.next = function (e) {
+		if (b !== null) BLK.set(blockKey(b, lane), takeBlock(touched, e - start));
+		touched = [];
+		start = e;
+		if (e < NE) { b = Math.floor(EC[e] / BLOCK); mk.end = (b + 1) * BLOCK; }
+	};
+	return mk;
+}
+
+// takeBlock returns the sums of the nodes touched from SCR, and clears
+// them there; null when the block's entries are hardly more than its
+// nodes (its entries are summed instead).
+function takeBlock(touched, entries) {
+	var n = touched.length, out = null;
+	if (2 * n < entries) out = { node: new Int32Array(n), self: new Float64Array(n), selfN: new Float64Array(n) };
+	for (var k = 0; k < n; k++) {
+		var t = touched[k];
+		if (out) { out.node[k] = t; out.self[k] = SCR.self[t]; out.selfN[k] = SCR.selfN[t]; }
+		SCR.self[t] = SCR.selfN[t] = 0;
+		SCR.seen[t] = 0;
+	}
+	return out;
 }
 
 function level(n, max) {
@@ -1146,28 +1284,18 @@ function heatGeom() {
 	return { x0: x0, y0: 6, cw: cw, ch: ch, cols: cols, first: first, width: width, height: 6 + R * ch + 34 };
 }
 
+// drawHeat draws each lane: its cells, marks and axes from a layer drawn
+// once per series and geometry (heatLayer), then the ranges over them.
 function drawHeat() {
 	var g = heatGeom();
 	HM.geom = g;
 	HM.lanes.forEach(function (ln, li) {
 		var ctx = sizeCanvas(ln.canvas, g.width, g.height);
-		ctx.fillStyle = "#fff";
-		ctx.fillRect(0, 0, g.width, g.height);
-		ctx.strokeStyle = "#ddd";
-		ctx.strokeRect(g.x0 - 0.5, g.y0 - 0.5, g.cols * g.cw + 1, R * g.ch + 1);
-		var s = HM.series[li], span = HM.spans[li], mx = HM.max[li], shift = HM.shift[li];
-		for (var k = 0; k < s.length; k++) {
-			var v = s[k];
-			if (!v) continue;
-			var cell = span[0] + k, col = Math.floor(cell / R), row = cell - col * R, dc = col + shift - g.first;
-			if (dc < 0 || dc >= g.cols) continue;
-			ctx.fillStyle = M.palette[level(v, mx)];
-			ctx.fillRect(g.x0 + dc * g.cw, g.y0 + (R - 1 - row) * g.ch, g.cw, g.ch);
-		}
-		// marks (bursts)
-		ctx.strokeStyle = "rgb(0,110,0)";
-		ctx.lineWidth = 1.5;
-		M.marks.forEach(function (m) { outline(ctx, g, li, cellOfNs(m.from), cellOfNs(m.to - 1) + 1, true); });
+		var layer = heatLayer(ln, li, g);
+		ctx.save();
+		ctx.setTransform(1, 0, 0, 1, 0, 0);
+		ctx.drawImage(layer, 0, 0);
+		ctx.restore();
 		// selections
 		if (S.sel && S.sel.lane === li) shade(ctx, g, li, S.sel.c0, S.sel.c1, "rgba(40,90,255,0.22)", "rgb(20,50,200)");
 		if (S.vs && S.vs.lane === li) shade(ctx, g, li, S.vs.c0, S.vs.c1, "rgba(255,160,0,0.25)", "rgb(220,120,0)");
@@ -1178,23 +1306,58 @@ function drawHeat() {
 			var pc = cellXY(g, li, pending.cell);
 			if (pc) ctx.strokeRect(pc[0], pc[1], g.cw, g.ch);
 		}
-		// axes
-		ctx.fillStyle = "rgb(80,80,80)";
-		ctx.font = "10px Verdana, sans-serif";
-		ctx.textAlign = "right";
-		ctx.textBaseline = "middle";
-		rowLabels().forEach(function (rl) { ctx.fillText(rl[1], g.x0 - 4, g.y0 + (R - rl[0]) * g.ch - 1); });
-		ctx.textAlign = "center";
-		ctx.textBaseline = "top";
-		var step = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600].find(function (s) { return s * g.cw >= 44; }) || 3600;
-		for (var col = Math.ceil(g.first / step) * step; col < g.first + g.cols; col += step) {
-			ctx.fillText(colLabel(col - shift, li), g.x0 + (col - g.first) * g.cw + g.cw / 2, g.y0 + R * g.ch + 3);
-		}
-		ctx.textAlign = "left";
-		ctx.fillText(axisName(li), g.x0, g.y0 + R * g.ch + 17);
 		if (ln.overview) drawOverview(ln.overview, li, g);
 	});
 	legend();
+}
+
+// heatLayer returns a lane's canvas of what no range changes: the cells,
+// the marks (bursts) and the axes, drawn again only when the series or
+// the geometry change.
+function heatLayer(ln, li, g) {
+	var dpr = window.devicePixelRatio || 1, s = HM.series[li];
+	var key = [g.width, g.height, g.cw, g.ch, g.cols, g.first, g.x0, dpr, HM.max[li]].join(",");
+	if (ln.layer && ln.layerKey === key && ln.layerSeries === s) return ln.layer;
+	var c = ln.layer || document.createElement("canvas");
+	c.width = Math.round(g.width * dpr);
+	c.height = Math.round(g.height * dpr);
+	ln.layer = c;
+	ln.layerKey = key;
+	ln.layerSeries = s;
+	var ctx = c.getContext("2d");
+	ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+	ctx.fillStyle = "#fff";
+	ctx.fillRect(0, 0, g.width, g.height);
+	ctx.strokeStyle = "#ddd";
+	ctx.strokeRect(g.x0 - 0.5, g.y0 - 0.5, g.cols * g.cw + 1, R * g.ch + 1);
+	var span = HM.spans[li], mx = HM.max[li], shift = HM.shift[li];
+	for (var k = 0; k < s.length; k++) {
+		var v = s[k];
+		if (!v) continue;
+		var cell = span[0] + k, col = Math.floor(cell / R), row = cell - col * R, dc = col + shift - g.first;
+		if (dc < 0 || dc >= g.cols) continue;
+		ctx.fillStyle = M.palette[level(v, mx)];
+		ctx.fillRect(g.x0 + dc * g.cw, g.y0 + (R - 1 - row) * g.ch, g.cw, g.ch);
+	}
+	// marks (bursts)
+	ctx.strokeStyle = "rgb(0,110,0)";
+	ctx.lineWidth = 1.5;
+	M.marks.forEach(function (m) { outline(ctx, g, li, cellOfNs(m.from), cellOfNs(m.to - 1) + 1, true); });
+	// axes
+	ctx.fillStyle = "rgb(80,80,80)";
+	ctx.font = "10px Verdana, sans-serif";
+	ctx.textAlign = "right";
+	ctx.textBaseline = "middle";
+	rowLabels().forEach(function (rl) { ctx.fillText(rl[1], g.x0 - 4, g.y0 + (R - rl[0]) * g.ch - 1); });
+	ctx.textAlign = "center";
+	ctx.textBaseline = "top";
+	var step = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600].find(function (s) { return s * g.cw >= 44; }) || 3600;
+	for (var col = Math.ceil(g.first / step) * step; col < g.first + g.cols; col += step) {
+		ctx.fillText(colLabel(col - shift, li), g.x0 + (col - g.first) * g.cw + g.cw / 2, g.y0 + R * g.ch + 3);
+	}
+	ctx.textAlign = "left";
+	ctx.fillText(axisName(li), g.x0, g.y0 + R * g.ch + 17);
+	return c;
 }
 
 function rowLabels() {
@@ -1445,8 +1608,7 @@ function drawGraph() {
 	UI.graphHead.textContent = S.view === "top" ? "" : head + (g ? "  (click a frame to zoom, again to zoom out)" : "");
 	UI.flameCanvas.parentNode.hidden = !g || S.view === "top";
 	if (g) {
-		UI.flame.set(g, S.inverted);
-		UI.flame.setMatch(searchRE());
+		UI.flame.set(g, S.inverted, searchRE()); // drawn once, with its matches
 		showMatch();
 	}
 	if (S.view === "top" && S.sel) drawTop();

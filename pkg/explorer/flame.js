@@ -192,12 +192,14 @@ function FlameView(canvas, tip, onHover) {
 }
 
 // set shows graph g: {n, x, w, depth, name, color (css strings), total,
-// maxDepth, names, tipText(i, zoomW), bg}.
-FlameView.prototype.set = function (g, inverted) {
+// maxDepth, names, tipText(i, zoomW), bg}, its frames whose label matches
+// re highlighted (none when re is null or left out; see setMatch).
+FlameView.prototype.set = function (g, inverted, re) {
 	this.g = g;
 	this.inverted = !!inverted;
 	this.zoom = -1;
 	this.byDepth = null;
+	this.match = re ? this.matches(re) : null;
 	this.draw();
 };
 
@@ -314,15 +316,22 @@ FlameView.prototype.hideTip = function () {
 FlameView.prototype.setMatch = function (re) {
 	var g = this.g;
 	if (!re || !g) { this.match = null; this.draw(); return null; }
-	var byName = new Map(), m = new Uint8Array(g.n), hits = [];
+	this.match = this.matches(re);
+	this.draw();
+	return this.matched();
+};
+
+// matches returns which frames' labels match re.
+FlameView.prototype.matches = function (re) {
+	var g = this.g;
+	if (!g) return null;
+	var byName = new Map(), m = new Uint8Array(g.n);
 	for (var i = 0; i < g.n; i++) {
 		var k = g.name[i], v = byName.get(k);
 		if (v === undefined) { re.lastIndex = 0; v = re.test(g.label(i)); byName.set(k, v); }
-		if (v) { m[i] = 1; hits.push(i); }
+		if (v) m[i] = 1;
 	}
-	this.match = m;
-	this.draw();
-	return this.matched();
+	return m;
 };
 
 FlameView.prototype.matched = function () {

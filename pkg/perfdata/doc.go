@@ -60,4 +60,12 @@
 //
 // The per-sample path does not allocate once the caches are warm: the
 // Sample, its Frames and the bytes they point to are reused.
+//
+// For a reader on several cores, Reader.DeferFrames leaves the frames to
+// other goroutines: the Reader keeps each sample (Keep) with its call
+// chain as recorded and the memory maps of its time (map lists are copied
+// on write, so a kept list never changes), and FrameCaches, one per
+// goroutine, resolve the chains (Chain, Frame): each distinct frame once
+// for all of them, and the outer part of a chain, equal to the last one of
+// the same thread, without a lookup.
 package perfdata

@@ -87,6 +87,9 @@ type namer struct {
 	mu    sync.Mutex
 	names map[nameKey]uint32 // sample.Frame.ID by DSO and symbol name
 	last  uint32             // the last ID given
+	// unique gives every location an ID of its own (a FrameCache's
+	// frames, whose user derives what it needs once per location).
+	unique bool
 }
 
 // nameKey identifies a symbol name of a DSO, for sample.Frame.ID.
@@ -138,7 +141,7 @@ func (n *namer) resolve(l *location) {
 // held.
 func (n *namer) name(l *location, sym []byte, name string) {
 	l.f.Symbol = sym
-	if name == "" || bytes.Contains(sym, unknownBytes) {
+	if n.unique || name == "" || bytes.Contains(sym, unknownBytes) {
 		// Frames of [unknown] symbols differ by their address.
 		n.last++
 		l.f.ID = n.last
@@ -446,6 +449,7 @@ func (r *Reader) kernelFunc(addr uint64) []byte {
 type Samples struct {
 	heads  []keptHead
 	chain  []uint32 // the frames' locations
+	ips    []uint64 // deferred frames: the call chains as recorded
 	bytes  []byte   // the TIDs and tracepoint records
 	blocks []*[1 << locBits]location
 	namer  *namer
@@ -461,7 +465,10 @@ type keptHead struct {
 	flags         uint8
 	tid, raw, aux [2]uint32 // offsets in Samples.bytes
 	tp            *tpFormat // the format of raw, or nil
-	chain         [2]uint32 // offsets in Samples.chain
+	chain         [2]uint32 // offsets in Samples.chain (Samples.ips when deferred)
+	// Deferred frames (see Reader.DeferFrames): what resolving them
+	// needs of the reader's state at the sample's time.
+	deferred
 }
 
 const (
@@ -486,6 +493,13 @@ func (r *Reader) Keep(b *Samples) {
 	h.tid = b.add(s.TID)
 	if s.Trace.Format != nil {
 		h.tp, h.raw, h.aux = s.Trace.Format.(*tpFormat), b.add(s.Trace.Raw), b.add(s.Trace.Aux)
+	}
+	if r.deferred {
+		h.chain[0] = uint32(len(b.ips))
+		r.keepDeferred(b, &h)
+		h.chain[1] = uint32(len(b.ips))
+		b.heads = append(b.heads, h)
+		return
 	}
 	h.chain[0] = uint32(len(b.chain))
 	b.chain = append(b.chain, r.chain...)
@@ -515,13 +529,14 @@ func (b *Samples) Len() int { return len(b.heads) }
 
 // Reset empties b for reuse.
 func (b *Samples) Reset() {
-	b.heads, b.chain, b.bytes, b.blocks = b.heads[:0], b.chain[:0], b.bytes[:0], nil
+	clear(b.heads) // the maps they hold
+	b.heads, b.chain, b.bytes, b.blocks, b.ips = b.heads[:0], b.chain[:0], b.bytes[:0], nil, b.ips[:0]
 }
 
-// Sample fills s with sample i of b, as Reader.Sample gave it (its frame
-// slices are shared, not to be written), reusing the capacity of
-// s.Frames. s is valid until b is reset.
-func (b *Samples) Sample(i int, s *sample.Sample) {
+// Head fills s with sample i of b but its frames (s.Frames is emptied,
+// its capacity kept): what Sample gives, without a frame copied. The
+// frames are Chain(i), numbers for Frame. s is valid until b is reset.
+func (b *Samples) Head(i int, s *sample.Sample) {
 	h := &b.heads[i]
 	frames := s.Frames[:0]
 	*s = sample.Sample{
@@ -529,11 +544,41 @@ func (b *Samples) Sample(i int, s *sample.Sample) {
 		Time: h.time, HasTime: h.flags&keptTime != 0,
 		Period: h.period, HasPeriod: h.flags&keptPeriod != 0,
 		ProcessID: h.processID, HasProcessID: h.flags&keptProcessID != 0,
-		CPU: int(h.cpu),
+		CPU:    int(h.cpu),
+		Frames: frames,
 	}
 	if h.tp != nil {
 		s.Trace = sample.Trace{Format: h.tp, Raw: b.get(h.raw), Aux: b.get(h.aux)}
 	}
+}
+
+// Chain returns the frames of sample i, leaf first, as numbers of
+// distinct frames of the capture (see Frame): equal numbers, equal
+// frames. It is valid until b is reset.
+func (b *Samples) Chain(i int) []uint32 {
+	h := &b.heads[i]
+	return b.chain[h.chain[0]:h.chain[1]:h.chain[1]]
+}
+
+// Frame returns the frame numbered n (a number of Chain), its symbol
+// found on the first call for n. The frame is shared, not to be
+// written, and stays valid as long as the Reader that made b is open; it
+// may be called from several goroutines at once.
+func (b *Samples) Frame(n uint32) *sample.Frame {
+	loc := &b.blocks[n>>locBits][n&(1<<locBits-1)]
+	if loc.ready.Load() == 0 {
+		b.namer.resolve(loc)
+	}
+	return &loc.f
+}
+
+// Sample fills s with sample i of b, as Reader.Sample gave it (its frame
+// slices are shared, not to be written), reusing the capacity of
+// s.Frames. s is valid until b is reset.
+func (b *Samples) Sample(i int, s *sample.Sample) {
+	b.Head(i, s)
+	frames := s.Frames
+	h := &b.heads[i]
 	chain := b.chain[h.chain[0]:h.chain[1]]
 	if cap(frames) < len(chain) {
 		frames = make([]sample.Frame, len(chain), 2*len(chain))

@@ -77,8 +77,16 @@ func FuzzReader(f *testing.F) {
 			b.Reset()
 			want = want[:0]
 		}
+		var frames []string // each sample's frames, for the deferred pass
 		for r.Next() {
-			buf = sample.AppendScript(buf[:0], r.Sample())
+			s := r.Sample()
+			buf = sample.AppendScript(buf[:0], s)
+			var fs []byte
+			for _, f := range s.Frames {
+				fs = append(fs, frameText(f.Addr, f.Symbol, f.DSO)...)
+				fs = append(fs, '\n')
+			}
+			frames = append(frames, string(fs))
 			r.Keep(&b)
 			want = append(want, string(buf))
 			if b.Len() == 16 {
@@ -87,7 +95,38 @@ func FuzzReader(f *testing.F) {
 		}
 		check()
 		_ = r.Err()
-		_ = r.Stats()
+		stats := r.Stats()
+
+		// The same samples with deferred frames, resolved once the file
+		// was read.
+		d, err := newReader(memFile{bytes.NewReader(data), int64(len(data))}, "fuzz.data", Options{TraceFS: "testdata/tracefs"})
+		if err != nil {
+			t.Fatalf("opened once, not twice: %v", err)
+		}
+		defer d.Close()
+		d.DeferFrames()
+		var kept Samples
+		for d.Next() {
+			d.Keep(&kept)
+		}
+		if got := d.Stats(); got != stats {
+			t.Fatalf("stats: deferred %+v, not %+v", got, stats)
+		}
+		if kept.Len() != len(frames) {
+			t.Fatalf("%d samples deferred, %d read", kept.Len(), len(frames))
+		}
+		fc := d.NewFrameCache()
+		for i := range kept.Len() {
+			var fs []byte
+			for _, n := range fc.Chain(&kept, i) {
+				f := fc.Frame(n)
+				fs = append(fs, frameText(f.Addr, f.Symbol, f.DSO)...)
+				fs = append(fs, '\n')
+			}
+			if string(fs) != frames[i] {
+				t.Fatalf("sample %d: deferred frames\n%s\nnot\n%s", i, fs, frames[i])
+			}
+		}
 	})
 }
 

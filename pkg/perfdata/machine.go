@@ -2,6 +2,7 @@ package perfdata
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,7 +61,9 @@ func (m *mapping) mapIP(ip uint64) uint64 {
 }
 
 // maps is a set of non-overlapping maps sorted by start (perf's struct
-// maps).
+// maps). Its list is copied on write: a list, once made, never changes,
+// so that a sample may keep the list of its time (Samples with deferred
+// frames) while the reader changes the maps.
 type maps struct {
 	list []mapping
 }
@@ -127,12 +130,7 @@ func (ms *maps) insert(nm mapping) {
 			repl = append(repl, keep[k])
 		}
 	}
-	ms.list = append(l[:i], append(repl, l[j:]...)...)
-}
-
-// clone returns a copy of ms (a forked process's maps).
-func (ms *maps) clone() *maps {
-	return &maps{list: append([]mapping(nil), ms.list...)}
+	ms.list = slices.Concat(l[:i], repl, l[j:])
 }
 
 // thread is a thread as perf knows it.
@@ -156,6 +154,7 @@ type machine struct {
 	kref     uint64 // the reference symbol's address at record time
 	krefName string // its name ("_text")
 	kdelta   uint64 // symbol table address - recorded address (KASLR)
+	gen      uint64 // changes with the kernel's maps or a DSO (see world)
 }
 
 // addBuildIDs records build-ids met in the data section, for the DSOs
@@ -165,14 +164,60 @@ func (m *machine) addBuildIDs(ids map[string]buildID) {
 		m.ids[name] = b
 		if name == "[kernel.kallsyms]" {
 			if len(m.kernel.buildID) == 0 {
-				m.kernel.setBuildID(b.id)
+				m.changeDSO(m.kernel, func(d *dso) { d.setBuildID(b.id) })
 			}
 			continue
 		}
 		if d := m.dsos[name]; d != nil && len(d.buildID) == 0 {
-			d.setBuildID(b.id)
+			m.changeDSO(d, func(d *dso) { d.setBuildID(b.id) })
 		}
 	}
+}
+
+// changeDSO changes a DSO that maps may hold: on a copy, which replaces it
+// in every list of maps (made anew: lists are copied on write), in the
+// DSO table and as the kernel. The copy shares the DSO's locations, so the
+// reader's frames are those it would find had d changed in place.
+func (m *machine) changeDSO(d *dso, change func(*dso)) *dso {
+	nd := *d
+	change(&nd)
+	if d.locs == nil {
+		// Share the table of locations from now on.
+		d.locs = map[uint64]uint32{}
+		nd.locs = d.locs
+	}
+	replace := func(ms *maps) {
+		for i := range ms.list {
+			if ms.list[i].dso == d {
+				l := slices.Clone(ms.list)
+				for j := i; j < len(l); j++ {
+					if l[j].dso == d {
+						l[j].dso = &nd
+					}
+				}
+				ms.list = l
+				return
+			}
+		}
+	}
+	replace(&m.kmaps)
+	seen := map[*maps]bool{}
+	for _, th := range m.threads {
+		if th.maps != nil && !seen[th.maps] {
+			seen[th.maps] = true
+			replace(th.maps)
+		}
+	}
+	for name, x := range m.dsos {
+		if x == d {
+			m.dsos[name] = &nd
+		}
+	}
+	if m.kernel == d {
+		m.kernel = &nd
+	}
+	m.gen++
+	return &nd
 }
 
 // setBuildID records a DSO's build-id.
@@ -257,8 +302,9 @@ func (m *machine) fork(pid, ppid, tid, ptid int32, noClone bool) {
 		return
 	}
 	if !noClone {
-		th.maps.list = append(th.maps.list, parent.maps.clone().list...)
-		sort.SliceStable(th.maps.list, func(i, j int) bool { return th.maps.list[i].start < th.maps.list[j].start })
+		l := slices.Concat(th.maps.list, parent.maps.list)
+		sort.SliceStable(l, func(i, j int) bool { return l[i].start < l[j].start })
+		th.maps.list = l
 	}
 }
 
@@ -288,9 +334,14 @@ func (m *machine) mmap(pid, tid int32, start, length, pgoff uint64, prot, flags 
 		pgoff = 0
 		kind = dsoVDSO
 	}
+	_, known := m.dsos[name]
 	d := m.dso(name, kind, bid)
-	if kind == dsoJIT {
-		d.pid = int(pid)
+	switch {
+	case kind != dsoJIT || d.pid == int(pid):
+	case known:
+		d = m.changeDSO(d, func(d *dso) { d.pid = int(pid) })
+	default:
+		d.pid = int(pid) // new: no map holds it yet
 	}
 	th.maps.insert(mapping{start: start, end: start + length, pgoff: pgoff, dso: d, identity: anon || noDSO})
 }
@@ -304,9 +355,13 @@ func (m *machine) dso(name string, kind dsoKind, bid []byte) *dso {
 			d.setBuildID(b.id)
 		}
 		m.dsos[name] = d
+		if len(bid) > 0 && len(d.buildID) == 0 {
+			d.setBuildID(bid) // new: no map holds it yet
+		}
+		return d
 	}
 	if len(bid) > 0 && len(d.buildID) == 0 {
-		d.setBuildID(bid)
+		d = m.changeDSO(d, func(d *dso) { d.setBuildID(bid) })
 	}
 	return d
 }
@@ -338,9 +393,10 @@ func (m *machine) kernelMmap(start, length, pgoff uint64, filename string, bid [
 			m.dsos[name] = d
 		}
 		m.kmaps.insert(mapping{start: start, end: start + length, dso: d, identity: true})
+		m.gen++
 	case isKernel:
 		if len(bid) > 0 && len(m.kernel.buildID) == 0 {
-			m.kernel.setBuildID(bid)
+			m.changeDSO(m.kernel, func(d *dso) { d.setBuildID(bid) })
 		}
 		if pgoff != 0 && len(filename) > len(kname) {
 			m.kref, m.krefName = pgoff, filename[len(kname):]
@@ -350,7 +406,7 @@ func (m *machine) kernelMmap(start, length, pgoff uint64, filename string, bid [
 			end = ^uint64(0)
 		}
 		// Replace the kernel map.
-		l := m.kmaps.list[:0]
+		var l []mapping
 		for _, km := range m.kmaps.list {
 			if km.dso != m.kernel {
 				l = append(l, km)
@@ -358,24 +414,29 @@ func (m *machine) kernelMmap(start, length, pgoff uint64, filename string, bid [
 		}
 		m.kmaps.list = l
 		m.kmaps.insert(mapping{start: start, end: end, dso: m.kernel, identity: true})
+		m.gen++
 	}
 }
 
 // setKernelRange moves the kernel's map to [start, end), as perf's
 // map__fixup_start and map__fixup_end do once its symbols are loaded.
 func (m *machine) setKernelRange(start, end uint64) {
-	for i := range m.kmaps.list {
-		if m.kmaps.list[i].dso == m.kernel {
-			m.kmaps.list[i].start, m.kmaps.list[i].end = start, end
+	l := slices.Clone(m.kmaps.list)
+	for i := range l {
+		if l[i].dso == m.kernel {
+			l[i].start, l[i].end = start, end
 		}
 	}
-	sort.SliceStable(m.kmaps.list, func(i, j int) bool { return m.kmaps.list[i].start < m.kmaps.list[j].start })
+	sort.SliceStable(l, func(i, j int) bool { return l[i].start < l[j].start })
+	m.kmaps.list = l
+	m.gen++
 }
 
 // ksymbol handles a KSYMBOL record (a BPF program or trampoline's code).
 func (m *machine) ksymbol(addr uint64, length uint32, unregister bool, name string) {
+	m.gen++
 	if unregister {
-		l := m.kmaps.list[:0]
+		var l []mapping
 		for _, km := range m.kmaps.list {
 			if !(km.start == addr && km.dso.kind == dsoKsym) {
 				l = append(l, km)
@@ -398,6 +459,14 @@ func (m *machine) ksymbol(addr uint64, length uint32, unregister bool, name stri
 		return
 	}
 	off := km.mapIP(addr)
-	d.ksyms = append(d.ksyms, ksym{start: off, end: off + uint64(length), name: name})
-	d.locs = nil
+	nd := *d
+	nd.ksyms = append(slices.Clip(d.ksyms), ksym{start: off, end: off + uint64(length), name: name})
+	nd.locs = nil
+	l := slices.Clone(m.kmaps.list)
+	for i := range l {
+		if l[i].dso == d {
+			l[i].dso = &nd
+		}
+	}
+	m.kmaps.list = l
 }

@@ -90,9 +90,19 @@ type Reader struct {
 	scratch    []byte
 	// printsFrames is the ip field of the current sample's event type.
 	printsFrames bool
-	stats        Stats
-	stopErr      error // why reading stopped; Err once the queue is empty
-	err          error
+	// deferred: the frames are resolved by FrameCaches (DeferFrames);
+	// the current sample's kernel map was loaded at its frame loadAt
+	// (-1: not), before which the frames see the world loadFrom.
+	deferred bool
+	dropped  bool // the current sample's chain is dropped (deferred)
+	loadAt   int32
+	loadFrom *world
+	world    *world // the current world (see curWorld)
+	worldGen uint64
+	shared   *sharedLocs // the locations of the FrameCaches
+	stats    Stats
+	stopErr  error // why reading stopped; Err once the queue is empty
+	err      error
 }
 
 // outFields are the fields perf script prints by default for one type of
@@ -720,6 +730,10 @@ func (r *Reader) makeSample(rec *sampleRec) {
 	r.head(rec)
 	r.chain = r.chain[:0]
 	r.framesMade = false
+	if r.deferred {
+		r.scanFrames(rec)
+		return
+	}
 	if r.printsFrames {
 		if rec.attr.sampleType&sampleCallchain != 0 {
 			r.chainFrames(r.th, rec)

@@ -105,6 +105,22 @@ func FuzzBuild(f *testing.F) {
 					t.Fatalf("merged cell %d: %v, want %v", c, a[c], v)
 				}
 			}
+			// Derived from the whole timeline (MergeKeys), the same again,
+			// one entry per cell, with the whole one's extent.
+			der := tl.MergeKeys(timeline.MergeAll, nil)
+			d := perCell(der)
+			if len(der.Entries) != len(d) || len(d) != len(b) || der.Samples != tl.Samples || der.Merged() != timeline.MergeAll {
+				t.Fatalf("MergeKeys: %d entries in %d cells, %d samples; want %d cells, %d samples", len(der.Entries), len(d), der.Samples, len(b), tl.Samples)
+			}
+			for c, v := range b {
+				if d[c][0] != v[0] || math.Abs(d[c][1]-v[1]) > 1e-9*math.Max(1, math.Abs(v[1])) {
+					t.Fatalf("MergeKeys cell %d: %v, want %v", c, d[c], v)
+				}
+			}
+			l0, h0, ok0 := tl.Extent()
+			if l1, h1, ok1 := der.Extent(); l1 != l0 || h1 != h0 || ok1 != ok0 {
+				t.Fatalf("MergeKeys extent %d-%d, want %d-%d", l1, h1, l0, h0)
+			}
 			for st, w := range want {
 				g := got[st]
 				if g == nil || g.n != w.n {

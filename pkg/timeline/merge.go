@@ -228,3 +228,62 @@ func (b *Builder) unshare() {
 	}
 	b.t.Diffs = slices.Clone(b.t.Diffs)
 }
+
+// MergeKeys returns the timeline of the entries keep accepts (nil: all)
+// with the keys m merged away as well, as a Builder that merged them from
+// the start (Options.Merge) would have made it of the same samples: a view
+// derives the smaller timeline it needs (the bursts' busy samples by
+// process) from one that keeps more (the explorer page's), without
+// reading its input again. Samples counts the samples kept; the Extent
+// stays t's, as if the samples left out had been covered. It returns t
+// itself when nothing is left out or merged.
+func (t *Timeline) MergeKeys(m Merge, keep func(*Entry) bool) *Timeline {
+	m = (t.merge | m).norm()
+	if m == t.merge && keep == nil {
+		return t
+	}
+	out := *t
+	out.Entries = make([]Entry, 0, len(t.Entries))
+	out.Fractions = nil
+	if t.Fractions != nil {
+		out.Fractions = make([]float64, 0, len(t.Entries))
+	}
+	out.Inputs = slices.Clone(t.Inputs)
+	for i := range out.Inputs {
+		out.Inputs[i].Samples = 0
+	}
+	out.Samples = 0
+	for i := range t.Entries {
+		e := t.Entries[i]
+		if keep != nil && !keep(&t.Entries[i]) {
+			continue
+		}
+		switch {
+		case m&MergeStacks != 0:
+			e.Stack = Root
+		case m&MergeFrames != 0:
+			for e.Stack != Root && t.Nodes[e.Stack].Depth > 1 {
+				e.Stack = t.Nodes[e.Stack].Parent
+			}
+		}
+		if m&MergeThreads != 0 {
+			e.Thread = NoThread
+		}
+		if m&MergeCPUs != 0 {
+			e.CPU = -1
+		}
+		out.Entries = append(out.Entries, e)
+		if t.Fractions != nil {
+			out.Fractions = append(out.Fractions, t.Fractions[i])
+		}
+		out.Samples += int64(e.Samples)
+		if int(e.Input) < len(out.Inputs) {
+			out.Inputs[e.Input].Samples += int64(e.Samples)
+		}
+	}
+	out.merge = m
+	out.cells, out.start = nil, nil
+	out.mergeRuns() // cells stay in order; keys that became equal are summed
+	out.index()
+	return &out
+}

@@ -9,6 +9,7 @@ import (
 	"flamekit/pkg/gaps"
 	"flamekit/pkg/heatmap"
 	"flamekit/pkg/idle"
+	"flamekit/pkg/selection"
 	"flamekit/pkg/slicecmd"
 	"flamekit/pkg/timeline"
 	"flamekit/pkg/timeslice"
@@ -19,7 +20,9 @@ import (
 // both counting seconds from the origin it takes when the first sample
 // comes: the capture's first sample as known before reading (from the
 // heads of files, or a first reading), or that sample when it is earlier.
-// dropped receives the idle samples --no-idle drops.
+// dropped receives the idle samples --no-idle drops. The explorer page's
+// busy (derived) keeps only the origin and the times seen: its bursts'
+// series is derived from the page's timeline (bursts.SeriesOf).
 type busy struct {
 	rows int
 	heat bool
@@ -30,6 +33,7 @@ type busy struct {
 	noIdle  bool // the Slicer drops idle samples (and gives them to dropped)
 	guess   folded.Time
 	known   bool // guess is set
+	derived bool // no series: the page derives it from its timeline
 
 	started bool
 	origin  folded.Time
@@ -54,7 +58,9 @@ func (b *busy) start(t folded.Time) {
 		b.origin = b.guess
 	}
 	b.started = true
-	b.series = bursts.NewSeries(b.origin, 0)
+	if !b.derived {
+		b.series = bursts.NewSeries(b.origin, 0)
+	}
 	b.seen = gaps.NewFinder()
 	if b.heat {
 		b.hm = heatmap.New(b.rows, b.origin)
@@ -75,6 +81,9 @@ func (b *busy) Sample(rec *folded.Record) error {
 			b.hm.Add(rec.Time)
 		}
 	}
+	if b.series == nil {
+		return nil
+	}
 	if !b.noIdle && b.idle.Is(rec.Stack) {
 		b.series.Cover(rec.Time)
 		return nil
@@ -90,7 +99,9 @@ func (b *busy) dropped(rec *folded.Record) error {
 	if b.hm != nil {
 		b.hm.Cover(rec.Time)
 	}
-	b.series.Cover(rec.Time)
+	if b.series != nil {
+		b.series.Cover(rec.Time)
+	}
 	return nil
 }
 
@@ -128,20 +139,22 @@ type found struct {
 // topStacks is the number of stacks named per burst.
 const topStacks = 3
 
-// find finds the bursts and their top processes and stacks, exactly: from
-// the entries of tl in the bursts' windows when the run built a timeline
-// that keeps the samples' stacks (the explorer page's; nil: none), else by
+// find finds the bursts of series (nil: no sample came) and their top
+// processes and stacks, exactly: from the entries of tl in the bursts'
+// windows when the run built a timeline that keeps the samples' stacks
+// (the explorer page's, of which the series is made; nil: none), else by
 // reading the inputs that hold a burst a second time (streams from the
-// copy Survey kept), every sample of a burst's window counted per stack.
-// Memory is the distinct stacks of the windows.
-func (c *run) find(b *busy, inputs timeslice.Inputs, unrecorded []gaps.Span, tl *timeline.Timeline) (bursts.Result, []found, error) {
-	if !b.started {
+// copy Survey kept), every sample of a burst's window that the run's
+// selection keeps (--cpu, --pid, --tid, --comm) counted per stack. Memory
+// is the distinct stacks of the windows.
+func (c *run) find(series *bursts.Series, inputs timeslice.Inputs, unrecorded []gaps.Span, tl *timeline.Timeline) (bursts.Result, []found, error) {
+	if series == nil {
 		return bursts.Result{}, nil, nil
 	}
-	if err := b.series.Err(); err != nil {
+	if err := series.Err(); err != nil {
 		return bursts.Result{}, nil, err
 	}
-	res := b.series.Find(bursts.Options{Measure: c.measure(), Threshold: c.Threshold, Max: c.Top, Unrecorded: unrecorded})
+	res := series.Find(bursts.Options{Measure: c.measure(), Threshold: c.Threshold, Max: c.Top, Unrecorded: unrecorded})
 	if len(res.Bursts) == 0 {
 		return res, nil, nil
 	}
@@ -152,7 +165,7 @@ func (c *run) find(b *busy, inputs timeslice.Inputs, unrecorded []gaps.Span, tl 
 	}
 	if !ok {
 		var err error
-		if tally, err = reread(res, inputs); err != nil {
+		if tally, err = reread(res, inputs, c.Select); err != nil {
 			return res, nil, err
 		}
 	}
@@ -182,10 +195,11 @@ func busyEntries(tl *timeline.Timeline) func(*timeline.Entry) bool {
 }
 
 // reread tallies the stacks of the bursts' windows by reading the inputs
-// that hold them again.
-func reread(res bursts.Result, inputs timeslice.Inputs) (*bursts.Tally, error) {
+// that hold them again, keeping the samples sel selects (nil: all) as the
+// first reading did.
+func reread(res bursts.Result, inputs timeslice.Inputs, sel *selection.Selection) (*bursts.Tally, error) {
 	tally := bursts.NewTally(res.Bursts, res.Measure)
-	again := &timeslice.Slicer{Opts: timeslice.Options{NoIdle: true, NeedTime: true},
+	again := &timeslice.Slicer{Opts: timeslice.Options{NoIdle: true, NeedTime: true, Select: sel},
 		Sink: timeslice.SinkFunc(func(rec *folded.Record) error {
 			tally.Add(rec)
 			return nil
@@ -237,8 +251,9 @@ func sources(inputs timeslice.Inputs) []heatmap.Source {
 }
 
 // burstCommand returns the timeslice command that cuts a burst from the
-// inputs that hold it.
-func burstCommand(f *found, srcs []heatmap.Source) string {
+// inputs that hold it, with the selection the burst was found under (sel:
+// --cpu, --pid, --tid, --comm).
+func burstCommand(f *found, srcs []heatmap.Source, sel *selection.Selection) string {
 	var names, all []string
 	for _, src := range srcs {
 		all = append(all, src.Arg)
@@ -249,5 +264,9 @@ func burstCommand(f *found, srcs []heatmap.Source) string {
 	if len(names) == 0 {
 		names = all
 	}
-	return slicecmd.Range(f.From, f.To, " --no-idle "+strings.Join(names, " "))
+	args := " --no-idle"
+	for _, a := range sel.Flags() {
+		args += " " + slicecmd.Quote(a)
+	}
+	return slicecmd.Range(f.From, f.To, args+" "+strings.Join(names, " "))
 }

@@ -1,8 +1,10 @@
 package tool
 
 import (
+	"fmt"
 	"strings"
 
+	"flamekit/pkg/bursts"
 	"flamekit/pkg/explorer"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/slicecmd"
@@ -10,10 +12,14 @@ import (
 	"flamekit/pkg/timeslice"
 )
 
-// page is the sink of --heatmap=html: every sample goes to the bursts'
-// series (busy) and to the timeline the page is made of, whose cells
-// start where the heat map's do (busy's origin, known at the first
-// sample). Idle samples are kept: the page leaves them out or not.
+// page is the sink of --heatmap=html: every sample goes to the timeline
+// the page is made of, whose cells start where the heat map's do (busy's
+// origin, known at the first sample), and its time to busy's record of
+// the times seen (for the parts not recorded). The bursts' series is
+// derived from the timeline once read (bursts.SeriesOf): one model (but
+// for --rows that are not a multiple of 10, whose cells make no 100 ms
+// bins: busy then feeds a series too). Idle samples are kept: the page
+// leaves them out or not.
 type page struct {
 	busy *busy
 	rows int
@@ -53,6 +59,10 @@ func (p *page) Sample(rec *folded.Record) error {
 func (c *run) pageOutput(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) func(*timeslice.Clock) error {
 	before := inputs.Clock()
 	b := newBusy(c.Rows, false, false, before.Origin, before.HasOrigin)
+	// The bursts' series is the timeline's when its cells make bins of
+	// 100 ms (--rows 10, 20, 50, 100 …); other rows feed one beside it,
+	// so that bursts are placed to 100 ms whatever the heat map's rows.
+	b.derived = c.Rows%bursts.DefaultBins == 0
 	b.weights, b.unit = c.heatWeights(inputs) // off-CPU time: cells sum µs
 	c.busy = b
 	p := &page{busy: b, rows: c.Rows}
@@ -74,9 +84,17 @@ func (c *run) pageOutput(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs,
 			files[i] = slicecmd.Input(in.Name)
 		}
 		tl := p.b.Build()
-		// The bursts' stacks are the page's timeline's: no second reading.
+		// The bursts' series and stacks are the page's timeline's, its
+		// busy samples by process: no second model, no second reading.
+		series := b.series
+		if b.started && b.derived {
+			var ok bool
+			if series, ok = bursts.SeriesOf(tl, busyEntries(tl)); !ok {
+				return fmt.Errorf("timeslice: the page's timeline of %d cells a second makes no bins of 100 ms", tl.Rows)
+			}
+		}
 		unrec, _ := b.unrecorded(inputs) // time not recorded is not quiet
-		res, fs, err := c.find(b, inputs, unrec, tl)
+		res, fs, err := c.find(series, inputs, unrec, tl)
 		if err != nil {
 			return err
 		}

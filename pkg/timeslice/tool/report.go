@@ -153,7 +153,7 @@ func (c *run) printBursts(env *Env, res bursts.Result, fs []found, clock *timesl
 	}
 	for i := range fs {
 		f := &fs[i]
-		if _, err := fmt.Fprintf(env.Stdout, "%d  %s  %s  top: %s  |  %s\n", i+1, score(f, &res), when(f, clock), stackList(f), burstCommand(f, srcs)); err != nil {
+		if _, err := fmt.Fprintf(env.Stdout, "%d  %s  %s  top: %s  |  %s\n", i+1, score(f, &res), when(f, clock), stackList(f), burstCommand(f, srcs, c.Select)); err != nil {
 			return err
 		}
 	}

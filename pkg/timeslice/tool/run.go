@@ -325,7 +325,7 @@ func (c *run) output(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs, win
 		s.Opts.Dropped = timeslice.SinkFunc(b.dropped)
 		return func(clock *timeslice.Clock) error {
 			unrec, rule := b.unrecorded(inputs)
-			res, fs, err := c.find(b, inputs, unrec, nil)
+			res, fs, err := c.find(b.series, inputs, unrec, nil)
 			if err != nil {
 				return err
 			}

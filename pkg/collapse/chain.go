@@ -1,0 +1,138 @@
+package collapse
+
+import (
+	"bytes"
+
+	"flamekit/pkg/sample"
+)
+
+// Frames is a reader's table of the distinct frames of one input, which
+// its samples name by number (Sink.AddChain): the perf.data reader
+// resolves and formats each distinct frame once, and a sample is the
+// list of its frames' numbers. The worker then derives what a frame
+// gives the folded stack once per number, and never copies a frame.
+type Frames interface {
+	// Frame returns frame n, not to be written. Equal numbers are
+	// equal frames throughout the input; it is called from the worker
+	// goroutines at once.
+	Frame(n uint32) *sample.Frame
+}
+
+// AddChain folds s, whose frames are those of fs numbered chain, leaf
+// first (s.Frames is not read, and may be overwritten). The sample, the
+// chain and the frames are not kept.
+func (k *Sink) AddChain(s *sample.Sample, chain []uint32, fs Frames) {
+	k.w.foldChain(k.b, s, chain, fs)
+}
+
+// foldChain is foldSample for a sample given as frame numbers. The plain
+// on-CPU samples of a run without --inline or --srcline fold through the
+// frames' numbers; the others are made into frames, then foldSample.
+func (w *worker) foldChain(b *batch, s *sample.Sample, chain []uint32, fs Frames) {
+	opt := &w.st.opt
+	if w.kindOf(b, s.Event) != kindPlain || w.st.offCPU || opt.Inline || opt.Srcline {
+		frames := s.Frames[:0]
+		for _, n := range chain {
+			frames = append(frames, *fs.Frame(n))
+		}
+		s.Frames = frames
+		w.foldSample(b, s)
+		return
+	}
+	s.Frames = s.Frames[:0]
+	w.chain, w.fs = chain, fs
+	w.foldSample(b, s)
+	w.chain, w.fs = nil, nil
+}
+
+// foldStack folds the stack of s (or of w.chain when set) into w.stack.
+func (w *worker) foldStack(s *sample.Sample) []byte {
+	w.stack = w.foldStackTo(w.stack[:0], s)
+	return w.stack
+}
+
+// foldStackTo appends the folded stack of s (or of w.chain when set) to
+// dst.
+func (w *worker) foldStackTo(dst []byte, s *sample.Sample) []byte {
+	if w.fs != nil {
+		return w.fold.foldChain(dst, s, w.chain, w.fs)
+	}
+	return w.fold.fold(dst, s)
+}
+
+// countSymbols counts the frames of s (or of w.chain when set) for the
+// symbol check.
+func (w *worker) countSymbols(b *batch, s *sample.Sample) {
+	if fs := w.fs; fs != nil {
+		chain := w.chain
+		f := &w.fold
+		b.sym.countAt(s.Comm, len(chain), func(i int) *sample.Frame { return fs.Frame(chain[i]) },
+			func(i int) frameClass {
+				n := int(chain[i])
+				if n >= len(f.classes) {
+					if n >= 1<<26 {
+						return classOf(fs.Frame(chain[i]))
+					}
+					f.classes = append(f.classes, make([]frameClass, max(n+1, 2*len(f.classes), 1024)-len(f.classes))...)
+				}
+				c := f.classes[n]
+				if c == 0 {
+					c = classOf(fs.Frame(chain[i]))
+					f.classes[n] = c
+				}
+				return c
+			})
+		return
+	}
+	b.sym.count(s.Comm, s.Frames)
+}
+
+// foldChain is fold for frames given by number: what a number's frame
+// appends is derived once per number (and whether the comm starts with
+// "java"), then copied.
+func (f *folder) foldChain(dst []byte, s *sample.Sample, chain []uint32, fs Frames) []byte {
+	pid, tid := ids(s)
+	start := len(dst)
+	dst = appendRoot(dst, f.opt, s.Comm, pid, tid)
+	java := bytes.HasPrefix(dst[start:], []byte("java"))
+	j := 0
+	if java {
+		j = 1
+	}
+	f.h = hashStack(dst[start:])
+	for i := len(chain) - 1; i >= 0; i-- {
+		n := int(chain[i])
+		if n < len(f.nums[j]) {
+			if p := &f.nums[j][n]; p.end != 0 {
+				if p.h != 0 {
+					f.h = mix(f.h, p.h)
+				}
+				dst = append(dst, f.idText[p.start:p.end-1]...)
+				continue
+			}
+		} else if n < 1<<26 {
+			m := max(n+1, 2*len(f.nums[j]), 1024)
+			f.nums[j] = append(f.nums[j], make([]idPiece, m-len(f.nums[j]))...)
+		} else {
+			ps := len(dst)
+			dst = f.frameRules(dst, fs.Frame(uint32(n)), java)
+			f.h = mixPiece(f.h, dst[ps:])
+			continue
+		}
+		// A new number: the rules run once for it (not through the
+		// memo by ID, which would keep the piece twice).
+		ps := len(dst)
+		dst = f.frameRules(dst, fs.Frame(uint32(n)), java)
+		f.h = mixPiece(f.h, dst[ps:])
+		if piece := dst[ps:]; len(f.idText) < 1<<30 {
+			p := idPiece{start: uint32(len(f.idText))}
+			f.idText = append(f.idText, piece...)
+			p.end = uint32(len(f.idText)) + 1
+			if len(piece) > 0 {
+				p.h = hashStack(piece)
+			}
+			f.nums[j][n] = p
+		}
+	}
+	return dst
+}

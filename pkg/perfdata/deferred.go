@@ -1,0 +1,515 @@
+package perfdata
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"flamekit/pkg/sample"
+)
+
+// This file resolves the frames of samples on other goroutines than the
+// Reader's (Reader.DeferFrames): the reader keeps each sample's call chain
+// as recorded, with the maps of its time, and FrameCaches, one per
+// goroutine, turn the addresses into frames. The maps can be kept because
+// their lists are copied on write (see maps, machine.changeDSO): a list or
+// a DSO that a sample holds never changes.
+
+// world is what the frames of a sample need of the reader's state besides
+// its process's maps, as it was at the sample's time. The reader makes a
+// new one when it changes (machine.gen).
+type world struct {
+	kmaps    []mapping
+	kernelID string // the kernel's build-id, in hexadecimal (for modules)
+	kdelta   uint64
+}
+
+// deferred is what a kept sample needs to resolve its frames later.
+type deferred struct {
+	user []mapping // the process's maps
+	w    *world
+	// w2 is the world from the frame loadAt on (the sample whose lookup
+	// loaded the kernel's map); loadAt is -1 for the other samples.
+	w2     *world
+	loadAt int32
+	thread int32 // the sample's thread id
+	// ipMode, when not 0, says that the sample has no call chain: its
+	// one frame is its ip, looked up in the maps of cpumode ipMode&7.
+	ipMode uint8
+}
+
+// DeferFrames makes the Reader leave the frames of its samples to
+// FrameCaches, on other goroutines: Keep keeps each sample's call chain as
+// recorded, with the maps of its time, and Sample, Head and the Chain and
+// Frame of a Samples batch then give no frames. Call it before the first
+// Next. What the frames are does not change, only where they are found:
+// the reader's goroutine no longer looks up every address.
+func (r *Reader) DeferFrames() { r.deferred = true }
+
+// curWorld returns the world of the reader's current state.
+func (r *Reader) curWorld() *world {
+	if r.world == nil || r.worldGen != r.m.gen {
+		m := r.m
+		r.world = &world{kmaps: m.kmaps.list, kernelID: m.kernel.hexID, kdelta: m.kdelta}
+		r.worldGen = m.gen
+	}
+	return r.world
+}
+
+// scanFrames does what resolving the current sample's frames does to the
+// reader's state, without resolving them: it counts a chain dropped for a
+// bad context marker, and loads the kernel's map at the first lookup that
+// finds it, as chainFrames and ipFrame do.
+func (r *Reader) scanFrames(rec *sampleRec) {
+	r.dropped = false
+	r.loadAt = -1
+	r.loadFrom = nil
+	if !r.printsFrames {
+		return
+	}
+	w := r.curWorld()
+	load := func(i int, ip uint64) {
+		if m := r.m.kmaps.find(ip); m != nil && m.dso == r.m.kernel {
+			r.loadKernel()
+			r.loadAt, r.loadFrom = int32(i), w
+		}
+	}
+	if rec.attr.sampleType&sampleCallchain == 0 {
+		if !r.m.kloaded && rec.cpumode == cpumodeKernel {
+			load(0, rec.ip)
+		}
+		return
+	}
+	cpumode := uint16(cpumodeUser)
+	n := 0
+	for i := 0; i < rec.nchain && n < maxStack; i++ {
+		ip := rec.chainAt(i)
+		if ip >= contextMax {
+			switch ip {
+			case contextHV:
+				cpumode = cpumodeHV
+			case contextKernel:
+				cpumode = cpumodeKernel
+			case contextUser:
+				cpumode = cpumodeUser
+			default:
+				r.stats.DroppedChains++
+				r.dropped = true
+				return
+			}
+			continue
+		}
+		n++
+		if !r.m.kloaded && cpumode == cpumodeKernel {
+			load(i, ip)
+		}
+	}
+}
+
+// keepDeferred appends the current sample's call chain to b.ips and sets
+// what resolving it needs in h.
+func (r *Reader) keepDeferred(b *Samples, h *keptHead) {
+	if !r.printsFrames || r.dropped {
+		return
+	}
+	rec := &r.rec
+	h.user = r.th.maps.list
+	h.thread = rec.tid
+	h.w = r.curWorld()
+	h.loadAt = -1
+	if r.loadAt >= 0 {
+		h.w, h.w2, h.loadAt = r.loadFrom, r.curWorld(), r.loadAt
+	}
+	if rec.attr.sampleType&sampleCallchain == 0 {
+		h.ipMode = 8 | uint8(rec.cpumode)
+		b.ips = append(b.ips, rec.ip)
+		return
+	}
+	for i := range rec.nchain {
+		b.ips = append(b.ips, rec.chainAt(i))
+	}
+}
+
+// FrameCache resolves the deferred frames of a Reader's samples (see
+// DeferFrames) on one goroutine: each distinct frame is found and
+// formatted once per FrameCache. Its frame numbers are its own.
+type FrameCache struct {
+	sh     *sharedLocs
+	cache  *locCache // in front of sh's index
+	noMaps map[uint64]uint32
+	chain  []uint32
+	spare  []uint32 // a spare buffer for a lastRun
+	// The last run of addresses resolved in the kernel's maps, and per
+	// thread and list of user maps (hashed into a few slots): see Chain.
+	lastKernel lastRun
+	lastUser   [lastSlots]lastRun
+}
+
+const lastSlots = 64
+
+// userSlot returns the slot of lastUser of a thread and its list of maps.
+func userSlot(user *mapping, thread int32) int {
+	return int((uintptr(unsafe.Pointer(user))>>4 ^ uintptr(thread)*0x9e3779b9) % lastSlots)
+}
+
+// lastRun is a run of a call chain as resolved: its addresses and their
+// frames, with the maps they were looked up in.
+type lastRun struct {
+	user  *mapping // the list of user maps: its first map, and length
+	nuser int
+	tid   int32
+	w     *world
+	ips   []uint64
+	locs  []uint32
+}
+
+// locTable is the index of a FrameCache's locations by DSO, address and
+// printed address: open addressing, linear probing, at most half full.
+type locTable struct {
+	shift   uint
+	n       int
+	entries []locEntry // d nil: free
+	hint    int64      // the size of the data section
+}
+
+func (t *locTable) slot(d *dso, addr, printed uint64) uint64 {
+	h := (addr ^ printed<<7 ^ uint64(uintptr(unsafe.Pointer(d)))<<24) * 0x9e3779b97f4a7c15
+	return h >> t.shift
+}
+
+// find returns the entry of the location, or the free entry where it
+// goes (e.d nil), to be filled at once.
+func (t *locTable) find(d *dso, addr, printed uint64) *locEntry {
+	if 2*(t.n+1) > len(t.entries) {
+		t.grow()
+	}
+	mask := uint64(len(t.entries) - 1)
+	for i := t.slot(d, addr, printed); ; i = (i + 1) & mask {
+		e := &t.entries[i]
+		if e.d == nil {
+			t.n++
+			return e
+		}
+		if e.d == d && e.addr == addr && e.printed == printed {
+			return e
+		}
+	}
+}
+
+// grow doubles the table, or makes its first entries: for about one
+// location per 512 bytes of data (the system-wide captures measured have
+// one per 500), so that a large capture does not grow it many times.
+func (t *locTable) grow() {
+	old := t.entries
+	bits := uint(12)
+	if len(old) > 0 {
+		bits = uint(64-t.shift) + 1
+	} else {
+		for bits < 22 && int64(1)<<bits < t.hint/256 {
+			bits++
+		}
+	}
+	t.shift = 64 - bits
+	t.entries = make([]locEntry, 1<<bits)
+	mask := uint64(len(t.entries) - 1)
+	for _, e := range old {
+		if e.d == nil {
+			continue
+		}
+		i := t.slot(e.d, e.addr, e.printed)
+		for t.entries[i].d != nil {
+			i = (i + 1) & mask
+		}
+		t.entries[i] = e
+	}
+}
+
+// NewFrameCache returns a FrameCache for the samples of r, to be used by
+// one goroutine at a time.
+func (r *Reader) NewFrameCache() *FrameCache {
+	if r.shared == nil {
+		sh := &sharedLocs{namer: namer{sy: r.opt.Symbolizer, unique: true}}
+		for i := range sh.shards {
+			sh.shards[i].t.hint = int64(r.fi.data.size) / sharedShards
+		}
+		r.shared = sh
+	}
+	return &FrameCache{sh: r.shared, cache: newLocCache(int64(r.fi.data.size))}
+}
+
+// sharedLocs is the locations of a Reader's FrameCaches, which share
+// them, so that each distinct frame is found, and its symbol looked up,
+// once: an index cut into shards, each behind its own lock, and a table
+// of locations that only grows, read without a lock (a location is
+// complete before its number is in the index).
+type sharedLocs struct {
+	namer  namer
+	addMu  sync.Mutex
+	n      uint32 // locations made; addMu
+	blocks [maxLocBlocks]atomic.Pointer[[1 << locBits]location]
+	shards [sharedShards]struct {
+		mu sync.Mutex
+		t  locTable
+		_  [64]byte // keep the shards' locks on separate cache lines
+	}
+	noMu   sync.Mutex
+	noMaps map[uint64]uint32
+}
+
+const (
+	sharedShards = 16
+	maxLocBlocks = 1 << 16 // 268 million locations
+)
+
+func (sh *sharedLocs) at(i uint32) *location {
+	return &sh.blocks[i>>locBits].Load()[i&(1<<locBits-1)]
+}
+
+// add makes a location and returns its number and itself, to be filled
+// before its number is given to anyone.
+func (sh *sharedLocs) add() (uint32, *location) {
+	sh.addMu.Lock()
+	i := sh.n
+	if i&(1<<locBits-1) == 0 {
+		if int(i>>locBits) == maxLocBlocks {
+			sh.addMu.Unlock()
+			panic("perfdata: more than 268 million distinct frames")
+		}
+		sh.blocks[i>>locBits].Store(new([1 << locBits]location))
+	}
+	sh.n++
+	sh.addMu.Unlock()
+	return i, sh.at(i)
+}
+
+// Chain returns the frames of sample i of b, kept with deferred frames,
+// leaf first, as numbers for Frame: equal numbers, equal frames. It is
+// valid until the next call.
+func (c *FrameCache) Chain(b *Samples, sample int) []uint32 {
+	h := &b.heads[sample]
+	ips := b.ips[h.chain[0]:h.chain[1]]
+	c.chain = c.chain[:0]
+	if len(ips) == 0 {
+		return c.chain
+	}
+	w := h.w
+	if h.ipMode != 0 {
+		if h.loadAt == 0 {
+			w = h.w2
+		}
+		ip := ips[0]
+		if m := find(h, w, uint16(h.ipMode&7), ip); m != nil {
+			c.chain = append(c.chain, c.location(w, m, m.mapIP(ip), ip))
+		} else {
+			c.chain = append(c.chain, c.noMap(ip))
+		}
+		return c.chain
+	}
+	// The chain is runs of addresses between context markers. A run is
+	// looked up in the maps of its cpumode, and samples repeat the outer
+	// part of their runs (the process's main loop, the kernel's system
+	// call entry): the frames of the entries a run ends with, equal to
+	// those the last run of the same maps ended with, are taken from it.
+	var user *mapping
+	if len(h.user) > 0 {
+		user = &h.user[0]
+	}
+	cpumode := uint16(cpumodeUser)
+	n := 0
+	for i := 0; i < len(ips) && n < maxStack; {
+		if ip := ips[i]; ip >= contextMax {
+			switch ip {
+			case contextHV:
+				cpumode = cpumodeHV
+			case contextKernel:
+				cpumode = cpumodeKernel
+			case contextUser:
+				cpumode = cpumodeUser
+			}
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(ips) && ips[j] < contextMax {
+			j++
+		}
+		run := ips[i:j]
+		var last *lastRun
+		if h.loadAt < 0 {
+			switch cpumode {
+			case cpumodeKernel:
+				last = &c.lastKernel
+				if last.w != h.w {
+					last.ips = last.ips[:0]
+				}
+			case cpumodeUser:
+				last = &c.lastUser[userSlot(user, h.thread)]
+				if last.user != user || last.nuser != len(h.user) || last.tid != h.thread {
+					last.ips = last.ips[:0]
+				}
+			}
+		}
+		// Entries from start on are those of last from start+shift on.
+		start, shift := len(run), 0
+		if last != nil {
+			shift = len(last.ips) - len(run)
+			for start > 0 && start+shift > 0 && run[start-1] == last.ips[start-1+shift] {
+				start--
+			}
+		}
+		locs := c.spare[:0]
+		for k, ip := range run {
+			if n >= maxStack {
+				break
+			}
+			n++
+			var loc uint32
+			if k >= start {
+				loc = last.locs[k+shift]
+			} else {
+				if int32(i+k) == h.loadAt {
+					w = h.w2
+				}
+				if m := find(h, w, cpumode, ip); m == nil {
+					loc = c.noMap(ip)
+				} else {
+					addr := m.mapIP(ip)
+					printed := addr
+					if k := m.dso.kind; k == dsoKernel || k == dsoModule || k == dsoKsym {
+						printed = ip
+					}
+					loc = c.location(w, m, addr, printed)
+				}
+			}
+			c.chain = append(c.chain, loc)
+			locs = append(locs, loc)
+		}
+		if last != nil && len(locs) == len(run) {
+			// last takes the run; its buffer becomes the spare.
+			c.spare = last.locs
+			last.user, last.nuser, last.w, last.tid = user, len(h.user), h.w, h.thread
+			last.ips = append(last.ips[:0], run...)
+			last.locs = locs
+		} else {
+			c.spare = locs
+		}
+		i = j
+	}
+	return c.chain
+}
+
+// find is findMap on the maps a sample kept.
+func find(h *keptHead, w *world, cpumode uint16, ip uint64) *mapping {
+	switch cpumode {
+	case cpumodeKernel:
+		return findIn(w.kmaps, ip)
+	case cpumodeUser:
+		return findIn(h.user, ip)
+	}
+	return nil
+}
+
+// findIn returns the map of l (sorted, not overlapping) holding addr, or
+// nil.
+func findIn(l []mapping, addr uint64) *mapping {
+	lo, hi := 0, len(l)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if l[m].start > addr {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	if lo == 0 {
+		return nil
+	}
+	if m := &l[lo-1]; addr < m.end {
+		return m
+	}
+	return nil
+}
+
+// Frame returns the frame numbered n (a number of Chain), its symbol
+// found on the first call for n. It is shared, not to be written.
+func (c *FrameCache) Frame(n uint32) *sample.Frame {
+	l := c.sh.at(n)
+	if l.ready.Load() == 0 {
+		c.sh.namer.resolve(l)
+	}
+	return &l.f
+}
+
+// location is Reader.location.
+func (c *FrameCache) location(w *world, m *mapping, addr, printed uint64) uint32 {
+	d := m.dso
+	e := c.cache.entry(d, addr)
+	if e.d == d && e.addr == addr && e.printed == printed {
+		return e.loc
+	}
+	sh := &c.sh.shards[(addr>>4^addr>>16^uint64(uintptr(unsafe.Pointer(d)))>>6)%sharedShards]
+	sh.mu.Lock()
+	x := sh.t.find(d, addr, printed)
+	loc := x.loc
+	if x.d == nil {
+		loc = c.newLocation(w, m, addr, printed)
+		x.d, x.addr, x.printed, x.loc = d, addr, printed, loc
+	}
+	sh.mu.Unlock()
+	e.d, e.addr, e.printed, e.loc = d, addr, printed, loc
+	return loc
+}
+
+// newLocation is Reader.newLocation.
+func (c *FrameCache) newLocation(w *world, m *mapping, addr, printed uint64) uint32 {
+	d := m.dso
+	loc, l := c.sh.add()
+	l.f.Addr, l.f.DSO, l.printed = appendHex(nil, printed), d.name, printed
+	l.kind, l.path, l.hexID, l.pid, l.lookup, l.start = d.kind, d.path, d.hexID, d.pid, addr, m.start
+	switch d.kind {
+	case dsoKernel:
+		l.lookup = addr + w.kdelta
+	case dsoModule:
+		l.path, l.hexID = string(d.name), w.kernelID
+	case dsoKsym, dsoNone:
+		sym, name := unknownBytes, ""
+		for _, k := range d.ksyms {
+			if k.start <= addr && addr < k.end {
+				sym, name = appendSym(nil, k.name, addr-k.start), k.name
+				break
+			}
+		}
+		c.sh.namer.mu.Lock()
+		c.sh.namer.name(l, sym, name)
+		c.sh.namer.mu.Unlock()
+	}
+	return loc
+}
+
+// noMap is Reader.noMap.
+func (c *FrameCache) noMap(ip uint64) uint32 {
+	if l, ok := c.noMaps[ip]; ok {
+		return l
+	}
+	if c.noMaps == nil {
+		c.noMaps = map[uint64]uint32{}
+	}
+	sh := c.sh
+	sh.noMu.Lock()
+	i, ok := sh.noMaps[ip]
+	if !ok {
+		var l *location
+		i, l = sh.add()
+		l.f.Addr, l.f.DSO, l.printed, l.kind = appendHex(nil, ip), unknownBytes, ip, dsoNone
+		sh.namer.mu.Lock()
+		sh.namer.name(l, unknownBytes, "")
+		sh.namer.mu.Unlock()
+		if sh.noMaps == nil {
+			sh.noMaps = map[uint64]uint32{}
+		}
+		sh.noMaps[ip] = i
+	}
+	sh.noMu.Unlock()
+	c.noMaps[ip] = i
+	return i
+}

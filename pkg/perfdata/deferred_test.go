@@ -1,0 +1,212 @@
+package perfdata
+
+import (
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"flamekit/internal/golden"
+)
+
+// frameText is what a sample's frames print: address, symbol and DSO of
+// each, leaf first.
+func frameText(addr, sym, dso []byte) string { return fmt.Sprintf("%s %s (%s)", addr, sym, dso) }
+
+// TestDeferredFrames checks that frames resolved later, on other
+// goroutines, by FrameCaches (DeferFrames) are those the Reader gives
+// itself, for every sample of every committed capture: the maps a sample
+// kept are those of its time, however much the reader read since. The
+// batches are resolved once the whole file was read, by two goroutines
+// at once, each with its FrameCache.
+func TestDeferredFrames(t *testing.T) {
+	for _, c := range captures {
+		t.Run(c.name, func(t *testing.T) {
+			script, err := golden.Read(filepath.Join("testdata", c.name+".script.gz"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := extract(t, c.name, script)
+			sy := byBuildID{Resolver: committedResolver(t), kernelFromText: c.newKernel}
+			opt := Options{Symbolizer: sy, AllowForeign: true}
+
+			// The Reader's own frames.
+			r, err := Open(path, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want [][]string
+			for r.Next() {
+				var fs []string
+				if r.PrintsFrames() {
+					for _, f := range r.Sample().Frames {
+						fs = append(fs, frameText(f.Addr, f.Symbol, f.DSO))
+					}
+				}
+				want = append(want, fs)
+			}
+			if err := r.Err(); err != nil {
+				t.Fatal(err)
+			}
+			wantStats := r.Stats()
+			r.Close()
+
+			// Deferred, in batches of 7 samples.
+			r, err = Open(path, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			r.DeferFrames()
+			var batches []*Samples
+			b := &Samples{}
+			for r.Next() {
+				if n := len(r.Sample().Frames); n != 0 {
+					t.Fatalf("sample %d: %d frames from Sample with deferred frames", len(batches)*7+b.Len(), n)
+				}
+				r.Keep(b)
+				if b.Len() == 7 {
+					batches = append(batches, b)
+					b = &Samples{}
+				}
+			}
+			if err := r.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if b.Len() > 0 {
+				batches = append(batches, b)
+			}
+			if got := r.Stats(); got != wantStats {
+				t.Errorf("stats: deferred %+v, not %+v", got, wantStats)
+			}
+			got := make([][]string, len(want))
+			var wg sync.WaitGroup
+			for g := range 2 {
+				fc := r.NewFrameCache()
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for bi := g; bi < len(batches); bi += 2 {
+						b := batches[bi]
+						for i := range b.Len() {
+							var fs []string
+							for _, n := range fc.Chain(b, i) {
+								f := fc.Frame(n)
+								fs = append(fs, frameText(f.Addr, f.Symbol, f.DSO))
+							}
+							got[bi*7+i] = fs
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			total := 0
+			for _, b := range batches {
+				total += b.Len()
+			}
+			if total != len(want) {
+				t.Fatalf("%d samples deferred, %d read", total, len(want))
+			}
+			bad := 0
+			for i := range want {
+				if fmt.Sprint(got[i]) != fmt.Sprint(want[i]) {
+					if bad++; bad <= 3 {
+						t.Errorf("sample %d: deferred frames\n%q\nnot\n%q", i, got[i], want[i])
+					}
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%d of %d samples differ", bad, len(want))
+			}
+		})
+	}
+}
+
+// TestDeferredRunsKeepTheirMaps checks that a FrameCache takes the frames
+// of a run from the last one only when they were looked up in the same
+// maps: two threads, then the same thread once its maps changed, with the
+// same addresses in other files.
+func TestDeferredRunsKeepTheirMaps(t *testing.T) {
+	r := &Reader{opt: Options{}, fi: &fileInfo{}}
+	maps := func(name string) []mapping {
+		d := &dso{name: []byte(name), path: name, kind: dsoNone}
+		return []mapping{{start: 0x1000, end: 0x9000, dso: d, identity: true}}
+	}
+	w := &world{}
+	a, b := maps("/a"), maps("/b")
+	// Threads whose (maps, thread) share a slot of the cache: 1 and t2
+	// with a, t3 with b.
+	t2, t3 := int32(0), int32(0)
+	for t := int32(2); t < 1<<20 && (t2 == 0 || t3 == 0); t++ {
+		if t2 == 0 && userSlot(&a[0], t) == userSlot(&a[0], 1) {
+			t2 = t
+		}
+		if t3 == 0 && userSlot(&b[0], t) == userSlot(&a[0], 1) {
+			t3 = t
+		}
+	}
+	chain := []uint64{contextUser, 0x1010, 0x2020, 0x3030}
+	cases := []struct {
+		user   []mapping
+		thread int32
+		want   string
+	}{
+		{a, 1, "/a"}, {a, 1, "/a"}, {b, 1, "/b"}, {a, 1, "/a"}, {b, t3, "/b"}, {a, t2, "/a"}, {b, t3, "/b"}, {a, 1, "/a"},
+	}
+	var s Samples
+	for _, c := range cases {
+		start := uint32(len(s.ips))
+		s.ips = append(s.ips, chain...)
+		h := keptHead{chain: [2]uint32{start, uint32(len(s.ips))}}
+		h.user, h.w, h.loadAt, h.thread = c.user, w, -1, c.thread
+		s.heads = append(s.heads, h)
+	}
+	fc := r.NewFrameCache()
+	for i, c := range cases {
+		ns := fc.Chain(&s, i)
+		if len(ns) != 3 {
+			t.Fatalf("sample %d: %d frames, not 3", i, len(ns))
+		}
+		for _, n := range ns {
+			if got := string(fc.Frame(n).DSO); got != c.want {
+				t.Errorf("sample %d: a frame of %s, not %s", i, got, c.want)
+			}
+		}
+	}
+}
+
+// TestDeferredKernelRuns checks that kernel runs are taken from the last
+// one only under the same kernel maps (world).
+func TestDeferredKernelRuns(t *testing.T) {
+	r := &Reader{opt: Options{}, fi: &fileInfo{}}
+	mk := func(name string) *world {
+		d := &dso{name: []byte(name), path: name, kind: dsoNone}
+		return &world{kmaps: []mapping{{start: 0xffff0000, end: 0xffff9000, dso: d, identity: true}}}
+	}
+	x, y := mk("[x]"), mk("[y]")
+	chain := []uint64{contextKernel, 0xffff1010, 0xffff2020}
+	cases := []struct {
+		w    *world
+		want string
+	}{{x, "[x]"}, {x, "[x]"}, {y, "[y]"}, {x, "[x]"}}
+	var s Samples
+	for _, c := range cases {
+		start := uint32(len(s.ips))
+		s.ips = append(s.ips, chain...)
+		h := keptHead{chain: [2]uint32{start, uint32(len(s.ips))}}
+		h.w, h.loadAt = c.w, -1
+		s.heads = append(s.heads, h)
+	}
+	fc := r.NewFrameCache()
+	for i, c := range cases {
+		ns := fc.Chain(&s, i)
+		if len(ns) != 2 {
+			t.Fatalf("sample %d: %d frames, not 2", i, len(ns))
+		}
+		for _, n := range ns {
+			if got := string(fc.Frame(n).DSO); got != c.want {
+				t.Errorf("sample %d: a frame of %s, not %s", i, got, c.want)
+			}
+		}
+	}
+}
