@@ -25,6 +25,10 @@ func TestBurstsUnderSelection(t *testing.T) {
 	}{
 		{[]string{"--comm", "^(bash|python3)$"}, "^(bash|python3)$"},
 		{[]string{"--cpu", "0"}, ""},
+		// One process alone: the seconds it did not run are still
+		// recorded time (the capture's other samples cover them), so its
+		// burst stands out against them.
+		{[]string{"--comm", "^" + burstComm + "$"}, "^" + burstComm + "$"},
 		{[]string{"--comm", "^(bash|python3|" + burstComm + ")$", "--cpu", "1"}, "^(bash|python3|" + burstComm + ")$"},
 	} {
 		t.Run(strings.Join(tc.sel, " "), func(t *testing.T) {

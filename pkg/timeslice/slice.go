@@ -25,8 +25,11 @@ type Options struct {
 	Window *Window
 	// NoIdle drops the samples of idle CPUs (see package idle).
 	NoIdle bool
-	// Dropped, when set, receives the timed samples NoIdle drops (the
-	// heat map widens its span to them).
+	// Dropped, when set, receives the timed samples of the window that
+	// are not kept: those NoIdle drops and those Select does not select
+	// (or cannot judge). They are time the capture recorded: a heat map
+	// or the bursts widen their span to them and do not count their
+	// seconds as not recorded.
 	Dropped Sink
 	// NeedTime skips classic and differential lines (counted in
 	// Stats.Untimed) instead of passing them to the Sink.
@@ -120,20 +123,25 @@ func (s *Slicer) keep(rec *folded.Record) error {
 	switch s.Opts.Select.Match(rec) {
 	case selection.Drop:
 		s.Stats.Unselected++
-		return nil
+		return s.drop(rec)
 	case selection.Unknown:
 		s.Stats.NoField++
-		return nil
+		return s.drop(rec)
 	}
 	if s.Opts.NoIdle && s.idle.Is(rec.Stack) {
 		s.Stats.Idle++
-		if s.Opts.Dropped != nil && rec.Kind == folded.Timed {
-			return s.Opts.Dropped.Sample(rec)
-		}
-		return nil
+		return s.drop(rec)
 	}
 	if rec.Kind == folded.Timed {
 		s.Stats.Kept++
 	}
 	return s.Sink.Sample(rec)
+}
+
+// drop gives a sample that is not kept to Options.Dropped, if timed.
+func (s *Slicer) drop(rec *folded.Record) error {
+	if s.Opts.Dropped != nil && rec.Kind == folded.Timed {
+		return s.Opts.Dropped.Sample(rec)
+	}
+	return nil
 }

@@ -42,15 +42,31 @@ func (p *page) declare() {
 	}
 }
 
+// dropped takes a sample the selection (--cpu, --pid, --tid, --comm)
+// left out: its time was recorded, so the page's span and its record of
+// the times seen include it, though no cell counts it.
+func (p *page) dropped(rec *folded.Record) error {
+	if err := p.busy.dropped(rec); err != nil {
+		return err
+	}
+	p.builder()
+	return p.b.Cover(rec.Time)
+}
+
+// builder makes the page's timeline builder once the origin is known.
+func (p *page) builder() {
+	if p.b == nil {
+		p.b = timeline.NewBuilder(timeline.Options{Rows: p.rows, Origin: p.busy.origin, HasOrigin: true})
+		p.declare()
+	}
+}
+
 // Sample takes a sample the Slicer kept.
 func (p *page) Sample(rec *folded.Record) error {
 	if err := p.busy.Sample(rec); err != nil || rec.Kind != folded.Timed {
 		return err
 	}
-	if p.b == nil {
-		p.b = timeline.NewBuilder(timeline.Options{Rows: p.rows, Origin: p.busy.origin, HasOrigin: true})
-		p.declare()
-	}
+	p.builder()
 	return p.b.Add(rec)
 }
 
@@ -72,6 +88,7 @@ func (c *run) pageOutput(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs,
 	c.page = p
 	s.Opts.NoIdle = false // the page leaves idle samples out, or not
 	s.Sink = p
+	s.Opts.Dropped = timeslice.SinkFunc(p.dropped)
 	return func(clock *timeslice.Clock) error {
 		if p.b == nil {
 			p.b = timeline.NewBuilder(timeline.Options{Rows: c.Rows, Origin: clock.Origin, HasOrigin: clock.HasOrigin})
