@@ -85,18 +85,13 @@ func (r *Reader) scanFrames(rec *sampleRec) {
 	for i := 0; i < rec.nchain && n < maxStack; i++ {
 		ip := rec.chainAt(i)
 		if ip >= contextMax {
-			switch ip {
-			case contextHV:
-				cpumode = cpumodeHV
-			case contextKernel:
-				cpumode = cpumodeKernel
-			case contextUser:
-				cpumode = cpumodeUser
-			default:
+			m, ok := markerMode(ip)
+			if !ok {
 				r.stats.DroppedChains++
 				r.dropped = true
 				return
 			}
+			cpumode = m
 			continue
 		}
 		n++
@@ -318,13 +313,8 @@ func (c *FrameCache) Chain(b *Samples, sample int) []uint32 {
 	n := 0
 	for i := 0; i < len(ips) && n < maxStack; {
 		if ip := ips[i]; ip >= contextMax {
-			switch ip {
-			case contextHV:
-				cpumode = cpumodeHV
-			case contextKernel:
-				cpumode = cpumodeKernel
-			case contextUser:
-				cpumode = cpumodeUser
+			if m, ok := markerMode(ip); ok {
+				cpumode = m
 			}
 			i++
 			continue

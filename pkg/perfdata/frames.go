@@ -228,18 +228,13 @@ func (r *Reader) chainFrames(th *thread, rec *sampleRec) {
 	for i := 0; i < rec.nchain && n < maxStack; i++ {
 		ip := rec.chainAt(i)
 		if ip >= contextMax {
-			switch ip {
-			case contextHV:
-				cpumode = cpumodeHV
-			case contextKernel:
-				cpumode = cpumodeKernel
-			case contextUser:
-				cpumode = cpumodeUser
-			default:
+			m, ok := markerMode(ip)
+			if !ok {
 				r.stats.DroppedChains++
 				r.chain = r.chain[:start]
 				return
 			}
+			cpumode = m
 			continue
 		}
 		n++
@@ -592,4 +587,20 @@ func (b *Samples) Sample(i int, s *sample.Sample) {
 		frames[i] = loc.f
 	}
 	s.Frames = frames
+}
+
+// markerMode reads a context marker of a call chain (an address at or
+// above contextMax, which perf puts before the addresses of each part of
+// a chain): the cpumode of the addresses that follow it, and false for a
+// marker perf does not know.
+func markerMode(ip uint64) (uint16, bool) {
+	switch ip {
+	case contextHV:
+		return cpumodeHV, true
+	case contextKernel:
+		return cpumodeKernel, true
+	case contextUser:
+		return cpumodeUser, true
+	}
+	return 0, false
 }
