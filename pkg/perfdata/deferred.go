@@ -452,27 +452,8 @@ func (c *FrameCache) location(w *world, m *mapping, addr, printed uint64) uint32
 
 // newLocation is Reader.newLocation.
 func (c *FrameCache) newLocation(w *world, m *mapping, addr, printed uint64) uint32 {
-	d := m.dso
 	loc, l := c.sh.add()
-	l.f.Addr, l.f.DSO, l.printed = appendHex(nil, printed), d.name, printed
-	l.kind, l.path, l.hexID, l.pid, l.lookup, l.start = d.kind, d.path, d.hexID, d.pid, addr, m.start
-	switch d.kind {
-	case dsoKernel:
-		l.lookup = addr + w.kdelta
-	case dsoModule:
-		l.path, l.hexID = string(d.name), w.kernelID
-	case dsoKsym, dsoNone:
-		sym, name := unknownBytes, ""
-		for _, k := range d.ksyms {
-			if k.start <= addr && addr < k.end {
-				sym, name = appendSym(nil, k.name, addr-k.start), k.name
-				break
-			}
-		}
-		c.sh.namer.mu.Lock()
-		c.sh.namer.name(l, sym, name)
-		c.sh.namer.mu.Unlock()
-	}
+	l.fill(m, addr, printed, w.kdelta, w.kernelID, &c.sh.namer)
 	return loc
 }
 

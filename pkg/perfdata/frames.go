@@ -337,25 +337,7 @@ type oddKey struct {
 func (r *Reader) newLocation(m *mapping, addr, printed uint64, first bool) uint32 {
 	d := m.dso
 	loc, l := r.locs.add()
-	l.f.Addr, l.f.DSO, l.printed = appendHex(nil, printed), d.name, printed
-	l.kind, l.path, l.hexID, l.pid, l.lookup, l.start = d.kind, d.path, d.hexID, d.pid, addr, m.start
-	switch d.kind {
-	case dsoKernel:
-		l.lookup = addr + r.m.kdelta
-	case dsoModule:
-		l.path, l.hexID = string(d.name), r.m.kernel.hexID
-	case dsoKsym, dsoNone:
-		sym, name := unknownBytes, ""
-		for _, k := range d.ksyms {
-			if k.start <= addr && addr < k.end {
-				sym, name = appendSym(nil, k.name, addr-k.start), k.name
-				break
-			}
-		}
-		r.namer.mu.Lock()
-		r.namer.name(l, sym, name)
-		r.namer.mu.Unlock()
-	}
+	l.fill(m, addr, printed, r.m.kdelta, r.m.kernel.hexID, r.namer)
 	if first {
 		if d.locs == nil {
 			d.locs = map[uint64]uint32{}
@@ -603,4 +585,32 @@ func markerMode(ip uint64) (uint16, bool) {
 		return cpumodeUser, true
 	}
 	return 0, false
+}
+
+// fill describes a new location: addr (relative to m's DSO, or the
+// absolute address for identity maps), printed as printed, on a kernel
+// loaded kdelta from its symbols' addresses whose build-id is kernelID.
+// The locations of kernel symbols perf recorded (and of no DSO) are
+// named at once, by nm.
+func (l *location) fill(m *mapping, addr, printed, kdelta uint64, kernelID string, nm *namer) {
+	d := m.dso
+	l.f.Addr, l.f.DSO, l.printed = appendHex(nil, printed), d.name, printed
+	l.kind, l.path, l.hexID, l.pid, l.lookup, l.start = d.kind, d.path, d.hexID, d.pid, addr, m.start
+	switch d.kind {
+	case dsoKernel:
+		l.lookup = addr + kdelta
+	case dsoModule:
+		l.path, l.hexID = string(d.name), kernelID
+	case dsoKsym, dsoNone:
+		sym, name := unknownBytes, ""
+		for _, k := range d.ksyms {
+			if k.start <= addr && addr < k.end {
+				sym, name = appendSym(nil, k.name, addr-k.start), k.name
+				break
+			}
+		}
+		nm.mu.Lock()
+		nm.name(l, sym, name)
+		nm.mu.Unlock()
+	}
 }
