@@ -68,6 +68,11 @@ type Options struct {
 	// them (shell words: absolute paths quoted, "-" for standard input),
 	// by input index.
 	Files []string
+	// Select are the selection flags (--comm RE, --cpu LIST …, as
+	// selection.Selection.Flags gives them) the timeline's samples were
+	// kept under: every command the page gives carries them, as the
+	// page holds no other samples.
+	Select []string
 	// NoIdle starts the page with idle samples left out (timeslice
 	// --no-idle).
 	NoIdle bool
@@ -241,6 +246,7 @@ type jsonMeta struct {
 	Measure  string      `json:"measure"` // what heat map cells hold: samples or weight
 	Unit     string      `json:"unit"`
 	NoIdle   bool        `json:"noIdle"`
+	Select   []string    `json:"select,omitempty"` // Options.Select
 	Palette  []string    `json:"palette"`
 	Integral bool        `json:"integral"`
 	WUnit    int64       `json:"wunit"`
@@ -293,7 +299,7 @@ type jsonSVG struct {
 }
 
 func header(full, tl *timeline.Timeline, enc *encoded, o *Options) (*jsonMeta, error) {
-	m := &jsonMeta{Version: 1, Title: o.Title, Rows: tl.Rows, Seconds: tl.Seconds,
+	m := &jsonMeta{Version: 1, Title: o.Title, Rows: tl.Rows, Seconds: tl.Seconds, Select: o.Select,
 		Origin: strconv.FormatInt(int64(tl.Origin), 10), NoIdle: o.NoIdle,
 		Integral: enc.integral, WUnit: enc.unit, Samples: tl.Samples, Untimed: tl.Untimed,
 		Sizes: [3]int{enc.frames, enc.nodes, enc.entries}, Marks: []jsonMark{}, Inputs: []jsonInput{}}

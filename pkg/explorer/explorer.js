@@ -925,6 +925,7 @@ function timesliceCmd(r, extra) {
 		args.push("--from", perfTime(cellStartNs(r.c0), off), "--to", perfTime(cellStartNs(r.c1), off));
 	}
 	if (S.noIdle) args.push("--no-idle");
+	(M.select || []).forEach(function (a) { args.push(shellQuote(a)); }); // the page's own samples
 	args.push.apply(args, selectionArgs());
 	if (extra) args.push.apply(args, extra);
 	ins.forEach(function (i) { args.push(M.inputs[i].file); });

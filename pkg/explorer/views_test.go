@@ -24,8 +24,14 @@ func TestViewsEqualTheirCommands(t *testing.T) {
 	in := foldedFile(t, "burst")
 	page := filepath.Join(shared, "views.html")
 	shell(t, "timeslice -q --heatmap=html "+in+" > "+page)
+	// A page made under a selection holds only its samples: its commands
+	// carry the selection (and a page filter still narrows it).
+	selPage := filepath.Join(shared, "views-comm.html")
+	shell(t, "timeslice -q --heatmap=html --comm '^(bash|ls|flamekit_burst)$' "+in+" > "+selPage)
 	b := newBrowser(t, 1300, 900)
 	for _, frag := range []string{
+		"page=comm&from=0s&to=30s",
+		"page=comm&from=13.8s&to=15.8s&vs-from=2s&vs-to=4s&cpu=0",
 		"from=13.8s&to=15.8s&vs-from=2s&vs-to=4s&no-idle",
 		"from=13.8s&to=15.8s&vs-from=2s&vs-to=4s&no-idle&normalize",
 		"from=10.2s&to=11.6s&vs-from=20s&vs-to=29.98s&colors=mem&hash",
@@ -47,7 +53,11 @@ func TestViewsEqualTheirCommands(t *testing.T) {
 					t.Skip("no stackfilter command in this tree (set FLAMEKIT_STACKFILTER to one built elsewhere)")
 				}
 			}
-			b.open(t, "file://"+page+"#"+frag)
+			file := page
+			if rest, ok := strings.CutPrefix(frag, "page=comm&"); ok {
+				file, frag = selPage, rest
+			}
+			b.open(t, "file://"+file+"#"+frag)
 			if got, _ := url.PathUnescape(b.state(t).Fragment); got != frag {
 				t.Errorf("fragment read back as %q", got)
 			}

@@ -118,7 +118,7 @@ func (c *run) pageOutput(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs,
 		info := c.heatInfo(inputs, win, clock, sources(inputs))
 		o := explorer.Options{
 			Title: "Profile explorer: " + strings.TrimPrefix(info.Title, "Heat map of "),
-			Notes: info.Notes, Files: files, NoIdle: c.NoIdle, Unit: info.Unit, Weights: info.Unit != "",
+			Notes: info.Notes, Files: files, Select: c.Select.Flags(), NoIdle: c.NoIdle, Unit: info.Unit, Weights: info.Unit != "",
 			Marks: marks(res, fs, clock), Wall: info.Wall, WallEstimated: info.WallEstimated, Picture: info,
 		}
 		st, err := explorer.Write(env.Stdout, tl, o)
