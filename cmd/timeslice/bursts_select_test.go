@@ -46,13 +46,20 @@ func TestBurstsUnderSelection(t *testing.T) {
 				t.Fatal("no page header")
 			}
 			var head struct {
-				Marks []struct {
+				Rows   int
+				Extent []int64
+				Marks  []struct {
 					From, To int64
 					Label    string
 				}
 			}
 			if err := json.Unmarshal([]byte(m[1]), &head); err != nil {
 				t.Fatal(err)
+			}
+			// The page spans the capture (30 s), not only the seconds
+			// the selected samples fall in.
+			if len(head.Extent) != 2 || float64(head.Extent[1]-head.Extent[0]+1)/float64(head.Rows) < 29 {
+				t.Errorf("the page's extent is %v cells of 1/%d s: want the whole 30 s capture", head.Extent, head.Rows)
 			}
 			lines := strings.Split(strings.TrimSpace(out), "\n")
 			if len(lines) == 0 || lines[0] == "" {
