@@ -99,6 +99,9 @@ func (s *Sample) AppendPayload(dst []byte) []byte {
 // in, 0 for neither). Events that print their fields by position (the
 // block events) are the caller's to read, from AppendPayload.
 func (s *Sample) Int(name string) (n int64, form byte, ok bool) {
+	if name == "" {
+		return 0, 0, false // no field is nameless ("0 : 0" holds none)
+	}
 	if s.Payload == nil && s.Trace.Format != nil {
 		return s.Trace.Format.Int(&s.Trace, name)
 	}
@@ -120,6 +123,9 @@ func (s *Sample) Int(name string) (n int64, form byte, ok bool) {
 // and whether the payload has the field; the word is
 // result[len(dst):]. A sample with a Trace prints that word alone.
 func (s *Sample) Word(dst []byte, name string) ([]byte, bool) {
+	if name == "" {
+		return dst, false
+	}
 	if s.Payload == nil && s.Trace.Format != nil {
 		out, form := s.Trace.Format.Word(dst, &s.Trace, name)
 		if form != '=' {
