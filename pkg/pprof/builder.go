@@ -246,23 +246,11 @@ func (b *Builder) Add(rec *folded.Record) error {
 		if err := b.tb.Add(rec); err != nil {
 			return err
 		}
-		b.stats.Records++
-		b.stats.Total += c
-		if rec.Kind == folded.Timed {
-			b.timed(rec, c)
-		} else {
-			b.classic = true
-		}
+		b.count(rec, c)
 		return nil
 	}
 	st := b.stack(rec.Stack)
-	b.stats.Records++
-	b.stats.Total += c
-	if rec.Kind == folded.Timed {
-		b.timed(rec, c)
-	} else {
-		b.classic = true
-	}
+	b.count(rec, c)
 	if rec.Kind != folded.Timed || b.opts.Aggregate {
 		for len(b.agg) <= int(st) {
 			b.agg = append(b.agg, sum{})
@@ -308,6 +296,18 @@ func (b *Builder) where(rec *folded.Record) uint32 {
 		b.wheres = append(b.wheres, w)
 	}
 	return id
+}
+
+// count notes a record of c that was added: the stats, and whether the
+// profile has times (timed) or holds classic lines.
+func (b *Builder) count(rec *folded.Record, c float64) {
+	b.stats.Records++
+	b.stats.Total += c
+	if rec.Kind == folded.Timed {
+		b.timed(rec, c)
+	} else {
+		b.classic = true
+	}
 }
 
 // timed notes the time and count of a timed record.
