@@ -102,37 +102,15 @@ func (f *folder) foldChain(dst []byte, s *sample.Sample, chain []uint32, fs Fram
 	f.h = hashStack(dst[start:])
 	for i := len(chain) - 1; i >= 0; i-- {
 		n := int(chain[i])
-		if n < len(f.nums[j]) {
-			if p := &f.nums[j][n]; p.end != 0 {
-				if p.h != 0 {
-					f.h = mix(f.h, p.h)
-				}
-				dst = append(dst, f.idText[p.start:p.end-1]...)
-				continue
-			}
-		} else if n < 1<<26 {
-			m := max(n+1, 2*len(f.nums[j]), 1024)
-			f.nums[j] = append(f.nums[j], make([]idPiece, m-len(f.nums[j]))...)
-		} else {
-			ps := len(dst)
-			dst = f.frameRules(dst, fs.Frame(uint32(n)), java)
-			f.h = mixPiece(f.h, dst[ps:])
+		var ok bool
+		if dst, ok = f.recall(dst, slot(&f.nums[j], n)); ok {
 			continue
 		}
 		// A new number: the rules run once for it (not through the
 		// memo by ID, which would keep the piece twice).
 		ps := len(dst)
 		dst = f.frameRules(dst, fs.Frame(uint32(n)), java)
-		f.h = mixPiece(f.h, dst[ps:])
-		if piece := dst[ps:]; len(f.idText) < 1<<30 {
-			p := idPiece{start: uint32(len(f.idText))}
-			f.idText = append(f.idText, piece...)
-			p.end = uint32(len(f.idText)) + 1
-			if len(piece) > 0 {
-				p.h = hashStack(piece)
-			}
-			f.nums[j][n] = p
-		}
+		f.remember(&f.nums[j], n, dst[ps:])
 	}
 	return dst
 }

@@ -129,36 +129,56 @@ func (f *folder) frameByID(dst []byte, fr *sample.Frame, java bool) []byte {
 		j = 1
 	}
 	id := int(fr.ID)
-	if id < len(f.ids[j]) {
-		if p := &f.ids[j][id]; p.end != 0 {
-			if p.h != 0 {
-				f.h = mix(f.h, p.h)
-			}
-			return append(dst, f.idText[p.start:p.end-1]...)
-		}
-	} else if id < 1<<26 {
-		n := max(id+1, 2*len(f.ids[j]), 1024)
-		f.ids[j] = append(f.ids[j], make([]idPiece, n-len(f.ids[j]))...)
-	} else {
-		start := len(dst)
-		dst = f.frameRules(dst, fr, java)
-		f.h = mixPiece(f.h, dst[start:])
+	dst, ok := f.recall(dst, slot(&f.ids[j], id))
+	if ok {
 		return dst
 	}
 	start := len(dst)
 	dst = f.frameRules(dst, fr, java)
-	piece := dst[start:]
-	f.h = mixPiece(f.h, piece)
-	if len(f.idText) < 1<<30 {
-		p := idPiece{start: uint32(len(f.idText))}
-		f.idText = append(f.idText, piece...)
-		p.end = uint32(len(f.idText)) + 1
-		if len(piece) > 0 {
-			p.h = hashStack(piece)
-		}
-		f.ids[j][id] = p
-	}
+	f.remember(&f.ids[j], id, dst[start:])
 	return dst
+}
+
+// slot returns the memo of number n in *tab (grown to hold it), nil for
+// numbers too large to keep (past 2^26).
+func slot(tab *[]idPiece, n int) *idPiece {
+	if n >= len(*tab) {
+		if n >= 1<<26 {
+			return nil
+		}
+		m := max(n+1, 2*len(*tab), 1024)
+		*tab = append(*tab, make([]idPiece, m-len(*tab))...)
+	}
+	return &(*tab)[n]
+}
+
+// recall appends the piece p keeps and mixes its hash into the stack's;
+// false when p keeps none (nil, or not made yet).
+func (f *folder) recall(dst []byte, p *idPiece) ([]byte, bool) {
+	if p == nil || p.end == 0 {
+		return dst, false
+	}
+	if p.h != 0 {
+		f.h = mix(f.h, p.h)
+	}
+	return append(dst, f.idText[p.start:p.end-1]...), true
+}
+
+// remember mixes piece, the text the rules just appended for number n,
+// into the stack's hash and keeps it as n's memo in *tab (unless n is
+// too large, or the memo's text is full).
+func (f *folder) remember(tab *[]idPiece, n int, piece []byte) {
+	f.h = mixPiece(f.h, piece)
+	if n >= len(*tab) || len(f.idText) >= 1<<30 {
+		return
+	}
+	p := idPiece{start: uint32(len(f.idText))}
+	f.idText = append(f.idText, piece...)
+	p.end = uint32(len(f.idText)) + 1
+	if len(piece) > 0 {
+		p.h = hashStack(piece)
+	}
+	(*tab)[n] = p
 }
 
 // maxMemo bounds the memo of a folder, for inputs whose frames never
