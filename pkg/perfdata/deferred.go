@@ -471,10 +471,7 @@ func (c *FrameCache) noMap(ip uint64) uint32 {
 	if !ok {
 		var l *location
 		i, l = sh.add()
-		l.f.Addr, l.f.DSO, l.printed, l.kind = appendHex(nil, ip), unknownBytes, ip, dsoNone
-		sh.namer.mu.Lock()
-		sh.namer.name(l, unknownBytes, "")
-		sh.namer.mu.Unlock()
+		l.fillNoMap(ip, &sh.namer)
 		if sh.noMaps == nil {
 			sh.noMaps = map[uint64]uint32{}
 		}

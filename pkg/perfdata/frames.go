@@ -291,10 +291,7 @@ func (r *Reader) noMap(ip uint64) uint32 {
 		r.noMaps = map[uint64]uint32{}
 	}
 	i, l := r.locs.add()
-	l.f.Addr, l.f.DSO, l.printed, l.kind = appendHex(nil, ip), unknownBytes, ip, dsoNone
-	r.namer.mu.Lock()
-	r.namer.name(l, unknownBytes, "")
-	r.namer.mu.Unlock()
+	l.fillNoMap(ip, r.namer)
 	r.noMaps[ip] = i
 	return i
 }
@@ -613,4 +610,13 @@ func (l *location) fill(m *mapping, addr, printed, kdelta uint64, kernelID strin
 		nm.name(l, sym, name)
 		nm.mu.Unlock()
 	}
+}
+
+// fillNoMap describes the location of an address ip in no map:
+// "[unknown] ([unknown])", named at once by nm.
+func (l *location) fillNoMap(ip uint64, nm *namer) {
+	l.f.Addr, l.f.DSO, l.printed, l.kind = appendHex(nil, ip), unknownBytes, ip, dsoNone
+	nm.mu.Lock()
+	nm.name(l, unknownBytes, "")
+	nm.mu.Unlock()
 }
