@@ -18,35 +18,48 @@ import (
 // with the machine's symbols, the output to io.Discard: the whole cost of
 // stackcollapse FILE.data, timed and classic.
 func BenchmarkFoldData(b *testing.B) {
-	path := os.Getenv("FLAMEKIT_PERFDATA_BENCH")
-	if path == "" {
-		b.Skip("set FLAMEKIT_PERFDATA_BENCH to a perf.data file")
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		b.Fatal(err)
-	}
+	path, size := benchFile(b, "FLAMEKIT_PERFDATA_BENCH", "a perf.data file")
 	for _, c := range []struct {
 		name string
 		opt  collapse.Options
 	}{{"timed", collapse.Options{}}, {"classic", collapse.Options{NoTime: true}}} {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/j%d", c.name, workers), func(b *testing.B) {
-				b.SetBytes(st.Size())
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(workers))
-				for b.Loop() {
-					in, err := source.Open(path, source.Options{})
-					if err != nil {
-						b.Fatal(err)
-					}
-					f := &Folder{Driver: collapse.Driver{Options: c.opt}, Resolver: symbols.NewResolver(symbols.Options{})}
-					if _, err := f.Run(io.Discard, []collapse.Input{f.Data(in, path)}); err != nil {
-						b.Fatal(err)
-					}
-					in.Close()
-				}
+				benchFold(b, path, size, c.opt)
 			})
 		}
+	}
+}
+
+// benchFile returns the file the environment variable env names, and its
+// size; the benchmark is skipped, saying it wants what, when env is unset.
+func benchFile(b *testing.B, env, what string) (string, int64) {
+	path := os.Getenv(env)
+	if path == "" {
+		b.Skip("set " + env + " to " + what)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return path, st.Size()
+}
+
+// benchFold folds the perf.data file at path with opt, as stackcollapse
+// does, the output to io.Discard, once per iteration.
+func benchFold(b *testing.B, path string, size int64, opt collapse.Options) {
+	b.SetBytes(size)
+	for b.Loop() {
+		in, err := source.Open(path, source.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		f := &Folder{Driver: collapse.Driver{Options: opt}, Resolver: symbols.NewResolver(symbols.Options{})}
+		if _, err := f.Run(io.Discard, []collapse.Input{f.Data(in, path)}); err != nil {
+			b.Fatal(err)
+		}
+		in.Close()
 	}
 }
 
@@ -62,21 +75,14 @@ func (c *countRecords) Malformed(int, []byte, error) error       { return nil }
 // records (Records) and as folded text read back (Folded and a
 // folded.Reader, the text round trip timeslice made before).
 func BenchmarkRecords(b *testing.B) {
-	path := os.Getenv("FLAMEKIT_PERFDATA_BENCH")
-	if path == "" {
-		b.Skip("set FLAMEKIT_PERFDATA_BENCH to a perf.data file")
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		b.Fatal(err)
-	}
+	path, size := benchFile(b, "FLAMEKIT_PERFDATA_BENCH", "a perf.data file")
 	in, err := source.Open(path, source.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer in.Close()
 	b.Run("records", func(b *testing.B) {
-		b.SetBytes(st.Size())
+		b.SetBytes(size)
 		for b.Loop() {
 			var c countRecords
 			if err := Records(in, Options{}, &c); err != nil || c.n == 0 {
@@ -85,7 +91,7 @@ func BenchmarkRecords(b *testing.B) {
 		}
 	})
 	b.Run("text", func(b *testing.B) {
-		b.SetBytes(st.Size())
+		b.SetBytes(size)
 		for b.Loop() {
 			rc, err := Folded(in, Options{})
 			if err != nil {
