@@ -234,33 +234,29 @@ func laneCells(tl *timeline.Timeline) int64 {
 }
 
 type jsonMeta struct {
-	Version int         `json:"v"`
-	Title   string      `json:"title"`
-	Rows    int         `json:"rows"`
-	Seconds int         `json:"seconds"`
-	Origin  string      `json:"origin"` // the axis time of cell 0, ns
-	Wall    *jsonWall   `json:"wall"`
-	Inputs  []jsonInput `json:"inputs"`
-	Lanes   []jsonLane  `json:"lanes"`
-	Marks   []jsonMark  `json:"marks"`
-	Measure string      `json:"measure"` // what heat map cells hold: samples or weight
-	Unit    string      `json:"unit"`
-	NoIdle  bool        `json:"noIdle"`
-	Select  []string    `json:"select,omitempty"` // Options.Select
-	// Extent is the cells of the first and last sample read, kept or
-	// not (timeline.Extent): a page made under a selection spans the
-	// capture, not only the selected samples.
-	Extent   []int64   `json:"extent,omitempty"`
-	Palette  []string  `json:"palette"`
-	Integral bool      `json:"integral"`
-	WUnit    int64     `json:"wunit"`
-	Event    string    `json:"event"`
-	Samples  int64     `json:"samples"`
-	Weight   string    `json:"weight"`
-	Full     *jsonFull `json:"full"` // set when cells were widened to fit
-	SVG      jsonSVG   `json:"svg"`
-	Sizes    [3]int    `json:"sizes"` // frames, nodes, entries
-	Untimed  int64     `json:"untimed"`
+	Version  int         `json:"v"`
+	Title    string      `json:"title"`
+	Rows     int         `json:"rows"`
+	Seconds  int         `json:"seconds"`
+	Origin   string      `json:"origin"` // the axis time of cell 0, ns
+	Wall     *jsonWall   `json:"wall"`
+	Inputs   []jsonInput `json:"inputs"`
+	Lanes    []jsonLane  `json:"lanes"`
+	Marks    []jsonMark  `json:"marks"`
+	Measure  string      `json:"measure"` // what heat map cells hold: samples or weight
+	Unit     string      `json:"unit"`
+	NoIdle   bool        `json:"noIdle"`
+	Select   []string    `json:"select,omitempty"` // Options.Select
+	Palette  []string    `json:"palette"`
+	Integral bool        `json:"integral"`
+	WUnit    int64       `json:"wunit"`
+	Event    string      `json:"event"`
+	Samples  int64       `json:"samples"`
+	Weight   string      `json:"weight"`
+	Full     *jsonFull   `json:"full"` // set when cells were widened to fit
+	SVG      jsonSVG     `json:"svg"`
+	Sizes    [3]int      `json:"sizes"` // frames, nodes, entries
+	Untimed  int64       `json:"untimed"`
 }
 
 type jsonWall struct {
@@ -315,9 +311,6 @@ func header(full, tl *timeline.Timeline, enc *encoded, o *Options) (*jsonMeta, e
 	}
 	if o.Wall != nil {
 		m.Wall = &jsonWall{Ms: float64(o.Wall(tl.Origin).UnixNano()) / 1e6, Estimated: o.WallEstimated}
-	}
-	if lo, hi, ok := tl.Extent(); ok {
-		m.Extent = []int64{lo, hi}
 	}
 	lanes := map[string]int{}
 	for i, in := range tl.Inputs {

@@ -1152,10 +1152,15 @@ function laneSpan(l) {
 			if (LANE[EI[e]] === l) { lo = Math.min(lo, CL[i]); hi = Math.max(hi, CL[i]); break; }
 		}
 	}
-	// One host: its lane spans every sample read, kept or not (a page made
-	// under --comm shows the process's quiet seconds, not a gap). Lanes of
-	// several hosts keep their own samples' span: the extent is the page's.
-	if (M.extent && M.lanes.length === 1) { lo = Math.min(lo, M.extent[0]); hi = Math.max(hi, M.extent[1]); }
+	// A lane spans every sample its inputs read, kept or not (a page made
+	// under --comm shows the process's quiet seconds, not a gap).
+	M.lanes[l].inputs.forEach(function (i) {
+		var inp = M.inputs[i];
+		if (inp.first === "") return;
+		var off = BigInt(inp.offset);
+		lo = Math.min(lo, cellOfNs(Number(BigInt(inp.first) + off - ORIGIN)));
+		hi = Math.max(hi, cellOfNs(Number(BigInt(inp.last) + off - ORIGIN)));
+	});
 	if (lo === Infinity) return [0, 0];
 	return [lo, hi];
 }

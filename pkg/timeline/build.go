@@ -169,7 +169,6 @@ func (b *Builder) add(at0 folded.Time, count float64, stk []byte, hasStack bool,
 		return b.err
 	}
 	in := &b.t.Inputs[b.cur]
-	in.Seen.Add(at0)
 	in.Samples++
 	b.t.Samples++
 
@@ -309,6 +308,7 @@ func (b *Builder) place(at0 folded.Time) (int64, bool) {
 		return 0, false
 	}
 	b.t.extend(cell)
+	b.t.Inputs[b.cur].Seen.Add(at0)
 	return cell, true
 }
 

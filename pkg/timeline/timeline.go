@@ -60,8 +60,9 @@ type Input struct {
 	// Offset is added to the input's perf-clock times to place them on
 	// the Timeline's axis (0 when the axis is perf's clock).
 	Offset folded.Time
-	// Seen is the span of its samples on its own perf clock, Samples
-	// their number.
+	// Seen is the span of the samples read on its own perf clock, added
+	// or only covered (Builder.Cover: the capture recorded them though a
+	// view keeps none); Samples the number added.
 	Seen    folded.Span
 	Samples int64
 }
