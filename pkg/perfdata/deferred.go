@@ -158,34 +158,31 @@ type lastRun struct {
 	locs  []uint32
 }
 
-// locTable is the index of a FrameCache's locations by DSO, address and
-// printed address: open addressing, linear probing, at most half full.
+// locTable is an index of locations by DSO, address and printed address
+// (entries as locEntry says): open addressing, linear probing, at most
+// half full.
 type locTable struct {
 	shift   uint
 	n       int
-	entries []locEntry // d nil: free
-	hint    int64      // the size of the data section
+	entries []locEntry
+	hint    int64 // the size of the data section
 }
 
-func (t *locTable) slot(d *dso, addr, printed uint64) uint64 {
-	h := (addr ^ printed<<7 ^ uint64(uintptr(unsafe.Pointer(d)))<<24) * 0x9e3779b97f4a7c15
-	return h >> t.shift
-}
-
-// find returns the entry of the location, or the free entry where it
-// goes (e.d nil), to be filled at once.
-func (t *locTable) find(d *dso, addr, printed uint64) *locEntry {
+// find returns the entry of tag and addr (see locKey) whose location's DSO
+// address is dsoAddr, or the free entry where it goes (tag 0), to be
+// filled at once; at gives the locations.
+func (t *locTable) find(tag uint32, addr, dsoAddr uint64, at func(uint32) *location) *locEntry {
 	if 2*(t.n+1) > len(t.entries) {
 		t.grow()
 	}
 	mask := uint64(len(t.entries) - 1)
-	for i := t.slot(d, addr, printed); ; i = (i + 1) & mask {
+	for i := locHash(tag, addr) >> t.shift; ; i = (i + 1) & mask {
 		e := &t.entries[i]
-		if e.d == nil {
+		if e.tag == 0 {
 			t.n++
 			return e
 		}
-		if e.d == d && e.addr == addr && e.printed == printed {
+		if e.tag == tag && e.addr == addr && (tag&oddTag == 0 || at(e.loc).addr == dsoAddr) {
 			return e
 		}
 	}
@@ -208,11 +205,11 @@ func (t *locTable) grow() {
 	t.entries = make([]locEntry, 1<<bits)
 	mask := uint64(len(t.entries) - 1)
 	for _, e := range old {
-		if e.d == nil {
+		if e.tag == 0 {
 			continue
 		}
-		i := t.slot(e.d, e.addr, e.printed)
-		for t.entries[i].d != nil {
+		i := locHash(e.tag, e.addr) >> t.shift
+		for t.entries[i].tag != 0 {
 			i = (i + 1) & mask
 		}
 		t.entries[i] = e
@@ -249,6 +246,7 @@ type sharedLocs struct {
 	}
 	noMu   sync.Mutex
 	noMaps map[uint64]uint32
+	keys   spareKeys
 }
 
 const (
@@ -432,21 +430,20 @@ func (c *FrameCache) Frame(n uint32) *sample.Frame {
 
 // location is Reader.location.
 func (c *FrameCache) location(w *world, m *mapping, addr, printed uint64) uint32 {
-	d := m.dso
-	e := c.cache.entry(d, addr)
-	if e.d == d && e.addr == addr && e.printed == printed {
-		return e.loc
+	tag, key := locKey(c.sh.keys.of(m.dso), addr, printed)
+	if loc, ok := c.cache.get(tag, key); ok && (tag&oddTag == 0 || c.sh.at(loc).addr == addr) {
+		return loc
 	}
-	sh := &c.sh.shards[(addr>>4^addr>>16^uint64(uintptr(unsafe.Pointer(d)))>>6)%sharedShards]
+	sh := &c.sh.shards[(key>>4^key>>16^uint64(tag&^oddTag)*0x9e3779b9)%sharedShards]
 	sh.mu.Lock()
-	x := sh.t.find(d, addr, printed)
+	x := sh.t.find(tag, key, addr, c.sh.at)
 	loc := x.loc
-	if x.d == nil {
+	if x.tag == 0 {
 		loc = c.newLocation(w, m, addr, printed)
-		x.d, x.addr, x.printed, x.loc = d, addr, printed, loc
+		x.tag, x.addr, x.loc = tag, key, loc
 	}
 	sh.mu.Unlock()
-	e.d, e.addr, e.printed, e.loc = d, addr, printed, loc
+	c.cache.put(tag, key, loc)
 	return loc
 }
 

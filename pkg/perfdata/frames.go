@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"flamekit/pkg/folded"
 	"flamekit/pkg/sample"
@@ -70,6 +69,7 @@ type location struct {
 	f     sample.Frame // Addr and DSO set when made; Symbol, ID when resolved
 
 	printed uint64 // the address printed
+	addr    uint64 // the address within the DSO (see locKey)
 
 	// What the Symbolizer is asked, fixed when the location is made.
 	kind   dsoKind
@@ -187,31 +187,111 @@ func (t *locations) add() (uint32, *location) {
 	return i, t.at(i)
 }
 
-// locCache is a direct-mapped cache in front of the DSOs' location maps:
-// most frames repeat, and one probe is cheaper than a map lookup. Its size
-// is a power of two, larger for larger files.
+// A location is found by its DSO, its address within the DSO and the
+// address printed, which is the same but for the one frame of a sample
+// without a call chain in a file's map. The indexes of locations (locCache,
+// locTable) hold no pointer, for the garbage collector has nothing to scan
+// in them, and take 16 bytes an entry, four to a cache line: an entry is
+// a tag, the DSO's key (dso.key), and an address, the DSO address; when
+// the printed address differs, the tag has oddTag set and the address is
+// the printed one, and the location's own addr tells the DSO address.
+type locEntry struct {
+	addr uint64
+	tag  uint32 // 0: free
+	loc  uint32
+}
+
+// oddTag marks the tag of a location whose printed address is not its DSO
+// address; spareTag the keys of DSOs made without one (spareKeys).
+const (
+	oddTag   = 1 << 31
+	spareTag = 1 << 30
+)
+
+// locKey returns the tag and address of the entries of a location (see
+// locEntry); d.key is not 0 (see spareKeys).
+func locKey(key uint32, addr, printed uint64) (uint32, uint64) {
+	if addr == printed {
+		return key, addr
+	}
+	return key | oddTag, printed
+}
+
+// locHash mixes a tag and an address.
+func locHash(tag uint32, addr uint64) uint64 {
+	return (addr ^ uint64(tag)<<40 ^ uint64(tag)>>24) * 0x9e3779b97f4a7c15
+}
+
+// spareKeys gives a key to a DSO that has none (made by hand rather than
+// by a machine, which keys every DSO it makes): from the keys at or above
+// spareTag, which machines never reach.
+type spareKeys struct {
+	mu   sync.Mutex
+	keys map[*dso]uint32
+}
+
+// of returns d's key.
+func (s *spareKeys) of(d *dso) uint32 {
+	if d.key != 0 {
+		return d.key
+	}
+	return s.give(d)
+}
+
+func (s *spareKeys) give(d *dso) uint32 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k, ok := s.keys[d]
+	if !ok {
+		if s.keys == nil {
+			s.keys = map[*dso]uint32{}
+		}
+		k = spareTag | uint32(len(s.keys)+1)
+		s.keys[d] = k
+	}
+	return k
+}
+
+// locCache is a cache in front of the indexes of locations: most frames
+// repeat, and a probe of one cache line is cheaper than a map lookup. It
+// is set-associative: a location's entry is one of the cacheWays of its
+// set, which fill a cache line; a new entry goes first, the set's last
+// one goes. Its size is a power of two, larger for larger files.
 type locCache struct {
 	shift   uint
 	entries []locEntry
 }
 
-type locEntry struct {
-	d             *dso
-	addr, printed uint64
-	loc           uint32
-}
+const cacheWays = 4
 
 func newLocCache(dataSize int64) *locCache {
 	bits := uint(10)
-	for bits < 16 && int64(1)<<(bits+7) < dataSize {
+	for bits < 17 && int64(1)<<(bits+7) < dataSize {
 		bits++
 	}
-	return &locCache{shift: 64 - bits, entries: make([]locEntry, 1<<bits)}
+	return &locCache{shift: 64 - (bits - 2), entries: make([]locEntry, 1<<bits)}
 }
 
-func (c *locCache) entry(d *dso, addr uint64) *locEntry {
-	h := (addr ^ uint64(uintptr(unsafe.Pointer(d)))<<24) * 0x9e3779b97f4a7c15
-	return &c.entries[h>>c.shift]
+// get returns the location of the entry of tag and addr, if the cache
+// holds one. For an odd tag, it may be another location of the same
+// printed address: the caller checks the location's addr.
+func (c *locCache) get(tag uint32, addr uint64) (uint32, bool) {
+	i := locHash(tag, addr) >> c.shift * cacheWays
+	set := c.entries[i : i+cacheWays : i+cacheWays]
+	for k := range set {
+		if e := &set[k]; e.tag == tag && e.addr == addr {
+			return e.loc, true
+		}
+	}
+	return 0, false
+}
+
+// put adds the entry of tag and addr, first in its set.
+func (c *locCache) put(tag uint32, addr uint64, loc uint32) {
+	i := locHash(tag, addr) >> c.shift * cacheWays
+	set := c.entries[i : i+cacheWays : i+cacheWays]
+	copy(set[1:], set[:cacheWays-1])
+	set[0] = locEntry{addr: addr, tag: tag, loc: loc}
 }
 
 func (c *locCache) clear() { clear(c.entries) }
@@ -301,9 +381,9 @@ func (r *Reader) noMap(ip uint64) uint32 {
 // DSO and address.
 func (r *Reader) location(m *mapping, addr, printed uint64) uint32 {
 	d := m.dso
-	e := r.cache.entry(d, addr)
-	if e.d == d && e.addr == addr && e.printed == printed {
-		return e.loc
+	tag, key := locKey(r.keys.of(d), addr, printed)
+	if loc, ok := r.cache.get(tag, key); ok && (tag&oddTag == 0 || r.locs.at(loc).addr == addr) {
+		return loc
 	}
 	loc, ok := d.locs[addr]
 	switch {
@@ -316,7 +396,7 @@ func (r *Reader) location(m *mapping, addr, printed uint64) uint32 {
 			loc = r.newLocation(m, addr, printed, false)
 		}
 	}
-	e.d, e.addr, e.printed, e.loc = d, addr, printed, loc
+	r.cache.put(tag, key, loc)
 	return loc
 }
 
@@ -591,7 +671,7 @@ func markerMode(ip uint64) (uint16, bool) {
 // named at once, by nm.
 func (l *location) fill(m *mapping, addr, printed, kdelta uint64, kernelID string, nm *namer) {
 	d := m.dso
-	l.f.Addr, l.f.DSO, l.printed = appendHex(nil, printed), d.name, printed
+	l.f.Addr, l.f.DSO, l.printed, l.addr = appendHex(nil, printed), d.name, printed, addr
 	l.kind, l.path, l.hexID, l.pid, l.lookup, l.start = d.kind, d.path, d.hexID, d.pid, addr, m.start
 	switch d.kind {
 	case dsoKernel:

@@ -29,7 +29,10 @@ const (
 
 // dso is a shared object as perf names it.
 type dso struct {
-	id      int    // a number of its own, for hashing
+	// key is a number of its own, never another DSO's, not even a
+	// changed copy's (machine.newKey): the key of its locations in the
+	// location indexes (see locKey), which hold no pointer.
+	key     uint32
 	name    []byte // as perf script prints it between parentheses
 	path    string
 	buildID []byte
@@ -155,6 +158,14 @@ type machine struct {
 	krefName string // its name ("_text")
 	kdelta   uint64 // symbol table address - recorded address (KASLR)
 	gen      uint64 // changes with the kernel's maps or a DSO (see world)
+	lastKey  uint32 // the last dso.key given
+}
+
+// newKey returns a dso.key never given before. Keys stay below oddTag:
+// two billion DSOs would take far more memory than there is first.
+func (m *machine) newKey() uint32 {
+	m.lastKey++
+	return m.lastKey
 }
 
 // addBuildIDs records build-ids met in the data section, for the DSOs
@@ -180,6 +191,7 @@ func (m *machine) addBuildIDs(ids map[string]buildID) {
 // reader's frames are those it would find had d changed in place.
 func (m *machine) changeDSO(d *dso, change func(*dso)) *dso {
 	nd := *d
+	nd.key = m.newKey()
 	change(&nd)
 	if d.locs == nil {
 		// Share the table of locations from now on.
@@ -228,7 +240,7 @@ func (d *dso) setBuildID(id []byte) {
 
 func newMachine(ids map[string]buildID) *machine {
 	m := &machine{threads: map[int32]*thread{}, dsos: map[string]*dso{}, ids: ids}
-	m.kernel = &dso{name: []byte("[kernel.kallsyms]"), path: "[kernel.kallsyms]", kind: dsoKernel}
+	m.kernel = &dso{key: m.newKey(), name: []byte("[kernel.kallsyms]"), path: "[kernel.kallsyms]", kind: dsoKernel}
 	if b, ok := ids["[kernel.kallsyms]"]; ok {
 		m.kernel.setBuildID(b.id)
 	}
@@ -350,7 +362,7 @@ func (m *machine) mmap(pid, tid int32, start, length, pgoff uint64, prot, flags 
 func (m *machine) dso(name string, kind dsoKind, bid []byte) *dso {
 	d := m.dsos[name]
 	if d == nil {
-		d = &dso{id: len(m.dsos) + 1, name: []byte(name), path: name, kind: kind}
+		d = &dso{key: m.newKey(), name: []byte(name), path: name, kind: kind}
 		if b, ok := m.ids[name]; ok {
 			d.setBuildID(b.id)
 		}
@@ -384,7 +396,7 @@ func (m *machine) kernelMmap(start, length, pgoff uint64, filename string, bid [
 		}
 		d := m.dsos[name]
 		if d == nil {
-			d = &dso{id: len(m.dsos) + 1, name: []byte(name), path: filename, kind: dsoModule}
+			d = &dso{key: m.newKey(), name: []byte(name), path: filename, kind: dsoModule}
 			if b, ok := m.ids[filename]; ok {
 				d.setBuildID(b.id)
 			} else if b, ok := m.ids[name]; ok {
@@ -447,7 +459,7 @@ func (m *machine) ksymbol(addr uint64, length uint32, unregister bool, name stri
 	}
 	km := m.kmaps.find(addr)
 	if km == nil {
-		d := &dso{id: -1, name: []byte(name), path: name, kind: dsoKsym}
+		d := &dso{key: m.newKey(), name: []byte(name), path: name, kind: dsoKsym}
 		m.kmaps.insert(mapping{start: addr, end: addr + uint64(length), dso: d})
 		km = m.kmaps.find(addr)
 		if km == nil {
@@ -460,6 +472,7 @@ func (m *machine) ksymbol(addr uint64, length uint32, unregister bool, name stri
 	}
 	off := km.mapIP(addr)
 	nd := *d
+	nd.key = m.newKey()
 	nd.ksyms = append(slices.Clip(d.ksyms), ksym{start: off, end: off + uint64(length), name: name})
 	nd.locs = nil
 	l := slices.Clone(m.kmaps.list)

@@ -82,6 +82,7 @@ type Reader struct {
 	chain  []uint32 // the current sample's frames, as locations
 	locs   locations
 	cache  *locCache
+	keys   spareKeys
 	noMaps map[uint64]uint32 // locations of addresses in no map
 	odd    map[oddKey]uint32
 	namer  *namer
