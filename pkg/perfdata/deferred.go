@@ -50,7 +50,7 @@ func (r *Reader) DeferFrames() { r.deferred = true }
 func (r *Reader) curWorld() *world {
 	if r.world == nil || r.worldGen != r.m.gen {
 		m := r.m
-		r.world = &world{kmaps: m.kmaps.list, kernelID: m.kernel.hexID, kdelta: m.kdelta}
+		r.world = &world{kmaps: m.kmaps.share(), kernelID: m.kernel.hexID, kdelta: m.kdelta}
 		r.worldGen = m.gen
 	}
 	return r.world
@@ -108,7 +108,7 @@ func (r *Reader) keepDeferred(b *Samples, h *keptHead) {
 		return
 	}
 	rec := &r.rec
-	h.user = r.th.maps.list
+	h.user = r.th.maps.share()
 	h.thread = rec.tid
 	h.w = r.curWorld()
 	h.loadAt = -1

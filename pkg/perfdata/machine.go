@@ -64,11 +64,22 @@ func (m *mapping) mapIP(ip uint64) uint64 {
 }
 
 // maps is a set of non-overlapping maps sorted by start (perf's struct
-// maps). Its list is copied on write: a list, once made, never changes,
-// so that a sample may keep the list of its time (Samples with deferred
-// frames) while the reader changes the maps.
+// maps). Its list is copied on write once handed out: a list a sample
+// keeps (Samples with deferred frames) never changes while the reader
+// changes the maps.
 type maps struct {
 	list []mapping
+	// shared says that list was handed out (see share): the next
+	// change makes a new list. Until then changes are made in place,
+	// for no one else holds the list: a process that maps many files
+	// between two samples copies its list once, not once a map.
+	shared bool
+}
+
+// share returns the list, which no change will touch from now on.
+func (ms *maps) share() []mapping {
+	ms.shared = true
+	return ms.list
 }
 
 // find returns the map holding addr, or nil.
@@ -133,7 +144,11 @@ func (ms *maps) insert(nm mapping) {
 			repl = append(repl, keep[k])
 		}
 	}
-	ms.list = slices.Concat(l[:i], repl, l[j:])
+	if ms.shared {
+		ms.list, ms.shared = slices.Concat(l[:i], repl, l[j:]), false
+		return
+	}
+	ms.list = slices.Replace(l, i, j, repl...)
 }
 
 // thread is a thread as perf knows it.
