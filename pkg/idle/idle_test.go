@@ -1,10 +1,9 @@
 package idle
 
 import (
+	"flamekit/pkg/source"
 	"strings"
 	"testing"
-
-	"flamekit/pkg/folded"
 )
 
 func TestIs(t *testing.T) {
@@ -42,7 +41,7 @@ func TestIs(t *testing.T) {
 // it, only swapper stacks may be idle, and the softirq work seen on the
 // idle CPUs must be kept.
 func TestRealCapture(t *testing.T) {
-	fs := folded.NewFiles([]string{"../../testdata/perf/perl/burst.collapsed-none.txt.gz"}, false)
+	fs := files(t, []string{"../../testdata/perf/perl/burst.collapsed-none.txt.gz"}, false)
 	var idle, busy, irqOnIdle float64
 	for fs.Next() {
 		rec := fs.Record()
@@ -74,7 +73,7 @@ func TestRealCapture(t *testing.T) {
 // time and the second.
 func TestFilter(t *testing.T) {
 	var f Filter
-	fs := folded.NewFiles([]string{"../../testdata/perf/perl/burst.collapsed-none.txt.gz", "../../testdata/perf/perl/syswide.collapsed-all.txt.gz"}, false)
+	fs := files(t, []string{"../../testdata/perf/perl/burst.collapsed-none.txt.gz", "../../testdata/perf/perl/syswide.collapsed-all.txt.gz"}, false)
 	n := 0
 	for fs.Next() {
 		st := fs.Record().Stack
@@ -93,4 +92,15 @@ func TestFilter(t *testing.T) {
 			t.Errorf("kept a stack of another process: %q", st)
 		}
 	}
+}
+
+// files reads the named folded files as one stream.
+func files(t *testing.T, names []string, lenient bool) *source.Files {
+	t.Helper()
+	ins, err := source.OpenAll(names, source.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ins.Close() })
+	return source.NewFiles(ins, lenient)
 }
