@@ -346,6 +346,7 @@ func (c *FrameCache) Chain(b *Samples, sample int) []uint32 {
 			}
 		}
 		locs := c.spare[:0]
+		mf := mapFinder{l: runMaps(h, w, cpumode), last: -1}
 		for k, ip := range run {
 			if n >= maxStack {
 				break
@@ -357,8 +358,9 @@ func (c *FrameCache) Chain(b *Samples, sample int) []uint32 {
 			} else {
 				if int32(i+k) == h.loadAt {
 					w = h.w2
+					mf = mapFinder{l: runMaps(h, w, cpumode), last: -1}
 				}
-				if m := find(h, w, cpumode, ip); m == nil {
+				if m := mf.find(ip); m == nil {
 					loc = c.noMap(ip)
 				} else {
 					addr := m.mapIP(ip)
@@ -393,6 +395,51 @@ func find(h *keptHead, w *world, cpumode uint16, ip uint64) *mapping {
 		return findIn(w.kmaps, ip)
 	case cpumodeUser:
 		return findIn(h.user, ip)
+	}
+	return nil
+}
+
+// runMaps returns the maps a sample kept for addresses of cpumode.
+func runMaps(h *keptHead, w *world, cpumode uint16) []mapping {
+	switch cpumode {
+	case cpumodeKernel:
+		return w.kmaps
+	case cpumodeUser:
+		return h.user
+	}
+	return nil
+}
+
+// mapFinder is findIn on one list of maps, for the addresses of a run:
+// it tries first the map of the last address it looked up, for the
+// frames of a run are often in one file.
+type mapFinder struct {
+	l    []mapping
+	last int // the index of the last map found, -1 for none
+}
+
+// find returns findIn(f.l, addr).
+func (f *mapFinder) find(addr uint64) *mapping {
+	l, i := f.l, f.last
+	if i < 0 || i >= len(l) || l[i].start > addr || i+1 < len(l) && l[i+1].start <= addr {
+		// Not the last map starting at or before addr.
+		lo, hi := 0, len(l)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if l[m].start > addr {
+				hi = m
+			} else {
+				lo = m + 1
+			}
+		}
+		if lo == 0 {
+			return nil
+		}
+		i = lo - 1
+		f.last = i
+	}
+	if addr < l[i].end {
+		return &l[i]
 	}
 	return nil
 }

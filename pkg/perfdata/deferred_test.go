@@ -2,6 +2,7 @@ package perfdata
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -206,6 +207,37 @@ func TestDeferredKernelRuns(t *testing.T) {
 		for _, n := range ns {
 			if got := string(fc.Frame(n).DSO); got != c.want {
 				t.Errorf("sample %d: a frame of %s, not %s", i, got, c.want)
+			}
+		}
+	}
+}
+
+// TestMapFinder checks that a mapFinder finds what findIn finds, on lists
+// of maps with gaps, adjacent maps and maps that overlap (the kernel's map
+// once its range is set from its symbols may reach over modules'), for
+// addresses that stay in one map, move on, go back and fall between maps.
+func TestMapFinder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for round := range 500 {
+		var l []mapping
+		at := uint64(rng.IntN(4))
+		for range rng.IntN(12) {
+			start := at + uint64(rng.IntN(3)) // a gap, or none
+			end := start + 1 + uint64(rng.IntN(6))
+			if rng.IntN(8) == 0 {
+				end += 20 // over the next maps
+			}
+			l = append(l, mapping{start: start, end: end})
+			at = start + 1 + uint64(rng.IntN(6))
+		}
+		f := mapFinder{l: l, last: -1}
+		for k := range 200 {
+			addr := uint64(rng.IntN(int(at) + 8))
+			if k > 0 && rng.IntN(2) == 0 && f.last >= 0 {
+				addr = l[f.last].start + uint64(rng.IntN(3)) // near the last one
+			}
+			if got, want := f.find(addr), findIn(l, addr); got != want {
+				t.Fatalf("round %d: maps %v: find(%d) = %v, findIn %v", round, l, addr, got, want)
 			}
 		}
 	}
