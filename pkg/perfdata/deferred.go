@@ -1,6 +1,7 @@
 package perfdata
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -120,8 +121,11 @@ func (r *Reader) keepDeferred(b *Samples, h *keptHead) {
 		b.ips = append(b.ips, rec.ip)
 		return
 	}
-	for i := range rec.nchain {
-		b.ips = append(b.ips, rec.chainAt(i))
+	n := len(b.ips)
+	b.ips = slices.Grow(b.ips, rec.nchain)[:n+rec.nchain]
+	ips, raw := b.ips[n:], rec.callchain[:8*rec.nchain]
+	for i := range ips {
+		ips[i] = le64(raw[8*i:])
 	}
 }
 
