@@ -1,6 +1,7 @@
 package perfdata
 
 import (
+	"encoding/binary"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -123,9 +124,23 @@ func (r *Reader) keepDeferred(b *Samples, h *keptHead) {
 	}
 	n := len(b.ips)
 	b.ips = slices.Grow(b.ips, rec.nchain)[:n+rec.nchain]
-	ips, raw := b.ips[n:], rec.callchain[:8*rec.nchain]
-	for i := range ips {
-		ips[i] = le64(raw[8*i:])
+	decodeU64s(b.ips[n:], rec.callchain)
+}
+
+// nativeLE reports whether this machine stores numbers as perf.data files
+// do (little-endian).
+var nativeLE = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// decodeU64s decodes the little-endian numbers of src into dst, which
+// holds len(src)/8: a copy where the machine is little-endian.
+func decodeU64s(dst []uint64, src []byte) {
+	src = src[:8*len(dst)]
+	if nativeLE && len(dst) > 0 {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), len(src)), src)
+		return
+	}
+	for i := range dst {
+		dst[i] = le64(src[8*i:])
 	}
 }
 

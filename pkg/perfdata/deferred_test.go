@@ -242,3 +242,21 @@ func TestMapFinder(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeU64s checks both ways of decoding a call chain: the copy of a
+// little-endian machine and the loop of the others.
+func TestDecodeU64s(t *testing.T) {
+	src := []byte{1, 2, 3, 4, 5, 6, 7, 8, 0x80, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 9}
+	want := []uint64{0x0807060504030201, contextKernel}
+	native := nativeLE
+	defer func() { nativeLE = native }()
+	for _, le := range []bool{native, false} {
+		nativeLE = le
+		got := make([]uint64, 2)
+		decodeU64s(got, src)
+		if got[0] != want[0] || got[1] != want[1] {
+			t.Errorf("native little-endian %v: %#x, not %#x", le, got, want)
+		}
+		decodeU64s(nil, nil)
+	}
+}
