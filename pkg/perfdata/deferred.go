@@ -364,35 +364,35 @@ func (c *FrameCache) Chain(b *Samples, sample int) []uint32 {
 				start--
 			}
 		}
+		// The frames looked up, then those taken from last, at most
+		// maxStack in all.
+		limit := min(len(run), maxStack-n)
 		locs := c.spare[:0]
 		mf := mapFinder{l: runMaps(h, w, cpumode), last: -1}
-		for k, ip := range run {
-			if n >= maxStack {
-				break
+		switchAt := int(h.loadAt) - i // where the world becomes w2, if in the run
+		for k, ip := range run[:min(start, limit)] {
+			if k == switchAt {
+				w = h.w2
+				mf = mapFinder{l: runMaps(h, w, cpumode), last: -1}
 			}
-			n++
 			var loc uint32
-			if k >= start {
-				loc = last.locs[k+shift]
+			if m := mf.find(ip); m == nil {
+				loc = c.noMap(ip)
 			} else {
-				if int32(i+k) == h.loadAt {
-					w = h.w2
-					mf = mapFinder{l: runMaps(h, w, cpumode), last: -1}
+				addr := m.mapIP(ip)
+				printed := addr
+				if k := m.dso.kind; k == dsoKernel || k == dsoModule || k == dsoKsym {
+					printed = ip
 				}
-				if m := mf.find(ip); m == nil {
-					loc = c.noMap(ip)
-				} else {
-					addr := m.mapIP(ip)
-					printed := addr
-					if k := m.dso.kind; k == dsoKernel || k == dsoModule || k == dsoKsym {
-						printed = ip
-					}
-					loc = c.location(w, m, addr, printed)
-				}
+				loc = c.location(w, m, addr, printed)
 			}
-			c.chain = append(c.chain, loc)
 			locs = append(locs, loc)
 		}
+		if limit > start {
+			locs = append(locs, last.locs[start+shift:limit+shift]...)
+		}
+		n += limit
+		c.chain = append(c.chain, locs...)
 		if last != nil && len(locs) == len(run) {
 			// last takes the run; its buffer becomes the spare.
 			c.spare = last.locs
