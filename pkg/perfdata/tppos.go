@@ -1,6 +1,7 @@
 package perfdata
 
 import (
+	"bytes"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -22,8 +23,9 @@ import (
 // are checked on each record (a string printed alone, a number not at
 // all); the token itself, when it is one number conversion, is read from
 // the record as Int reads a plain number, else printed alone. A record
-// whose strings break the model, and one the print format fails on, are
-// printed whole and read as text.
+// whose strings break the model is printed whole and read as text. One
+// the print format fails on prints as name=value fields, where a "+" token
+// can only come from a string holding a '+'.
 
 // posModel is the tokens of a print format's output (see above).
 type posModel struct {
@@ -163,7 +165,15 @@ func (f *tpFormat) PositionInt(t *sample.Trace, p sample.Position) (int64, bool)
 func (f *tpFormat) position(t *sample.Trace, p sample.Position) (n int64, ok, typed bool) {
 	m := f.show.pos
 	if m == nil || !f.runs(t.Raw) {
-		return 0, false, false
+		// Printed as name=value fields: a "+" token comes only from a
+		// string holding one.
+		for i := range f.fields {
+			fd := &f.fields[i]
+			if fd.array && bytes.IndexByte(fieldBytes(t.Raw, fd), '+') >= 0 {
+				return 0, false, false
+			}
+		}
+		return 0, false, true
 	}
 	i := p.Index
 	if p.FromPlus {

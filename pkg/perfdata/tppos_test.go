@@ -85,7 +85,8 @@ print fmt: "%d,%d %s %llu / %llu [%s]", ((unsigned int) ((REC->dev) >> 20)), ((u
 }
 
 // blockRecord returns a record of tp with the fields of vals: numbers
-// (uint64) and strings, a __data_loc string after the fixed fields.
+// (uint64; for a __data_loc field, its location word) and strings, a
+// __data_loc string after the fixed fields.
 func blockRecord(tp *tpFormat, vals map[string]any) []byte {
 	end := 0
 	for _, fd := range tp.fields {
@@ -119,7 +120,8 @@ func blockRecord(tp *tpFormat, vals map[string]any) []byte {
 
 // blockRecords are records of the block events, real-looking and odd:
 // strings that break the token model (blanks, a "+", an empty rwbs, a
-// multibyte blank around an empty cmd), a sector perf prints beyond int64.
+// multibyte blank around an empty cmd), a sector perf prints beyond int64,
+// a cmd out of the record (printed as name=value fields, comm "a + 5").
 var blockRecords = map[string]map[string]any{
 	"issue":      {"dev": uint64(254<<20 | 0), "sector": uint64(321615200), "nr_sector": uint64(8), "bytes": uint64(4096), "ioprio": uint64(0x4004), "rwbs": "WS", "comm": "dd", "cmd": ""},
 	"cmd":        {"sector": uint64(7), "nr_sector": uint64(1), "bytes": uint64(512), "rwbs": "R", "comm": "sg_inq", "cmd": "12 00 00 00 24 00"},
@@ -132,6 +134,7 @@ var blockRecords = map[string]map[string]any{
 	"nosector":   {"sector": ^uint64(0), "nr_sector": uint64(0), "bytes": uint64(0), "rwbs": "FF", "comm": "kworker/0:1H"},
 	"bigsector":  {"sector": uint64(1) << 63, "nr_sector": ^uint64(0), "bytes": ^uint64(0), "rwbs": "N", "comm": "x"},
 	"zero":       {},
+	"badcmd":     {"sector": uint64(5), "nr_sector": uint64(4), "bytes": uint64(2048), "rwbs": "W", "comm": "a + 5", "cmd": uint64(0xfff0fff0)},
 	"controlchr": {"sector": uint64(1), "nr_sector": uint64(1), "bytes": uint64(1), "rwbs": "\x01", "comm": "\t"},
 }
 
