@@ -123,7 +123,7 @@ func blockRecord(tp *tpFormat, vals map[string]any) []byte {
 // multibyte blank around an empty cmd), a sector perf prints beyond int64,
 // a cmd out of the record (printed as name=value fields, comm "a + 5").
 var blockRecords = map[string]map[string]any{
-	"issue":      {"dev": uint64(254<<20 | 0), "sector": uint64(321615200), "nr_sector": uint64(8), "bytes": uint64(4096), "ioprio": uint64(0x4004), "rwbs": "WS", "comm": "dd", "cmd": ""},
+	"issue":      {"dev": uint64(254<<20 | 3), "sector": uint64(321615200), "nr_sector": uint64(8), "bytes": uint64(4096), "ioprio": uint64(0x4004), "rwbs": "WS", "comm": "dd", "cmd": ""},
 	"cmd":        {"sector": uint64(7), "nr_sector": uint64(1), "bytes": uint64(512), "rwbs": "R", "comm": "sg_inq", "cmd": "12 00 00 00 24 00"},
 	"cmdplus":    {"sector": uint64(7), "nr_sector": uint64(1), "bytes": uint64(512), "rwbs": "R", "comm": "x", "cmd": "a + 5"},
 	"rwbsempty":  {"sector": uint64(7), "nr_sector": uint64(3), "bytes": uint64(512), "rwbs": "", "comm": "x"},
