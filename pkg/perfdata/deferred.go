@@ -82,10 +82,16 @@ func (r *Reader) scanFrames(rec *sampleRec) {
 		}
 		return
 	}
+	// The whole chain, for keepDeferred.
+	r.ips = slices.Grow(r.ips[:0], rec.nchain)[:rec.nchain]
+	decodeU64s(r.ips, rec.callchain)
 	cpumode := uint16(cpumodeUser)
 	n := 0
-	for i := 0; i < rec.nchain && n < maxStack; i++ {
-		ip := rec.chainAt(i)
+	kloaded := r.m.kloaded
+	for i, ip := range r.ips {
+		if n >= maxStack {
+			break
+		}
 		if ip >= contextMax {
 			m, ok := markerMode(ip)
 			if !ok {
@@ -97,8 +103,9 @@ func (r *Reader) scanFrames(rec *sampleRec) {
 			continue
 		}
 		n++
-		if !r.m.kloaded && cpumode == cpumodeKernel {
+		if !kloaded && cpumode == cpumodeKernel {
 			load(i, ip)
+			kloaded = r.m.kloaded
 		}
 	}
 }
@@ -122,9 +129,7 @@ func (r *Reader) keepDeferred(b *Samples, h *keptHead) {
 		b.ips = append(b.ips, rec.ip)
 		return
 	}
-	n := len(b.ips)
-	b.ips = slices.Grow(b.ips, rec.nchain)[:n+rec.nchain]
-	decodeU64s(b.ips[n:], rec.callchain)
+	b.ips = append(b.ips, r.ips...)
 }
 
 // nativeLE reports whether this machine stores numbers as perf.data files

@@ -95,7 +95,8 @@ type Reader struct {
 	// the current sample's kernel map was loaded at its frame loadAt
 	// (-1: not), before which the frames see the world loadFrom.
 	deferred bool
-	dropped  bool // the current sample's chain is dropped (deferred)
+	dropped  bool     // the current sample's chain is dropped (deferred)
+	ips      []uint64 // its call chain, decoded by scanFrames (deferred)
 	loadAt   int32
 	loadFrom *world
 	world    *world // the current world (see curWorld)
