@@ -158,6 +158,7 @@ type FrameCache struct {
 	noMaps map[uint64]uint32
 	chain  []uint32
 	spare  []uint32 // a spare buffer for a lastRun
+	slab   byteSlab // the bytes of the locations it makes
 	// The last run of addresses resolved in the kernel's maps, and per
 	// thread and list of user maps (hashed into a few slots): see Chain.
 	lastKernel lastRun
@@ -521,7 +522,7 @@ func (c *FrameCache) location(w *world, m *mapping, addr, printed uint64) uint32
 // newLocation is Reader.newLocation.
 func (c *FrameCache) newLocation(w *world, m *mapping, addr, printed uint64) uint32 {
 	loc, l := c.sh.add()
-	l.fill(m, addr, printed, w.kdelta, w.kernelID, &c.sh.namer)
+	l.fill(m, addr, printed, w.kdelta, w.kernelID, &c.sh.namer, &c.slab)
 	return loc
 }
 

@@ -90,6 +90,31 @@ type namer struct {
 	// unique gives every location an ID of its own (a FrameCache's
 	// frames, whose user derives what it needs once per location).
 	unique bool
+	slab   byteSlab // the bytes of the locations it names; mu
+}
+
+// byteSlab hands out pieces of large byte buffers for the bytes of
+// locations (their address and symbol as printed), which live as long as
+// their reader: the garbage collector marks one object per slab rather
+// than two per location. It is not safe for concurrent use.
+type byteSlab struct{ buf []byte }
+
+const slabSize = 64 << 10
+
+// add returns a copy of b, in the slab.
+func (s *byteSlab) add(b []byte) []byte {
+	if len(s.buf)+len(b) > cap(s.buf) {
+		s.buf = make([]byte, 0, max(slabSize, len(b)))
+	}
+	start := len(s.buf)
+	s.buf = append(s.buf, b...)
+	return s.buf[start:len(s.buf):len(s.buf)]
+}
+
+// hex returns v in hexadecimal (see appendHex), in the slab.
+func (s *byteSlab) hex(v uint64) []byte {
+	var b [16]byte
+	return s.add(appendHex(b[:0], v))
 }
 
 // nameKey identifies a symbol name of a DSO, for sample.Frame.ID.
@@ -126,14 +151,19 @@ func (n *namer) resolve(l *location) {
 			s, ok = sy.DSO(l.path, l.hexID, l.lookup)
 		}
 	}
-	sym, name := unknownBytes, ""
+	var buf [128]byte
+	var text []byte
 	if ok {
-		sym, name = appendSym(nil, s.Name, s.PrintedOffset(l.start)), s.Name
+		text = appendSym(buf[:0], s.Name, s.PrintedOffset(l.start))
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if l.ready.Load() == 0 {
-		n.name(l, sym, name)
+		if ok {
+			n.name(l, n.slab.add(text), s.Name)
+		} else {
+			n.name(l, unknownBytes, "")
+		}
 	}
 }
 
@@ -414,7 +444,7 @@ type oddKey struct {
 func (r *Reader) newLocation(m *mapping, addr, printed uint64, first bool) uint32 {
 	d := m.dso
 	loc, l := r.locs.add()
-	l.fill(m, addr, printed, r.m.kdelta, r.m.kernel.hexID, r.namer)
+	l.fill(m, addr, printed, r.m.kdelta, r.m.kernel.hexID, r.namer, &r.slab)
 	if first {
 		if d.locs == nil {
 			d.locs = map[uint64]uint32{}
@@ -668,10 +698,10 @@ func markerMode(ip uint64) (uint16, bool) {
 // absolute address for identity maps), printed as printed, on a kernel
 // loaded kdelta from its symbols' addresses whose build-id is kernelID.
 // The locations of kernel symbols perf recorded (and of no DSO) are
-// named at once, by nm.
-func (l *location) fill(m *mapping, addr, printed, kdelta uint64, kernelID string, nm *namer) {
+// named at once, by nm. Its bytes go in slab.
+func (l *location) fill(m *mapping, addr, printed, kdelta uint64, kernelID string, nm *namer, slab *byteSlab) {
 	d := m.dso
-	l.f.Addr, l.f.DSO, l.printed, l.addr = appendHex(nil, printed), d.name, printed, addr
+	l.f.Addr, l.f.DSO, l.printed, l.addr = slab.hex(printed), d.name, printed, addr
 	l.kind, l.path, l.hexID, l.pid, l.lookup, l.start = d.kind, d.path, d.hexID, d.pid, addr, m.start
 	switch d.kind {
 	case dsoKernel:
@@ -682,7 +712,8 @@ func (l *location) fill(m *mapping, addr, printed, kdelta uint64, kernelID strin
 		sym, name := unknownBytes, ""
 		for _, k := range d.ksyms {
 			if k.start <= addr && addr < k.end {
-				sym, name = appendSym(nil, k.name, addr-k.start), k.name
+				var buf [128]byte
+				sym, name = slab.add(appendSym(buf[:0], k.name, addr-k.start)), k.name
 				break
 			}
 		}
@@ -695,8 +726,9 @@ func (l *location) fill(m *mapping, addr, printed, kdelta uint64, kernelID strin
 // fillNoMap describes the location of an address ip in no map:
 // "[unknown] ([unknown])", named at once by nm.
 func (l *location) fillNoMap(ip uint64, nm *namer) {
-	l.f.Addr, l.f.DSO, l.printed, l.kind = appendHex(nil, ip), unknownBytes, ip, dsoNone
+	l.f.DSO, l.printed, l.kind = unknownBytes, ip, dsoNone
 	nm.mu.Lock()
+	l.f.Addr = nm.slab.hex(ip)
 	nm.name(l, unknownBytes, "")
 	nm.mu.Unlock()
 }

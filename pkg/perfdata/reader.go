@@ -83,6 +83,7 @@ type Reader struct {
 	locs   locations
 	cache  *locCache
 	keys   spareKeys
+	slab   byteSlab          // the bytes of the locations it makes
 	noMaps map[uint64]uint32 // locations of addresses in no map
 	odd    map[oddKey]uint32
 	namer  *namer
