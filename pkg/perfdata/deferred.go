@@ -85,6 +85,24 @@ func (r *Reader) scanFrames(rec *sampleRec) {
 	// The whole chain, for keepDeferred.
 	r.ips = slices.Grow(r.ips[:0], rec.nchain)[:rec.nchain]
 	decodeU64s(r.ips, rec.callchain)
+	if r.m.kloaded {
+		// Only the markers to check, up to maxStack frames.
+		n := 0
+		for _, ip := range r.ips {
+			if ip >= contextMax {
+				if _, ok := markerMode(ip); !ok {
+					r.stats.DroppedChains++
+					r.dropped = true
+					return
+				}
+				continue
+			}
+			if n++; n >= maxStack {
+				break
+			}
+		}
+		return
+	}
 	cpumode := uint16(cpumodeUser)
 	n := 0
 	kloaded := r.m.kloaded
