@@ -384,9 +384,7 @@ func (c *FrameCache) Chain(b *Samples, sample int) []uint32 {
 		start, shift := len(run), 0
 		if last != nil {
 			shift = len(last.ips) - len(run)
-			for start > 0 && start+shift > 0 && run[start-1] == last.ips[start-1+shift] {
-				start--
-			}
+			start -= commonSuffix(run, last.ips)
 		}
 		// The frames looked up, then those taken from last, at most
 		// maxStack in all.
@@ -429,6 +427,18 @@ func (c *FrameCache) Chain(b *Samples, sample int) []uint32 {
 		i = j
 	}
 	return c.chain
+}
+
+// commonSuffix returns how many addresses a and b end with in common.
+func commonSuffix(a, b []uint64) int {
+	k := min(len(a), len(b))
+	a, b = a[len(a)-k:], b[len(b)-k:]
+	b = b[:len(a)]
+	i := len(a)
+	for i > 0 && a[i-1] == b[i-1] {
+		i--
+	}
+	return k - i
 }
 
 // find is findMap on the maps a sample kept.

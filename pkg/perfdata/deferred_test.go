@@ -260,3 +260,24 @@ func TestDecodeU64s(t *testing.T) {
 		decodeU64s(nil, nil)
 	}
 }
+
+// TestCommonSuffix checks the count of addresses two runs end with.
+func TestCommonSuffix(t *testing.T) {
+	for _, c := range []struct {
+		a, b []uint64
+		want int
+	}{
+		{nil, nil, 0},
+		{[]uint64{1}, nil, 0},
+		{[]uint64{1, 2, 3}, []uint64{1, 2, 3}, 3},
+		{[]uint64{9, 2, 3}, []uint64{1, 2, 3}, 2},
+		{[]uint64{2, 3}, []uint64{7, 1, 2, 3}, 2},
+		{[]uint64{5, 1, 2, 3}, []uint64{2, 3}, 2},
+		{[]uint64{1, 2, 3}, []uint64{1, 2, 4}, 0},
+		{[]uint64{3, 3, 3}, []uint64{3, 3}, 2},
+	} {
+		if got := commonSuffix(c.a, c.b); got != c.want {
+			t.Errorf("commonSuffix(%v, %v) = %d, not %d", c.a, c.b, got, c.want)
+		}
+	}
+}
