@@ -282,46 +282,34 @@ func (s *spareKeys) give(d *dso) uint32 {
 	return k
 }
 
-// locCache is a cache in front of the indexes of locations: most frames
-// repeat, and a probe of one cache line is cheaper than a map lookup. It
-// is set-associative: a location's entry is one of the cacheWays of its
-// set, which fill a cache line; a new entry goes first, the set's last
-// one goes. Its size is a power of two, larger for larger files.
+// locCache is a direct-mapped cache in front of the indexes of
+// locations: most frames repeat, and one probe is cheaper than a lookup
+// in an index behind a lock. Its size is a power of two, larger for
+// larger files.
 type locCache struct {
 	shift   uint
 	entries []locEntry
 }
-
-const cacheWays = 4
 
 func newLocCache(dataSize int64) *locCache {
 	bits := uint(10)
 	for bits < 17 && int64(1)<<(bits+7) < dataSize {
 		bits++
 	}
-	return &locCache{shift: 64 - (bits - 2), entries: make([]locEntry, 1<<bits)}
+	return &locCache{shift: 64 - bits, entries: make([]locEntry, 1<<bits)}
 }
 
 // get returns the location of the entry of tag and addr, if the cache
 // holds one. For an odd tag, it may be another location of the same
 // printed address: the caller checks the location's addr.
 func (c *locCache) get(tag uint32, addr uint64) (uint32, bool) {
-	i := locHash(tag, addr) >> c.shift * cacheWays
-	set := c.entries[i : i+cacheWays : i+cacheWays]
-	for k := range set {
-		if e := &set[k]; e.tag == tag && e.addr == addr {
-			return e.loc, true
-		}
-	}
-	return 0, false
+	e := &c.entries[locHash(tag, addr)>>c.shift]
+	return e.loc, e.tag == tag && e.addr == addr
 }
 
-// put adds the entry of tag and addr, first in its set.
+// put adds the entry of tag and addr, in place of the one in its slot.
 func (c *locCache) put(tag uint32, addr uint64, loc uint32) {
-	i := locHash(tag, addr) >> c.shift * cacheWays
-	set := c.entries[i : i+cacheWays : i+cacheWays]
-	copy(set[1:], set[:cacheWays-1])
-	set[0] = locEntry{addr: addr, tag: tag, loc: loc}
+	c.entries[locHash(tag, addr)>>c.shift] = locEntry{addr: addr, tag: tag, loc: loc}
 }
 
 func (c *locCache) clear() { clear(c.entries) }
