@@ -114,3 +114,83 @@ func (f *folder) foldChain(dst []byte, s *sample.Sample, chain []uint32, fs Fram
 	}
 	return dst
 }
+
+// sumChain adds a plain on-CPU sample given as w.chain, of weight weight,
+// to the classic sums: by key, its text made once per distinct stack at
+// the end (see keysums.go).
+func (w *worker) sumChain(b *batch, s *sample.Sample, weight int64) {
+	key, h := w.chainKey(s)
+	if !w.st.keys.add(key, h, weight) { // an idle CPU's stack, with --no-idle
+		b.events.add(s.Event, false)
+		return
+	}
+	b.events.add(s.Event, true)
+	if symSampled(s) {
+		w.countSymbols(b, s)
+	}
+	b.samples++
+	b.weight = addSat(b.weight, weight)
+}
+
+// chainKey returns the key of the stack of s, given as w.chain: the
+// number of its root frame, then those of its frames' pieces, outermost
+// first, empty pieces left out; and its hash (keyHash).
+func (w *worker) chainKey(s *sample.Sample) ([]uint32, uint64) {
+	pid, tid := ids(s)
+	root := appendRoot(w.stack[:0], w.fold.opt, s.Comm, pid, tid)
+	w.stack = root
+	id, ok := w.roots[string(root)]
+	if !ok {
+		id = w.st.keys.pieces.intern(root)
+		if w.roots == nil {
+			w.roots = make(map[string]uint32)
+		}
+		w.roots[string(root)] = id
+	}
+	j := 0
+	if bytes.HasPrefix(root, []byte("java")) {
+		j = 1
+	}
+	key := append(w.key[:0], id)
+	h := keyHash(keySeed, id)
+	tab := w.fold.pieces[j]
+	for i := len(w.chain) - 1; i >= 0; i-- {
+		n := w.chain[i]
+		p := uint32(pieceUnknown)
+		if int(n) < len(tab) {
+			p = tab[n]
+		}
+		if p == pieceUnknown {
+			p = w.pieceOf(n, j)
+			tab = w.fold.pieces[j]
+		}
+		if p == pieceEmpty {
+			continue
+		}
+		key = append(key, p)
+		h = keyHash(h, p)
+	}
+	w.key = key
+	return key, h
+}
+
+// pieceOf returns the number of the piece frame number n gives a stack
+// whose root starts with "java" (j 1) or not (j 0), and keeps it in
+// w.fold.pieces (but for numbers past 2^26).
+func (w *worker) pieceOf(n uint32, j int) uint32 {
+	w.piece = w.fold.frameRules(w.piece[:0], w.fs.Frame(n), j == 1)
+	p := uint32(pieceEmpty)
+	if len(w.piece) > 0 {
+		p = w.st.keys.pieces.intern(w.piece)
+	}
+	tab := &w.fold.pieces[j]
+	if int(n) >= len(*tab) {
+		if n >= 1<<26 {
+			return p
+		}
+		m := max(int(n)+1, 2*len(*tab), 1024)
+		*tab = append(*tab, make([]uint32, m-len(*tab))...)
+	}
+	(*tab)[n] = p
+	return p
+}

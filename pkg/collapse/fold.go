@@ -71,6 +71,9 @@ type folder struct {
 	// nums does the same by frame number, for samples given as numbers
 	// of a reader's frames (Sink.AddChain): nums[java][n].
 	nums [2][]idPiece
+	// pieces holds, by frame number, the number of the piece it gives
+	// the classic sums by key (pieceTable): pieces[java][n].
+	pieces [2][]uint32
 	// classes holds the symbol check's class of each frame number
 	// (0: not known yet).
 	classes []frameClass
@@ -116,6 +119,8 @@ func (f *folder) resetIDs() {
 		f.ids[j] = f.ids[j][:0]
 		clear(f.nums[j])
 		f.nums[j] = f.nums[j][:0]
+		clear(f.pieces[j])
+		f.pieces[j] = f.pieces[j][:0]
 	}
 	f.idText = f.idText[:0]
 	clear(f.classes)

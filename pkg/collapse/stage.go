@@ -55,6 +55,7 @@ type stage struct {
 	sym       symCounts
 	symDone   bool
 	sums      *sharedSums // classic sums of the workers
+	keys      *keySums    // the same, of samples given as frame numbers
 	stacks    *aggregator // stacks of off-CPU intervals, interned
 	agg       *aggregator // classic sums of off-CPU intervals (ns)
 	offStats  OffCPUStats
@@ -86,7 +87,7 @@ func newStage(w io.Writer, opt Options) (*stage, error) {
 	if opt.Wakers {
 		opt.OffCPU = true
 	}
-	st := &stage{w: w, opt: opt, offCPU: opt.offCPU(), sums: newSharedSums(), stacks: newAggregator(), agg: newAggregator()}
+	st := &stage{w: w, opt: opt, offCPU: opt.offCPU(), sums: newSharedSums(), keys: newKeySums(newPieceTable(), opt.NoIdle), stacks: newAggregator(), agg: newAggregator()}
 	if st.offCPU && !opt.HotCold {
 		st.d.filterKnown = true // no filter: the scheduler's events are read
 	}
@@ -334,6 +335,7 @@ func (st *stage) close() (Summary, error) {
 	if st.err == nil && !st.d.timed {
 		st.agg.sort()
 		aggs := append(st.sums.aggregators(), st.agg)
+		aggs = append(aggs, st.keys.aggregators()...)
 		if err := writeMerged(st.w, aggs, div); err != nil {
 			st.err = err
 		}

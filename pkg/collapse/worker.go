@@ -83,6 +83,11 @@ type worker struct {
 	// folded, by number (Sink.AddChain); its Frames are then empty.
 	chain []uint32
 	fs    Frames
+	// key and piece are chainKey's and pieceOf's buffers; roots numbers
+	// the root frames met (pieceTable), by text.
+	key   []uint32
+	piece []byte
+	roots map[string]uint32
 	// sums combines the classic sums before they go to the shared ones
 	// (flushed when the worker ends).
 	sums sumCache
@@ -143,6 +148,11 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 			weight = v
 		case s.HasPeriod && s.Period != 0:
 			weight = s.Period
+		}
+		if w.fs != nil && !b.d.timed {
+			// Given as numbers, for the classic sums: by key.
+			w.sumChain(b, s, weight)
+			return
 		}
 		// A timed line's stack is folded in place, in b.out.
 		direct := b.d.timed && !w.st.offCPU && w.st.rec == nil
