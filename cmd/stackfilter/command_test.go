@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,8 +11,8 @@ import (
 
 	"flamekit/internal/cli"
 	"flamekit/internal/golden"
+	"flamekit/internal/testcapture"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/perfscript"
 )
 
 // run runs the stackfilter command line and returns stdout, stderr and
@@ -34,16 +33,7 @@ var (
 func burst(t *testing.T) []byte {
 	t.Helper()
 	burstOnce.Do(func() {
-		path := "../../testdata/perf/burst.txt.gz"
-		var out bytes.Buffer
-		col := perfscript.Collapser{Workers: 1}
-		if _, err := col.Run(&out, []perfscript.Input{{
-			Name: path, Source: "testdata/perf/burst.txt.gz",
-			Open: func() (io.ReadCloser, error) { return folded.Open(path) },
-		}}); err != nil {
-			t.Fatal(err)
-		}
-		burstText = out.Bytes()
+		burstText = testcapture.Fold(t, "burst")
 	})
 	if burstText == nil {
 		t.Fatal("no burst capture")

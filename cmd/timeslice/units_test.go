@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"io"
 	"math"
 	"net/http/httptest"
 	"os"
@@ -13,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"flamekit/internal/testcapture"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/perfscript"
 	"flamekit/pkg/pprof"
@@ -22,17 +21,8 @@ import (
 // does with opts and writes the timed folded text to a temporary file.
 func collapsed(t *testing.T, capture string, opts perfscript.Options) string {
 	t.Helper()
-	path := filepath.Join("..", "..", "testdata", "perf", capture+".txt.gz")
-	c := perfscript.Collapser{Options: opts, Workers: 1}
-	var out bytes.Buffer
-	if _, err := c.Run(&out, []perfscript.Input{{
-		Name: path, Source: capture + ".txt.gz",
-		Open: func() (io.ReadCloser, error) { return folded.Open(path) },
-	}}); err != nil {
-		t.Fatal(err)
-	}
 	name := filepath.Join(t.TempDir(), capture+".folded")
-	if err := os.WriteFile(name, out.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(name, testcapture.FoldWith(t, capture, opts), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return name

@@ -43,6 +43,7 @@ import (
 	"flamekit/pkg/folded"
 	"flamekit/pkg/idle"
 	"flamekit/pkg/perfscript"
+	"flamekit/pkg/source/decompress"
 )
 
 // BurstComm is the process of the idle capture's burst.
@@ -134,7 +135,7 @@ func (c *Source) collapse() ([]Sample, folded.Meta, error) {
 	}
 	var out bytes.Buffer
 	if strings.HasSuffix(c.File, ".folded.gz") {
-		f, err := folded.Open(path)
+		f, err := decompress.Open(path)
 		if err != nil {
 			return nil, folded.Meta{}, err
 		}
@@ -145,7 +146,7 @@ func (c *Source) collapse() ([]Sample, folded.Meta, error) {
 		}
 	} else {
 		col := perfscript.Collapser{}
-		in := perfscript.Input{Name: path, Source: c.File, Open: func() (io.ReadCloser, error) { return folded.Open(path) }}
+		in := perfscript.Input{Name: path, Source: c.File, Open: func() (io.ReadCloser, error) { return decompress.Open(path) }}
 		if _, err := col.Run(&out, []perfscript.Input{in}); err != nil {
 			return nil, folded.Meta{}, err
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"flamekit/internal/testcapture"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/idle"
 )
@@ -103,7 +104,7 @@ func TestGenerateAndEachIn(t *testing.T) {
 	if len(gen.Files) != 3 || gen.Samples != n.Samples || gen.BurstFrom != n.BurstFrom || gen.Last != n.Last {
 		t.Errorf("Generate: %d files, %+v; Each: %+v", len(gen.Files), gen, n)
 	}
-	fs := folded.NewFiles(gen.Files, false)
+	fs := testcapture.Files(t, gen.Files, false)
 	i := 0
 	for fs.Next() {
 		r := fs.Record()

@@ -10,6 +10,7 @@ import (
 
 	"flamekit/internal/golden"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source/decompress"
 )
 
 // fold runs Collapse on text and returns the folded output.
@@ -376,7 +377,7 @@ func TestRealCaptures(t *testing.T) {
 
 func readCapture(t *testing.T, name string) []byte {
 	t.Helper()
-	rc, err := folded.Open(filepath.Join("..", "..", "testdata", "bpf", name))
+	rc, err := decompress.Open(filepath.Join("..", "..", "testdata", "bpf", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,12 +14,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"flamekit/internal/browsertest"
-	"flamekit/pkg/folded"
-	"flamekit/pkg/perfscript"
+	"flamekit/internal/testcapture"
 	"flamekit/pkg/timeline"
 )
-
-const perfDir = "../../testdata/perf"
 
 var shared string // a directory for what the tests share, removed at the end
 
@@ -40,24 +36,7 @@ var collapsed sync.Map
 
 // collapse folds a real capture with stackcollapse's library: timed lines
 // with cpu= and tid=, one per sample.
-func collapse(t testing.TB, name string) []byte {
-	t.Helper()
-	if b, ok := collapsed.Load(name); ok {
-		return b.([]byte)
-	}
-	path := filepath.Join(perfDir, name+".txt.gz")
-	c := perfscript.Collapser{Workers: 1}
-	var out bytes.Buffer
-	_, err := c.Run(&out, []perfscript.Input{{
-		Name: path, Source: name + ".txt.gz",
-		Open: func() (io.ReadCloser, error) { return folded.Open(path) },
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	collapsed.Store(name, out.Bytes())
-	return out.Bytes()
-}
+func collapse(t testing.TB, name string) []byte { return testcapture.Fold(t, name) }
 
 // foldedFile writes a capture's timed folded lines into the shared
 // directory and returns its path.

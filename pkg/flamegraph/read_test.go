@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"flamekit/internal/testcapture"
 	"flamekit/pkg/flamegraph"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/source"
@@ -24,7 +25,7 @@ func realFolded(t testing.TB) []string {
 		t.Skip("skipping: no real captures in testdata/perf/perl")
 	}
 	var lines []string
-	fs := folded.NewFiles(files, false)
+	fs := testcapture.Files(t, files, false)
 	for fs.Next() {
 		lines = append(lines, strings.TrimSuffix(string(folded.AppendRecord(nil, fs.Record())), "\n"))
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"testing"
 )
 
@@ -55,24 +54,4 @@ func BenchmarkWriter(b *testing.B) {
 		w.Write(&rec)
 	}
 	w.Flush()
-}
-
-// BenchmarkFilesPlain reads an uncompressed file through Files, as the
-// commands do.
-func BenchmarkFilesPlain(b *testing.B) {
-	data := benchInput(100000)
-	path := b.TempDir() + "/in.folded"
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		fs := NewFiles([]string{path}, true)
-		for fs.Next() {
-		}
-		if fs.Err() != nil {
-			b.Fatal(fs.Err())
-		}
-	}
 }

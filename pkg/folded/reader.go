@@ -2,13 +2,10 @@ package folded
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"unicode/utf8"
-
-	"flamekit/pkg/source/decompress"
 )
 
 // ParseError is a malformed line, with where it was found.
@@ -248,36 +245,3 @@ func DisplayName(name string) string {
 	}
 	return name
 }
-
-// Open opens the named file for reading, decompressed when it is gzip or
-// zstd (told by its magic bytes, whatever the name).
-//
-// Deprecated: commands open their inputs with package source, which also
-// tells their format, reads pipes and FIFOs once, and copies streams that
-// must be read twice; Open is decompress.Open, kept for tests and
-// examples that read a file of their own.
-func Open(name string) (io.ReadCloser, error) {
-	return decompress.Open(name)
-}
-
-// ErrNoStdin is the error of the name "-" in Files when Files.Stdin is nil.
-var ErrNoStdin = errors.New(`"-" names standard input, and none was given`)
-
-// Decompress returns a reader of rc's content, decompressed if it starts
-// with the gzip or zstd magic bytes. Closing the result closes rc.
-//
-// Deprecated: see Open; Decompress is decompress.NewReader.
-func Decompress(rc io.ReadCloser) (io.ReadCloser, error) {
-	d, _, err := decompress.NewReader(rc)
-	if err != nil {
-		return nil, err
-	}
-	return struct {
-		io.Reader
-		io.Closer
-	}{d, closeBoth{d, rc}}, nil
-}
-
-type closeBoth [2]io.Closer
-
-func (c closeBoth) Close() error { return errors.Join(c[0].Close(), c[1].Close()) }

@@ -4,13 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/klauspost/pgzip"
 )
 
 // timedSample is a small timed stream as stackcollapse writes it.
@@ -136,72 +132,6 @@ func TestReaderErrors(t *testing.T) {
 	}
 }
 
-func gz(t *testing.T, data string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := pgzip.NewWriter(&b)
-	zw.Write([]byte(data))
-	zw.Close()
-	return b.Bytes()
-}
-
-func TestFilesGzipAndOrder(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name string, data []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	// Gzip is found by its magic bytes: the names lie on purpose.
-	a := write("a.txt", gz(t, "a 1\n"))
-	b := write("b.gz", []byte("b 2\nbad\n"))
-	c := write("c", gz(t, timedSample))
-	fs := NewFiles([]string{a, b, c}, true)
-	var got []string
-	var p Profile
-	for fs.Next() {
-		got = append(got, fs.Name()+":"+string(fs.Record().Stack))
-		p.Add(fs.Record())
-	}
-	if err := fs.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 7 || got[0] != a+":a" || got[1] != b+":b" || !strings.HasPrefix(got[2], c+":") {
-		t.Errorf("records out of order or missing: %q", got)
-	}
-	if s := fs.Skips(); s.Count != 1 || s.First.File != b || s.First.Line != 2 {
-		t.Errorf("skips = %v, want one at %s:2", s, b)
-	}
-	if p.Total() != 3+5*52631578 || p.Len() != 5 {
-		t.Errorf("total %v over %d stacks", p.Total(), p.Len())
-	}
-}
-
-func TestFilesTruncatedGzip(t *testing.T) {
-	data := gz(t, strings.Repeat("a;b;c 1\n", 10000))
-	p := filepath.Join(t.TempDir(), "cut.folded.gz")
-	os.WriteFile(p, data[:len(data)/2], 0o644)
-	fs := NewFiles([]string{p}, true)
-	for fs.Next() {
-	}
-	err := fs.Err()
-	if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "truncated") {
-		t.Errorf("error = %v, want one naming %s and saying it is truncated", err, p)
-	}
-}
-
-func TestFilesMissing(t *testing.T) {
-	fs := NewFiles([]string{"/nonexistent/x.folded"}, true)
-	if fs.Next() {
-		t.Fatal("Next on a missing file returned true")
-	}
-	if err := fs.Err(); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("error = %v, want not-exist", err)
-	}
-}
-
 func TestProfileSortedOutput(t *testing.T) {
 	var p Profile
 	for _, l := range []string{"b 1", "a;b 2", "a 3", "b 4", "a;b 1.5", "x 1 2", "a b 1 @5"} {
@@ -219,19 +149,5 @@ func TestProfileSortedOutput(t *testing.T) {
 	}
 	if !p.HasDiff() || p.TotalBefore() != 1 || p.Total() != 14.5 {
 		t.Errorf("HasDiff %v, TotalBefore %v, Total %v", p.HasDiff(), p.TotalBefore(), p.Total())
-	}
-}
-
-// TestNoStdinFallback: the package never reads the process's standard
-// input on its own; "-" needs the caller's.
-func TestNoStdinFallback(t *testing.T) {
-	fs := NewFiles(nil, false)
-	if fs.Next() || !errors.Is(fs.Err(), ErrNoStdin) {
-		t.Errorf("Files without Stdin: %v, want ErrNoStdin", fs.Err())
-	}
-	fs = NewFiles([]string{"-"}, false)
-	fs.Stdin = strings.NewReader("a;b 3\n")
-	if !fs.Next() || string(fs.Record().Stack) != "a;b" {
-		t.Errorf("Files with Stdin: %v", fs.Err())
 	}
 }

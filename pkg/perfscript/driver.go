@@ -143,7 +143,7 @@ type Text struct {
 }
 
 // NewText returns the Producer of the perf script text read from rc (plain
-// text: see folded.Decompress for gzip), which it closes; name is used in
+// text: see decompress.NewReader for gzip), which it closes; name is used in
 // messages. With srcline, the text was printed with perf script
 // -F+srcline (stackcollapse --srcline): a source line may follow a blank
 // line, so the text is not cut.

@@ -12,6 +12,7 @@ import (
 
 	"flamekit/internal/golden"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source/decompress"
 )
 
 // flagSets are the stackcollapse-perf.pl flag combinations of the Perl
@@ -46,7 +47,8 @@ func collapseText(t testing.TB, data []byte, opt Options, workers, chunk int) re
 		Warnf: func(f string, a ...any) { fmt.Fprintf(&stderr, "stackcollapse: "+f+"\n", a...) },
 	}
 	in := Input{Name: "input", Open: func() (io.ReadCloser, error) {
-		return folded.Decompress(io.NopCloser(bytes.NewReader(data)))
+		rc, _, err := decompress.NewReader(bytes.NewReader(data))
+		return rc, err
 	}}
 	sum, err := c.Run(&out, []Input{in})
 	return result{out.String(), sum, stderr.String(), err}

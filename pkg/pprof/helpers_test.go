@@ -2,7 +2,6 @@ package pprof
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,29 +9,13 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"flamekit/internal/testcapture"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/perfscript"
 )
-
-// perfDir holds the real perf captures (perf script --header text).
-const perfDir = "../../testdata/perf"
 
 // collapse runs stackcollapse's library on a real capture and returns the
 // timed folded text.
-func collapse(t testing.TB, name string) []byte {
-	t.Helper()
-	path := filepath.Join(perfDir, name+".txt.gz")
-	c := perfscript.Collapser{Workers: 1}
-	var out bytes.Buffer
-	_, err := c.Run(&out, []perfscript.Input{{
-		Name: path, Source: "testdata/perf/" + name + ".txt.gz",
-		Open: func() (io.ReadCloser, error) { return folded.Open(path) },
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
-}
+func collapse(t testing.TB, name string) []byte { return testcapture.Fold(t, name) }
 
 // stream is a folded stream read back: its metadata and records (stacks
 // copied).

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"flamekit/internal/testcapture"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/perfscript"
 	"flamekit/pkg/pprof"
 )
 
@@ -292,14 +291,7 @@ func TestAppName(t *testing.T) {
 // metadata (stackcollapse's library on testdata/perf/burst.txt.gz).
 func burst(t *testing.T) ([]folded.Record, []folded.Meta) {
 	t.Helper()
-	path := filepath.Join("..", "..", "testdata", "perf", "burst.txt.gz")
-	c := perfscript.Collapser{Workers: 1}
-	var out bytes.Buffer
-	if _, err := c.Run(&out, []perfscript.Input{{Name: path, Source: "burst.txt.gz",
-		Open: func() (io.ReadCloser, error) { return folded.Open(path) }}}); err != nil {
-		t.Fatal(err)
-	}
-	rd := folded.NewReader(&out, "burst")
+	rd := folded.NewReader(bytes.NewReader(testcapture.Fold(t, "burst")), "burst")
 	var recs []folded.Record
 	for rd.Next() {
 		r := *rd.Record()

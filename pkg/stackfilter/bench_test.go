@@ -4,24 +4,18 @@ import (
 	"bufio"
 	"bytes"
 	"io"
-	"path/filepath"
 	"testing"
 
+	"flamekit/internal/testcapture"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/perfscript"
 )
 
 // benchInput is the burst capture's timed folded lines, repeated to about
 // 10 MB.
 func benchInput(b *testing.B) []byte {
 	b.Helper()
-	path := filepath.Join(perfDir, "burst.txt.gz")
-	var one bytes.Buffer
-	col := perfscript.Collapser{Workers: 1}
-	if _, err := col.Run(&one, []perfscript.Input{{Name: path, Open: func() (io.ReadCloser, error) { return folded.Open(path) }}}); err != nil {
-		b.Fatal(err)
-	}
-	return bytes.Repeat(one.Bytes(), 10<<20/one.Len()+1)
+	one := testcapture.Fold(b, "burst")
+	return bytes.Repeat(one, 10<<20/len(one)+1)
 }
 
 // BenchmarkFilter measures Copy (read, filter, write) on real timed

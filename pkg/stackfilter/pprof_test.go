@@ -3,7 +3,6 @@ package stackfilter
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,13 +14,10 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"flamekit/internal/testcapture"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/perfscript"
 	"flamekit/pkg/pprof"
 )
-
-// perfDir holds the real perf captures (perf script --header text).
-const perfDir = "../../testdata/perf"
 
 // capture is a real capture folded by stackcollapse's code, and the pprof
 // profile of the same samples that timeslice --format pprof writes.
@@ -45,17 +41,8 @@ func loadCapture(t *testing.T, name, dir string) *capture {
 	if c, ok := captures[name]; ok {
 		return c
 	}
-	path := filepath.Join(perfDir, name+".txt.gz")
-	var out bytes.Buffer
-	col := perfscript.Collapser{Workers: 1}
-	if _, err := col.Run(&out, []perfscript.Input{{
-		Name: path, Source: "testdata/perf/" + name + ".txt.gz",
-		Open: func() (io.ReadCloser, error) { return folded.Open(path) },
-	}}); err != nil {
-		t.Fatal(err)
-	}
 	c := &capture{}
-	rd := folded.NewReader(&out, name)
+	rd := folded.NewReader(bytes.NewReader(testcapture.Fold(t, name)), name)
 	for rd.Next() {
 		r := *rd.Record()
 		r.Stack = bytes.Clone(r.Stack)

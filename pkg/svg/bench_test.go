@@ -8,6 +8,7 @@ import (
 
 	"flamekit/pkg/flamegraph"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source/decompress"
 )
 
 // BenchmarkFlamegraph60k reads, lays out and renders a folded file of
@@ -21,7 +22,7 @@ func BenchmarkFlamegraph60k(b *testing.B) {
 	o := DefaultOptions()
 	var size int
 	for b.Loop() {
-		f, err := folded.Open(path)
+		f, err := decompress.Open(path)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,14 +1,13 @@
 package svg
 
 import (
+	"flamekit/internal/testcapture"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"flamekit/pkg/folded"
 )
 
 // realStacks returns the distinct stacks (without their root comm frame)
@@ -21,7 +20,7 @@ func realStacks(t testing.TB) []string {
 		t.Skip("skipping: no real captures in testdata/perf/perl")
 	}
 	seen := map[string]bool{}
-	fs := folded.NewFiles(files, true)
+	fs := testcapture.Files(t, files, true)
 	for fs.Next() {
 		if _, rest, ok := strings.Cut(string(fs.Record().Stack), ";"); ok {
 			seen[rest] = true

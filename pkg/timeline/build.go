@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source/decompress"
 )
 
 // Options set a Builder's cells.
@@ -476,7 +477,7 @@ func (t *Timeline) mergeRuns() {
 // leniently: malformed lines are skipped and counted in the returned
 // Skips. The stream's metadata lines are kept on its Input.
 func Read(r io.Reader, name string, o Options) (*Timeline, folded.Skips, error) {
-	rc, err := folded.Decompress(io.NopCloser(r))
+	rc, _, err := decompress.NewReader(r)
 	if err != nil {
 		return nil, folded.Skips{}, fmt.Errorf("%s: %w", name, err)
 	}

@@ -3,44 +3,20 @@ package timeline_test
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
+	"flamekit/internal/testcapture"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/heatmap"
-	"flamekit/pkg/perfscript"
 	"flamekit/pkg/timeline"
 )
 
-const perfDir = "../../testdata/perf"
-
-var collapsed sync.Map // capture name -> []byte
-
 // collapse folds a real capture with stackcollapse's library (timed lines,
-// one per sample) and caches the result.
-func collapse(t testing.TB, name string) []byte {
-	t.Helper()
-	if b, ok := collapsed.Load(name); ok {
-		return b.([]byte)
-	}
-	path := filepath.Join(perfDir, name+".txt.gz")
-	c := perfscript.Collapser{Workers: 1}
-	var out bytes.Buffer
-	_, err := c.Run(&out, []perfscript.Input{{
-		Name: path, Source: name + ".txt.gz",
-		Open: func() (io.ReadCloser, error) { return folded.Open(path) },
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	collapsed.Store(name, out.Bytes())
-	return out.Bytes()
-}
+// one per sample).
+func collapse(t testing.TB, name string) []byte { return testcapture.Fold(t, name) }
 
 type sample struct {
 	stack string

@@ -3,7 +3,6 @@ package top
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"flamekit/internal/testcapture"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/perfscript"
 	"flamekit/pkg/pprof"
 )
 
@@ -35,18 +34,9 @@ type capture struct {
 // options) and writes its pprof profile in dir.
 func loadCapture(t *testing.T, name, dir string) *capture {
 	t.Helper()
-	path := filepath.Join(perfDir, name+".txt.gz")
-	var out bytes.Buffer
-	col := perfscript.Collapser{Workers: 1}
-	if _, err := col.Run(&out, []perfscript.Input{{
-		Name: path, Source: "testdata/perf/" + name + ".txt.gz",
-		Open: func() (io.ReadCloser, error) { return folded.Open(path) },
-	}}); err != nil {
-		t.Fatal(err)
-	}
 	c := &capture{}
 	var recs []folded.Record
-	rd := folded.NewReader(&out, name)
+	rd := folded.NewReader(bytes.NewReader(testcapture.Fold(t, name)), name)
 	for rd.Next() {
 		r := *rd.Record()
 		c.counter.Add(&r)
