@@ -331,7 +331,7 @@ func TestKeySums(t *testing.T) {
 				}
 			}
 			var out strings.Builder
-			if err := writeMerged(&out, k.aggregators(), 1); err != nil {
+			if err := writeLists(&out, k.lists(), 1); err != nil {
 				t.Fatal(err)
 			}
 			if !strings.HasPrefix(out.String(), tc.want) {

@@ -3,6 +3,7 @@ package collapse
 import (
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"flamekit/pkg/idle"
@@ -22,7 +23,7 @@ import (
 // number once, and a sample costs a slice of numbers and its hash, not a
 // stack of several hundred bytes copied, hashed and compared. Two keys can
 // still give one text (the pieces ";a;b" then ";c", or ";a" then ";b;c"):
-// the sums of equal texts are added when they are written (writeMerged).
+// the sums of equal texts are added when they are written (writeLists).
 
 // Piece numbers 0 and 1 mean no piece: pieceUnknown is a frame number
 // whose piece is not known yet, pieceEmpty a frame that gives the stack
@@ -196,42 +197,92 @@ func (sh *keyShard) grow() {
 	}
 }
 
-// aggregators returns the sums as sorted aggregators of text, one per
-// shard, for writeMerged: the text of each key (but idle ones) made once.
-// An aggregator may hold a text twice (two keys of one text), which
-// writeMerged adds. The shards are made by up to GOMAXPROCS goroutines at
-// once (many small sorts: each sorts stacks that fit in a cache), and
-// their keys are forgotten. No add may run.
-func (k *keySums) aggregators() []*aggregator {
-	out := make([]*aggregator, shards)
-	next := make(chan int, shards)
-	for i := range shards {
-		next <- i
-	}
-	close(next)
+// keyRef is a key and its sum, as lists sorts them.
+type keyRef struct {
+	ids []uint32
+	sum int64
+}
+
+// lists returns the sums for writeLists, each key (but the idle ones) in
+// the order of its text: one list per goroutine sorting them (up to
+// GOMAXPROCS), of the shards i, i+n, i+2n... The keys are sorted by their
+// numbers, not by their text, which is made once per key as it is
+// written (keyList): it is never held whole. A list may hold a text twice
+// (two keys of one text), which writeLists adds. No add may run after.
+func (k *keySums) lists() []sumList {
+	n := min(runtime.GOMAXPROCS(0), shards)
+	out := make([]sumList, n)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), shards) {
+	for g := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []byte
-			for i := range next {
+			var refs []keyRef
+			for i := g; i < shards; i += n {
 				sh := &k.shards[i]
-				a := &aggregator{}
 				for _, e := range sh.slots {
-					if e.n == 0 || e.idle {
-						continue
+					if e.n != 0 && !e.idle {
+						refs = append(refs, keyRef{sh.ids[e.start : e.start+e.n : e.start+e.n], e.sum})
 					}
-					buf = k.pieces.appendTextLocked(buf[:0], sh.ids[e.start:e.start+e.n])
-					a.stacks = append(a.stacks, a.intern(buf))
-					a.counts = append(a.counts, e.sum)
 				}
-				sh.slots, sh.ids, sh.used = nil, nil, 0
-				a.sort()
-				out[i] = a
+				sh.slots, sh.used = nil, 0
 			}
+			slices.SortFunc(refs, func(a, b keyRef) int { return k.pieces.compareKeys(a.ids, b.ids) })
+			out[g] = &keyList{p: k.pieces, refs: refs}
 		}()
 	}
 	wg.Wait()
 	return out
+}
+
+// compareKeys compares the texts of the keys a and b as bytes.Compare
+// would, without making them: equal numbers are equal texts, so the
+// comparison starts at the first number that differs, and most often
+// ends in that piece. No intern may run.
+func (p *pieceTable) compareKeys(a, b []uint32) int {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	a, b = a[i:], b[i:]
+	var ta, tb string // the rest of the piece being compared
+	for {
+		for len(ta) == 0 && len(a) > 0 {
+			ta, a = p.texts[a[0]], a[1:]
+		}
+		for len(tb) == 0 && len(b) > 0 {
+			tb, b = p.texts[b[0]], b[1:]
+		}
+		switch {
+		case len(ta) == 0 && len(tb) == 0:
+			return 0
+		case len(ta) == 0:
+			return -1
+		case len(tb) == 0:
+			return 1
+		}
+		n := min(len(ta), len(tb))
+		if c := strings.Compare(ta[:n], tb[:n]); c != 0 {
+			return c
+		}
+		ta, tb = ta[n:], tb[n:]
+	}
+}
+
+// keyList is a sumList of sorted keys: it makes the text of each as it
+// is read.
+type keyList struct {
+	p    *pieceTable
+	refs []keyRef
+	buf  []byte
+}
+
+func (l *keyList) next() ([]byte, int64, bool) {
+	if len(l.refs) == 0 {
+		return nil, 0, false
+	}
+	r := &l.refs[0]
+	l.refs = l.refs[1:]
+	l.buf = l.p.appendTextLocked(l.buf[:0], r.ids)
+	return l.buf, r.sum, true
 }

@@ -334,9 +334,12 @@ func (st *stage) close() (Summary, error) {
 	sum.Weight = float64(st.weight) / float64(div)
 	if st.err == nil && !st.d.timed {
 		st.agg.sort()
-		aggs := append(st.sums.aggregators(), st.agg)
-		aggs = append(aggs, st.keys.aggregators()...)
-		if err := writeMerged(st.w, aggs, div); err != nil {
+		var lists []sumList
+		for _, a := range append(st.sums.aggregators(), st.agg) {
+			lists = append(lists, &aggList{a: a})
+		}
+		lists = append(lists, st.keys.lists()...)
+		if err := writeLists(st.w, lists, div); err != nil {
 			st.err = err
 		}
 	}
