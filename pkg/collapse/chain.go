@@ -89,29 +89,40 @@ func (w *worker) countSymbols(b *batch, s *sample.Sample) {
 
 // foldChain is fold for frames given by number: what a number's frame
 // appends is derived once per number (and whether the comm starts with
-// "java"), then copied.
+// "java"), then copied. It leaves f.h alone: the classic sums of chains
+// go by key (sumChain), and timed lines need no hash.
 func (f *folder) foldChain(dst []byte, s *sample.Sample, chain []uint32, fs Frames) []byte {
 	pid, tid := ids(s)
 	start := len(dst)
 	dst = appendRoot(dst, f.opt, s.Comm, pid, tid)
-	java := bytes.HasPrefix(dst[start:], []byte("java"))
 	j := 0
-	if java {
+	if bytes.HasPrefix(dst[start:], []byte("java")) {
 		j = 1
 	}
-	f.h = hashStack(dst[start:])
+	tab := f.nums[j]
 	for i := len(chain) - 1; i >= 0; i-- {
-		n := int(chain[i])
-		var ok bool
-		if dst, ok = f.recall(dst, slot(&f.nums[j], n)); ok {
-			continue
+		n := chain[i]
+		if int(n) < len(tab) {
+			if p := tab[n]; p.end != 0 {
+				dst = append(dst, f.idText[p.start:p.end-1]...)
+				continue
+			}
 		}
 		// A new number: the rules run once for it (not through the
 		// memo by ID, which would keep the piece twice).
-		ps := len(dst)
-		dst = f.frameRules(dst, fs.Frame(uint32(n)), java)
-		f.remember(&f.nums[j], n, dst[ps:])
+		dst = f.newNumber(dst, n, fs, j)
+		tab = f.nums[j]
 	}
+	return dst
+}
+
+// newNumber appends the piece of frame number n, the rules run for it,
+// and keeps it in f.nums[j] (but for numbers past 2^26).
+func (f *folder) newNumber(dst []byte, n uint32, fs Frames, j int) []byte {
+	slot(&f.nums[j], int(n)) // grown to hold n
+	ps := len(dst)
+	dst = f.frameRules(dst, fs.Frame(n), j == 1)
+	f.remember(&f.nums[j], int(n), dst[ps:])
 	return dst
 }
 
