@@ -87,10 +87,10 @@ func (w *worker) countSymbols(b *batch, s *sample.Sample) {
 	b.sym.count(s.Comm, s.Frames)
 }
 
-// foldChain is fold for frames given by number: what a number's frame
-// appends is derived once per number (and whether the comm starts with
-// "java"), then copied. It leaves f.h alone: the classic sums of chains
-// go by key (sumChain), and timed lines need no hash.
+// foldChain is fold for frames given by number: the piece a number's
+// frame gives is found once per number (and whether the comm starts
+// with "java"), then copied. It leaves f.h alone: the classic sums of
+// chains go by key (sumChain), and timed lines need no hash.
 func (f *folder) foldChain(dst []byte, s *sample.Sample, chain []uint32, fs Frames) []byte {
 	pid, tid := ids(s)
 	start := len(dst)
@@ -99,30 +99,22 @@ func (f *folder) foldChain(dst []byte, s *sample.Sample, chain []uint32, fs Fram
 	if bytes.HasPrefix(dst[start:], []byte("java")) {
 		j = 1
 	}
-	tab := f.nums[j]
+	tab := f.pieces[j]
 	for i := len(chain) - 1; i >= 0; i-- {
 		n := chain[i]
+		p := uint32(pieceUnknown)
 		if int(n) < len(tab) {
-			if p := tab[n]; p.end != 0 {
-				dst = append(dst, f.idText[p.start:p.end-1]...)
-				continue
-			}
+			p = tab[n]
 		}
-		// A new number: the rules run once for it (not through the
-		// memo by ID, which would keep the piece twice).
-		dst = f.newNumber(dst, n, fs, j)
-		tab = f.nums[j]
+		if p == pieceUnknown {
+			p = f.pieceOf(n, fs, j)
+			tab = f.pieces[j]
+		}
+		if p != pieceEmpty {
+			r := f.local[p]
+			dst = append(dst, f.localText[r.start:r.end]...)
+		}
 	}
-	return dst
-}
-
-// newNumber appends the piece of frame number n, the rules run for it,
-// and keeps it in f.nums[j] (but for numbers past 2^26).
-func (f *folder) newNumber(dst []byte, n uint32, fs Frames, j int) []byte {
-	slot(&f.nums[j], int(n)) // grown to hold n
-	ps := len(dst)
-	dst = f.frameRules(dst, fs.Frame(n), j == 1)
-	f.remember(&f.nums[j], int(n), dst[ps:])
 	return dst
 }
 
@@ -172,7 +164,7 @@ func (w *worker) chainKey(s *sample.Sample) ([]uint32, uint64) {
 			p = tab[n]
 		}
 		if p == pieceUnknown {
-			p = w.pieceOf(n, j)
+			p = w.fold.pieceOf(n, w.fs, j)
 			tab = w.fold.pieces[j]
 		}
 		if p == pieceEmpty {
@@ -185,16 +177,25 @@ func (w *worker) chainKey(s *sample.Sample) ([]uint32, uint64) {
 	return key, h
 }
 
-// pieceOf returns the number of the piece frame number n gives a stack
-// whose root starts with "java" (j 1) or not (j 0), and keeps it in
-// w.fold.pieces (but for numbers past 2^26).
-func (w *worker) pieceOf(n uint32, j int) uint32 {
-	w.piece = w.fold.frameRules(w.piece[:0], w.fs.Frame(n), j == 1)
+// pieceOf returns the number (pieceTable) of the piece frame number n
+// of fs gives a stack whose root starts with "java" (j 1) or not (j 0),
+// the rules run for it, and keeps it in f.pieces (but for numbers past
+// 2^26), its text in f.localText.
+func (f *folder) pieceOf(n uint32, fs Frames, j int) uint32 {
+	f.buf = f.frameRules(f.buf[:0], fs.Frame(n), j == 1)
 	p := uint32(pieceEmpty)
-	if len(w.piece) > 0 {
-		p = w.st.keys.pieces.intern(w.piece)
+	if len(f.buf) > 0 {
+		p = f.table.intern(f.buf)
+		if int(p) >= len(f.local) {
+			f.local = append(f.local, make([]localPiece, max(int(p)+1, 2*len(f.local), 1024)-len(f.local))...)
+		}
+		if r := &f.local[p]; r.end == 0 {
+			r.start = uint32(len(f.localText))
+			f.localText = append(f.localText, f.buf...)
+			r.end = uint32(len(f.localText))
+		}
 	}
-	tab := &w.fold.pieces[j]
+	tab := &f.pieces[j]
 	if int(n) >= len(*tab) {
 		if n >= 1<<26 {
 			return p

@@ -38,7 +38,7 @@ const (
 // pieceTable numbers the distinct pieces of text of the stacks summed by
 // key, and the distinct root frames: equal texts, equal numbers. It is
 // shared by the workers of a stage, and safe for concurrent use; a worker
-// asks it once per frame number and per root it meets (see worker.pieceOf),
+// asks it once per frame number and per root it meets (see folder.pieceOf),
 // so its lock is rarely taken. Its memory grows with the distinct pieces.
 type pieceTable struct {
 	mu    sync.Mutex

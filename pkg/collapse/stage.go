@@ -105,7 +105,7 @@ func (st *stage) warn(format string, args ...any) {
 
 // newWorker returns a new worker of the stage, for one goroutine.
 func (st *stage) newWorker() *worker {
-	return &worker{st: st, fold: folder{opt: &st.opt, inl: st.inl}}
+	return &worker{st: st, fold: folder{opt: &st.opt, inl: st.inl, table: st.keys.pieces}}
 }
 
 // prescan shows the stage a sample, in input order, before the batch that

@@ -83,10 +83,9 @@ type worker struct {
 	// folded, by number (Sink.AddChain); its Frames are then empty.
 	chain []uint32
 	fs    Frames
-	// key and piece are chainKey's and pieceOf's buffers; roots numbers
-	// the root frames met (pieceTable), by text.
+	// key is chainKey's buffer; roots numbers the root frames met
+	// (pieceTable), by text.
 	key   []uint32
-	piece []byte
 	roots map[string]uint32
 	// sums combines the classic sums before they go to the shared ones
 	// (flushed when the worker ends).
