@@ -201,7 +201,7 @@ func writeLists(w io.Writer, lists []sumList, div int64) error {
 		buf = append(buf, heap[0].stack...)
 		stack := buf[start:len(buf):len(buf)] // never written: appends to buf go past it
 		var sum int64
-		for len(heap) > 0 && bytes.Equal(heap[0].stack, stack) {
+		for { // the head is stack: add it, then those equal to it
 			h := &heap[0]
 			sum = addSat(sum, h.n)
 			var ok bool
@@ -210,6 +210,9 @@ func writeLists(w io.Writer, lists []sumList, div int64) error {
 				heap = heap[:len(heap)-1]
 			}
 			down(0)
+			if len(heap) == 0 || !bytes.Equal(heap[0].stack, stack) {
+				break
+			}
 		}
 		buf = append(buf, ' ')
 		if div == 1 {
