@@ -2,7 +2,6 @@ package collapse
 
 import (
 	"bytes"
-	"slices"
 	"strconv"
 
 	"flamekit/pkg/folded"
@@ -272,47 +271,19 @@ func symSampled(s *sample.Sample) bool {
 // word, decimal or hexadecimal with 0x ("delay=100078421 [ns]" gives
 // 100078421). Payloads are printed by each event's own format: most say
 // "name=value", system calls say "name: value,", and the block events
-// print their fields by position (see positional). A sample read from a
-// perf.data file has its tracepoint record instead of the text
+// print their fields by position (sample.BlockPosition). A sample read
+// from a perf.data file has its tracepoint record instead of the text
 // (sample.Trace): its fields are read from the record as the text would
-// give them, without printing it, but for the block events' positions.
+// give them, without printing it.
 func (w *worker) fieldInt(s *sample.Sample, name string) (int64, bool) {
 	n, form, ok := s.Int(name)
-	if form != 0 || !bytes.HasPrefix(s.Event, []byte("block:")) {
+	if form != 0 {
 		return n, ok
 	}
-	payload := s.Payload
-	if payload == nil {
-		w.text = s.AppendPayload(w.text[:0])
-		payload = w.text
+	if p, is := sample.BlockPosition(s.Event, name); is {
+		return s.PositionInt(p)
 	}
-	v, ok := positional(s.Event, payload, name)
-	if !ok {
-		return 0, false
-	}
-	return sample.WordInt(sample.FirstWord(v))
-}
-
-// positional reads the fields of the block events, which perf prints by
-// position ("254,0 RA 4096 () 321615200 + 8 0x2,0,4 [link]" for
-// block_rq_issue: dev, rwbs, bytes, cmd, sector + nr_sector, ioprio,
-// comm): sector and nr_sector around the "+", bytes third in the request
-// events that have it.
-func positional(event, payload []byte, name string) ([]byte, bool) {
-	if !bytes.HasPrefix(event, []byte("block:")) {
-		return nil, false
-	}
-	toks := bytes.Fields(payload)
-	plus := slices.IndexFunc(toks, func(t []byte) bool { return string(t) == "+" })
-	switch {
-	case name == "sector" && plus >= 1:
-		return toks[plus-1], true
-	case name == "nr_sector" && plus >= 0 && plus+1 < len(toks):
-		return toks[plus+1], true
-	case name == "bytes" && plus >= 0 && len(toks) > 2 && (string(event) == "block:block_rq_issue" || string(event) == "block:block_rq_insert"):
-		return toks[2], true
-	}
-	return nil, false
+	return n, ok
 }
 
 // offStack folds an off-CPU sample's stack, with the --hot-cold mark.

@@ -118,6 +118,10 @@ type showInfo struct {
 	minLen  int
 	dyn     []*tpField
 	mayFail bool
+	// pos is the print format's tokens, posKinds what each conversion
+	// may print in them, for the fields read by position (tppos.go).
+	pos      *posModel
+	posKinds []uint8
 }
 
 // buildShow makes f's plans.
@@ -138,6 +142,7 @@ func buildShow(f *tpFormat) *showInfo {
 		return si
 	}
 	segs := f.prog.segs
+	si.pos, si.posKinds = buildPos(segs)
 	for i := range segs {
 		s := &segs[i]
 		if s.conv == 0 {

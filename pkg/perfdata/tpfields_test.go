@@ -21,7 +21,7 @@ import (
 var traceCaptures = []struct {
 	name      string
 	newKernel bool
-}{{"sched", false}, {"tracepoints", false}, {"tpfields", true}}
+}{{"sched", false}, {"tracepoints", false}, {"tpfields", true}, {"block", true}}
 
 // scriptHeads returns the header lines of perf script text, one per
 // sample, in order.
@@ -75,8 +75,30 @@ func traceDiffs(s *sample.Sample, text []byte) []string {
 			diffs = append(diffs, fmt.Sprintf("Word(%q) = %q, %v; the text gives %q, %v", name, w1[1:], ok1, w2[1:], ok2))
 		}
 	}
+	// The fields read by position (the block events'), and every
+	// position around the first "+" and from the start, of any event.
+	for _, p := range positions {
+		n1, ok1 := s.PositionInt(p)
+		n2, ok2 := txt.PositionInt(p)
+		if n1 != n2 || ok1 != ok2 {
+			diffs = append(diffs, fmt.Sprintf("PositionInt(%+v) = %d, %v; the text gives %d, %v", p, n1, ok1, n2, ok2))
+		}
+	}
 	return diffs
 }
+
+// positions are the positions traceDiffs reads: those of the block
+// events' fields (sample.BlockPosition) and more.
+var positions = func() []sample.Position {
+	var ps []sample.Position
+	for i := -3; i <= 3; i++ {
+		ps = append(ps, sample.Position{Index: i, FromPlus: true})
+	}
+	for i := -1; i <= 8; i++ {
+		ps = append(ps, sample.Position{Index: i})
+	}
+	return ps
+}()
 
 // TestTraceAgreesWithText reads every tracepoint sample of the real
 // captures and checks that what the rules read from its record (Int,
@@ -463,6 +485,18 @@ func FuzzTraceFields(f *testing.F) {
 		}
 	}) {
 		f.Add(edgeFormat(name), edgeRaw(-5, 6, "ab", 7, 0xffffffff, "dyn"))
+	}
+	// Fields printed by position (tppos.go).
+	var blocks []string
+	for name := range blockFormats {
+		blocks = append(blocks, name)
+	}
+	slices.Sort(blocks)
+	for _, name := range blocks {
+		tp := parseFormat("block", blockFormats[name])
+		for _, rec := range []string{"issue", "cmd", "nosector"} {
+			f.Add(blockFormats[name], blockRecord(tp, blockRecords[rec]))
+		}
 	}
 	files, _ := filepath.Glob("testdata/tracefs/events/*/*/format")
 	for _, file := range files {

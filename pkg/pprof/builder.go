@@ -90,6 +90,11 @@ type Stats struct {
 	Stacks  int     // distinct stacks
 	Frames  int     // distinct frame names (Functions)
 	Samples int64   // pprof samples written
+	// Held counts the timed records held one by one (32 bytes each)
+	// until Write knew the clock: 0 when they were summed as they came,
+	// per interval on a timeline (Options.HasCut) or per stack
+	// (Options.Aggregate).
+	Held int64
 	// Weight is the weight sample type, and WeightKnown whether it was
 	// given or known from the event (false: a guess, see WeightFor).
 	Weight      Weight
@@ -267,6 +272,7 @@ func (b *Builder) Add(rec *folded.Record) error {
 	}
 	b.chunks[n-1] = append(b.chunks[n-1], record{t: int64(rec.Time), count: c, stack: st, seq: b.seq, where: b.where(rec)})
 	b.seq++
+	b.stats.Held++
 	return nil
 }
 

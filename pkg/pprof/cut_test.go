@@ -61,6 +61,11 @@ func TestCutIsRecords(t *testing.T) {
 		if len(got.Sample) > len(want.Sample) || gst.Value != wst.Value || gst.Stacks != wst.Stacks || gst.Frames != wst.Frames {
 			t.Errorf("%v: %d samples (records %d), stats %+v, want %+v", res, len(got.Sample), len(want.Sample), gst, wst)
 		}
+		// Memory: the cut holds no record, the per-sample path one per
+		// timed sample.
+		if gst.Held != 0 || wst.Held != wst.Timed {
+			t.Errorf("%v: held %d records cut, %d of %d timed without", res, gst.Held, wst.Held, wst.Timed)
+		}
 		if got.TimeNanos != want.TimeNanos || got.DurationNanos != want.DurationNanos || got.Period != want.Period ||
 			types(got) != types(want) || fmt.Sprint(got.Comments) != fmt.Sprint(want.Comments) {
 			t.Errorf("%v: header %d %d %d %s, want %d %d %d %s", res, got.TimeNanos, got.DurationNanos, got.Period, types(got), want.TimeNanos, want.DurationNanos, want.Period, types(want))

@@ -39,6 +39,10 @@ type TraceFormat interface {
 	// Sample.Word) and returns it as the last bytes of the result
 	// (word = result[len(dst):]), with the form as for Int.
 	Word(dst []byte, t *Trace, name string) (result []byte, form byte)
+	// PositionInt returns what Position.Int reads at p of the printed
+	// payload, without printing it when the payload's tokens up to p
+	// are known from the print format.
+	PositionInt(t *Trace, p Position) (int64, bool)
 	// AppendPayload appends the payload as perf script prints it.
 	AppendPayload(dst []byte, t *Trace) []byte
 }
@@ -81,6 +85,77 @@ func (t *Trace) AppendPayload(dst []byte) []byte {
 	return t.Format.AppendPayload(dst, t)
 }
 
+// Position is where a payload that prints its fields by position, not as
+// "name=value", shows one (see BlockPosition): the payload's Index-th
+// blank-separated token, counted from its first "+" token when FromPlus
+// (-1 is the token before it), else from its start; either way the
+// payload must hold a "+" token.
+type Position struct {
+	Index    int
+	FromPlus bool
+}
+
+// BlockPosition returns the position of field name in the payload of
+// event when it is a block event's, which perf prints by position
+// ("254,0 RA 4096 () 321615200 + 8 0x2,0,4 [link]" for block_rq_issue:
+// dev, rwbs, bytes, cmd, sector + nr_sector, ioprio, comm): sector and
+// nr_sector around the "+", bytes third in the request events that print
+// it first (block_rq_issue, block_rq_insert); false for any other.
+func BlockPosition(event []byte, name string) (Position, bool) {
+	if !bytes.HasPrefix(event, []byte("block:")) {
+		return Position{}, false
+	}
+	switch {
+	case name == "sector":
+		return Position{Index: -1, FromPlus: true}, true
+	case name == "nr_sector":
+		return Position{Index: 1, FromPlus: true}, true
+	case name == "bytes" && (string(event) == "block:block_rq_issue" || string(event) == "block:block_rq_insert"):
+		return Position{Index: 2}, true
+	}
+	return Position{}, false
+}
+
+// Token returns the token of payload at p (see Position).
+func (p Position) Token(payload []byte) ([]byte, bool) {
+	toks := bytes.Fields(payload)
+	plus := -1
+	for i, t := range toks {
+		if len(t) == 1 && t[0] == '+' {
+			plus = i
+			break
+		}
+	}
+	i := p.Index
+	if p.FromPlus {
+		i += plus
+	}
+	if plus < 0 || i < 0 || i >= len(toks) {
+		return nil, false
+	}
+	return toks[i], true
+}
+
+// Int reads the token of payload at p as an integer, as Sample.Int reads
+// a field's first word (see WordInt).
+func (p Position) Int(payload []byte) (int64, bool) {
+	tok, ok := p.Token(payload)
+	if !ok {
+		return 0, false
+	}
+	return WordInt(FirstWord(tok))
+}
+
+// PositionInt returns the payload's token at p as an integer (see
+// Position.Int). A sample with a Trace is not printed for it: the value
+// comes from the raw record (TraceFormat.PositionInt).
+func (s *Sample) PositionInt(p Position) (int64, bool) {
+	if s.Payload == nil && s.Trace.Format != nil {
+		return s.Trace.Format.PositionInt(&s.Trace, p)
+	}
+	return p.Int(s.Payload)
+}
+
 // AppendPayload appends the sample's payload text to dst: Payload, or
 // the Trace printed as perf script prints it.
 func (s *Sample) AppendPayload(dst []byte) []byte {
@@ -97,7 +172,7 @@ func (s *Sample) AppendPayload(dst []byte) []byte {
 // WordInt). A sample with a Trace is not printed for it: the value comes
 // from the raw record (form says which form the payload has the field
 // in, 0 for neither). Events that print their fields by position (the
-// block events) are the caller's to read, from AppendPayload.
+// block events) are read with PositionInt.
 func (s *Sample) Int(name string) (n int64, form byte, ok bool) {
 	if name == "" {
 		return 0, 0, false // no field is nameless ("0 : 0" holds none)

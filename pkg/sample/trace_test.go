@@ -120,6 +120,11 @@ func (f *fakeFormat) Word(dst []byte, t *Trace, name string) ([]byte, byte) {
 	return w, '='
 }
 
+func (f *fakeFormat) PositionInt(t *Trace, p Position) (int64, bool) {
+	f.calls = append(f.calls, "PositionInt")
+	return p.Int(t.Raw)
+}
+
 func (f *fakeFormat) AppendPayload(dst []byte, t *Trace) []byte {
 	f.calls = append(f.calls, "AppendPayload")
 	return append(dst, t.Raw...)
@@ -162,5 +167,50 @@ func TestSampleTrace(t *testing.T) {
 	}
 	if _, _, ok := none.Int("x"); ok || len(none.AppendPayload(nil)) != 0 {
 		t.Error("Int or AppendPayload of a zero Trace")
+	}
+}
+
+// TestBlockPosition: the block events' fields read by position, as perf
+// prints them: sector and nr_sector around the first "+" token, bytes
+// third in block_rq_issue and block_rq_insert only, nothing without a
+// "+" token or out of the payload.
+func TestBlockPosition(t *testing.T) {
+	const issue = "254,0 RA 4096 () 321615200 + 8 none,0,0 [link]"
+	tests := []struct {
+		event, payload, name string
+		n                    int64
+		ok                   bool
+	}{
+		{"block:block_rq_issue", issue, "sector", 321615200, true},
+		{"block:block_rq_issue", issue, "nr_sector", 8, true},
+		{"block:block_rq_issue", issue, "bytes", 4096, true},
+		{"block:block_rq_insert", issue, "bytes", 4096, true},
+		{"block:block_rq_merge", issue, "bytes", 0, false},
+		{"block:block_rq_complete", "254,0 RA () 321615200 + 8 none,0,0 [0]", "nr_sector", 8, true},
+		{"block:block_bio_queue", "254,0 W 2048 + 16 [dd]", "sector", 2048, true},
+		{"block:block_bio_queue", "254,0 W 2048 + 16 [dd]", "bytes", 0, false},
+		{"block:block_split", "254,0 W 2048 / 2056 [dd]", "sector", 0, false},
+		{"block:block_bio_queue", "+ 16", "sector", 0, false},
+		{"block:block_bio_queue", "254,0 W 2048 +", "nr_sector", 0, false},
+		{"block:block_bio_queue", "254,0 W 18446744073709551615 + 0 [dd]", "sector", 0, false},
+		{"block:block_bio_queue", "254,0 W 2048 + 0x10, [dd]", "nr_sector", 16, true},
+		{"block:block_bio_queue", "254,0 W 2048 + 16 [dd]", "dev", 0, false},
+		{"sched:sched_switch", "a 1 + 2", "sector", 0, false},
+	}
+	for _, tc := range tests {
+		n, ok := int64(0), false
+		if p, is := BlockPosition([]byte(tc.event), tc.name); is {
+			n, ok = p.Int([]byte(tc.payload))
+		}
+		if n != tc.n || ok != tc.ok {
+			t.Errorf("%s %q: %s = %d, %v; want %d, %v", tc.event, tc.payload, tc.name, n, ok, tc.n, tc.ok)
+		}
+	}
+	// A sample with a Trace is read through its format, not printed.
+	f := &fakeFormat{}
+	s := Sample{Event: []byte("block:block_rq_issue"), Trace: Trace{Format: f, Raw: []byte(issue)}}
+	p, _ := BlockPosition(s.Event, "sector")
+	if n, ok := s.PositionInt(p); n != 321615200 || !ok || strings.Join(f.calls, ",") != "PositionInt" {
+		t.Errorf("PositionInt = %d, %v; calls %v", n, ok, f.calls)
 	}
 }

@@ -190,6 +190,42 @@ func (in *Input) Keep() {
 	}
 }
 
+// Spool copies a stream whole into its copy now (as Keep, then a reading
+// to its end), so that it reads as a file from then on: its head can be
+// read first, the whole read after, and again (Rereadable). It does nothing
+// for a file or a stream already copied whole; a stream already read
+// without a copy is an error.
+func (in *Input) Spool() error {
+	if in.Rereadable() {
+		return nil
+	}
+	in.Keep()
+	_, closer, t, err := in.openRaw()
+	if err != nil {
+		return err
+	}
+	if t == nil {
+		closer.Close()
+		return fmt.Errorf("%s can be read only once: it is a stream and was read before a copy of it was asked for", in.Display)
+	}
+	err = t.drain()
+	if cerr := closer.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", in.Display, err)
+	}
+	return nil
+}
+
+// Rereadable reports whether the input can be read again: a file, or a
+// stream whose copy is whole (see Keep and Spool).
+func (in *Input) Rereadable() bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.reopen != nil || in.spool != "" && in.whole
+}
+
 // Open returns the content of the input from its start, decompressed: a
 // file is opened again; a stream is read on from its sniffed head the
 // first time, and from its copy (see Keep) after that.
@@ -260,7 +296,8 @@ func (in *Input) openRaw() (io.Reader, io.Closer, *tee, error) {
 
 // Path returns the path of a file that holds the content of the input,
 // decompressed: the input itself when it is an uncompressed regular file,
-// else a temporary copy (made once; Close removes it). For readers that
+// the copy of an uncompressed stream spooled whole (see Spool), else a
+// temporary copy (made once; Close removes it). For readers that
 // read at offsets (perf.data).
 func (in *Input) Path() (string, error) {
 	if in.file != "" && in.Method == decompress.None {
@@ -268,6 +305,9 @@ func (in *Input) Path() (string, error) {
 	}
 	in.mu.Lock()
 	p := in.copyPath
+	if p == "" && in.Method == decompress.None && in.spool != "" && in.whole {
+		p = in.spool // the copy of an uncompressed stream is its content
+	}
 	in.mu.Unlock()
 	if p != "" {
 		return p, nil

@@ -155,6 +155,63 @@ func TestStreamKeepStopped(t *testing.T) {
 	}
 }
 
+// TestStreamSpool: a stream spooled is copied whole at once and reads
+// as a file from then on: read again and again, its uncompressed copy
+// the Path of a reader at offsets; one read before is an error.
+func TestStreamSpool(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		raw  []byte
+	}{{"plain", foldedText}, {"gzip", gz(foldedText)}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			src := bytes.NewReader(tc.raw)
+			in, err := OpenReader("pipe", src, Options{TempDir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer in.Close()
+			if in.Rereadable() {
+				t.Fatal("a stream not copied says it can be read again")
+			}
+			if err := in.Spool(); err != nil {
+				t.Fatal(err)
+			}
+			if !in.Rereadable() || src.Len() != 0 {
+				t.Fatalf("spooled: rereadable %v, %d bytes of the stream left", in.Rereadable(), src.Len())
+			}
+			if err := in.Spool(); err != nil {
+				t.Fatalf("a second Spool: %v", err)
+			}
+			for i := range 2 {
+				if got := readAll(t, in); !bytes.Equal(got, foldedText) {
+					t.Fatalf("read %d: %d bytes, want %d", i, len(got), len(foldedText))
+				}
+			}
+			p, err := in.Path()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(p); !bytes.Equal(b, foldedText) {
+				t.Errorf("Path holds %d bytes, want the %d of the content", len(b), len(foldedText))
+			}
+			copies, _ := filepath.Glob(filepath.Join(dir, "*"))
+			if want := map[string]int{"plain": 1, "gzip": 2}[tc.name]; len(copies) != want {
+				t.Errorf("copies %v, want %d", copies, want)
+			}
+		})
+	}
+	in, err := OpenReader("pipe", bytes.NewReader(foldedText), Options{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	readAll(t, in)
+	if err := in.Spool(); err == nil || !strings.Contains(err.Error(), "read only once") {
+		t.Errorf("Spool after a read: %v", err)
+	}
+}
+
 // TestRemoveTemps: what a signal handler calls removes every copy.
 func TestRemoveTemps(t *testing.T) {
 	dir := t.TempDir()

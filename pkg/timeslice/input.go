@@ -89,8 +89,9 @@ func (ins Inputs) Close() error {
 	return errors.Join(errs...)
 }
 
-// stream reports whether the input can be read only once.
-func (in *Input) stream() bool { return in.src != nil && in.src.Stream }
+// stream reports whether the input can be read only once: a stream not
+// copied whole yet (see Spool).
+func (in *Input) stream() bool { return in.src != nil && in.src.Stream && !in.src.Rereadable() }
 
 // open opens the input's folded text for a full read: the file, the
 // stream the first time, or the stream's copy.
@@ -182,6 +183,25 @@ func (ins Inputs) HasStream() bool {
 		}
 	}
 	return false
+}
+
+// Spool copies every stream whole into a temporary file in dir ("" means
+// os.TempDir()) before anything reads it, as bytes (nothing is parsed), so
+// that it reads as a file from then on: Heads reads its first lines, a
+// Slicer reads it whole, and again. Files are left alone.
+func (ins Inputs) Spool(dir string) error {
+	for _, in := range ins {
+		if !in.stream() || in.err != nil {
+			continue
+		}
+		if dir != "" {
+			in.src.TempDir = dir
+		}
+		if err := in.src.Spool(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Survey reads every input whole, once, for what a window needs to be

@@ -84,12 +84,14 @@ func refOf(win *timeslice.Window, clock *timeslice.Clock) (folded.WallRef, bool)
 // The Builder sums the samples of each --bucket interval (on the wall
 // clock) as they come, in a timeline (package timeline), so it must know
 // where the interval edges fall on perf's clock before reading: from the
-// clock the heads of the files give. That guess is right unless the whole
-// input says otherwise (the "captured on" estimate moved with a later last
-// sample, another capture holds the first sample); then finish reads the
-// inputs again, cut where the clock says. A stream, which cannot be read
-// again, is kept as per-sample records until the clock is known, as are
-// intervals under pprof.MinCut.
+// clock the heads of the inputs give (a stream is copied first, and read
+// from its copy as a file: see place). That guess is right unless the
+// whole input says otherwise (the "captured on" estimate moved with a
+// later last sample, another capture holds the first sample); then finish
+// reads the inputs again, cut where the clock says. Intervals under
+// pprof.MinCut are kept as per-sample records until the clock is known:
+// a timeline's 2^31 cells of them would not span a long capture, and
+// nearly every sample is a key of its own at such widths.
 func (c *run) pprofOutput(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs, win *timeslice.Window) func(*timeslice.Clock) error {
 	w, _ := parseWeight(c.SampleType)
 	opts := pprof.Options{Weight: w, Resolution: c.Resolution()}
@@ -128,6 +130,7 @@ func (c *run) pprofOutput(env *Env, s *timeslice.Slicer, inputs timeslice.Inputs
 			return err
 		}
 		st := b.Stats()
+		c.profile = st
 		if st.NoWall {
 			env.Warnf("warning: %s", st.Clock)
 		} else if st.Estimated && (win == nil || !win.Estimated) {

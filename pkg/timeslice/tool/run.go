@@ -25,6 +25,7 @@ import (
 	"flamekit/pkg/collapse"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/heatmap"
+	"flamekit/pkg/pprof"
 	"flamekit/pkg/pyroscope"
 	"flamekit/pkg/selection"
 	"flamekit/pkg/slicecmd"
@@ -100,6 +101,8 @@ type run struct {
 	// (recut).
 	cut           int64
 	hasCut, recut bool
+	// profile is what the pprof profile written held (tests).
+	profile pprof.Stats
 }
 
 // Run runs timeslice: it places the window on perf's clock (reading the
@@ -224,9 +227,10 @@ func (c *run) check() error {
 // otherwise (a later part holding earlier samples).
 func (c *run) place(spec timeslice.Spec, hasWindow bool, inputs timeslice.Inputs) (win *timeslice.Window, guessed bool, err error) {
 	needClock := hasWindow && spec.NeedsClock() || c.Heatmap != "" || c.Bursts
-	// --format pprof cuts its intervals on the wall clock as it reads
-	// files: it reads their heads (see pprofOutput).
-	pprofClock := c.Format == "pprof" && c.Push == "" && !inputs.HasStream()
+	// --format pprof cuts its intervals on the wall clock as it reads:
+	// it reads the heads of the inputs, streams copied first to be read
+	// as files (see pprofOutput).
+	pprofClock := c.Format == "pprof" && c.Push == "" && c.Resolution() >= pprof.MinCut
 	switch {
 	case c.Push != "" || needClock && (inputs.HasStream() || c.KeepTime):
 		if err := inputs.Survey(""); err != nil {
@@ -236,6 +240,11 @@ func (c *run) place(spec timeslice.Spec, hasWindow bool, inputs timeslice.Inputs
 			return nil, false, err
 		}
 	case needClock || pprofClock:
+		if pprofClock {
+			if err := inputs.Spool(""); err != nil {
+				return nil, false, err
+			}
+		}
 		if err := inputs.Heads(); err != nil {
 			return nil, false, err
 		}
