@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"flamekit/pkg/idle"
 )
@@ -240,10 +241,7 @@ func (k *keySums) lists() []sumList {
 // comparison starts at the first number that differs, and most often
 // ends in that piece. No intern may run.
 func (p *pieceTable) compareKeys(a, b []uint32) int {
-	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
-	}
+	i := commonPrefix(a, b)
 	a, b = a[i:], b[i:]
 	var ta, tb string // the rest of the piece being compared
 	for {
@@ -267,6 +265,23 @@ func (p *pieceTable) compareKeys(a, b []uint32) int {
 		}
 		ta, tb = ta[n:], tb[n:]
 	}
+}
+
+// commonPrefix returns the number of numbers a and b start with alike.
+// Keys share long prefixes (their outer frames): two numbers are
+// compared at once.
+func commonPrefix(a, b []uint32) int {
+	n := min(len(a), len(b))
+	pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
+	i := 0
+	// Both hold n numbers: the words read are theirs.
+	for i+2 <= n && *(*uint64)(unsafe.Add(pa, 4*i)) == *(*uint64)(unsafe.Add(pb, 4*i)) {
+		i += 2
+	}
+	if i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }
 
 // keyList is a sumList of sorted keys: it makes the text of each as it
