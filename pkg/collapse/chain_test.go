@@ -343,3 +343,49 @@ func TestKeySums(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareKeys: keys compare as their texts do, before and after the
+// texts are ranked, among pieces that start one another (";a", ";a;b",
+// ";ab"), roots that do ("x", "x_y", ""), and keys that are the start of
+// others.
+func TestCompareKeys(t *testing.T) {
+	tests := []struct {
+		name   string
+		roots  []string
+		pieces []string
+	}{
+		{"prefixes", []string{"x", "x_y", ""}, []string{";a", ";a;b", ";ab", ";a_[k]", ";b", ";a;"}},
+		{"no prefixes", []string{"bash", "java"}, []string{";main", ";run", ";Lcom/x/Y:::run"}},
+		{"punctuation", []string{"a", "a-1/2", "a-1"}, []string{";!", ";+", ";~", ";f", ";f!"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPieceTable()
+			var keys [][]uint32
+			for _, r := range tc.roots {
+				root := p.intern([]byte(r))
+				keys = append(keys, []uint32{root})
+				for _, a := range tc.pieces {
+					pa := p.intern([]byte(a))
+					keys = append(keys, []uint32{root, pa})
+					for _, b := range tc.pieces {
+						keys = append(keys, []uint32{root, pa, p.intern([]byte(b))})
+					}
+				}
+			}
+			for _, ranked := range []bool{false, true} {
+				if ranked {
+					p.rank()
+				}
+				for _, a := range keys {
+					for _, b := range keys {
+						ta, tb := p.appendText(nil, a), p.appendText(nil, b)
+						if got, want := p.compareKeys(a, b), strings.Compare(string(ta), string(tb)); got != want {
+							t.Fatalf("ranked %v: compareKeys(%q, %q) = %d, want %d", ranked, ta, tb, got, want)
+						}
+					}
+				}
+			}
+		})
+	}
+}

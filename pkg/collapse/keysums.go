@@ -1,6 +1,7 @@
 package collapse
 
 import (
+	"cmp"
 	"runtime"
 	"slices"
 	"strings"
@@ -45,6 +46,10 @@ type pieceTable struct {
 	mu    sync.Mutex
 	ids   map[string]uint32
 	texts []string // by number; the first firstPiece are unused
+	// order is made by rank once no intern runs (for compareKeys):
+	// order[id] is the rank of texts[id] among the texts, times two,
+	// plus one when it is the start of another text.
+	order []uint32
 }
 
 func newPieceTable() *pieceTable {
@@ -211,6 +216,7 @@ type keyRef struct {
 // written (keyList): it is never held whole. A list may hold a text twice
 // (two keys of one text), which writeLists adds. No add may run after.
 func (k *keySums) lists() []sumList {
+	k.pieces.rank()
 	n := min(runtime.GOMAXPROCS(0), shards)
 	out := make([]sumList, n)
 	var wg sync.WaitGroup
@@ -236,12 +242,37 @@ func (k *keySums) lists() []sumList {
 	return out
 }
 
+// rank makes p.order. No intern may run after.
+func (p *pieceTable) rank() {
+	ids := make([]uint32, 0, len(p.texts))
+	for id := firstPiece; id < len(p.texts); id++ {
+		ids = append(ids, uint32(id))
+	}
+	slices.SortFunc(ids, func(a, b uint32) int { return strings.Compare(p.texts[a], p.texts[b]) })
+	p.order = make([]uint32, len(p.texts))
+	for r, id := range ids {
+		o := uint32(r) << 1
+		// The texts that start with this one follow it.
+		if r+1 < len(ids) && strings.HasPrefix(p.texts[ids[r+1]], p.texts[id]) {
+			o |= 1
+		}
+		p.order[id] = o
+	}
+}
+
 // compareKeys compares the texts of the keys a and b as bytes.Compare
 // would, without making them: equal numbers are equal texts, so the
-// comparison starts at the first number that differs, and most often
-// ends in that piece. No intern may run.
+// comparison starts at the first number that differs. Once the texts
+// are ranked (rank), two pieces neither of which starts another compare
+// as their ranks; else (one text may start the other: ";f" and
+// ";f_[k]") the texts are compared from there. No intern may run.
 func (p *pieceTable) compareKeys(a, b []uint32) int {
 	i := commonPrefix(a, b)
+	if i < len(a) && i < len(b) && p.order != nil {
+		if x, y := p.order[a[i]], p.order[b[i]]; (x|y)&1 == 0 {
+			return cmp.Compare(x, y)
+		}
+	}
 	a, b = a[i:], b[i:]
 	var ta, tb string // the rest of the piece being compared
 	for {
