@@ -1,6 +1,7 @@
 package collapse
 
 import (
+	"bytes"
 	"hash/maphash"
 	"io"
 	"math"
@@ -125,19 +126,51 @@ func (a *aggregator) sort() {
 	slices.SortFunc(a.order, func(x, y int32) int { return strings.Compare(a.stacks[x], a.stacks[y]) })
 }
 
-// writeMerged writes the sums of sorted aggregators as classic folded lines,
-// sorted, the sums of a stack found in several of them added: a k-way
-// merge through a heap, one pass over the distinct stacks. Counts are divided by div (1000 turns
-// nanoseconds into microseconds).
+// sumList is a list of classic sums, in the order of their stacks
+// (bytewise), which writeLists merges. A stack may be listed twice.
+type sumList interface {
+	// next returns the next stack and its sum, false at the end. The
+	// stack is valid until the next call.
+	next() ([]byte, int64, bool)
+}
+
+// aggList is the sumList of a sorted aggregator.
+type aggList struct {
+	a   *aggregator
+	pos int
+}
+
+func (l *aggList) next() ([]byte, int64, bool) {
+	if l.pos >= len(l.a.order) {
+		return nil, 0, false
+	}
+	i := l.a.order[l.pos]
+	l.pos++
+	return l.a.stackBytes(i), l.a.counts[i], true
+}
+
+// writeMerged is writeLists of sorted aggregators.
 func writeMerged(w io.Writer, aggs []*aggregator, div int64) error {
+	lists := make([]sumList, len(aggs))
+	for i, a := range aggs {
+		lists[i] = &aggList{a: a}
+	}
+	return writeLists(w, lists, div)
+}
+
+// writeLists writes the sums of sorted lists as classic folded lines,
+// sorted, the sums of a stack found in several of them (or twice in one)
+// added: a k-way merge through a heap, one pass over the distinct stacks.
+// Counts are divided by div (1000 turns nanoseconds into microseconds).
+func writeLists(w io.Writer, lists []sumList, div int64) error {
 	// A heap of the lists' heads, smallest stack first.
 	type head struct {
-		a   *aggregator
-		pos int
+		l     sumList
+		stack []byte
+		n     int64
 	}
-	stackOf := func(h head) string { return h.a.stacks[h.a.order[h.pos]] }
 	var heap []head
-	less := func(i, j int) bool { return stackOf(heap[i]) < stackOf(heap[j]) }
+	less := func(i, j int) bool { return bytes.Compare(heap[i].stack, heap[j].stack) < 0 }
 	down := func(i int) {
 		for {
 			l, m := 2*i+1, i
@@ -154,9 +187,9 @@ func writeMerged(w io.Writer, aggs []*aggregator, div int64) error {
 			i = m
 		}
 	}
-	for _, a := range aggs {
-		if len(a.order) > 0 {
-			heap = append(heap, head{a, 0})
+	for _, l := range lists {
+		if stack, n, ok := l.next(); ok {
+			heap = append(heap, head{l, stack, n})
 		}
 	}
 	for i := len(heap)/2 - 1; i >= 0; i-- {
@@ -164,18 +197,23 @@ func writeMerged(w io.Writer, aggs []*aggregator, div int64) error {
 	}
 	var buf []byte
 	for len(heap) > 0 {
-		stack := stackOf(heap[0])
+		start := len(buf)
+		buf = append(buf, heap[0].stack...)
+		stack := buf[start:len(buf):len(buf)] // never written: appends to buf go past it
 		var sum int64
-		for len(heap) > 0 && stackOf(heap[0]) == stack {
+		for { // the head is stack: add it, then those equal to it
 			h := &heap[0]
-			sum = addSat(sum, h.a.counts[h.a.order[h.pos]])
-			if h.pos++; h.pos == len(h.a.order) {
+			sum = addSat(sum, h.n)
+			var ok bool
+			if h.stack, h.n, ok = h.l.next(); !ok {
 				heap[0] = heap[len(heap)-1]
 				heap = heap[:len(heap)-1]
 			}
 			down(0)
+			if len(heap) == 0 || !bytes.Equal(heap[0].stack, stack) {
+				break
+			}
 		}
-		buf = append(buf, stack...)
 		buf = append(buf, ' ')
 		if div == 1 {
 			buf = strconv.AppendInt(buf, sum, 10)

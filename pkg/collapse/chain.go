@@ -87,30 +87,122 @@ func (w *worker) countSymbols(b *batch, s *sample.Sample) {
 	b.sym.count(s.Comm, s.Frames)
 }
 
-// foldChain is fold for frames given by number: what a number's frame
-// appends is derived once per number (and whether the comm starts with
-// "java"), then copied.
+// foldChain is fold for frames given by number: the piece a number's
+// frame gives is found once per number (and whether the comm starts
+// with "java"), then copied. It leaves f.h alone: the classic sums of
+// chains go by key (sumChain), and timed lines need no hash.
 func (f *folder) foldChain(dst []byte, s *sample.Sample, chain []uint32, fs Frames) []byte {
 	pid, tid := ids(s)
 	start := len(dst)
 	dst = appendRoot(dst, f.opt, s.Comm, pid, tid)
-	java := bytes.HasPrefix(dst[start:], []byte("java"))
 	j := 0
-	if java {
+	if bytes.HasPrefix(dst[start:], []byte("java")) {
 		j = 1
 	}
-	f.h = hashStack(dst[start:])
+	tab := f.pieces[j]
 	for i := len(chain) - 1; i >= 0; i-- {
-		n := int(chain[i])
-		var ok bool
-		if dst, ok = f.recall(dst, slot(&f.nums[j], n)); ok {
-			continue
+		n := chain[i]
+		p := uint32(pieceUnknown)
+		if int(n) < len(tab) {
+			p = tab[n]
 		}
-		// A new number: the rules run once for it (not through the
-		// memo by ID, which would keep the piece twice).
-		ps := len(dst)
-		dst = f.frameRules(dst, fs.Frame(uint32(n)), java)
-		f.remember(&f.nums[j], n, dst[ps:])
+		if p == pieceUnknown {
+			p = f.pieceOf(n, fs, j)
+			tab = f.pieces[j]
+		}
+		if p != pieceEmpty {
+			r := f.local[p]
+			dst = append(dst, f.localText[r.start:r.end]...)
+		}
 	}
 	return dst
+}
+
+// sumChain adds a plain on-CPU sample given as w.chain, of weight weight,
+// to the classic sums: by key, its text made once per distinct stack at
+// the end (see keysums.go).
+func (w *worker) sumChain(b *batch, s *sample.Sample, weight int64) {
+	key, h := w.chainKey(s)
+	if !w.st.keys.add(key, h, weight) { // an idle CPU's stack, with --no-idle
+		b.events.add(s.Event, false)
+		return
+	}
+	b.events.add(s.Event, true)
+	if symSampled(s) {
+		w.countSymbols(b, s)
+	}
+	b.samples++
+	b.weight = addSat(b.weight, weight)
+}
+
+// chainKey returns the key of the stack of s, given as w.chain: the
+// number of its root frame, then those of its frames' pieces, outermost
+// first, empty pieces left out; and its hash (keyHash).
+func (w *worker) chainKey(s *sample.Sample) ([]uint32, uint64) {
+	pid, tid := ids(s)
+	root := appendRoot(w.stack[:0], w.fold.opt, s.Comm, pid, tid)
+	w.stack = root
+	id, ok := w.roots[string(root)]
+	if !ok {
+		id = w.st.keys.pieces.intern(root)
+		if w.roots == nil {
+			w.roots = make(map[string]uint32)
+		}
+		w.roots[string(root)] = id
+	}
+	j := 0
+	if bytes.HasPrefix(root, []byte("java")) {
+		j = 1
+	}
+	key := append(w.key[:0], id)
+	h := keyHash(keySeed, id)
+	tab := w.fold.pieces[j]
+	for i := len(w.chain) - 1; i >= 0; i-- {
+		n := w.chain[i]
+		p := uint32(pieceUnknown)
+		if int(n) < len(tab) {
+			p = tab[n]
+		}
+		if p == pieceUnknown {
+			p = w.fold.pieceOf(n, w.fs, j)
+			tab = w.fold.pieces[j]
+		}
+		if p == pieceEmpty {
+			continue
+		}
+		key = append(key, p)
+		h = keyHash(h, p)
+	}
+	w.key = key
+	return key, h
+}
+
+// pieceOf returns the number (pieceTable) of the piece frame number n
+// of fs gives a stack whose root starts with "java" (j 1) or not (j 0),
+// the rules run for it, and keeps it in f.pieces (but for numbers past
+// 2^26), its text in f.localText.
+func (f *folder) pieceOf(n uint32, fs Frames, j int) uint32 {
+	f.buf = f.frameRules(f.buf[:0], fs.Frame(n), j == 1)
+	p := uint32(pieceEmpty)
+	if len(f.buf) > 0 {
+		p = f.table.intern(f.buf)
+		if int(p) >= len(f.local) {
+			f.local = append(f.local, make([]localPiece, max(int(p)+1, 2*len(f.local), 1024)-len(f.local))...)
+		}
+		if r := &f.local[p]; r.end == 0 {
+			r.start = uint32(len(f.localText))
+			f.localText = append(f.localText, f.buf...)
+			r.end = uint32(len(f.localText))
+		}
+	}
+	tab := &f.pieces[j]
+	if int(n) >= len(*tab) {
+		if n >= 1<<26 {
+			return p
+		}
+		m := max(int(n)+1, 2*len(*tab), 1024)
+		*tab = append(*tab, make([]uint32, m-len(*tab))...)
+	}
+	(*tab)[n] = p
+	return p
 }

@@ -32,7 +32,11 @@
 // Frames that carry an ID (sample.Frame.ID, set by the perf.data reader)
 // are named once per ID and worker; a sample given as frame numbers
 // (Sink.AddChain, the perf.data reader's deferred frames) is folded
-// without a frame copied, each number named once per worker. The classic
-// sums hash each stack from the hashes of its frames' names, and a worker
-// adds the weights of nearby equal stacks before the shared table.
+// without a frame copied, each number named once per worker as the
+// number of a piece of text shared by the workers. The classic sums of
+// such samples go by key, the numbers of their root and pieces: the text
+// of each distinct stack is made once, as it is written (see keysums.go).
+// The classic sums of other samples hash each stack from the hashes of
+// its frames' names, and a worker adds the weights of nearby equal
+// stacks before the shared table.
 package collapse

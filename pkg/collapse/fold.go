@@ -68,9 +68,17 @@ type folder struct {
 	// index replaces the hashing and comparing of strings per frame.
 	ids    [2][]idPiece
 	idText []byte
-	// nums does the same by frame number, for samples given as numbers
-	// of a reader's frames (Sink.AddChain): nums[java][n].
-	nums [2][]idPiece
+	// pieces does the same by frame number, for samples given as
+	// numbers of a reader's frames (Sink.AddChain): pieces[java][n] is
+	// the number of the piece frame n gives (pieceTable, shared by the
+	// workers: many frames give one piece), whose text is kept in
+	// localText at local[piece]. A few thousand distinct pieces stay
+	// in the caches, where a text per frame number did not.
+	pieces    [2][]uint32
+	table     *pieceTable
+	local     []localPiece
+	localText []byte
+	buf       []byte
 	// classes holds the symbol check's class of each frame number
 	// (0: not known yet).
 	classes []frameClass
@@ -87,6 +95,10 @@ type idPiece struct {
 	start, end uint32
 	h          uint64
 }
+
+// localPiece is where the text of a piece is in folder.localText (end
+// 0: not there).
+type localPiece struct{ start, end uint32 }
 
 // memoPiece is what frame appends for one frame, and its hash.
 type memoPiece struct {
@@ -114,8 +126,8 @@ func (f *folder) resetIDs() {
 	for j := range f.ids {
 		clear(f.ids[j])
 		f.ids[j] = f.ids[j][:0]
-		clear(f.nums[j])
-		f.nums[j] = f.nums[j][:0]
+		clear(f.pieces[j])
+		f.pieces[j] = f.pieces[j][:0]
 	}
 	f.idText = f.idText[:0]
 	clear(f.classes)

@@ -120,3 +120,79 @@ func checkFolded(t *testing.T, out string) float64 {
 func runBatches(t *testing.T, opt Options, samples []sample.Sample) string {
 	return runChunks(t, opt, 2, 1, samples).out
 }
+
+// fuzzChains turns bytes into a table of frames (arbitrary symbols) and
+// samples of them given as chains: first the number of frames, then
+// each frame (a length, that many bytes of symbol, a byte choosing its
+// module), then samples of 4 bytes and their frames (comm, pid, frame
+// count, period; then one byte per frame).
+func fuzzChains(data []byte) (chainFrames, []chainSample) {
+	if len(data) == 0 {
+		return nil, nil
+	}
+	dsos := []string{"/bin/x", "[kernel.kallsyms]", "[unknown]", "/tmp/perf-1.map"}
+	comms := []string{"x", "java", "swapper", "x y", ""}
+	nf := int(data[0])%12 + 1
+	data = data[1:]
+	var fs chainFrames
+	for i := range nf {
+		var sym []byte
+		var dso string
+		if len(data) > 0 {
+			n := min(int(data[0])%10, len(data)-1)
+			sym = data[1 : 1+n]
+			data = data[1+n:]
+		}
+		if len(data) > 0 {
+			dso = dsos[int(data[0])%len(dsos)]
+			data = data[1:]
+		}
+		fs = append(fs, sample.Frame{Addr: fmt.Appendf(nil, "%x", 0x1000+i), Symbol: sym, DSO: []byte(dso)})
+	}
+	var out []chainSample
+	t := folded.Time(1e9)
+	for len(data) >= 4 {
+		s := sample.Sample{Comm: []byte(comms[int(data[0])%len(comms)]), PID: fmt.Appendf(nil, "%d", data[1]%4),
+			TID: fmt.Appendf(nil, "%d", data[1]%8), CPU: int(data[1] % 2), Event: []byte("cpu-clock:ppp"),
+			Period: int64(data[3]), HasPeriod: true, Time: t, HasTime: true}
+		t += folded.Time(data[3]) * 1000
+		n := int(data[2]) % 6
+		data = data[4:]
+		var chain []uint32
+		for ; n > 0 && len(data) > 0; n-- {
+			chain = append(chain, uint32(int(data[0])%nf))
+			data = data[1:]
+		}
+		out = append(out, chainSample{s, chain})
+	}
+	return fs, out
+}
+
+// FuzzChains: samples given as chains of frame numbers of arbitrary
+// frames (the perf.data reader's route: classic sums by key, timed lines
+// through the numbers' memo) give what the same samples given as frames
+// give, byte for byte, with any number of workers and any cut.
+func FuzzChains(f *testing.F) {
+	f.Add([]byte("\x04\x04a->b\x00\x01a\x00\x05b_[i]\x00\x06c+0x10\x00\x00\x00\x02\x05\x00\x01\x00\x01\x03\x07\x03\x02\x01"))
+	f.Add([]byte("\x03\x07do_idle\x01\x0e__irq_exit_rcu\x01\x09[unknown]\x02\x02\x00\x03\x01\x00\x01\x02\x02\x00\x02\x10\x00"))
+	f.Add([]byte("\x02\x08Lcom/x/Y\x03\x03(x)\x00\x01\x00\x02\x05\x00\x01\x00\x00\x02\x09\x01\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fs, samples := fuzzChains(data)
+		for _, opt := range []Options{
+			{NoTime: true},
+			{NoTime: true, PID: true, NoIdle: true},
+			{NoTime: true, TID: true, Addrs: true, Kernel: true, JIT: true},
+			{},
+			{TID: true, NoIdle: true, Kernel: true},
+		} {
+			want := run(t, opt, withFrames(fs, samples)...)
+			for _, size := range []int{1, 3} {
+				got := runChain(t, opt, 2, size, fs, samples)
+				if got.out != want.out || got.stderr != want.stderr || (got.err == nil) != (want.err == nil) {
+					t.Fatalf("%+v, chunks of %d: chains give\n%s%s%v\nframes give\n%s%s%v", opt, size,
+						got.out, got.stderr, got.err, want.out, want.stderr, want.err)
+				}
+			}
+		}
+	})
+}

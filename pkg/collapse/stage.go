@@ -55,6 +55,7 @@ type stage struct {
 	sym       symCounts
 	symDone   bool
 	sums      *sharedSums // classic sums of the workers
+	keys      *keySums    // the same, of samples given as frame numbers
 	stacks    *aggregator // stacks of off-CPU intervals, interned
 	agg       *aggregator // classic sums of off-CPU intervals (ns)
 	offStats  OffCPUStats
@@ -86,7 +87,7 @@ func newStage(w io.Writer, opt Options) (*stage, error) {
 	if opt.Wakers {
 		opt.OffCPU = true
 	}
-	st := &stage{w: w, opt: opt, offCPU: opt.offCPU(), sums: newSharedSums(), stacks: newAggregator(), agg: newAggregator()}
+	st := &stage{w: w, opt: opt, offCPU: opt.offCPU(), sums: newSharedSums(), keys: newKeySums(newPieceTable(), opt.NoIdle), stacks: newAggregator(), agg: newAggregator()}
 	if st.offCPU && !opt.HotCold {
 		st.d.filterKnown = true // no filter: the scheduler's events are read
 	}
@@ -104,7 +105,7 @@ func (st *stage) warn(format string, args ...any) {
 
 // newWorker returns a new worker of the stage, for one goroutine.
 func (st *stage) newWorker() *worker {
-	return &worker{st: st, fold: folder{opt: &st.opt, inl: st.inl}}
+	return &worker{st: st, fold: folder{opt: &st.opt, inl: st.inl, table: st.keys.pieces}}
 }
 
 // prescan shows the stage a sample, in input order, before the batch that
@@ -333,8 +334,12 @@ func (st *stage) close() (Summary, error) {
 	sum.Weight = float64(st.weight) / float64(div)
 	if st.err == nil && !st.d.timed {
 		st.agg.sort()
-		aggs := append(st.sums.aggregators(), st.agg)
-		if err := writeMerged(st.w, aggs, div); err != nil {
+		var lists []sumList
+		for _, a := range append(st.sums.aggregators(), st.agg) {
+			lists = append(lists, &aggList{a: a})
+		}
+		lists = append(lists, st.keys.lists()...)
+		if err := writeLists(st.w, lists, div); err != nil {
 			st.err = err
 		}
 	}

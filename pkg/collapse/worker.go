@@ -82,6 +82,10 @@ type worker struct {
 	// folded, by number (Sink.AddChain); its Frames are then empty.
 	chain []uint32
 	fs    Frames
+	// key is chainKey's buffer; roots numbers the root frames met
+	// (pieceTable), by text.
+	key   []uint32
+	roots map[string]uint32
 	// sums combines the classic sums before they go to the shared ones
 	// (flushed when the worker ends).
 	sums sumCache
@@ -142,6 +146,11 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 			weight = v
 		case s.HasPeriod && s.Period != 0:
 			weight = s.Period
+		}
+		if w.fs != nil && !b.d.timed {
+			// Given as numbers, for the classic sums: by key.
+			w.sumChain(b, s, weight)
+			return
 		}
 		// A timed line's stack is folded in place, in b.out.
 		direct := b.d.timed && !w.st.offCPU && w.st.rec == nil

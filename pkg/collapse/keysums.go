@@ -1,0 +1,334 @@
+package collapse
+
+import (
+	"cmp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"flamekit/pkg/idle"
+)
+
+// This file holds the classic sums of samples given as chains of frame
+// numbers (Sink.AddChain): they are summed by what their stacks are made
+// of, not by their text, and the text of each distinct stack is made once,
+// at the end.
+//
+// Every distinct piece of text a frame gives the folded stack (";name",
+// ";a;b_[i]" for a frame with "->" pieces) and every distinct root frame
+// has a number, shared by the workers (pieceTable); a stack is the list of
+// the numbers of its root and of the pieces of its frames that are not
+// empty, outermost first (its key). Many frame numbers (addresses) give
+// one piece (a function), so a worker turns each frame number into a piece
+// number once, and a sample costs a slice of numbers and its hash, not a
+// stack of several hundred bytes copied, hashed and compared. Two keys can
+// still give one text (the pieces ";a;b" then ";c", or ";a" then ";b;c"):
+// the sums of equal texts are added when they are written (writeLists).
+
+// Piece numbers 0 and 1 mean no piece: pieceUnknown is a frame number
+// whose piece is not known yet, pieceEmpty a frame that gives the stack
+// nothing (dropped by the naming rules). Interned pieces start at
+// firstPiece.
+const (
+	pieceUnknown = 0
+	pieceEmpty   = 1
+	firstPiece   = 2
+)
+
+// pieceTable numbers the distinct pieces of text of the stacks summed by
+// key, and the distinct root frames: equal texts, equal numbers. It is
+// shared by the workers of a stage, and safe for concurrent use; a worker
+// asks it once per frame number and per root it meets (see folder.pieceOf),
+// so its lock is rarely taken. Its memory grows with the distinct pieces.
+type pieceTable struct {
+	mu    sync.Mutex
+	ids   map[string]uint32
+	texts []string // by number; the first firstPiece are unused
+	// order is made by rank once no intern runs (for compareKeys):
+	// order[id] is the rank of texts[id] among the texts, times two,
+	// plus one when it is the start of another text.
+	order []uint32
+}
+
+func newPieceTable() *pieceTable {
+	return &pieceTable{ids: make(map[string]uint32), texts: make([]string, firstPiece)}
+}
+
+// intern returns the number of text (which may be empty, for a root).
+func (p *pieceTable) intern(text []byte) uint32 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if id, ok := p.ids[string(text)]; ok {
+		return id
+	}
+	id := uint32(len(p.texts))
+	s := string(text)
+	p.ids[s] = id
+	p.texts = append(p.texts, s)
+	return id
+}
+
+// appendText appends the text of key, the numbers of a root and of
+// pieces.
+func (p *pieceTable) appendText(dst []byte, key []uint32) []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.appendTextLocked(dst, key)
+}
+
+// appendTextLocked is appendText with p's lock held, or no intern running.
+func (p *pieceTable) appendTextLocked(dst []byte, key []uint32) []byte {
+	for _, id := range key {
+		dst = append(dst, p.texts[id]...)
+	}
+	return dst
+}
+
+// keySums is the classic sums of the stacks given as keys (see the top of
+// this file) by all the workers of a stage, sharded by the keys' hash as
+// sharedSums is by text, each shard behind its own lock.
+type keySums struct {
+	pieces *pieceTable
+	noIdle bool // keys whose text idle.Is are dropped (Options.NoIdle)
+	shards [shards]keyShard
+}
+
+// keyShard is one shard of a keySums: an open-addressed table of its
+// keys, whose numbers are kept in ids, with their sums.
+type keyShard struct {
+	mu    sync.Mutex
+	slots []keySlot // a power of two of them, at most half used
+	used  int
+	ids   []uint32
+	_     [64]byte // keep shards' locks on separate cache lines
+}
+
+// keySlot is one slot of a keyShard: a key, ids[start:start+n] (n 0 for
+// a free slot), its hash, its sum, and whether its text is an idle CPU's
+// stack. A sample reads one slot and its key.
+type keySlot struct {
+	h     uint64
+	start uint32
+	n     uint32
+	sum   int64
+	idle  bool
+}
+
+func newKeySums(pieces *pieceTable, noIdle bool) *keySums {
+	return &keySums{pieces: pieces, noIdle: noIdle}
+}
+
+// keySeed starts the hash of a key (see keyHash).
+const keySeed uint64 = 0x243f6a8885a308d3
+
+// keyHash adds the number id to the hash h of the key before it.
+func keyHash(h uint64, id uint32) uint64 {
+	return mix(h, uint64(id))
+}
+
+// add adds n to the sum of key, whose hash is h (keyHash over its
+// numbers), and reports whether it did: not when the text of key is an
+// idle CPU's stack and idle stacks are dropped. Whether it is is decided
+// once per key, when it is first added.
+func (k *keySums) add(key []uint32, h uint64, n int64) bool {
+	sh := &k.shards[h>>58%shards] // the top bits: the multiply mixed them most
+	sh.mu.Lock()
+	e := sh.find(key, h)
+	if e.n == 0 {
+		e = sh.insert(e, key, h, k.noIdle && k.isIdle(key))
+	}
+	ok := !e.idle
+	if ok {
+		e.sum = addSat(e.sum, n)
+	}
+	sh.mu.Unlock()
+	return ok
+}
+
+// isIdle reports whether the text of key is an idle CPU's stack.
+func (k *keySums) isIdle(key []uint32) bool {
+	var buf [512]byte
+	return idle.Is(k.pieces.appendText(buf[:0], key))
+}
+
+// slotOf returns where the search for hash h starts in a table of size
+// slots (a power of two).
+func slotOf(h uint64, size int) int {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	return int(h & uint64(size-1))
+}
+
+// find returns the slot of key, whose hash is h, or the free slot where
+// it goes.
+func (sh *keyShard) find(key []uint32, h uint64) *keySlot {
+	if sh.used >= len(sh.slots)/2 {
+		sh.grow()
+	}
+	mask := len(sh.slots) - 1
+	for i := slotOf(h, len(sh.slots)); ; i = (i + 1) & mask {
+		e := &sh.slots[i]
+		if e.n == 0 || e.h == h && slices.Equal(sh.ids[e.start:e.start+e.n], key) {
+			return e
+		}
+	}
+}
+
+// insert fills the free slot e with key, whose hash is h, and a sum of 0,
+// and returns it.
+func (sh *keyShard) insert(e *keySlot, key []uint32, h uint64, idle bool) *keySlot {
+	*e = keySlot{h: h, start: uint32(len(sh.ids)), n: uint32(len(key)), idle: idle}
+	sh.ids = append(sh.ids, key...)
+	sh.used++
+	return e
+}
+
+// grow doubles the table (or makes it).
+func (sh *keyShard) grow() {
+	old := sh.slots
+	sh.slots = make([]keySlot, max(64, 2*len(old)))
+	mask := len(sh.slots) - 1
+	for _, e := range old {
+		if e.n == 0 {
+			continue
+		}
+		i := slotOf(e.h, len(sh.slots))
+		for sh.slots[i].n != 0 {
+			i = (i + 1) & mask
+		}
+		sh.slots[i] = e
+	}
+}
+
+// keyRef is a key and its sum, as lists sorts them.
+type keyRef struct {
+	ids []uint32
+	sum int64
+}
+
+// lists returns the sums for writeLists, each key (but the idle ones) in
+// the order of its text: one list per goroutine sorting them (up to
+// GOMAXPROCS), of the shards i, i+n, i+2n... The keys are sorted by their
+// numbers, not by their text, which is made once per key as it is
+// written (keyList): it is never held whole. A list may hold a text twice
+// (two keys of one text), which writeLists adds. No add may run after.
+func (k *keySums) lists() []sumList {
+	k.pieces.rank()
+	n := min(runtime.GOMAXPROCS(0), shards)
+	out := make([]sumList, n)
+	var wg sync.WaitGroup
+	for g := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var refs []keyRef
+			for i := g; i < shards; i += n {
+				sh := &k.shards[i]
+				for _, e := range sh.slots {
+					if e.n != 0 && !e.idle {
+						refs = append(refs, keyRef{sh.ids[e.start : e.start+e.n : e.start+e.n], e.sum})
+					}
+				}
+				sh.slots, sh.used = nil, 0
+			}
+			slices.SortFunc(refs, func(a, b keyRef) int { return k.pieces.compareKeys(a.ids, b.ids) })
+			out[g] = &keyList{p: k.pieces, refs: refs}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// rank makes p.order. No intern may run after.
+func (p *pieceTable) rank() {
+	ids := make([]uint32, 0, len(p.texts))
+	for id := firstPiece; id < len(p.texts); id++ {
+		ids = append(ids, uint32(id))
+	}
+	slices.SortFunc(ids, func(a, b uint32) int { return strings.Compare(p.texts[a], p.texts[b]) })
+	p.order = make([]uint32, len(p.texts))
+	for r, id := range ids {
+		o := uint32(r) << 1
+		// The texts that start with this one follow it.
+		if r+1 < len(ids) && strings.HasPrefix(p.texts[ids[r+1]], p.texts[id]) {
+			o |= 1
+		}
+		p.order[id] = o
+	}
+}
+
+// compareKeys compares the texts of the keys a and b as bytes.Compare
+// would, without making them: equal numbers are equal texts, so the
+// comparison starts at the first number that differs. Once the texts
+// are ranked (rank), two pieces neither of which starts another compare
+// as their ranks; else (one text may start the other: ";f" and
+// ";f_[k]") the texts are compared from there. No intern may run.
+func (p *pieceTable) compareKeys(a, b []uint32) int {
+	i := commonPrefix(a, b)
+	if i < len(a) && i < len(b) && p.order != nil {
+		if x, y := p.order[a[i]], p.order[b[i]]; (x|y)&1 == 0 {
+			return cmp.Compare(x, y)
+		}
+	}
+	a, b = a[i:], b[i:]
+	var ta, tb string // the rest of the piece being compared
+	for {
+		for len(ta) == 0 && len(a) > 0 {
+			ta, a = p.texts[a[0]], a[1:]
+		}
+		for len(tb) == 0 && len(b) > 0 {
+			tb, b = p.texts[b[0]], b[1:]
+		}
+		switch {
+		case len(ta) == 0 && len(tb) == 0:
+			return 0
+		case len(ta) == 0:
+			return -1
+		case len(tb) == 0:
+			return 1
+		}
+		n := min(len(ta), len(tb))
+		if c := strings.Compare(ta[:n], tb[:n]); c != 0 {
+			return c
+		}
+		ta, tb = ta[n:], tb[n:]
+	}
+}
+
+// commonPrefix returns the number of numbers a and b start with alike.
+// Keys share long prefixes (their outer frames): two numbers are
+// compared at once.
+func commonPrefix(a, b []uint32) int {
+	n := min(len(a), len(b))
+	pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
+	i := 0
+	// Both hold n numbers: the words read are theirs.
+	for i+2 <= n && *(*uint64)(unsafe.Add(pa, 4*i)) == *(*uint64)(unsafe.Add(pb, 4*i)) {
+		i += 2
+	}
+	if i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// keyList is a sumList of sorted keys: it makes the text of each as it
+// is read.
+type keyList struct {
+	p    *pieceTable
+	refs []keyRef
+	buf  []byte
+}
+
+func (l *keyList) next() ([]byte, int64, bool) {
+	if len(l.refs) == 0 {
+		return nil, 0, false
+	}
+	r := &l.refs[0]
+	l.refs = l.refs[1:]
+	l.buf = l.p.appendTextLocked(l.buf[:0], r.ids)
+	return l.buf, r.sum, true
+}
