@@ -75,3 +75,48 @@ func BenchmarkFile(b *testing.B) {
 		benchRead(b, path, func() Symbolizer { return symbols.NewResolver(symbols.Options{}) })
 	})
 }
+
+// BenchmarkChains resolves the deferred frames (FrameCache.Chain) of every
+// sample of the perf.data file named by $FLAMEKIT_PERFDATA_BENCH, kept
+// once before the timing, on one goroutine with a new FrameCache each time
+// (the locations found anew; their symbols are not looked up).
+func BenchmarkChains(b *testing.B) {
+	path := os.Getenv("FLAMEKIT_PERFDATA_BENCH")
+	if path == "" {
+		b.Skip("set FLAMEKIT_PERFDATA_BENCH to a perf.data file")
+	}
+	r, err := Open(path, Options{AllowForeign: true, Symbolizer: symbols.NewResolver(symbols.Options{})})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	r.DeferFrames()
+	var batches []*Samples
+	b.ReportAllocs()
+	s := new(Samples)
+	for r.Next() {
+		if r.PrintsFrames() {
+			r.Keep(s)
+		}
+		if s.Len() == 2048 {
+			batches = append(batches, s)
+			s = new(Samples)
+		}
+	}
+	if err := r.Err(); err != nil {
+		b.Fatal(err)
+	}
+	batches = append(batches, s)
+	frames := 0
+	for b.Loop() {
+		r.shared = nil
+		fc := r.NewFrameCache()
+		frames = 0
+		for _, s := range batches {
+			for i := range s.Len() {
+				frames += len(fc.Chain(s, i))
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(frames), "ns/frame")
+}

@@ -1,6 +1,8 @@
 package perfdata
 
 import (
+	"encoding/binary"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -50,7 +52,7 @@ func (r *Reader) DeferFrames() { r.deferred = true }
 func (r *Reader) curWorld() *world {
 	if r.world == nil || r.worldGen != r.m.gen {
 		m := r.m
-		r.world = &world{kmaps: m.kmaps.list, kernelID: m.kernel.hexID, kdelta: m.kdelta}
+		r.world = &world{kmaps: m.kmaps.share(), kernelID: m.kernel.hexID, kdelta: m.kdelta}
 		r.worldGen = m.gen
 	}
 	return r.world
@@ -80,10 +82,34 @@ func (r *Reader) scanFrames(rec *sampleRec) {
 		}
 		return
 	}
+	// The whole chain, for keepDeferred.
+	r.ips = slices.Grow(r.ips[:0], rec.nchain)[:rec.nchain]
+	decodeU64s(r.ips, rec.callchain)
+	if r.m.kloaded {
+		// Only the markers to check, up to maxStack frames.
+		n := 0
+		for _, ip := range r.ips {
+			if ip >= contextMax {
+				if _, ok := markerMode(ip); !ok {
+					r.stats.DroppedChains++
+					r.dropped = true
+					return
+				}
+				continue
+			}
+			if n++; n >= maxStack {
+				break
+			}
+		}
+		return
+	}
 	cpumode := uint16(cpumodeUser)
 	n := 0
-	for i := 0; i < rec.nchain && n < maxStack; i++ {
-		ip := rec.chainAt(i)
+	kloaded := r.m.kloaded
+	for i, ip := range r.ips {
+		if n >= maxStack {
+			break
+		}
 		if ip >= contextMax {
 			m, ok := markerMode(ip)
 			if !ok {
@@ -95,8 +121,9 @@ func (r *Reader) scanFrames(rec *sampleRec) {
 			continue
 		}
 		n++
-		if !r.m.kloaded && cpumode == cpumodeKernel {
+		if !kloaded && cpumode == cpumodeKernel {
 			load(i, ip)
+			kloaded = r.m.kloaded
 		}
 	}
 }
@@ -108,7 +135,7 @@ func (r *Reader) keepDeferred(b *Samples, h *keptHead) {
 		return
 	}
 	rec := &r.rec
-	h.user = r.th.maps.list
+	h.user = r.th.maps.share()
 	h.thread = rec.tid
 	h.w = r.curWorld()
 	h.loadAt = -1
@@ -120,8 +147,23 @@ func (r *Reader) keepDeferred(b *Samples, h *keptHead) {
 		b.ips = append(b.ips, rec.ip)
 		return
 	}
-	for i := range rec.nchain {
-		b.ips = append(b.ips, rec.chainAt(i))
+	b.ips = append(b.ips, r.ips...)
+}
+
+// nativeLE reports whether this machine stores numbers as perf.data files
+// do (little-endian).
+var nativeLE = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// decodeU64s decodes the little-endian numbers of src into dst, which
+// holds len(src)/8: a copy where the machine is little-endian.
+func decodeU64s(dst []uint64, src []byte) {
+	src = src[:8*len(dst)]
+	if nativeLE && len(dst) > 0 {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), len(src)), src)
+		return
+	}
+	for i := range dst {
+		dst[i] = le64(src[8*i:])
 	}
 }
 
@@ -134,6 +176,7 @@ type FrameCache struct {
 	noMaps map[uint64]uint32
 	chain  []uint32
 	spare  []uint32 // a spare buffer for a lastRun
+	slab   byteSlab // the bytes of the locations it makes
 	// The last run of addresses resolved in the kernel's maps, and per
 	// thread and list of user maps (hashed into a few slots): see Chain.
 	lastKernel lastRun
@@ -158,34 +201,31 @@ type lastRun struct {
 	locs  []uint32
 }
 
-// locTable is the index of a FrameCache's locations by DSO, address and
-// printed address: open addressing, linear probing, at most half full.
+// locTable is an index of locations by DSO, address and printed address
+// (entries as locEntry says): open addressing, linear probing, at most
+// half full.
 type locTable struct {
 	shift   uint
 	n       int
-	entries []locEntry // d nil: free
-	hint    int64      // the size of the data section
+	entries []locEntry
+	hint    int64 // the size of the data section
 }
 
-func (t *locTable) slot(d *dso, addr, printed uint64) uint64 {
-	h := (addr ^ printed<<7 ^ uint64(uintptr(unsafe.Pointer(d)))<<24) * 0x9e3779b97f4a7c15
-	return h >> t.shift
-}
-
-// find returns the entry of the location, or the free entry where it
-// goes (e.d nil), to be filled at once.
-func (t *locTable) find(d *dso, addr, printed uint64) *locEntry {
+// find returns the entry of tag and addr (see locKey) whose location's DSO
+// address is dsoAddr, or the free entry where it goes (tag 0), to be
+// filled at once; at gives the locations.
+func (t *locTable) find(tag uint32, addr, dsoAddr uint64, at func(uint32) *location) *locEntry {
 	if 2*(t.n+1) > len(t.entries) {
 		t.grow()
 	}
 	mask := uint64(len(t.entries) - 1)
-	for i := t.slot(d, addr, printed); ; i = (i + 1) & mask {
+	for i := locHash(tag, addr) >> t.shift; ; i = (i + 1) & mask {
 		e := &t.entries[i]
-		if e.d == nil {
+		if e.tag == 0 {
 			t.n++
 			return e
 		}
-		if e.d == d && e.addr == addr && e.printed == printed {
+		if e.tag == tag && e.addr == addr && (tag&oddTag == 0 || at(e.loc).addr == dsoAddr) {
 			return e
 		}
 	}
@@ -208,11 +248,11 @@ func (t *locTable) grow() {
 	t.entries = make([]locEntry, 1<<bits)
 	mask := uint64(len(t.entries) - 1)
 	for _, e := range old {
-		if e.d == nil {
+		if e.tag == 0 {
 			continue
 		}
-		i := t.slot(e.d, e.addr, e.printed)
-		for t.entries[i].d != nil {
+		i := locHash(e.tag, e.addr) >> t.shift
+		for t.entries[i].tag != 0 {
 			i = (i + 1) & mask
 		}
 		t.entries[i] = e
@@ -249,6 +289,7 @@ type sharedLocs struct {
 	}
 	noMu   sync.Mutex
 	noMaps map[uint64]uint32
+	keys   spareKeys
 }
 
 const (
@@ -343,37 +384,37 @@ func (c *FrameCache) Chain(b *Samples, sample int) []uint32 {
 		start, shift := len(run), 0
 		if last != nil {
 			shift = len(last.ips) - len(run)
-			for start > 0 && start+shift > 0 && run[start-1] == last.ips[start-1+shift] {
-				start--
-			}
+			start -= commonSuffix(run, last.ips)
 		}
+		// The frames looked up, then those taken from last, at most
+		// maxStack in all.
+		limit := min(len(run), maxStack-n)
 		locs := c.spare[:0]
-		for k, ip := range run {
-			if n >= maxStack {
-				break
+		mf := mapFinder{l: runMaps(h, w, cpumode), last: -1}
+		switchAt := int(h.loadAt) - i // where the world becomes w2, if in the run
+		for k, ip := range run[:min(start, limit)] {
+			if k == switchAt {
+				w = h.w2
+				mf = mapFinder{l: runMaps(h, w, cpumode), last: -1}
 			}
-			n++
 			var loc uint32
-			if k >= start {
-				loc = last.locs[k+shift]
+			if m := mf.find(ip); m == nil {
+				loc = c.noMap(ip)
 			} else {
-				if int32(i+k) == h.loadAt {
-					w = h.w2
+				addr := m.mapIP(ip)
+				printed := addr
+				if k := m.dso.kind; k == dsoKernel || k == dsoModule || k == dsoKsym {
+					printed = ip
 				}
-				if m := find(h, w, cpumode, ip); m == nil {
-					loc = c.noMap(ip)
-				} else {
-					addr := m.mapIP(ip)
-					printed := addr
-					if k := m.dso.kind; k == dsoKernel || k == dsoModule || k == dsoKsym {
-						printed = ip
-					}
-					loc = c.location(w, m, addr, printed)
-				}
+				loc = c.location(w, m, addr, printed)
 			}
-			c.chain = append(c.chain, loc)
 			locs = append(locs, loc)
 		}
+		if limit > start {
+			locs = append(locs, last.locs[start+shift:limit+shift]...)
+		}
+		n += limit
+		c.chain = append(c.chain, locs...)
 		if last != nil && len(locs) == len(run) {
 			// last takes the run; its buffer becomes the spare.
 			c.spare = last.locs
@@ -388,6 +429,18 @@ func (c *FrameCache) Chain(b *Samples, sample int) []uint32 {
 	return c.chain
 }
 
+// commonSuffix returns how many addresses a and b end with in common.
+func commonSuffix(a, b []uint64) int {
+	k := min(len(a), len(b))
+	a, b = a[len(a)-k:], b[len(b)-k:]
+	b = b[:len(a)]
+	i := len(a)
+	for i > 0 && a[i-1] == b[i-1] {
+		i--
+	}
+	return k - i
+}
+
 // find is findMap on the maps a sample kept.
 func find(h *keptHead, w *world, cpumode uint16, ip uint64) *mapping {
 	switch cpumode {
@@ -395,6 +448,51 @@ func find(h *keptHead, w *world, cpumode uint16, ip uint64) *mapping {
 		return findIn(w.kmaps, ip)
 	case cpumodeUser:
 		return findIn(h.user, ip)
+	}
+	return nil
+}
+
+// runMaps returns the maps a sample kept for addresses of cpumode.
+func runMaps(h *keptHead, w *world, cpumode uint16) []mapping {
+	switch cpumode {
+	case cpumodeKernel:
+		return w.kmaps
+	case cpumodeUser:
+		return h.user
+	}
+	return nil
+}
+
+// mapFinder is findIn on one list of maps, for the addresses of a run:
+// it tries first the map of the last address it looked up, for the
+// frames of a run are often in one file.
+type mapFinder struct {
+	l    []mapping
+	last int // the index of the last map found, -1 for none
+}
+
+// find returns findIn(f.l, addr).
+func (f *mapFinder) find(addr uint64) *mapping {
+	l, i := f.l, f.last
+	if i < 0 || i >= len(l) || l[i].start > addr || i+1 < len(l) && l[i+1].start <= addr {
+		// Not the last map starting at or before addr.
+		lo, hi := 0, len(l)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if l[m].start > addr {
+				hi = m
+			} else {
+				lo = m + 1
+			}
+		}
+		if lo == 0 {
+			return nil
+		}
+		i = lo - 1
+		f.last = i
+	}
+	if addr < l[i].end {
+		return &l[i]
 	}
 	return nil
 }
@@ -432,28 +530,27 @@ func (c *FrameCache) Frame(n uint32) *sample.Frame {
 
 // location is Reader.location.
 func (c *FrameCache) location(w *world, m *mapping, addr, printed uint64) uint32 {
-	d := m.dso
-	e := c.cache.entry(d, addr)
-	if e.d == d && e.addr == addr && e.printed == printed {
-		return e.loc
+	tag, key := locKey(c.sh.keys.of(m.dso), addr, printed)
+	if loc, ok := c.cache.get(tag, key); ok && (tag&oddTag == 0 || c.sh.at(loc).addr == addr) {
+		return loc
 	}
-	sh := &c.sh.shards[(addr>>4^addr>>16^uint64(uintptr(unsafe.Pointer(d)))>>6)%sharedShards]
+	sh := &c.sh.shards[(key>>4^key>>16^uint64(tag&^oddTag)*0x9e3779b9)%sharedShards]
 	sh.mu.Lock()
-	x := sh.t.find(d, addr, printed)
+	x := sh.t.find(tag, key, addr, c.sh.at)
 	loc := x.loc
-	if x.d == nil {
+	if x.tag == 0 {
 		loc = c.newLocation(w, m, addr, printed)
-		x.d, x.addr, x.printed, x.loc = d, addr, printed, loc
+		x.tag, x.addr, x.loc = tag, key, loc
 	}
 	sh.mu.Unlock()
-	e.d, e.addr, e.printed, e.loc = d, addr, printed, loc
+	c.cache.put(tag, key, loc)
 	return loc
 }
 
 // newLocation is Reader.newLocation.
 func (c *FrameCache) newLocation(w *world, m *mapping, addr, printed uint64) uint32 {
 	loc, l := c.sh.add()
-	l.fill(m, addr, printed, w.kdelta, w.kernelID, &c.sh.namer)
+	l.fill(m, addr, printed, w.kdelta, w.kernelID, &c.sh.namer, &c.slab)
 	return loc
 }
 

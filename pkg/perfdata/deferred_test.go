@@ -2,6 +2,7 @@ package perfdata
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -207,6 +208,76 @@ func TestDeferredKernelRuns(t *testing.T) {
 			if got := string(fc.Frame(n).DSO); got != c.want {
 				t.Errorf("sample %d: a frame of %s, not %s", i, got, c.want)
 			}
+		}
+	}
+}
+
+// TestMapFinder checks that a mapFinder finds what findIn finds, on lists
+// of maps with gaps, adjacent maps and maps that overlap (the kernel's map
+// once its range is set from its symbols may reach over modules'), for
+// addresses that stay in one map, move on, go back and fall between maps.
+func TestMapFinder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for round := range 500 {
+		var l []mapping
+		at := uint64(rng.IntN(4))
+		for range rng.IntN(12) {
+			start := at + uint64(rng.IntN(3)) // a gap, or none
+			end := start + 1 + uint64(rng.IntN(6))
+			if rng.IntN(8) == 0 {
+				end += 20 // over the next maps
+			}
+			l = append(l, mapping{start: start, end: end})
+			at = start + 1 + uint64(rng.IntN(6))
+		}
+		f := mapFinder{l: l, last: -1}
+		for k := range 200 {
+			addr := uint64(rng.IntN(int(at) + 8))
+			if k > 0 && rng.IntN(2) == 0 && f.last >= 0 {
+				addr = l[f.last].start + uint64(rng.IntN(3)) // near the last one
+			}
+			if got, want := f.find(addr), findIn(l, addr); got != want {
+				t.Fatalf("round %d: maps %v: find(%d) = %v, findIn %v", round, l, addr, got, want)
+			}
+		}
+	}
+}
+
+// TestDecodeU64s checks both ways of decoding a call chain: the copy of a
+// little-endian machine and the loop of the others.
+func TestDecodeU64s(t *testing.T) {
+	src := []byte{1, 2, 3, 4, 5, 6, 7, 8, 0x80, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 9}
+	want := []uint64{0x0807060504030201, contextKernel}
+	native := nativeLE
+	defer func() { nativeLE = native }()
+	for _, le := range []bool{native, false} {
+		nativeLE = le
+		got := make([]uint64, 2)
+		decodeU64s(got, src)
+		if got[0] != want[0] || got[1] != want[1] {
+			t.Errorf("native little-endian %v: %#x, not %#x", le, got, want)
+		}
+		decodeU64s(nil, nil)
+	}
+}
+
+// TestCommonSuffix checks the count of addresses two runs end with.
+func TestCommonSuffix(t *testing.T) {
+	for _, c := range []struct {
+		a, b []uint64
+		want int
+	}{
+		{nil, nil, 0},
+		{[]uint64{1}, nil, 0},
+		{[]uint64{1, 2, 3}, []uint64{1, 2, 3}, 3},
+		{[]uint64{9, 2, 3}, []uint64{1, 2, 3}, 2},
+		{[]uint64{2, 3}, []uint64{7, 1, 2, 3}, 2},
+		{[]uint64{5, 1, 2, 3}, []uint64{2, 3}, 2},
+		{[]uint64{1, 2, 3}, []uint64{1, 2, 4}, 0},
+		{[]uint64{3, 3, 3}, []uint64{3, 3}, 2},
+	} {
+		if got := commonSuffix(c.a, c.b); got != c.want {
+			t.Errorf("commonSuffix(%v, %v) = %d, not %d", c.a, c.b, got, c.want)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"flamekit/pkg/folded"
 	"flamekit/pkg/sample"
@@ -70,6 +69,7 @@ type location struct {
 	f     sample.Frame // Addr and DSO set when made; Symbol, ID when resolved
 
 	printed uint64 // the address printed
+	addr    uint64 // the address within the DSO (see locKey)
 
 	// What the Symbolizer is asked, fixed when the location is made.
 	kind   dsoKind
@@ -90,6 +90,31 @@ type namer struct {
 	// unique gives every location an ID of its own (a FrameCache's
 	// frames, whose user derives what it needs once per location).
 	unique bool
+	slab   byteSlab // the bytes of the locations it names; mu
+}
+
+// byteSlab hands out pieces of large byte buffers for the bytes of
+// locations (their address and symbol as printed), which live as long as
+// their reader: the garbage collector marks one object per slab rather
+// than two per location. It is not safe for concurrent use.
+type byteSlab struct{ buf []byte }
+
+const slabSize = 64 << 10
+
+// add returns a copy of b, in the slab.
+func (s *byteSlab) add(b []byte) []byte {
+	if len(s.buf)+len(b) > cap(s.buf) {
+		s.buf = make([]byte, 0, max(slabSize, len(b)))
+	}
+	start := len(s.buf)
+	s.buf = append(s.buf, b...)
+	return s.buf[start:len(s.buf):len(s.buf)]
+}
+
+// hex returns v in hexadecimal (see appendHex), in the slab.
+func (s *byteSlab) hex(v uint64) []byte {
+	var b [16]byte
+	return s.add(appendHex(b[:0], v))
 }
 
 // nameKey identifies a symbol name of a DSO, for sample.Frame.ID.
@@ -126,14 +151,19 @@ func (n *namer) resolve(l *location) {
 			s, ok = sy.DSO(l.path, l.hexID, l.lookup)
 		}
 	}
-	sym, name := unknownBytes, ""
+	var buf [128]byte
+	var text []byte
 	if ok {
-		sym, name = appendSym(nil, s.Name, s.PrintedOffset(l.start)), s.Name
+		text = appendSym(buf[:0], s.Name, s.PrintedOffset(l.start))
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if l.ready.Load() == 0 {
-		n.name(l, sym, name)
+		if ok {
+			n.name(l, n.slab.add(text), s.Name)
+		} else {
+			n.name(l, unknownBytes, "")
+		}
 	}
 }
 
@@ -187,31 +217,99 @@ func (t *locations) add() (uint32, *location) {
 	return i, t.at(i)
 }
 
-// locCache is a direct-mapped cache in front of the DSOs' location maps:
-// most frames repeat, and one probe is cheaper than a map lookup. Its size
-// is a power of two, larger for larger files.
+// A location is found by its DSO, its address within the DSO and the
+// address printed, which is the same but for the one frame of a sample
+// without a call chain in a file's map. The indexes of locations (locCache,
+// locTable) hold no pointer, for the garbage collector has nothing to scan
+// in them, and take 16 bytes an entry, four to a cache line: an entry is
+// a tag, the DSO's key (dso.key), and an address, the DSO address; when
+// the printed address differs, the tag has oddTag set and the address is
+// the printed one, and the location's own addr tells the DSO address.
+type locEntry struct {
+	addr uint64
+	tag  uint32 // 0: free
+	loc  uint32
+}
+
+// oddTag marks the tag of a location whose printed address is not its DSO
+// address; spareTag the keys of DSOs made without one (spareKeys).
+const (
+	oddTag   = 1 << 31
+	spareTag = 1 << 30
+)
+
+// locKey returns the tag and address of the entries of a location (see
+// locEntry); d.key is not 0 (see spareKeys).
+func locKey(key uint32, addr, printed uint64) (uint32, uint64) {
+	if addr == printed {
+		return key, addr
+	}
+	return key | oddTag, printed
+}
+
+// locHash mixes a tag and an address.
+func locHash(tag uint32, addr uint64) uint64 {
+	return (addr ^ uint64(tag)<<40 ^ uint64(tag)>>24) * 0x9e3779b97f4a7c15
+}
+
+// spareKeys gives a key to a DSO that has none (made by hand rather than
+// by a machine, which keys every DSO it makes): from the keys at or above
+// spareTag, which machines never reach.
+type spareKeys struct {
+	mu   sync.Mutex
+	keys map[*dso]uint32
+}
+
+// of returns d's key.
+func (s *spareKeys) of(d *dso) uint32 {
+	if d.key != 0 {
+		return d.key
+	}
+	return s.give(d)
+}
+
+func (s *spareKeys) give(d *dso) uint32 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k, ok := s.keys[d]
+	if !ok {
+		if s.keys == nil {
+			s.keys = map[*dso]uint32{}
+		}
+		k = spareTag | uint32(len(s.keys)+1)
+		s.keys[d] = k
+	}
+	return k
+}
+
+// locCache is a direct-mapped cache in front of the indexes of
+// locations: most frames repeat, and one probe is cheaper than a lookup
+// in an index behind a lock. Its size is a power of two, larger for
+// larger files.
 type locCache struct {
 	shift   uint
 	entries []locEntry
 }
 
-type locEntry struct {
-	d             *dso
-	addr, printed uint64
-	loc           uint32
-}
-
 func newLocCache(dataSize int64) *locCache {
 	bits := uint(10)
-	for bits < 16 && int64(1)<<(bits+7) < dataSize {
+	for bits < 17 && int64(1)<<(bits+7) < dataSize {
 		bits++
 	}
 	return &locCache{shift: 64 - bits, entries: make([]locEntry, 1<<bits)}
 }
 
-func (c *locCache) entry(d *dso, addr uint64) *locEntry {
-	h := (addr ^ uint64(uintptr(unsafe.Pointer(d)))<<24) * 0x9e3779b97f4a7c15
-	return &c.entries[h>>c.shift]
+// get returns the location of the entry of tag and addr, if the cache
+// holds one. For an odd tag, it may be another location of the same
+// printed address: the caller checks the location's addr.
+func (c *locCache) get(tag uint32, addr uint64) (uint32, bool) {
+	e := &c.entries[locHash(tag, addr)>>c.shift]
+	return e.loc, e.tag == tag && e.addr == addr
+}
+
+// put adds the entry of tag and addr, in place of the one in its slot.
+func (c *locCache) put(tag uint32, addr uint64, loc uint32) {
+	c.entries[locHash(tag, addr)>>c.shift] = locEntry{addr: addr, tag: tag, loc: loc}
 }
 
 func (c *locCache) clear() { clear(c.entries) }
@@ -301,9 +399,9 @@ func (r *Reader) noMap(ip uint64) uint32 {
 // DSO and address.
 func (r *Reader) location(m *mapping, addr, printed uint64) uint32 {
 	d := m.dso
-	e := r.cache.entry(d, addr)
-	if e.d == d && e.addr == addr && e.printed == printed {
-		return e.loc
+	tag, key := locKey(r.keys.of(d), addr, printed)
+	if loc, ok := r.cache.get(tag, key); ok && (tag&oddTag == 0 || r.locs.at(loc).addr == addr) {
+		return loc
 	}
 	loc, ok := d.locs[addr]
 	switch {
@@ -316,7 +414,7 @@ func (r *Reader) location(m *mapping, addr, printed uint64) uint32 {
 			loc = r.newLocation(m, addr, printed, false)
 		}
 	}
-	e.d, e.addr, e.printed, e.loc = d, addr, printed, loc
+	r.cache.put(tag, key, loc)
 	return loc
 }
 
@@ -334,7 +432,7 @@ type oddKey struct {
 func (r *Reader) newLocation(m *mapping, addr, printed uint64, first bool) uint32 {
 	d := m.dso
 	loc, l := r.locs.add()
-	l.fill(m, addr, printed, r.m.kdelta, r.m.kernel.hexID, r.namer)
+	l.fill(m, addr, printed, r.m.kdelta, r.m.kernel.hexID, r.namer, &r.slab)
 	if first {
 		if d.locs == nil {
 			d.locs = map[uint64]uint32{}
@@ -588,10 +686,10 @@ func markerMode(ip uint64) (uint16, bool) {
 // absolute address for identity maps), printed as printed, on a kernel
 // loaded kdelta from its symbols' addresses whose build-id is kernelID.
 // The locations of kernel symbols perf recorded (and of no DSO) are
-// named at once, by nm.
-func (l *location) fill(m *mapping, addr, printed, kdelta uint64, kernelID string, nm *namer) {
+// named at once, by nm. Its bytes go in slab.
+func (l *location) fill(m *mapping, addr, printed, kdelta uint64, kernelID string, nm *namer, slab *byteSlab) {
 	d := m.dso
-	l.f.Addr, l.f.DSO, l.printed = appendHex(nil, printed), d.name, printed
+	l.f.Addr, l.f.DSO, l.printed, l.addr = slab.hex(printed), d.name, printed, addr
 	l.kind, l.path, l.hexID, l.pid, l.lookup, l.start = d.kind, d.path, d.hexID, d.pid, addr, m.start
 	switch d.kind {
 	case dsoKernel:
@@ -602,7 +700,8 @@ func (l *location) fill(m *mapping, addr, printed, kdelta uint64, kernelID strin
 		sym, name := unknownBytes, ""
 		for _, k := range d.ksyms {
 			if k.start <= addr && addr < k.end {
-				sym, name = appendSym(nil, k.name, addr-k.start), k.name
+				var buf [128]byte
+				sym, name = slab.add(appendSym(buf[:0], k.name, addr-k.start)), k.name
 				break
 			}
 		}
@@ -615,8 +714,9 @@ func (l *location) fill(m *mapping, addr, printed, kdelta uint64, kernelID strin
 // fillNoMap describes the location of an address ip in no map:
 // "[unknown] ([unknown])", named at once by nm.
 func (l *location) fillNoMap(ip uint64, nm *namer) {
-	l.f.Addr, l.f.DSO, l.printed, l.kind = appendHex(nil, ip), unknownBytes, ip, dsoNone
+	l.f.DSO, l.printed, l.kind = unknownBytes, ip, dsoNone
 	nm.mu.Lock()
+	l.f.Addr = nm.slab.hex(ip)
 	nm.name(l, unknownBytes, "")
 	nm.mu.Unlock()
 }

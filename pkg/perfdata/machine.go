@@ -29,7 +29,10 @@ const (
 
 // dso is a shared object as perf names it.
 type dso struct {
-	id      int    // a number of its own, for hashing
+	// key is a number of its own, never another DSO's, not even a
+	// changed copy's (machine.newKey): the key of its locations in the
+	// location indexes (see locKey), which hold no pointer.
+	key     uint32
 	name    []byte // as perf script prints it between parentheses
 	path    string
 	buildID []byte
@@ -61,11 +64,22 @@ func (m *mapping) mapIP(ip uint64) uint64 {
 }
 
 // maps is a set of non-overlapping maps sorted by start (perf's struct
-// maps). Its list is copied on write: a list, once made, never changes,
-// so that a sample may keep the list of its time (Samples with deferred
-// frames) while the reader changes the maps.
+// maps). Its list is copied on write once handed out: a list a sample
+// keeps (Samples with deferred frames) never changes while the reader
+// changes the maps.
 type maps struct {
 	list []mapping
+	// shared says that list was handed out (see share): the next
+	// change makes a new list. Until then changes are made in place,
+	// for no one else holds the list: a process that maps many files
+	// between two samples copies its list once, not once a map.
+	shared bool
+}
+
+// share returns the list, which no change will touch from now on.
+func (ms *maps) share() []mapping {
+	ms.shared = true
+	return ms.list
 }
 
 // find returns the map holding addr, or nil.
@@ -130,7 +144,11 @@ func (ms *maps) insert(nm mapping) {
 			repl = append(repl, keep[k])
 		}
 	}
-	ms.list = slices.Concat(l[:i], repl, l[j:])
+	if ms.shared {
+		ms.list, ms.shared = slices.Concat(l[:i], repl, l[j:]), false
+		return
+	}
+	ms.list = slices.Replace(l, i, j, repl...)
 }
 
 // thread is a thread as perf knows it.
@@ -155,6 +173,14 @@ type machine struct {
 	krefName string // its name ("_text")
 	kdelta   uint64 // symbol table address - recorded address (KASLR)
 	gen      uint64 // changes with the kernel's maps or a DSO (see world)
+	lastKey  uint32 // the last dso.key given
+}
+
+// newKey returns a dso.key never given before. Keys stay below oddTag:
+// two billion DSOs would take far more memory than there is first.
+func (m *machine) newKey() uint32 {
+	m.lastKey++
+	return m.lastKey
 }
 
 // addBuildIDs records build-ids met in the data section, for the DSOs
@@ -180,6 +206,7 @@ func (m *machine) addBuildIDs(ids map[string]buildID) {
 // reader's frames are those it would find had d changed in place.
 func (m *machine) changeDSO(d *dso, change func(*dso)) *dso {
 	nd := *d
+	nd.key = m.newKey()
 	change(&nd)
 	if d.locs == nil {
 		// Share the table of locations from now on.
@@ -228,7 +255,7 @@ func (d *dso) setBuildID(id []byte) {
 
 func newMachine(ids map[string]buildID) *machine {
 	m := &machine{threads: map[int32]*thread{}, dsos: map[string]*dso{}, ids: ids}
-	m.kernel = &dso{name: []byte("[kernel.kallsyms]"), path: "[kernel.kallsyms]", kind: dsoKernel}
+	m.kernel = &dso{key: m.newKey(), name: []byte("[kernel.kallsyms]"), path: "[kernel.kallsyms]", kind: dsoKernel}
 	if b, ok := ids["[kernel.kallsyms]"]; ok {
 		m.kernel.setBuildID(b.id)
 	}
@@ -350,7 +377,7 @@ func (m *machine) mmap(pid, tid int32, start, length, pgoff uint64, prot, flags 
 func (m *machine) dso(name string, kind dsoKind, bid []byte) *dso {
 	d := m.dsos[name]
 	if d == nil {
-		d = &dso{id: len(m.dsos) + 1, name: []byte(name), path: name, kind: kind}
+		d = &dso{key: m.newKey(), name: []byte(name), path: name, kind: kind}
 		if b, ok := m.ids[name]; ok {
 			d.setBuildID(b.id)
 		}
@@ -384,7 +411,7 @@ func (m *machine) kernelMmap(start, length, pgoff uint64, filename string, bid [
 		}
 		d := m.dsos[name]
 		if d == nil {
-			d = &dso{id: len(m.dsos) + 1, name: []byte(name), path: filename, kind: dsoModule}
+			d = &dso{key: m.newKey(), name: []byte(name), path: filename, kind: dsoModule}
 			if b, ok := m.ids[filename]; ok {
 				d.setBuildID(b.id)
 			} else if b, ok := m.ids[name]; ok {
@@ -447,7 +474,7 @@ func (m *machine) ksymbol(addr uint64, length uint32, unregister bool, name stri
 	}
 	km := m.kmaps.find(addr)
 	if km == nil {
-		d := &dso{id: -1, name: []byte(name), path: name, kind: dsoKsym}
+		d := &dso{key: m.newKey(), name: []byte(name), path: name, kind: dsoKsym}
 		m.kmaps.insert(mapping{start: addr, end: addr + uint64(length), dso: d})
 		km = m.kmaps.find(addr)
 		if km == nil {
@@ -460,6 +487,7 @@ func (m *machine) ksymbol(addr uint64, length uint32, unregister bool, name stri
 	}
 	off := km.mapIP(addr)
 	nd := *d
+	nd.key = m.newKey()
 	nd.ksyms = append(slices.Clip(d.ksyms), ksym{start: off, end: off + uint64(length), name: name})
 	nd.locs = nil
 	l := slices.Clone(m.kmaps.list)

@@ -6,6 +6,12 @@ package perfdata
 // what the previous round held. Records are copied into chunks that are
 // reused once every record in them was delivered, so that memory is bounded
 // by what two rounds hold, not by the size of the file.
+//
+// perf writes each CPU's buffer in turn, each in time order: the records
+// arrive as runs whose times do not decrease. The queue keeps them so,
+// each run a list in arrival order, and merges the runs: a heap of runs
+// by their first record, in the order perf's queue delivers (time, then
+// arrival), holding a few runs where perf's holds every record.
 
 const chunkSize = 1 << 20
 
@@ -22,9 +28,21 @@ type queued struct {
 	ck   *chunk
 }
 
+// run is records that arrived one after the other, times not decreasing:
+// those not delivered are ents[head:].
+type run struct {
+	ents []queued
+	head int
+}
+
+func (r *run) first() *queued { return &r.ents[r.head] }
+
 type queue struct {
-	chunk int // chunk size: chunkSize, or less for a small file
-	heap  []queued
+	chunk int    // chunk size: chunkSize, or less for a small file
+	runs  []*run // a heap by first record
+	last  *run   // the run the last record joined, while queued
+	spare []*run // empty runs, for reuse
+	n     int    // records queued
 	cur   *chunk
 	free  []*chunk
 	seq   uint64
@@ -40,7 +58,7 @@ func (q *queue) push(t uint64, rec []byte) {
 	if t < q.lastFlush {
 		q.unordered++
 	}
-	if len(q.heap) == 0 || t >= q.maxTime {
+	if q.n == 0 || t >= q.maxTime {
 		q.maxTime = t
 	}
 	if q.cur == nil || len(q.cur.b)+len(rec) > cap(q.cur.b) || len(rec) > cap(q.cur.b) {
@@ -55,8 +73,25 @@ func (q *queue) push(t uint64, rec []byte) {
 	ck.b = append(ck.b, rec...)
 	ck.live++
 	q.seq++
-	q.heap = append(q.heap, queued{time: t, seq: q.seq, rec: ck.b[start:len(ck.b):len(ck.b)], ck: ck})
-	q.up(len(q.heap) - 1)
+	q.n++
+	e := queued{time: t, seq: q.seq, rec: ck.b[start:len(ck.b):len(ck.b)], ck: ck}
+	if r := q.last; r != nil && t >= r.ents[len(r.ents)-1].time {
+		// Later than the run's last record, and so than its first: the
+		// run keeps its place in the heap.
+		r.ents = append(r.ents, e)
+		return
+	}
+	var r *run
+	if n := len(q.spare); n > 0 {
+		r = q.spare[n-1]
+		q.spare = q.spare[:n-1]
+	} else {
+		r = &run{}
+	}
+	r.ents = append(r.ents, e)
+	q.last = r
+	q.runs = append(q.runs, r)
+	q.up(len(q.runs) - 1)
 }
 
 func (q *queue) newChunk() *chunk {
@@ -75,21 +110,41 @@ func (q *queue) newChunk() *chunk {
 
 // peek returns the oldest record's time.
 func (q *queue) peek() (uint64, bool) {
-	if len(q.heap) == 0 {
+	if len(q.runs) == 0 {
 		return 0, false
 	}
-	return q.heap[0].time, true
+	return q.runs[0].first().time, true
 }
 
 // pop removes the oldest record. Its bytes stay valid until the next pop
 // or push.
 func (q *queue) pop() queued {
-	top := q.heap[0]
-	n := len(q.heap) - 1
-	q.heap[0] = q.heap[n]
-	q.heap[n] = queued{}
-	q.heap = q.heap[:n]
-	if n > 0 {
+	r := q.runs[0]
+	top := *r.first()
+	r.ents[r.head] = queued{}
+	r.head++
+	q.n--
+	switch {
+	case r.head == len(r.ents):
+		// The run is delivered: out of the heap, kept for reuse.
+		r.ents, r.head = r.ents[:0], 0
+		q.spare = append(q.spare, r)
+		if q.last == r {
+			q.last = nil
+		}
+		n := len(q.runs) - 1
+		q.runs[0] = q.runs[n]
+		q.runs[n] = nil
+		q.runs = q.runs[:n]
+	case r.head >= 1024 && 2*r.head >= len(r.ents):
+		// Most of the run is delivered: its records move to the front,
+		// so that a run that keeps growing stays as long as what it
+		// holds.
+		k := copy(r.ents, r.ents[r.head:])
+		clear(r.ents[k:])
+		r.ents, r.head = r.ents[:k], 0
+	}
+	if len(q.runs) > 1 {
 		q.down(0)
 	}
 	q.lastFlush = top.time
@@ -112,10 +167,10 @@ func less(a, b *queued) bool {
 }
 
 func (q *queue) up(i int) {
-	h := q.heap
+	h := q.runs
 	for i > 0 {
 		p := (i - 1) / 2
-		if !less(&h[i], &h[p]) {
+		if !less(h[i].first(), h[p].first()) {
 			break
 		}
 		h[i], h[p] = h[p], h[i]
@@ -124,7 +179,7 @@ func (q *queue) up(i int) {
 }
 
 func (q *queue) down(i int) {
-	h := q.heap
+	h := q.runs
 	n := len(h)
 	for {
 		l := 2*i + 1
@@ -132,10 +187,10 @@ func (q *queue) down(i int) {
 			return
 		}
 		m := l
-		if r := l + 1; r < n && less(&h[r], &h[l]) {
+		if r := l + 1; r < n && less(h[r].first(), h[l].first()) {
 			m = r
 		}
-		if !less(&h[m], &h[i]) {
+		if !less(h[m].first(), h[i].first()) {
 			return
 		}
 		h[i], h[m] = h[m], h[i]

@@ -82,6 +82,8 @@ type Reader struct {
 	chain  []uint32 // the current sample's frames, as locations
 	locs   locations
 	cache  *locCache
+	keys   spareKeys
+	slab   byteSlab          // the bytes of the locations it makes
 	noMaps map[uint64]uint32 // locations of addresses in no map
 	odd    map[oddKey]uint32
 	namer  *namer
@@ -94,7 +96,8 @@ type Reader struct {
 	// the current sample's kernel map was loaded at its frame loadAt
 	// (-1: not), before which the frames see the world loadFrom.
 	deferred bool
-	dropped  bool // the current sample's chain is dropped (deferred)
+	dropped  bool     // the current sample's chain is dropped (deferred)
+	ips      []uint64 // its call chain, decoded by scanFrames (deferred)
 	loadAt   int32
 	loadFrom *world
 	world    *world // the current world (see curWorld)

@@ -421,6 +421,42 @@ func TestFlattenOverlaps(t *testing.T) {
 	}
 }
 
+// TestSegIndex checks that Lookup finds through segIndex what a binary
+// search of every segment finds, at every segment's start and around it,
+// and outside the table, for tables of sizes around the index's strides.
+func TestSegIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 255, 256, 257, 8 * segStride, 1000, 4097} {
+		var b builder
+		var addr uint64 = 0x1000
+		for i := range n {
+			size := uint64(1 + rng.IntN(40))
+			b.add(addr, addr+size, fmt.Sprintf("s%d", i), elf.STB_GLOBAL)
+			addr += size + uint64(rng.IntN(3)*8) // a gap, or none
+		}
+		tb := b.build()
+		if (tb.segIndex != nil) != (len(tb.segStart) >= 8*segStride) {
+			t.Fatalf("%d symbols: %d segments, index %v", n, len(tb.segStart), tb.segIndex != nil)
+		}
+		plain := *tb
+		plain.segIndex = nil
+		check := func(a uint64) {
+			got, gok := tb.Lookup(a)
+			want, wok := plain.Lookup(a)
+			if got != want || gok != wok {
+				t.Fatalf("%d symbols: Lookup(%#x) = %+v %v, without the index %+v %v", n, a, got, gok, want, wok)
+			}
+		}
+		check(0)
+		check(^uint64(0))
+		for _, s := range tb.segStart {
+			check(s - 1)
+			check(s)
+			check(s + 1)
+		}
+	}
+}
+
 // sortKeys is a stable sort by start.
 func TestSortKeys(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))

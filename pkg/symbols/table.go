@@ -47,6 +47,11 @@ type Table struct {
 	// -1 for none.
 	segStart []uint64
 	segSym   []int32
+	// segIndex[k] is segStart[k*segStride], for a large table: Lookup
+	// searches it (small enough to stay in the processor's caches),
+	// then the stride of segStart it leads to, so that a lookup reads
+	// a few cache lines rather than one per step of a binary search.
+	segIndex []uint64
 	// Symbols, by index.
 	start []uint64
 	size0 []bool // symbol of size zero (start == end)
@@ -82,8 +87,24 @@ func (t *Table) Lookup(addr uint64) (Symbol, bool) {
 	if t == nil {
 		return Symbol{}, false
 	}
-	// Last segment starting at or before addr.
+	// Last segment starting at or before addr: segStart[:lo] start at
+	// or before it, segStart[hi:] after.
 	lo, hi := 0, len(t.segStart)
+	if t.segIndex != nil {
+		a, b := 0, len(t.segIndex)
+		for a < b {
+			m := int(uint(a+b) >> 1)
+			if t.segIndex[m] <= addr {
+				a = m + 1
+			} else {
+				b = m
+			}
+		}
+		if a == 0 {
+			return Symbol{}, false
+		}
+		lo, hi = (a-1)*segStride, min(a*segStride, len(t.segStart))
+	}
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if t.segStart[m] <= addr {
@@ -629,6 +650,7 @@ func (b *builder) build() *Table {
 		if t.backing != nil {
 			t.lazyNames()
 		}
+		t.index()
 	}()
 	for _, si := range order {
 		if b.syms[si].raw {
@@ -681,6 +703,21 @@ func (b *builder) build() *Table {
 		t.flattenOverlaps(tree, order, b.syms, tix)
 	}
 	return t
+}
+
+// segStride is the number of segments between two entries of segIndex:
+// 32 starts are four cache lines.
+const segStride = 32
+
+// index makes segIndex, for a table of many segments.
+func (t *Table) index() {
+	if len(t.segStart) < 8*segStride {
+		return
+	}
+	t.segIndex = make([]uint64, 0, (len(t.segStart)+segStride-1)/segStride)
+	for i := 0; i < len(t.segStart); i += segStride {
+		t.segIndex = append(t.segIndex, t.segStart[i])
+	}
 }
 
 // extEnd returns the address just past what a symbol covers: its end, its
