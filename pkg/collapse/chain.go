@@ -123,6 +123,29 @@ func (f *folder) foldChain(dst []byte, s *sample.Sample, chain []uint32, fs Fram
 // the end (see keysums.go).
 func (w *worker) sumChain(b *batch, s *sample.Sample, weight int64) {
 	key, h := w.chainKey(s)
+	w.sumKey(b, s, key, h, weight)
+}
+
+// sumFrames is sumChain for a sample given as frame lines (perf script
+// text): its key is made of the pieces its frames give, each found
+// through the memo that folds them into text.
+func (w *worker) sumFrames(b *batch, s *sample.Sample, weight int64) {
+	key, h, j := w.rootKey(s)
+	for i := len(s.Frames) - 1; i >= 0; i-- {
+		p := w.fold.framePiece(&s.Frames[i], j == 1)
+		if p == pieceEmpty {
+			continue
+		}
+		key = append(key, p)
+		h = keyHash(h, p)
+	}
+	w.key = key
+	w.sumKey(b, s, key, h, weight)
+}
+
+// sumKey adds a plain on-CPU sample, whose stack is key (of hash h), of
+// weight weight, to the classic sums.
+func (w *worker) sumKey(b *batch, s *sample.Sample, key []uint32, h uint64, weight int64) {
 	if !w.st.keys.add(key, h, weight) { // an idle CPU's stack, with --no-idle
 		b.events.add(s.Event, false)
 		return
@@ -139,23 +162,7 @@ func (w *worker) sumChain(b *batch, s *sample.Sample, weight int64) {
 // number of its root frame, then those of its frames' pieces, outermost
 // first, empty pieces left out; and its hash (keyHash).
 func (w *worker) chainKey(s *sample.Sample) ([]uint32, uint64) {
-	pid, tid := ids(s)
-	root := appendRoot(w.stack[:0], w.fold.opt, s.Comm, pid, tid)
-	w.stack = root
-	id, ok := w.roots[string(root)]
-	if !ok {
-		id = w.st.keys.pieces.intern(root)
-		if w.roots == nil {
-			w.roots = make(map[string]uint32)
-		}
-		w.roots[string(root)] = id
-	}
-	j := 0
-	if bytes.HasPrefix(root, []byte("java")) {
-		j = 1
-	}
-	key := append(w.key[:0], id)
-	h := keyHash(keySeed, id)
+	key, h, j := w.rootKey(s)
 	tab := w.fold.pieces[j]
 	for i := len(w.chain) - 1; i >= 0; i-- {
 		n := w.chain[i]
@@ -175,6 +182,28 @@ func (w *worker) chainKey(s *sample.Sample) ([]uint32, uint64) {
 	}
 	w.key = key
 	return key, h
+}
+
+// rootKey starts the key of the stack of s in w.key: the number of its
+// root frame; it returns the key, its hash, and 1 when the root starts
+// with "java" (the Java naming rules apply), else 0.
+func (w *worker) rootKey(s *sample.Sample) ([]uint32, uint64, int) {
+	pid, tid := ids(s)
+	root := appendRoot(w.stack[:0], w.fold.opt, s.Comm, pid, tid)
+	w.stack = root
+	id, ok := w.roots[string(root)]
+	if !ok {
+		id = w.st.keys.pieces.intern(root)
+		if w.roots == nil {
+			w.roots = make(map[string]uint32)
+		}
+		w.roots[string(root)] = id
+	}
+	j := 0
+	if bytes.HasPrefix(root, []byte("java")) {
+		j = 1
+	}
+	return append(w.key[:0], id), keyHash(keySeed, id), j
 }
 
 // pieceOf returns the number (pieceTable) of the piece frame number n

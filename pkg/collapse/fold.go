@@ -104,6 +104,7 @@ type localPiece struct{ start, end uint32 }
 type memoPiece struct {
 	text []byte
 	h    uint64
+	id   uint32 // its number in the pieceTable, once asked (framePiece)
 }
 
 // mix adds the hash of a piece of a stack to the hash h of what precedes
@@ -224,17 +225,7 @@ func (f *folder) frame(dst []byte, fr *sample.Frame, java bool) []byte {
 	if fr.ID != 0 {
 		return f.frameByID(dst, fr, java)
 	}
-	k := append(f.memoKey[:0], fr.Symbol...)
-	k = append(k, 0)
-	k = append(k, fr.DSO...)
-	if java {
-		k = append(k, 0, 'j')
-	}
-	if f.opt.Addrs && bytes.Contains(fr.Symbol, unknownSym) {
-		k = append(k, 0)
-		k = append(k, fr.Addr...)
-	}
-	f.memoKey = k
+	k := f.memoKeyOf(fr, java)
 	if v, ok := f.memo[string(k)]; ok { // no allocation on a hit
 		if v.h != 0 {
 			f.h = mix(f.h, v.h)
@@ -256,6 +247,60 @@ func (f *folder) frame(dst []byte, fr *sample.Frame, java bool) []byte {
 		f.memo[string(k)] = v
 	}
 	return dst
+}
+
+// memoKeyOf returns the key of frame line fr in the memo of frame: what
+// the naming rules read of it.
+func (f *folder) memoKeyOf(fr *sample.Frame, java bool) []byte {
+	k := append(f.memoKey[:0], fr.Symbol...)
+	k = append(k, 0)
+	k = append(k, fr.DSO...)
+	if java {
+		k = append(k, 0, 'j')
+	}
+	if f.opt.Addrs && bytes.Contains(fr.Symbol, unknownSym) {
+		k = append(k, 0)
+		k = append(k, fr.Addr...)
+	}
+	f.memoKey = k
+	return k
+}
+
+// framePiece returns the number (pieceTable) of the piece of text frame
+// line fr gives a stack (pieceEmpty for none): what frame appends, found
+// through the same memo, for the classic sums by key (see keysums.go).
+// Frames with an ID (Sink.Add of a reader's numbered frames) run the
+// rules each time.
+func (f *folder) framePiece(fr *sample.Frame, java bool) uint32 {
+	var k []byte
+	if fr.ID == 0 {
+		k = f.memoKeyOf(fr, java)
+		if v, ok := f.memo[string(k)]; ok && v.id != pieceUnknown {
+			return v.id
+		}
+	}
+	f.buf = f.frameRules(f.buf[:0], fr, java)
+	p := uint32(pieceEmpty)
+	if len(f.buf) > 0 {
+		p = f.table.intern(f.buf)
+	}
+	if fr.ID != 0 {
+		return p
+	}
+	if v, ok := f.memo[string(k)]; ok {
+		v.id = p
+		f.memo[string(k)] = v
+	} else if len(f.memo) < maxMemo {
+		v := memoPiece{text: bytes.Clone(f.buf), id: p}
+		if len(f.buf) > 0 {
+			v.h = hashStack(f.buf)
+		}
+		if f.memo == nil {
+			f.memo = make(map[string]memoPiece)
+		}
+		f.memo[string(k)] = v
+	}
+	return p
 }
 
 // frameRules is frame without the memo.

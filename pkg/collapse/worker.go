@@ -147,9 +147,13 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 		case s.HasPeriod && s.Period != 0:
 			weight = s.Period
 		}
-		if w.fs != nil && !b.d.timed {
-			// Given as numbers, for the classic sums: by key.
-			w.sumChain(b, s, weight)
+		if !b.d.timed && !w.st.offCPU && !opt.Inline && !opt.Srcline {
+			// The classic sums go by key: numbers, not text.
+			if w.fs != nil {
+				w.sumChain(b, s, weight)
+			} else {
+				w.sumFrames(b, s, weight)
+			}
 			return
 		}
 		// A timed line's stack is folded in place, in b.out.
