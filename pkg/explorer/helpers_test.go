@@ -32,8 +32,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-var collapsed sync.Map
-
 // collapse folds a real capture with stackcollapse's library: timed lines
 // with cpu= and tid=, one per sample.
 func collapse(t testing.TB, name string) []byte { return testcapture.Fold(t, name) }
