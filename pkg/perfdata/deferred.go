@@ -476,19 +476,9 @@ func (f *mapFinder) find(addr uint64) *mapping {
 	l, i := f.l, f.last
 	if i < 0 || i >= len(l) || l[i].start > addr || i+1 < len(l) && l[i+1].start <= addr {
 		// Not the last map starting at or before addr.
-		lo, hi := 0, len(l)
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if l[m].start > addr {
-				hi = m
-			} else {
-				lo = m + 1
-			}
-		}
-		if lo == 0 {
+		if i = lastStarting(l, addr); i < 0 {
 			return nil
 		}
-		i = lo - 1
 		f.last = i
 	}
 	if addr < l[i].end {
@@ -500,6 +490,15 @@ func (f *mapFinder) find(addr uint64) *mapping {
 // findIn returns the map of l (sorted, not overlapping) holding addr, or
 // nil.
 func findIn(l []mapping, addr uint64) *mapping {
+	if i := lastStarting(l, addr); i >= 0 && addr < l[i].end {
+		return &l[i]
+	}
+	return nil
+}
+
+// lastStarting returns the index of the last map of l (sorted by start)
+// that starts at or before addr, or -1.
+func lastStarting(l []mapping, addr uint64) int {
 	lo, hi := 0, len(l)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -509,13 +508,7 @@ func findIn(l []mapping, addr uint64) *mapping {
 			lo = m + 1
 		}
 	}
-	if lo == 0 {
-		return nil
-	}
-	if m := &l[lo-1]; addr < m.end {
-		return m
-	}
-	return nil
+	return lo - 1
 }
 
 // Frame returns the frame numbered n (a number of Chain), its symbol
