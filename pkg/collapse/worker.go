@@ -182,7 +182,7 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 		b.samples++
 		b.weight = addSat(b.weight, weight)
 		if !b.d.timed {
-			w.sums.add(w.st.sums, st, w.fold.h, weight)
+			w.sums.add(w.st.sums, st, weight)
 			return
 		}
 		if w.st.rec != nil {
