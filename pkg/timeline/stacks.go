@@ -52,7 +52,7 @@ func (b *Builder) comm(s StackID) FrameID {
 
 // stack returns the id of a stack (provisional until Build, or a node),
 // interning its frames the first time it is seen.
-func (b *Builder) stack(s []byte, _ int32) StackID {
+func (b *Builder) stack(s []byte) StackID {
 	c := &b.stacks
 	if c.last != nil && string(s) == string(c.last) {
 		return c.id // the same stack again
