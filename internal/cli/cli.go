@@ -86,10 +86,10 @@ func (e *ExitError) Error() string {
 
 func (e *ExitError) Unwrap() error { return e.Err }
 
-// Usagef returns an error that Main reports as a usage error (exit 2).
-func Usagef(format string, args ...any) error {
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
-}
+// Usagef returns an error that Main reports as a usage error (exit 2):
+// the runenv.UsageError the tools return, so that a usage error has one
+// type whether a command or the tool it calls finds it.
+func Usagef(format string, args ...any) error { return runenv.Usagef(format, args...) }
 
 // Command is a kong grammar with a Run method.
 type Command interface {

@@ -32,8 +32,8 @@
 //
 // What a burst is made of is named by a second look at its samples: a
 // [Tally] sums the stacks of the chosen windows exactly, read from a
-// timeline that keeps stacks ([TallyOf]: the explorer page's, or the
-// series' own with [Series.KeepStacks]) or from a second reading of the
+// timeline that keeps stacks ([TallyOf]: the explorer page's) or from a
+// second reading of the
 // windows (the timeslice command reads the inputs that hold a burst
 // again; a stream from the copy it kept of it), so that a caller never
 // keeps the samples themselves.
@@ -140,21 +140,16 @@ const DefaultBins = 10
 const second = int64(1e9)
 
 // Series holds the busy samples of a capture: a timeline (package
-// timeline) of Bins cells per second, keyed by the samples' processes (or
-// whole stacks: KeepStacks), read per second and bin when bursts are
-// searched.
+// timeline) of Bins cells per second, keyed by the samples' processes,
+// read per second and bin when bursts are searched.
 type Series struct {
 	origin folded.Time
 	bins   int
 	b      *timeline.Builder
-	// maxEntries is the number of entries the timeline keeps with whole
-	// stacks (KeepStacks), beyond which it keeps their processes only.
-	maxEntries int
 	// c is the timeline laid out per second and bin, comp per second and
 	// process, both read from the timeline when a search needs them
 	// (read).
 	c    *timeline.Counts
-	tl   *timeline.Timeline
 	comp composition
 	// Whether every busy sample had the same count (for Auto).
 	count0  float64
@@ -165,12 +160,6 @@ type Series struct {
 	rec recorded
 	err error
 }
-
-// StackEntries is a budget of timeline entries (32 bytes each) for a
-// Series that keeps whole stacks (KeepStacks): 1 M entries, 32 MB, which
-// hold about 5 minutes of a busy host (a 100-second system-wide capture
-// of 567,641 samples makes 316,000 at 100 ms cells).
-const StackEntries = 1 << 20
 
 // NewSeries returns an empty series whose seconds count from origin, the
 // capture's first sample, with bins bins per second (DefaultBins when
@@ -184,25 +173,6 @@ func NewSeries(origin folded.Time, bins int) *Series {
 	b := timeline.NewBuilder(timeline.Options{Rows: bins, Origin: origin, HasOrigin: true,
 		Merge: timeline.MergeFrames | timeline.MergeThreads | timeline.MergeCPUs})
 	return &Series{origin: origin, bins: bins, b: b, uniform: true}
-}
-
-// KeepStacks makes a new series keep the samples' whole stacks while its
-// timeline holds at most maxEntries entries (StackEntries, say), so that
-// Tally reads the stacks of the bursts' windows from it: no second reading
-// of the input. Beyond the budget it keeps their processes only (Tally
-// then says so). Keeping stacks costs the stacks' interning: on a capture
-// of many distinct stacks (120,000 in 567,641 samples), about half the
-// time of reading it again, and their strings in memory; a caller that
-// reads its input again cheaply (a night of files, of which few hold a
-// burst) does better without. It must be called before any sample is
-// added.
-func (s *Series) KeepStacks(maxEntries int) {
-	if s.b == nil || s.b.Len() > 0 || maxEntries <= 0 {
-		return
-	}
-	s.maxEntries = maxEntries
-	s.b = timeline.NewBuilder(timeline.Options{Rows: s.bins, Origin: s.origin, HasOrigin: true,
-		Merge: timeline.MergeThreads | timeline.MergeCPUs})
 }
 
 // SeriesOf returns the series of a timeline's samples that keep accepts
@@ -239,16 +209,10 @@ func SeriesOf(tl *timeline.Timeline, keep func(*timeline.Entry) bool) (s *Series
 		s.samples += int64(e.Samples)
 		s.weight += w
 	}
-	s.tl = tl.MergeKeys(timeline.MergeFrames|timeline.MergeThreads|timeline.MergeCPUs, keep).Coarsen(tl.Rows / bins)
-	s.c = s.tl.Counts(nil)
-	s.comp.read(s.tl, s.c)
+	procs := tl.MergeKeys(timeline.MergeFrames|timeline.MergeThreads|timeline.MergeCPUs, keep).Coarsen(tl.Rows / bins)
+	s.c = procs.Counts(nil)
+	s.comp.read(procs, s.c)
 	return s, true
-}
-
-func (s *Series) budget() {
-	if s.b.Len() > s.maxEntries && s.b.Merged()&timeline.MergeFrames == 0 {
-		s.b.MergeMore(timeline.MergeFrames)
-	}
 }
 
 // Origin returns the time second 0 starts at.
@@ -263,9 +227,9 @@ func (s *Series) read() {
 	if s.c != nil {
 		return
 	}
-	s.tl = s.b.Snapshot()
-	s.c = s.tl.Counts(nil)
-	s.comp.read(s.tl, s.c)
+	tl := s.b.Snapshot()
+	s.c = tl.Counts(nil)
+	s.comp.read(tl, s.c)
 }
 
 // Add adds a busy sample at time t with the given count (its weight).
@@ -276,12 +240,11 @@ func (s *Series) add(t folded.Time, count float64, stack []byte) {
 		s.err = errDerived
 		return
 	}
-	s.c, s.tl = nil, nil
+	s.c = nil
 	if err := s.b.AddAt(t, count, stack); err != nil {
 		s.err = err
 		return
 	}
-	s.budget()
 	if s.samples == 0 {
 		s.count0 = count
 	} else if count != s.count0 {
@@ -299,7 +262,7 @@ func (s *Series) Cover(t folded.Time) {
 		s.err = errDerived
 		return
 	}
-	s.c, s.tl = nil, nil
+	s.c = nil
 	if err := s.b.Cover(t); err != nil {
 		s.err = err
 	}

@@ -100,16 +100,6 @@ func top(shares []Share, n int) []Share {
 	return shares
 }
 
-// Tally returns the tally of the windows of bursts, by measure m, read
-// from the series' own timeline when it kept whole stacks (KeepStacks): no
-// second reading of the input. ok is false when it kept only the stacks'
-// processes; the caller then reads the windows again into a NewTally.
-// Samples added without a stack (Add) are not in it.
-func (s *Series) Tally(bursts []Burst, m Measure) (t *Tally, ok bool) {
-	s.read()
-	return TallyOf(s.tl, bursts, m, nil)
-}
-
 // TallyOf returns the tally of the windows of bursts, by measure m, read
 // from the entries of a timeline that keeps whole stacks (whatever its
 // other keys), of the entries keep accepts (nil: all; a timeline that

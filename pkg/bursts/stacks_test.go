@@ -11,10 +11,9 @@ import (
 )
 
 // The stacks of the bursts' windows read from a timeline that keeps them
-// (the series' own with KeepStacks, or any timeline of 100 ms-aligned
-// cells) are the stacks a second reading of the samples tallies; a series
-// that keeps stacks finds what one that keeps processes finds; beyond its
-// budget, or on cells the windows do not fall on, the tally says so.
+// (any timeline of 100 ms-aligned cells) are the stacks a second reading
+// of the samples tallies; on cells the windows do not fall on, the tally
+// says so.
 func TestTallyFromTimeline(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	type smp struct {
@@ -34,16 +33,12 @@ func TestTallyFromTimeline(t *testing.T) {
 	for i := 0; i < 3000; i++ { // the burst
 		samples = append(samples, smp{at(120 + rng.Float64()*2), 1, fmt.Sprintf("spike;s%d", rng.IntN(3))})
 	}
-	plain, kept, small := NewSeries(origin, 0), NewSeries(origin, 0), NewSeries(origin, 0)
-	kept.KeepStacks(StackEntries)
-	small.KeepStacks(100)
+	plain := NewSeries(origin, 0)
 	b50 := timeline.NewBuilder(timeline.Options{Rows: 50, Origin: origin, HasOrigin: true})
 	b7 := timeline.NewBuilder(timeline.Options{Rows: 7, Origin: origin, HasOrigin: true})
 	rec := folded.Record{Kind: folded.Timed}
 	for _, s := range samples {
-		for _, se := range []*Series{plain, kept, small} {
-			se.AddStack(s.tm, s.w, []byte(s.stack))
-		}
+		plain.AddStack(s.tm, s.w, []byte(s.stack))
 		rec.Time, rec.Count, rec.Stack = s.tm, s.w, []byte(s.stack)
 		b50.Add(&rec)
 		b7.Add(&rec)
@@ -53,36 +48,21 @@ func TestTallyFromTimeline(t *testing.T) {
 		if len(res.Bursts) == 0 {
 			t.Fatalf("%v: no burst", m)
 		}
-		for _, se := range []*Series{kept, small} {
-			if got := se.Find(Options{Measure: m}); !reflect.DeepEqual(got, res) {
-				t.Fatalf("%v: keeping stacks finds %+v, keeping processes %+v", m, got.Bursts, res.Bursts)
-			}
-		}
 		want := NewTally(res.Bursts, m)
 		for _, s := range samples {
 			rec.Time, rec.Count, rec.Stack = s.tm, s.w, []byte(s.stack)
 			want.Add(&rec)
 		}
 		tl50, tl7 := b50.Snapshot(), b7.Snapshot()
-		got, ok := kept.Tally(res.Bursts, m)
 		got50, ok50 := TallyOf(tl50, res.Bursts, m, nil)
-		if !ok || !ok50 {
-			t.Fatalf("%v: no tally from the timelines (%v, %v)", m, ok, ok50)
+		if !ok50 {
+			t.Fatalf("%v: no tally from the 50-row timeline", m)
 		}
 		for i := range res.Bursts {
 			w := want.Top(i, -1)
-			if g := got.Top(i, -1); !reflect.DeepEqual(g, w) {
-				t.Errorf("%v: burst %d: series' stacks %v, want %v", m, i, g[:min(3, len(g))], w[:min(3, len(w))])
-			}
 			if g := got50.Top(i, -1); !reflect.DeepEqual(g, w) {
 				t.Errorf("%v: burst %d: 50-row timeline's stacks %v, want %v", m, i, g[:min(3, len(g))], w[:min(3, len(w))])
 			}
-		}
-		if _, ok := small.Tally(res.Bursts, m); ok {
-			t.Errorf("%v: a series beyond its budget still has its stacks", m)
-		}
-		if _, ok := plain.Tally(res.Bursts, m); ok {
-			t.Errorf("%v: a series of processes has stacks", m)
 		}
 		if _, ok := TallyOf(tl7, res.Bursts, m, nil); ok {
 			t.Errorf("%v: 7 cells a second hold 100 ms windows", m)

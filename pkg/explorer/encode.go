@@ -110,7 +110,7 @@ func encode(tl *timeline.Timeline) encoded {
 
 	// Idle stacks (the samples of an idle CPU, pkg/idle), by new id.
 	var idleIDs []int32
-	for i, is := range idleStacks(tl) {
+	for i, is := range IdleStacks(tl) {
 		if is {
 			idleIDs = append(idleIDs, nodeID[i])
 		}
@@ -212,9 +212,10 @@ func encode(tl *timeline.Timeline) encoded {
 	return out
 }
 
-// idleStacks says which stacks of the timeline are an idle CPU's (see
-// pkg/idle), by StackID.
-func idleStacks(tl *timeline.Timeline) []bool {
+// IdleStacks says which stacks of the timeline are an idle CPU's (see
+// pkg/idle), by StackID: the text of a stack is made only when its
+// process is the idle task's.
+func IdleStacks(tl *timeline.Timeline) []bool {
 	out := make([]bool, len(tl.Nodes))
 	var buf []byte
 	for i := 1; i < len(tl.Nodes); i++ {

@@ -422,7 +422,7 @@ func svgCSS() (string, error) {
 func picture(tl *timeline.Timeline, o *Options) ([]byte, error) {
 	var keep func(*timeline.Entry) bool
 	if o.NoIdle {
-		idle := idleStacks(tl)
+		idle := IdleStacks(tl)
 		keep = func(e *timeline.Entry) bool { return !idle[e.Stack] }
 	}
 	m := timeline.Samples

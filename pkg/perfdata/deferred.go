@@ -401,11 +401,7 @@ func (c *FrameCache) Chain(b *Samples, sample int) []uint32 {
 			if m := mf.find(ip); m == nil {
 				loc = c.noMap(ip)
 			} else {
-				addr := m.mapIP(ip)
-				printed := addr
-				if k := m.dso.kind; k == dsoKernel || k == dsoModule || k == dsoKsym {
-					printed = ip
-				}
+				addr, printed := m.chainAddr(ip)
 				loc = c.location(w, m, addr, printed)
 			}
 			locs = append(locs, loc)

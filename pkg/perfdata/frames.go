@@ -341,13 +341,20 @@ func (r *Reader) chainFrames(th *thread, rec *sampleRec) {
 			r.chain = append(r.chain, r.noMap(ip))
 			continue
 		}
-		addr := m.mapIP(ip)
-		printed := addr
-		if m.dso.kind == dsoKernel || m.dso.kind == dsoModule || m.dso.kind == dsoKsym {
-			printed = ip
-		}
+		addr, printed := m.chainAddr(ip)
 		r.chain = append(r.chain, r.location(m, addr, printed))
 	}
+}
+
+// chainAddr returns the address of call chain entry ip in m (relative to
+// m's DSO, or ip for identity maps) and the address perf prints for it:
+// ip itself in the kernel's space, else the relative address.
+func (m *mapping) chainAddr(ip uint64) (addr, printed uint64) {
+	addr = m.mapIP(ip)
+	if k := m.dso.kind; k == dsoKernel || k == dsoModule || k == dsoKsym {
+		return addr, ip
+	}
+	return addr, addr
 }
 
 // ipFrame appends the location of the one frame of a sample without a

@@ -281,7 +281,7 @@ func plan(segs []printSeg, i, off int, form byte) showPlan {
 		}
 	}
 	switch {
-	case rest == "" && (s.conv == 'd' || s.conv == 'u') && s.flags == "" && s.width == 0 && s.prec < 0:
+	case rest == "" && plainDecimal(s):
 		p.kind, p.conv = planDirect, s.conv
 	case rest == "0x" && s.conv == 'x' && (s.flags == "0" || s.flags == "" && s.width == 0) && s.prec < 0:
 		p.kind = planHex
@@ -483,16 +483,8 @@ func (f *tpFormat) Int(t *sample.Trace, name string) (int64, byte, bool) {
 			}
 			return int64(v), p.form, true
 		}
-		v := number(p.arg, t.Raw)
-		switch {
-		case p.conv == 'd':
-			return signExtend(v, p.size), p.form, true
-		case p.size < 8:
-			return int64(v & (1<<(8*p.size) - 1)), p.form, true
-		case v > 1<<63-1:
-			return 0, p.form, false
-		}
-		return int64(v), p.form, true
+		n, ok := directInt(number(p.arg, t.Raw), p.conv, p.size)
+		return n, p.form, ok
 	case planHex:
 		v := number(p.arg, t.Raw)
 		if p.size < 8 {
@@ -512,6 +504,26 @@ func (f *tpFormat) Int(t *sample.Trace, name string) (int64, byte, bool) {
 	}
 	n, ok := sample.WordInt(w)
 	return n, p.form, ok
+}
+
+// plainDecimal reports whether s is a %d or %u conversion of no flag,
+// width or precision: it prints what Int reads back as the number.
+func plainDecimal(s *printSeg) bool {
+	return (s.conv == 'd' || s.conv == 'u') && s.flags == "" && s.width == 0 && s.prec < 0
+}
+
+// directInt returns what a plainDecimal conversion conv of operand size
+// prints of v, read as Int reads it; false when it exceeds an int64.
+func directInt(v uint64, conv byte, size int) (int64, bool) {
+	switch {
+	case conv == 'd':
+		return signExtend(v, size), true
+	case size < 8:
+		return int64(v & (1<<(8*size) - 1)), true
+	case v > 1<<63-1:
+		return 0, false
+	}
+	return int64(v), true
 }
 
 // signExtend reads the low size bytes of v as a signed number.

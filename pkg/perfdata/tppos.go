@@ -205,18 +205,10 @@ func (f *tpFormat) position(t *sample.Trace, p sample.Position) (n int64, ok, ty
 		return n, ok, true
 	}
 	s := &f.prog.segs[tok.conv]
-	if (s.conv == 'd' || s.conv == 'u') && s.flags == "" && s.width == 0 && s.prec < 0 && numeric(s.arg) {
+	if plainDecimal(s) && numeric(s.arg) {
 		// As Int reads a plain decimal (planDirect).
-		v := number(s.arg, t.Raw)
-		switch {
-		case s.conv == 'd':
-			return signExtend(v, s.size), true, true
-		case s.size < 8:
-			return int64(v & (1<<(8*s.size) - 1)), true, true
-		case v > 1<<63-1:
-			return 0, false, true
-		}
-		return int64(v), true, true
+		n, ok = directInt(number(s.arg, t.Raw), s.conv, s.size)
+		return n, ok, true
 	}
 	var wb [64]byte
 	w, printed := f.printConv(wb[:0], t, tok.conv)

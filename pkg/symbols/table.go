@@ -91,28 +91,13 @@ func (t *Table) Lookup(addr uint64) (Symbol, bool) {
 	// or before it, segStart[hi:] after.
 	lo, hi := 0, len(t.segStart)
 	if t.segIndex != nil {
-		a, b := 0, len(t.segIndex)
-		for a < b {
-			m := int(uint(a+b) >> 1)
-			if t.segIndex[m] <= addr {
-				a = m + 1
-			} else {
-				b = m
-			}
-		}
+		a := atOrBefore(t.segIndex, 0, len(t.segIndex), addr)
 		if a == 0 {
 			return Symbol{}, false
 		}
 		lo, hi = (a-1)*segStride, min(a*segStride, len(t.segStart))
 	}
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if t.segStart[m] <= addr {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
+	lo = atOrBefore(t.segStart, lo, hi, addr)
 	if lo == 0 {
 		return Symbol{}, false
 	}
@@ -703,6 +688,20 @@ func (b *builder) build() *Table {
 		t.flattenOverlaps(tree, order, b.syms, tix)
 	}
 	return t
+}
+
+// atOrBefore returns the end of the entries of sorted s[lo:hi] at or
+// before addr: s[:k] are, s[k:hi] are after it (given s[:lo] are).
+func atOrBefore(s []uint64, lo, hi int, addr uint64) int {
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s[m] <= addr {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // segStride is the number of segments between two entries of segIndex:

@@ -207,7 +207,7 @@ func (b *Builder) put(cell int64, stk []byte, hasStack bool, cpu int32, th Threa
 		case b.merge&MergeFrames != 0:
 			stack = b.process(stk)
 		default:
-			stack = b.stack(stk, cpu)
+			stack = b.stack(stk)
 		}
 	}
 	thread := NoThread

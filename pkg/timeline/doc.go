@@ -38,8 +38,7 @@
 // key; the bursts' composition keeps the stacks' processes
 // ([MergeFrames], [MergeThreads], [MergeCPUs]); a heat map keeps nothing
 // but the cell ([MergeAll]: one entry per cell and input, the per-cell
-// series). A Builder may also merge keys away midway ([Builder.MergeMore])
-// once they cost too much. A view that reads the series only lays it out
+// series). A view that reads the series only lays it out
 // densely as [Counts], per second and cell (4 bytes a cell where an entry
 // is 32: a 12-hour heat map of 20 ms cells takes about 10 MB):
 // [Timeline.Counts] lays a timeline out so, and [NewCounts] counts

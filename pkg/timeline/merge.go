@@ -92,67 +92,6 @@ func (b *Builder) Cover(at folded.Time) error {
 	return b.err
 }
 
-// Len returns the number of entries made so far: what the timeline costs
-// (an Entry is 32 bytes), for a caller that merges keys beyond a budget
-// (MergeMore).
-func (b *Builder) Len() int { return len(b.t.Entries) }
-
-// Merged returns what the entries are not keyed by, so far.
-func (b *Builder) Merged() Merge { return b.merge }
-
-// MergeMore merges the keys m away from here on, and from the entries made
-// so far: a caller that kept whole stacks while they were few (to read the
-// stacks of any range later) keeps their processes only once they cost
-// too much (Len). The entries of one cell and key made so far are summed.
-func (b *Builder) MergeMore(m Merge) {
-	m = (b.merge | m).norm()
-	if m == b.merge {
-		return
-	}
-	b.merge = m
-	b.unshare()
-	b.materialize() // the processes of the entries' stacks are nodes
-	t := &b.t
-	for i := range t.Entries {
-		e := &t.Entries[i]
-		switch {
-		case m&MergeStacks != 0:
-			e.Stack = Root
-		case m&MergeFrames != 0:
-			e.Stack = b.processNode(e.Stack)
-		}
-		if m&MergeThreads != 0 {
-			e.Thread = NoThread
-		}
-		if m&MergeCPUs != 0 {
-			e.CPU = -1
-		}
-	}
-	if !b.ordered {
-		t.sortAll()
-		b.ordered = true
-	}
-	t.mergeRuns()
-	b.reopen()
-	if m&MergeThreads != 0 {
-		b.threadIdx = nil
-	}
-	if m&MergeFrames != 0 {
-		b.stacks.idx = nil // not read again: stacks are interned by process
-	}
-}
-
-// processNode returns the node of depth 1 of stack s (Root for Root).
-func (b *Builder) processNode(s StackID) StackID {
-	if s == Root {
-		return Root
-	}
-	for b.t.Nodes[s].Depth > 1 {
-		s = b.t.Nodes[s].Parent
-	}
-	return s
-}
-
 // process interns the process of a folded stack, its root frame: the node
 // of depth 1 (MergeFrames).
 func (b *Builder) process(s []byte) StackID {
@@ -180,8 +119,7 @@ func (b *Builder) reopen() {
 
 // Snapshot returns the Timeline of the samples added so far; the Builder
 // goes on (Build, by contrast, ends it). The snapshot shares the
-// Builder's entries until the Builder changes them (adding more, MergeMore,
-// Build), which copies them first: a caller that reads the timeline more
+// Builder's entries until the Builder changes them (adding more, Build), which copies them first: a caller that reads the timeline more
 // than once while samples still come (a series searched, then added to)
 // pays a copy only when it adds again.
 func (b *Builder) Snapshot() *Timeline {

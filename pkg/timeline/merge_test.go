@@ -2,7 +2,6 @@ package timeline_test
 
 import (
 	"bytes"
-	"fmt"
 	"maps"
 	"slices"
 	"testing"
@@ -13,17 +12,13 @@ import (
 )
 
 // readAll builds a timeline of text with o, adding its records through a
-// Builder; at (when >= 0) is the record after which MergeMore(more) is
-// called.
-func readAll(t *testing.T, text []byte, o timeline.Options, at int, more timeline.Merge) *timeline.Timeline {
+// Builder.
+func readAll(t *testing.T, text []byte, o timeline.Options) *timeline.Timeline {
 	t.Helper()
 	b := timeline.NewBuilder(o)
 	b.Input("in", "", 0)
 	rd := folded.NewReader(bytes.NewReader(text), "in")
-	for i := 0; rd.Next(); i++ {
-		if i == at {
-			b.MergeMore(more)
-		}
+	for rd.Next() {
 		if err := b.Add(rd.Record()); err != nil {
 			t.Fatal(err)
 		}
@@ -53,22 +48,9 @@ func sums(tl *timeline.Timeline, depth int32) map[string][2]float64 {
 	return out
 }
 
-// named returns the entries with their stacks and threads by name (ids
-// differ between timelines).
-func named(tl *timeline.Timeline) []string {
-	var out []string
-	for i := range tl.Entries {
-		e := &tl.Entries[i]
-		th := tl.Threads[e.Thread]
-		out = append(out, fmt.Sprintf("%d %d %s %d/%d/%s %d %d %v", e.Cell, e.Input, tl.Stack(e.Stack),
-			th.PID, th.TID, tl.Frames[th.Comm], e.CPU, e.Samples, tl.WeightOf(i)))
-	}
-	return out
-}
-
 // Each Merge keeps what it says, and the sums of what it keeps are the
 // whole timeline's: per cell and process with MergeFrames, per cell with
-// MergeAll. Merging halfway (MergeMore) ends as merging from the start.
+// MergeAll.
 func TestMerge(t *testing.T) {
 	text := collapse(t, "syswide")
 	full := build(t, text, timeline.Options{})
@@ -110,15 +92,6 @@ func TestMerge(t *testing.T) {
 		if tt.depth >= 0 {
 			if got, want := sums(tl, tt.depth), sums(full, tt.depth); !maps.Equal(got, want) {
 				t.Errorf("%s: sums per cell and stack differ", tt.name)
-			}
-		}
-		if tt.merge == timeline.MergeFrames {
-			half := readAll(t, text, timeline.Options{}, int(full.Samples/2), timeline.MergeFrames)
-			a, b := named(half), named(tl)
-			slices.Sort(a)
-			slices.Sort(b)
-			if !slices.Equal(a, b) || half.Merged() != tl.Merged() {
-				t.Errorf("merging frames halfway: %d entries, from the start %d", len(half.Entries), len(tl.Entries))
 			}
 		}
 	}

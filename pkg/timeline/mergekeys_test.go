@@ -16,7 +16,7 @@ import (
 // real system-wide capture, for each merge and with or without a filter.
 func TestMergeKeys(t *testing.T) {
 	text := collapse(t, "syswide")
-	full := readAll(t, text, timeline.Options{}, -1, 0)
+	full := readAll(t, text, timeline.Options{})
 	root := func(stack []byte) string {
 		r, _, _ := bytes.Cut(stack, []byte(";"))
 		return string(r)

@@ -8,7 +8,7 @@ import (
 )
 
 // stackTable interns the stacks of a Builder as they come. Until a
-// reader needs the prefix tree before Build (Snapshot, MergeMore,
+// reader needs the prefix tree before Build (Snapshot,
 // MergeFrames: materialize), a new stack gets a provisional id (1, 2, ...;
 // 0 is Root) and its frames' ids, root first, as varints, and Build makes
 // the prefix tree of all of them at once (Builder.tree), which costs no
@@ -52,7 +52,7 @@ func (b *Builder) comm(s StackID) FrameID {
 
 // stack returns the id of a stack (provisional until Build, or a node),
 // interning its frames the first time it is seen.
-func (b *Builder) stack(s []byte, _ int32) StackID {
+func (b *Builder) stack(s []byte) StackID {
 	c := &b.stacks
 	if c.last != nil && string(s) == string(c.last) {
 		return c.id // the same stack again
@@ -107,8 +107,8 @@ func (b *Builder) childOf(parent StackID, f FrameID) StackID {
 }
 
 // materialize makes the prefix tree of the stacks so far, and interns the
-// stacks that come next into it as they come: what Snapshot, MergeMore and
-// MergeFrames need.
+// stacks that come next into it as they come: what Snapshot and MergeFrames
+// need.
 func (b *Builder) materialize() {
 	c := &b.stacks
 	if c.eager {

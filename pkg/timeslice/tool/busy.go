@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"flamekit/pkg/bursts"
+	"flamekit/pkg/explorer"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/gaps"
 	"flamekit/pkg/heatmap"
@@ -178,20 +179,10 @@ func (c *run) find(series *bursts.Series, inputs timeslice.Inputs, unrecorded []
 }
 
 // busyEntries returns what accepts the entries of tl whose stacks are not
-// idle, deciding once per stack.
+// idle (explorer.IdleStacks, as the page decides).
 func busyEntries(tl *timeline.Timeline) func(*timeline.Entry) bool {
-	var f idle.Filter
-	memo := make(map[timeline.StackID]bool)
-	var buf []byte
-	return func(e *timeline.Entry) bool {
-		is, ok := memo[e.Stack]
-		if !ok {
-			buf = tl.AppendStack(buf[:0], e.Stack)
-			is = f.Is(buf)
-			memo[e.Stack] = is
-		}
-		return !is
-	}
+	idle := explorer.IdleStacks(tl)
+	return func(e *timeline.Entry) bool { return !idle[e.Stack] }
 }
 
 // reread tallies the stacks of the bursts' windows by reading the inputs
