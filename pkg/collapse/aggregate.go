@@ -266,9 +266,7 @@ func newSharedSums() *sharedSums {
 	return s
 }
 
-// add adds n to stack, whose hash is h: hashStack(stack), or another
-// hash that is equal for equal stacks but for rare exceptions (such a
-// stack is then summed in two entries, which writeMerged adds).
+// add adds n to stack, whose hash is h (hashStack).
 func (s *sharedSums) add(stack []byte, h uint64, n int64) {
 	sh := &s.shards[h%shards]
 	sh.mu.Lock()
@@ -316,8 +314,9 @@ type sumCache struct {
 
 const sumSlots = 64
 
-// add adds n to stack, whose hash is h, for s.
-func (c *sumCache) add(s *sharedSums, stack []byte, h uint64, n int64) {
+// add adds n to stack, for s.
+func (c *sumCache) add(s *sharedSums, stack []byte, n int64) {
+	h := hashStack(stack)
 	e := &c.slots[(h>>32^h)%sumSlots]
 	if e.used && e.h == h && string(e.stack) == string(stack) {
 		e.n = addSat(e.n, n)

@@ -99,18 +99,8 @@ func (f *folder) foldChain(dst []byte, s *sample.Sample, chain []uint32, fs Fram
 	if bytes.HasPrefix(dst[start:], []byte("java")) {
 		j = 1
 	}
-	tab := f.pieces[j]
 	for i := len(chain) - 1; i >= 0; i-- {
-		n := chain[i]
-		p := uint32(pieceUnknown)
-		if int(n) < len(tab) {
-			p = tab[n]
-		}
-		if p == pieceUnknown {
-			p = f.pieceOf(n, fs, j)
-			tab = f.pieces[j]
-		}
-		if p != pieceEmpty {
+		if p := f.chainPiece(chain[i], fs, j); p != pieceEmpty {
 			r := f.local[p]
 			dst = append(dst, f.localText[r.start:r.end]...)
 		}
@@ -163,17 +153,8 @@ func (w *worker) sumKey(b *batch, s *sample.Sample, key []uint32, h uint64, weig
 // first, empty pieces left out; and its hash (keyHash).
 func (w *worker) chainKey(s *sample.Sample) ([]uint32, uint64) {
 	key, h, j := w.rootKey(s)
-	tab := w.fold.pieces[j]
 	for i := len(w.chain) - 1; i >= 0; i-- {
-		n := w.chain[i]
-		p := uint32(pieceUnknown)
-		if int(n) < len(tab) {
-			p = tab[n]
-		}
-		if p == pieceUnknown {
-			p = w.fold.pieceOf(n, w.fs, j)
-			tab = w.fold.pieces[j]
-		}
+		p := w.fold.chainPiece(w.chain[i], w.fs, j)
 		if p == pieceEmpty {
 			continue
 		}
@@ -204,6 +185,17 @@ func (w *worker) rootKey(s *sample.Sample) ([]uint32, uint64, int) {
 		j = 1
 	}
 	return append(w.key[:0], id), keyHash(keySeed, id), j
+}
+
+// chainPiece returns the number of the piece frame number n of fs gives
+// (see pieceOf), from f.pieces once known.
+func (f *folder) chainPiece(n uint32, fs Frames, j int) uint32 {
+	if tab := f.pieces[j]; int(n) < len(tab) {
+		if p := tab[n]; p != pieceUnknown {
+			return p
+		}
+	}
+	return f.pieceOf(n, fs, j)
 }
 
 // pieceOf returns the number (pieceTable) of the piece frame number n

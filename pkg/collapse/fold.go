@@ -82,43 +82,20 @@ type folder struct {
 	// classes holds the symbol check's class of each frame number
 	// (0: not known yet).
 	classes []frameClass
-	// h is the hash of the stack the last fold made, for the classic
-	// sums: the hashes of its root and frames, combined (see mix), so
-	// that a stack is not hashed byte by byte once per sample. Equal
-	// stacks made of the same frames have equal hashes.
-	h uint64
 }
 
 // idPiece is what frame appends for the frames of one ID: idText[start :
-// end-1], end 0 when not known yet, and its hash (0 for an empty piece).
-type idPiece struct {
-	start, end uint32
-	h          uint64
-}
+// end-1], end 0 when not known yet.
+type idPiece struct{ start, end uint32 }
 
 // localPiece is where the text of a piece is in folder.localText (end
 // 0: not there).
 type localPiece struct{ start, end uint32 }
 
-// memoPiece is what frame appends for one frame, and its hash.
+// memoPiece is what frame appends for one frame.
 type memoPiece struct {
 	text []byte
-	h    uint64
 	id   uint32 // its number in the pieceTable, once asked (framePiece)
-}
-
-// mix adds the hash of a piece of a stack to the hash h of what precedes
-// it.
-func mix(h, piece uint64) uint64 {
-	return (h<<17 | h>>47 ^ piece) * 0x9e3779b97f4a7c15
-}
-
-// mixPiece adds a piece of a stack to h; an empty piece adds nothing.
-func mixPiece(h uint64, piece []byte) uint64 {
-	if len(piece) == 0 {
-		return h
-	}
-	return mix(h, hashStack(piece))
 }
 
 // resetIDs forgets the frames known by ID: the next frames come from
@@ -165,32 +142,25 @@ func slot(tab *[]idPiece, n int) *idPiece {
 	return &(*tab)[n]
 }
 
-// recall appends the piece p keeps and mixes its hash into the stack's;
-// false when p keeps none (nil, or not made yet).
+// recall appends the piece p keeps; false when p keeps none (nil, or
+// not made yet).
 func (f *folder) recall(dst []byte, p *idPiece) ([]byte, bool) {
 	if p == nil || p.end == 0 {
 		return dst, false
 	}
-	if p.h != 0 {
-		f.h = mix(f.h, p.h)
-	}
 	return append(dst, f.idText[p.start:p.end-1]...), true
 }
 
-// remember mixes piece, the text the rules just appended for number n,
-// into the stack's hash and keeps it as n's memo in *tab (unless n is
-// too large, or the memo's text is full).
+// remember keeps piece, the text the rules just appended for number n,
+// as n's memo in *tab (unless n is too large, or the memo's text is
+// full).
 func (f *folder) remember(tab *[]idPiece, n int, piece []byte) {
-	f.h = mixPiece(f.h, piece)
 	if n >= len(*tab) || len(f.idText) >= 1<<30 {
 		return
 	}
 	p := idPiece{start: uint32(len(f.idText))}
 	f.idText = append(f.idText, piece...)
 	p.end = uint32(len(f.idText)) + 1
-	if len(piece) > 0 {
-		p.h = hashStack(piece)
-	}
 	(*tab)[n] = p
 }
 
@@ -205,12 +175,8 @@ func (f *folder) fold(dst []byte, s *sample.Sample) []byte {
 	start := len(dst)
 	dst = appendRoot(dst, f.opt, s.Comm, pid, tid)
 	java := bytes.HasPrefix(dst[start:], []byte("java"))
-	f.h = hashStack(dst[start:])
 	for i := len(s.Frames) - 1; i >= 0; i-- {
 		dst = f.frame(dst, &s.Frames[i], java)
-	}
-	if f.opt.Inline || f.opt.Srcline {
-		f.h = hashStack(dst[start:])
 	}
 	return dst
 }
@@ -227,24 +193,16 @@ func (f *folder) frame(dst []byte, fr *sample.Frame, java bool) []byte {
 	}
 	k := f.memoKeyOf(fr, java)
 	if v, ok := f.memo[string(k)]; ok { // no allocation on a hit
-		if v.h != 0 {
-			f.h = mix(f.h, v.h)
-		}
 		return append(dst, v.text...)
 	}
 	start := len(dst)
 	dst = f.frameRules(dst, fr, java)
 	piece := dst[start:]
-	f.h = mixPiece(f.h, piece)
 	if f.memo == nil {
 		f.memo = make(map[string]memoPiece)
 	}
 	if len(f.memo) < maxMemo {
-		v := memoPiece{text: bytes.Clone(piece)}
-		if len(piece) > 0 {
-			v.h = hashStack(piece)
-		}
-		f.memo[string(k)] = v
+		f.memo[string(k)] = memoPiece{text: bytes.Clone(piece)}
 	}
 	return dst
 }
@@ -292,9 +250,6 @@ func (f *folder) framePiece(fr *sample.Frame, java bool) uint32 {
 		f.memo[string(k)] = v
 	} else if len(f.memo) < maxMemo {
 		v := memoPiece{text: bytes.Clone(f.buf), id: p}
-		if len(f.buf) > 0 {
-			v.h = hashStack(f.buf)
-		}
 		if f.memo == nil {
 			f.memo = make(map[string]memoPiece)
 		}

@@ -125,7 +125,7 @@ const keySeed uint64 = 0x243f6a8885a308d3
 
 // keyHash adds the number id to the hash h of the key before it.
 func keyHash(h uint64, id uint32) uint64 {
-	return mix(h, uint64(id))
+	return (h<<17 | h>>47 ^ uint64(id)) * 0x9e3779b97f4a7c15
 }
 
 // add adds n to the sum of key, whose hash is h (keyHash over its

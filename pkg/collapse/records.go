@@ -147,7 +147,12 @@ type outRec struct {
 // plainLine appends the line Run writes for an on-CPU sample of timed
 // output, with its newline.
 func plainLine(dst, stack []byte, weight int64, s *sample.Sample) []byte {
-	dst = append(dst, stack...)
+	return lineEnd(append(dst, stack...), weight, s)
+}
+
+// lineEnd appends what follows the stack in a timed line: the count,
+// the time and fields when s has a time, and the newline.
+func lineEnd(dst []byte, weight int64, s *sample.Sample) []byte {
 	dst = append(dst, ' ')
 	dst = strconv.AppendInt(dst, weight, 10)
 	if s.HasTime {

@@ -182,7 +182,7 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 		b.samples++
 		b.weight = addSat(b.weight, weight)
 		if !b.d.timed {
-			w.sums.add(w.st.sums, st, w.fold.h, weight)
+			w.sums.add(w.st.sums, st, weight)
 			return
 		}
 		if w.st.rec != nil {
@@ -193,17 +193,10 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 			return
 		}
 		// The stack is in b.out already (direct).
-		b.out = append(b.out, ' ')
-		b.out = strconv.AppendInt(b.out, weight, 10)
-		if s.HasTime {
-			b.out = append(b.out, " @"...)
-			b.out = s.Time.Append(b.out)
-			b.out = appendWhere(b.out, s)
-			if s.Time != 0 {
-				b.span.Add(s.Time)
-			}
+		b.out = lineEnd(b.out, weight, s)
+		if s.HasTime && s.Time != 0 {
+			b.span.Add(s.Time)
 		}
-		b.out = append(b.out, '\n')
 	case kindSwitch:
 		w.foldSwitch(b, s)
 	case kindWake:
