@@ -5,8 +5,6 @@ import (
 	"unsafe"
 )
 
-const size2M = 2 << 20
-
 // advise marks the whole 2 MB pages inside b with MADV_HUGEPAGE. Errors
 // are ignored: the buffer works the same without huge pages.
 func advise(b []byte) {

@@ -12,6 +12,8 @@ package hugepage
 
 import "unsafe"
 
+const size2M = 2 << 20
+
 // Min is the smallest buffer worth asking huge pages for.
 const Min = 4 << 20
 
@@ -37,4 +39,23 @@ func Grow[T any](s []T, n int) []T {
 		return s
 	}
 	return append(Slice[T](max(len(s)+n, 2*cap(s))), s...)
+}
+
+// Table returns a zeroed slice of n elements of a type without pointers,
+// placed on 2 MB boundaries and asking for huge pages when it takes at
+// least 2 MB: for a table probed at random (a hash table), where each
+// probe may otherwise miss the processor's TLB as well as its cache.
+func Table[T any](n int) []T {
+	size := uintptr(n) * unsafe.Sizeof(*new(T))
+	if size < size2M {
+		return make([]T, n)
+	}
+	// Room for the table on a 2 MB boundary: the pages before it are
+	// never touched, so they cost no memory.
+	b := make([]byte, size+size2M)
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	off := (start+size2M-1)&^(size2M-1) - start
+	b = b[off : off+size]
+	advise(b)
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }

@@ -3,6 +3,7 @@ package hugepage
 import (
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 func TestGrow(t *testing.T) {
@@ -40,6 +41,31 @@ func TestSlice(t *testing.T) {
 		}
 		if s = append(s, make([]pair, n)...); len(s) != n && n > 0 {
 			t.Errorf("Slice(%d): append gave len %d", n, len(s))
+		}
+	}
+}
+
+func TestTable(t *testing.T) {
+	type entry struct {
+		addr uint64
+		tag  uint32
+		loc  uint32
+	}
+	for _, n := range []int{0, 1, 1000, size2M/16 - 1, size2M / 16, 3 * size2M / 16} {
+		s := Table[entry](n)
+		if len(s) != n || cap(s) != n {
+			t.Fatalf("Table(%d): len %d cap %d", n, len(s), cap(s))
+		}
+		for i := range s {
+			if s[i] != (entry{}) {
+				t.Fatalf("Table(%d): entry %d not zero", n, i)
+			}
+			s[i] = entry{addr: uint64(i), loc: uint32(i)}
+		}
+		if n*16 >= size2M {
+			if at := uintptr(unsafe.Pointer(&s[0])); at%size2M != 0 {
+				t.Errorf("Table(%d) starts at %#x, not on a 2 MB boundary", n, at)
+			}
 		}
 	}
 }

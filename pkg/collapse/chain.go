@@ -67,21 +67,7 @@ func (w *worker) countSymbols(b *batch, s *sample.Sample) {
 		chain := w.chain
 		f := &w.fold
 		b.sym.countAt(s.Comm, len(chain), func(i int) *sample.Frame { return fs.Frame(chain[i]) },
-			func(i int) frameClass {
-				n := int(chain[i])
-				if n >= len(f.classes) {
-					if n >= 1<<26 {
-						return classOf(fs.Frame(chain[i]))
-					}
-					f.classes = append(f.classes, make([]frameClass, max(n+1, 2*len(f.classes), 1024)-len(f.classes))...)
-				}
-				c := f.classes[n]
-				if c == 0 {
-					c = classOf(fs.Frame(chain[i]))
-					f.classes[n] = c
-				}
-				return c
-			})
+			func(i int) frameClass { return f.chainClass(chain[i], fs) })
 		return
 	}
 	b.sym.count(s.Comm, s.Frames)
@@ -99,6 +85,7 @@ func (f *folder) foldChain(dst []byte, s *sample.Sample, chain []uint32, fs Fram
 	if bytes.HasPrefix(dst[start:], []byte("java")) {
 		j = 1
 	}
+	f.chainJ = j
 	for i := len(chain) - 1; i >= 0; i-- {
 		if p := f.chainPiece(chain[i], fs, j); p != pieceEmpty {
 			r := f.local[p]
@@ -153,6 +140,7 @@ func (w *worker) sumKey(b *batch, s *sample.Sample, key []uint32, h uint64, weig
 // first, empty pieces left out; and its hash (keyHash).
 func (w *worker) chainKey(s *sample.Sample) ([]uint32, uint64) {
 	key, h, j := w.rootKey(s)
+	w.fold.chainJ = j
 	for i := len(w.chain) - 1; i >= 0; i-- {
 		p := w.fold.chainPiece(w.chain[i], w.fs, j)
 		if p == pieceEmpty {
@@ -191,19 +179,40 @@ func (w *worker) rootKey(s *sample.Sample) ([]uint32, uint64, int) {
 // (see pieceOf), from f.pieces once known.
 func (f *folder) chainPiece(n uint32, fs Frames, j int) uint32 {
 	if tab := f.pieces[j]; int(n) < len(tab) {
-		if p := tab[n]; p != pieceUnknown {
-			return p
+		if v := tab[n]; v != pieceUnknown {
+			return v & pieceMask
 		}
 	}
 	return f.pieceOf(n, fs, j)
 }
 
+// chainClass returns the class (symbol check) of frame number n of fs, in
+// the stack folded last (f.chainJ), from f.pieces once known: the entry
+// its fold just read, rather than a table of its own.
+func (f *folder) chainClass(n uint32, fs Frames) frameClass {
+	if tab := f.pieces[f.chainJ]; int(n) < len(tab) {
+		if v := tab[n]; v != pieceUnknown {
+			return frameClass(v >> pieceBits)
+		}
+	}
+	return classOf(fs.Frame(n))
+}
+
+// pieceBits is how many low bits of an entry of f.pieces hold the piece;
+// the high bits hold the frame's class (symbol check).
+const (
+	pieceBits = 28
+	pieceMask = 1<<pieceBits - 1
+)
+
 // pieceOf returns the number (pieceTable) of the piece frame number n
 // of fs gives a stack whose root starts with "java" (j 1) or not (j 0),
-// the rules run for it, and keeps it in f.pieces (but for numbers past
-// 2^26), its text in f.localText.
+// the rules run for it, and keeps it in f.pieces with the frame's class
+// (but for frame numbers past 2^26 or pieces past 2^28), its text in
+// f.localText.
 func (f *folder) pieceOf(n uint32, fs Frames, j int) uint32 {
-	f.buf = f.frameRules(f.buf[:0], fs.Frame(n), j == 1)
+	fr := fs.Frame(n)
+	f.buf = f.frameRules(f.buf[:0], fr, j == 1)
 	p := uint32(pieceEmpty)
 	if len(f.buf) > 0 {
 		p = f.table.intern(f.buf)
@@ -218,12 +227,15 @@ func (f *folder) pieceOf(n uint32, fs Frames, j int) uint32 {
 	}
 	tab := &f.pieces[j]
 	if int(n) >= len(*tab) {
-		if n >= 1<<26 {
+		if n >= 1<<26 || p > pieceMask {
 			return p
 		}
 		m := max(int(n)+1, 2*len(*tab), 1024)
 		*tab = append(*tab, make([]uint32, m-len(*tab))...)
 	}
-	(*tab)[n] = p
+	if p > pieceMask {
+		return p
+	}
+	(*tab)[n] = p | uint32(classOf(fr))<<pieceBits
 	return p
 }

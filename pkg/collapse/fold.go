@@ -72,16 +72,17 @@ type folder struct {
 	// numbers of a reader's frames (Sink.AddChain): pieces[java][n] is
 	// the number of the piece frame n gives (pieceTable, shared by the
 	// workers: many frames give one piece), whose text is kept in
-	// localText at local[piece]. A few thousand distinct pieces stay
-	// in the caches, where a text per frame number did not.
+	// localText at local[piece], and the frame's class for the symbol
+	// check (see pieceBits). A few thousand distinct pieces stay in the
+	// caches, where a text per frame number did not.
 	pieces    [2][]uint32
 	table     *pieceTable
 	local     []localPiece
 	localText []byte
 	buf       []byte
-	// classes holds the symbol check's class of each frame number
-	// (0: not known yet).
-	classes []frameClass
+	// chainJ is the j of pieces (java or not) of the stack folded last
+	// from frame numbers (see chainClass).
+	chainJ int
 }
 
 // idPiece is what frame appends for the frames of one ID: idText[start :
@@ -108,8 +109,6 @@ func (f *folder) resetIDs() {
 		f.pieces[j] = f.pieces[j][:0]
 	}
 	f.idText = f.idText[:0]
-	clear(f.classes)
-	f.classes = f.classes[:0]
 }
 
 // frameByID is frame for a frame with an ID.

@@ -2,11 +2,13 @@ package perfdata
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
 
+	"flamekit/internal/hugepage"
 	"flamekit/pkg/sample"
 )
 
@@ -176,6 +178,7 @@ type FrameCache struct {
 	noMaps map[uint64]uint32
 	chain  []uint32
 	spare  []uint32 // a spare buffer for a lastRun
+	reqs   []locReq // lookupRun's
 	slab   byteSlab // the bytes of the locations it makes
 	// The last run of addresses resolved in the kernel's maps, and per
 	// thread and list of user maps (hashed into a few slots): see Chain.
@@ -236,16 +239,11 @@ func (t *locTable) find(tag uint32, addr, dsoAddr uint64, at func(uint32) *locat
 // one per 500), so that a large capture does not grow it many times.
 func (t *locTable) grow() {
 	old := t.entries
-	bits := uint(12)
-	if len(old) > 0 {
-		bits = uint(64-t.shift) + 1
-	} else {
-		for bits < 22 && int64(1)<<bits < t.hint/256 {
-			bits++
-		}
+	bits := uint(64-t.shift) + 1
+	if len(old) == 0 {
+		bits = t.firstBits()
 	}
-	t.shift = 64 - bits
-	t.entries = make([]locEntry, 1<<bits)
+	t.use(hugepage.Table[locEntry](1 << bits))
 	mask := uint64(len(t.entries) - 1)
 	for _, e := range old {
 		if e.tag == 0 {
@@ -259,13 +257,38 @@ func (t *locTable) grow() {
 	}
 }
 
+// firstBits returns the size of the table's first entries, as a power of
+// two.
+func (t *locTable) firstBits() uint {
+	bits := uint(12)
+	for bits < 22 && int64(1)<<bits < t.hint/256 {
+		bits++
+	}
+	return bits
+}
+
+// use makes entries (empty, of a size a power of two) the table's.
+func (t *locTable) use(entries []locEntry) {
+	t.shift = 64 - uint(bits.TrailingZeros(uint(len(entries))))
+	t.entries = entries
+}
+
 // NewFrameCache returns a FrameCache for the samples of r, to be used by
 // one goroutine at a time.
 func (r *Reader) NewFrameCache() *FrameCache {
 	if r.shared == nil {
 		sh := &sharedLocs{namer: namer{sy: r.opt.Symbolizer, unique: true}}
+		// The shards' first tables are cut from one, which takes huge
+		// pages when large enough (hugepage.Table).
+		var first []locEntry
 		for i := range sh.shards {
-			sh.shards[i].t.hint = int64(r.fi.data.size) / sharedShards
+			t := &sh.shards[i].t
+			t.hint = int64(r.fi.data.size) / sharedShards
+			n := 1 << t.firstBits()
+			if first == nil {
+				first = hugepage.Table[locEntry](n * sharedShards)
+			}
+			t.use(first[i*n : (i+1)*n : (i+1)*n])
 		}
 		r.shared = sh
 	}
@@ -389,23 +412,8 @@ func (c *FrameCache) Chain(b *Samples, sample int) []uint32 {
 		// The frames looked up, then those taken from last, at most
 		// maxStack in all.
 		limit := min(len(run), maxStack-n)
-		locs := c.spare[:0]
-		mf := mapFinder{l: runMaps(h, w, cpumode), last: -1}
-		switchAt := int(h.loadAt) - i // where the world becomes w2, if in the run
-		for k, ip := range run[:min(start, limit)] {
-			if k == switchAt {
-				w = h.w2
-				mf = mapFinder{l: runMaps(h, w, cpumode), last: -1}
-			}
-			var loc uint32
-			if m := mf.find(ip); m == nil {
-				loc = c.noMap(ip)
-			} else {
-				addr, printed := m.chainAddr(ip)
-				loc = c.location(w, m, addr, printed)
-			}
-			locs = append(locs, loc)
-		}
+		var locs []uint32
+		locs, w = c.lookupRun(c.spare[:0], h, w, cpumode, run[:min(start, limit)], int(h.loadAt)-i)
 		if limit > start {
 			locs = append(locs, last.locs[start+shift:limit+shift]...)
 		}
@@ -423,6 +431,62 @@ func (c *FrameCache) Chain(b *Samples, sample int) []uint32 {
 		i = j
 	}
 	return c.chain
+}
+
+// locReq is the lookup of one address of a run (lookupRun): its map (nil
+// for none), world, DSO and printed addresses, key, and the cache entry of
+// its slot when probed.
+type locReq struct {
+	m             *mapping
+	w             *world
+	ip            uint64 // m nil: the address
+	addr, printed uint64
+	key           uint64
+	tag           uint32
+	e             locEntry
+}
+
+// lookupRun appends the locations of the addresses of run, looked up in
+// the maps of cpumode of h in world w, or from switchAt on (an index of
+// run, if in it) in h.w2, to locs, and returns it and the world of the
+// run's end. Most addresses are in the FrameCache's cache, whose entries
+// are spread over megabytes: the addresses are keyed first, then the
+// cache is probed for all of them in one loop, so that the processor
+// waits for their cache lines together rather than one after the other.
+func (c *FrameCache) lookupRun(locs []uint32, h *keptHead, w *world, cpumode uint16, run []uint64, switchAt int) ([]uint32, *world) {
+	reqs := c.reqs[:0]
+	mf := mapFinder{l: runMaps(h, w, cpumode), last: -1}
+	for k, ip := range run {
+		if k == switchAt {
+			w = h.w2
+			mf = mapFinder{l: runMaps(h, w, cpumode), last: -1}
+		}
+		q := locReq{w: w, ip: ip}
+		if m := mf.find(ip); m != nil {
+			q.m = m
+			q.addr, q.printed = m.chainAddr(ip)
+			q.tag, q.key = locKey(c.sh.keys.of(m.dso), q.addr, q.printed)
+		}
+		reqs = append(reqs, q)
+	}
+	entries, shift := c.cache.entries, c.cache.shift
+	for k := range reqs {
+		q := &reqs[k]
+		q.e = entries[locHash(q.tag, q.key)>>shift]
+	}
+	for k := range reqs {
+		q := &reqs[k]
+		switch {
+		case q.m == nil:
+			locs = append(locs, c.noMap(q.ip))
+		case q.e.tag == q.tag && q.e.addr == q.key && (q.tag&oddTag == 0 || c.sh.at(q.e.loc).addr == q.addr):
+			locs = append(locs, q.e.loc)
+		default:
+			locs = append(locs, c.locate(q.w, q.m, q.addr, q.printed, q.tag, q.key))
+		}
+	}
+	c.reqs = reqs
+	return locs, w
 }
 
 // commonSuffix returns how many addresses a and b end with in common.
@@ -523,6 +587,12 @@ func (c *FrameCache) location(w *world, m *mapping, addr, printed uint64) uint32
 	if loc, ok := c.cache.get(tag, key); ok && (tag&oddTag == 0 || c.sh.at(loc).addr == addr) {
 		return loc
 	}
+	return c.locate(w, m, addr, printed, tag, key)
+}
+
+// locate is location past the cache: the shared index, where the location
+// is made if new, then the cache.
+func (c *FrameCache) locate(w *world, m *mapping, addr, printed uint64, tag uint32, key uint64) uint32 {
 	sh := &c.sh.shards[(key>>4^key>>16^uint64(tag&^oddTag)*0x9e3779b9)%sharedShards]
 	sh.mu.Lock()
 	x := sh.t.find(tag, key, addr, c.sh.at)

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"flamekit/internal/hugepage"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/sample"
 	"flamekit/pkg/symbols"
@@ -285,7 +286,10 @@ func (s *spareKeys) give(d *dso) uint32 {
 // locCache is a direct-mapped cache in front of the indexes of
 // locations: most frames repeat, and one probe is cheaper than a lookup
 // in an index behind a lock. Its size is a power of two, larger for
-// larger files.
+// larger files: up to 2^19 entries (8 MB), for a system-wide capture
+// holds a few hundred thousand distinct frames, and a smaller cache sent
+// a fifth of the lookups of big2.data (docs/speed.md) to the index. It
+// takes huge pages, so that a probe misses the cache but not the TLB.
 type locCache struct {
 	shift   uint
 	entries []locEntry
@@ -293,10 +297,10 @@ type locCache struct {
 
 func newLocCache(dataSize int64) *locCache {
 	bits := uint(10)
-	for bits < 17 && int64(1)<<(bits+7) < dataSize {
+	for bits < 19 && int64(1)<<(bits+7) < dataSize {
 		bits++
 	}
-	return &locCache{shift: 64 - bits, entries: make([]locEntry, 1<<bits)}
+	return &locCache{shift: 64 - bits, entries: hugepage.Table[locEntry](1 << bits)}
 }
 
 // get returns the location of the entry of tag and addr, if the cache
