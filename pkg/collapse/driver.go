@@ -198,6 +198,7 @@ func (d *Driver) run(st *stage, inputs []Input) (Summary, error) {
 				batches.Put(j.batch)
 			}
 			if j.end {
+				st.dropMemo(j.input)
 				if e := st.end(); err == nil {
 					err = e
 				}
