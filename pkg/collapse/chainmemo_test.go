@@ -3,8 +3,10 @@ package collapse
 import (
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"flamekit/pkg/sample"
 )
@@ -115,6 +117,46 @@ func TestChainMemoShared(t *testing.T) {
 						t.Errorf("memo entry of frame %d: %#x", n, v)
 					}
 				}
+			}
+		})
+	}
+}
+
+// warnOnClose is a Producer whose Close warns, as the perf.data reader's
+// does (what it skipped), after a while.
+type warnOnClose struct {
+	Producer
+	warn func()
+}
+
+func (p warnOnClose) Close() error {
+	time.Sleep(10 * time.Millisecond) // the merger reaches the end first
+	p.warn()
+	return p.Producer.Close()
+}
+
+// TestCloseWarningsFirst: what closing an input's producer says comes
+// before what the end of the input says (the symbol check), whichever
+// goroutine gets there first: stderr does not depend on timing.
+func TestCloseWarningsFirst(t *testing.T) {
+	var samples []sample.Sample
+	for range 40 {
+		samples = append(samples, smp("p", "12829 [unknown] (/usr/bin/dash)", "1 main (/usr/bin/p)"))
+	}
+	for _, workers := range []int{1, 2, 3} {
+		t.Run(fmt.Sprint(workers, " workers"), func(t *testing.T) {
+			var stderr strings.Builder
+			d := &Driver{Options: Options{NoTime: true}, Workers: workers}
+			d.Warnf = func(f string, a ...any) { fmt.Fprintf(&stderr, f+"\n", a...) }
+			in := Input{Name: "samples", Open: func() (Producer, error) {
+				return warnOnClose{Samples(nil, samples, 8), func() { d.Warnf("closed") }}, nil
+			}}
+			if _, err := d.Run(io.Discard, []Input{in}); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
+			if len(lines) != 2 || lines[0] != "closed" || !strings.Contains(lines[1], "have no symbol") {
+				t.Errorf("stderr %q, want the producer's warning, then the symbol check's", stderr.String())
 			}
 		})
 	}
