@@ -456,19 +456,19 @@ func (c *FrameCache) Chain(b *Samples, sample int) []uint32 {
 	return c.chain
 }
 
-// locReq is the lookup of one address of a run (lookupRun): its map (nil
-// for none), world, DSO and printed addresses, key, and the cache entry of
-// its slot when probed.
+// locReq is the lookup of one address of a run (lookupRun): the index
+// of its map in the run's list (-1 for none), its DSO and printed
+// addresses (addr is the address itself when no map holds it), key, and
+// the index's entry where the search starts, with its tag when probed.
+// It holds no pointer, so that filling it costs no write barrier.
 type locReq struct {
-	m             *mapping
-	w             *world
-	ip            uint64 // m nil: the address
 	addr, printed uint64
 	key           uint64
+	at            uint64
 	tag           uint32
-	// The index's entry where the search starts, and its tag.
-	at   uint64
-	etag uint32
+	etag          uint32
+	m             int32
+	w2            bool // the map is one of h.w2's
 }
 
 // lookupRun appends the locations of the addresses of run, looked up in
@@ -479,20 +479,25 @@ type locReq struct {
 // the index is probed for all of them in one loop, so that the processor
 // waits for their cache lines together rather than one after the other.
 func (c *FrameCache) lookupRun(locs []uint32, h *keptHead, w *world, cpumode uint16, run []uint64, switchAt int) ([]uint32, *world) {
-	reqs := c.reqs[:0]
+	reqs := slices.Grow(c.reqs[:0], len(run))[:len(run)]
+	w0 := w
 	mf := mapFinder{l: runMaps(h, w, cpumode), last: -1}
 	for k, ip := range run {
 		if k == switchAt {
 			w = h.w2
 			mf = mapFinder{l: runMaps(h, w, cpumode), last: -1}
 		}
-		q := locReq{w: w, ip: ip}
-		if m := mf.find(ip); m != nil {
-			q.m = m
-			q.addr, q.printed = m.chainAddr(ip)
-			q.tag, q.key = locKey(c.sh.keys.of(m.dso), q.addr, q.printed)
+		q := &reqs[k]
+		q.w2 = k >= switchAt && switchAt >= 0
+		i := mf.index(ip)
+		q.m = int32(i)
+		if i < 0 {
+			q.addr = ip
+			continue
 		}
-		reqs = append(reqs, q)
+		m := &mf.l[i]
+		q.addr, q.printed = m.chainAddr(ip)
+		q.tag, q.key = locKey(c.sh.keys.of(m.dso), q.addr, q.printed)
 	}
 	t := c.sh.index.table.Load()
 	for k := range reqs {
@@ -502,8 +507,8 @@ func (c *FrameCache) lookupRun(locs []uint32, h *keptHead, w *world, cpumode uin
 	}
 	for k := range reqs {
 		q := &reqs[k]
-		if q.m == nil {
-			locs = append(locs, c.noMap(q.ip))
+		if q.m < 0 {
+			locs = append(locs, c.noMap(q.addr))
 			continue
 		}
 		// The rest of an entry is read once its tag is seen set.
@@ -516,7 +521,11 @@ func (c *FrameCache) lookupRun(locs []uint32, h *keptHead, w *world, cpumode uin
 			loc, ok = t.find(q.at, q.tag, q.key, q.addr, c.sh.at)
 		}
 		if !ok {
-			loc = c.locate(q.w, q.m, q.addr, q.printed, q.tag, q.key)
+			qw := w0
+			if q.w2 {
+				qw = h.w2
+			}
+			loc = c.locate(qw, &runMaps(h, qw, cpumode)[q.m], q.addr, q.printed, q.tag, q.key)
 		}
 		locs = append(locs, loc)
 	}
@@ -566,20 +575,20 @@ type mapFinder struct {
 	last int // the index of the last map found, -1 for none
 }
 
-// find returns findIn(f.l, addr).
-func (f *mapFinder) find(addr uint64) *mapping {
+// index returns the index in f.l of findIn(f.l, addr), -1 for none.
+func (f *mapFinder) index(addr uint64) int {
 	l, i := f.l, f.last
 	if i < 0 || i >= len(l) || l[i].start > addr || i+1 < len(l) && l[i+1].start <= addr {
 		// Not the last map starting at or before addr.
 		if i = lastStarting(l, addr); i < 0 {
-			return nil
+			return -1
 		}
 		f.last = i
 	}
 	if addr < l[i].end {
-		return &l[i]
+		return i
 	}
-	return nil
+	return -1
 }
 
 // findIn returns the map of l (sorted, not overlapping) holding addr, or
