@@ -389,3 +389,53 @@ func TestCompareKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareKeysEnds: once ranked, keys compare as their texts where a
+// key ends on a piece that starts others, some sorting before it
+// (";f.isra", ";f!", ";f0") and some after (";fa", ";f_[k]"), and where
+// the pieces hold no ';' but the one they start with, so that the ranks
+// decide; and lists() writes them in the order of their texts.
+func TestCompareKeysEnds(t *testing.T) {
+	roots := []string{"a", "a.b", "a!", "ab", ""}
+	pieces := []string{";f", ";f.isra", ";f!", ";f0", ";fa", ";f_[k]", ";g", ";f.i"}
+	p := newPieceTable()
+	var keys [][]uint32
+	var gen func(key []uint32, depth int)
+	gen = func(key []uint32, depth int) {
+		keys = append(keys, slices.Clone(key))
+		if depth == 3 {
+			return
+		}
+		for _, s := range pieces {
+			gen(append(key, p.intern([]byte(s))), depth+1)
+		}
+	}
+	for _, r := range roots {
+		gen([]uint32{p.intern([]byte(r))}, 0)
+	}
+	p.rank()
+	for _, a := range keys {
+		for _, b := range keys {
+			ta, tb := p.appendText(nil, a), p.appendText(nil, b)
+			if got, want := p.compareKeys(a, b), strings.Compare(string(ta), string(tb)); got != want {
+				t.Fatalf("compareKeys(%q, %q) = %d, want %d", ta, tb, got, want)
+			}
+		}
+	}
+	k := newKeySums(p, false)
+	for _, key := range keys {
+		h := keySeed
+		for _, id := range key {
+			h = keyHash(h, id)
+		}
+		k.add(key, h, 1)
+	}
+	var out strings.Builder
+	if err := writeLists(&out, k.lists(), 1); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != len(keys) || !slices.IsSorted(lines) {
+		t.Errorf("%d lines (want %d), sorted: %v", len(lines), len(keys), slices.IsSorted(lines))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"runtime"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"unsafe"
@@ -46,10 +47,13 @@ type pieceTable struct {
 	mu    sync.Mutex
 	ids   map[string]uint32
 	texts []string // by number; the first firstPiece are unused
-	// order is made by rank once no intern runs (for compareKeys):
-	// order[id] is the rank of texts[id] among the texts, times two,
-	// plus one when it is the start of another text.
+	// order and ends are made by rank once no intern runs (for
+	// compareKeys and sortKeys): order[id] is the rank of texts[id]
+	// followed by ';' (see tokenRank), shifted by orderShift, and its
+	// flags (orderRoot, orderPiece); ends[id] the rank of texts[id]
+	// followed by nothing.
 	order []uint32
+	ends  []uint32
 }
 
 func newPieceTable() *pieceTable {
@@ -203,6 +207,25 @@ func (sh *keyShard) grow() {
 	}
 }
 
+// The flags of pieceTable.order: a text that is not a simple root
+// (orderRoot: it holds a ';'), or not a simple piece (orderPiece: it
+// holds a ';' past its first byte, or does not start with one).
+const (
+	orderRoot = 1 << iota
+	orderPiece
+	orderShift = iota
+)
+
+// Why ranks order keys: the text of a key is its root then pieces that
+// each start with ';' (frameRules). Cut before each of those ';', it is
+// a sequence of words, each followed by ';' but the last, followed by
+// nothing. When no word holds a ';' (simple roots and pieces), no word
+// so followed is the start of another: two texts compare as their first
+// words that differ, each with what follows it. rank ranks every text
+// both ways (";f" ending a key comes before ";f.isra", ";f;" after
+// ";f.isra;"), and a key's number at a position and whether the key
+// ends there compare as that rank (tokenRank).
+
 // keyRef is a key and its sum, as lists sorts them.
 type keyRef struct {
 	ids []uint32
@@ -242,34 +265,116 @@ func (k *keySums) lists() []sumList {
 	return out
 }
 
-// rank makes p.order. No intern may run after.
+// rank makes p.order and p.ends. No intern may run after.
 func (p *pieceTable) rank() {
 	ids := make([]uint32, 0, len(p.texts))
 	for id := firstPiece; id < len(p.texts); id++ {
 		ids = append(ids, uint32(id))
 	}
-	slices.SortFunc(ids, func(a, b uint32) int { return strings.Compare(p.texts[a], p.texts[b]) })
-	p.order = make([]uint32, len(p.texts))
+	slices.SortFunc(ids, func(a, b uint32) int { return compareWords(p.texts[a], false, p.texts[b], false) })
+	// A text followed by nothing comes just before the first text
+	// that starts with it, in this order, and after the shorter texts
+	// that come there too: the texts that start with t, each followed
+	// by ';', are next to each other, t among them.
+	type end struct {
+		at, n int // before ids[at]; the text's length
+		id    uint32
+	}
+	ends := make([]end, len(ids))
 	for r, id := range ids {
-		o := uint32(r) << 1
-		// The texts that start with this one follow it.
-		if r+1 < len(ids) && strings.HasPrefix(p.texts[ids[r+1]], p.texts[id]) {
-			o |= 1
+		t := p.texts[id]
+		at := r
+		if r > 0 && strings.HasPrefix(p.texts[ids[r-1]], t) {
+			at = sort.Search(r, func(i int) bool { return strings.HasPrefix(p.texts[ids[i]], t) })
+		}
+		ends[r] = end{at, len(t), id}
+	}
+	slices.SortFunc(ends, func(a, b end) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.n, b.n)) })
+	p.order = make([]uint32, len(p.texts))
+	p.ends = make([]uint32, len(p.texts))
+	rank := uint32(0)
+	e := 0
+	for r, id := range ids {
+		for ; e < len(ends) && ends[e].at == r; e++ {
+			p.ends[ends[e].id] = rank
+			rank++
+		}
+		t := p.texts[id]
+		o := rank << orderShift
+		rank++
+		if strings.IndexByte(t, ';') >= 0 {
+			o |= orderRoot
+		}
+		if len(t) == 0 || t[0] != ';' || strings.IndexByte(t[1:], ';') >= 0 {
+			o |= orderPiece
 		}
 		p.order[id] = o
 	}
 }
 
+// tokenRank returns the rank of number id of a key at position i, the
+// key's last when end, and whether the rank orders it among the others
+// (see rank): not where its text is not simple.
+func (p *pieceTable) tokenRank(id uint32, i int, end bool) (uint32, bool) {
+	o := p.order[id]
+	bad := uint32(orderPiece)
+	if i == 0 {
+		bad = orderRoot
+	}
+	if end {
+		return p.ends[id], o&bad == 0
+	}
+	return o >> orderShift, o&bad == 0
+}
+
+// compareWords compares s and t as bytes.Compare compares them each
+// followed by ';', or by nothing where sEnd or tEnd.
+func compareWords(s string, sEnd bool, t string, tEnd bool) int {
+	n := min(len(s), len(t))
+	if c := strings.Compare(s[:n], t[:n]); c != 0 {
+		return c
+	}
+	switch {
+	case len(s) == len(t):
+		return cmp.Compare(sepOf(sEnd), sepOf(tEnd))
+	case len(s) < len(t):
+		return -compareRest(t[n:], tEnd, sEnd)
+	}
+	return compareRest(s[n:], sEnd, tEnd)
+}
+
+// sepOf is what follows a word: ';', or nothing (-1) at the end.
+func sepOf(end bool) int {
+	if end {
+		return -1
+	}
+	return ';'
+}
+
+// compareRest compares u (not empty) followed by ';' or nothing (uEnd)
+// with ';' or nothing (end) alone.
+func compareRest(u string, uEnd, end bool) int {
+	if end {
+		return 1
+	}
+	if c := cmp.Compare(int(u[0]), ';'); c != 0 || len(u) > 1 || !uEnd {
+		return cmp.Or(c, 1)
+	}
+	return 0
+}
+
 // compareKeys compares the texts of the keys a and b as bytes.Compare
 // would, without making them: equal numbers are equal texts, so the
 // comparison starts at the first number that differs. Once the texts
-// are ranked (rank), two pieces neither of which starts another compare
-// as their ranks; else (one text may start the other: ";f" and
-// ";f_[k]") the texts are compared from there. No intern may run.
+// are ranked (rank), two simple pieces compare as their ranks (see
+// tokenRank); else the texts are compared from there. No intern
+// may run.
 func (p *pieceTable) compareKeys(a, b []uint32) int {
 	i := commonPrefix(a, b)
 	if i < len(a) && i < len(b) && p.order != nil {
-		if x, y := p.order[a[i]], p.order[b[i]]; (x|y)&1 == 0 {
+		x, okx := p.tokenRank(a[i], i, i+1 == len(a))
+		y, oky := p.tokenRank(b[i], i, i+1 == len(b))
+		if okx && oky {
 			return cmp.Compare(x, y)
 		}
 	}
@@ -316,11 +421,14 @@ func commonPrefix(a, b []uint32) int {
 }
 
 // keyList is a sumList of sorted keys: it makes the text of each as it
-// is read.
+// is read. Sorted keys share long starts: the text of the start a key
+// shares with the key before is kept, and only the rest is made.
 type keyList struct {
 	p    *pieceTable
 	refs []keyRef
-	buf  []byte
+	prev []uint32 // the key read before
+	buf  []byte   // its text
+	ends []int    // where the text of each of its numbers ends in buf
 }
 
 func (l *keyList) next() ([]byte, int64, bool) {
@@ -329,6 +437,16 @@ func (l *keyList) next() ([]byte, int64, bool) {
 	}
 	r := &l.refs[0]
 	l.refs = l.refs[1:]
-	l.buf = l.p.appendTextLocked(l.buf[:0], r.ids)
+	n := commonPrefix(l.prev, r.ids)
+	l.buf = l.buf[:0]
+	if n > 0 {
+		l.buf = l.buf[:l.ends[n-1]]
+	}
+	l.ends = l.ends[:n]
+	for _, id := range r.ids[n:] {
+		l.buf = append(l.buf, l.p.texts[id]...)
+		l.ends = append(l.ends, len(l.buf))
+	}
+	l.prev = r.ids
 	return l.buf, r.sum, true
 }

@@ -31,3 +31,48 @@ func TestWhereOf(t *testing.T) {
 		}
 	}
 }
+
+// lineEnds, which keeps the text of the count and fields of the line
+// before, writes what lineEnd writes for each line of a sequence whose
+// count, CPU, pid and thread change, or not, from line to line.
+func TestLineEnds(t *testing.T) {
+	tid := func(s string) []byte { return []byte(s) }
+	type line struct {
+		weight int64
+		s      sample.Sample
+	}
+	timed := func(w int64, cpu int, pid int32, hasPID bool, t string) line {
+		return line{w, sample.Sample{HasTime: true, Time: folded.Time(1841239537000 + w), CPU: cpu, ProcessID: pid, HasProcessID: hasPID, TID: tid(t)}}
+	}
+	seq := []line{
+		timed(333444, 1, 19441, true, "19441"),
+		timed(333444, 1, 19441, true, "19441"),    // all the same
+		timed(333444, 0, 19441, true, "19441"),    // the CPU changes
+		timed(333444, 0, 19441, true, "19442"),    // the thread
+		timed(333444, 0, 19441, true, "1944"),     // a thread that starts the last
+		timed(333444, 0, 19441, false, "1944"),    // no pid
+		timed(333444, 0, 0, true, "1944"),         // pid 0
+		timed(1, 0, 0, true, "1944"),              // the count
+		timed(0, -1, 0, false, "-1"),              // no CPU, no thread
+		timed(-5, -1, 0, false, ""),               // a negative count, no tid
+		{7, sample.Sample{CPU: 2, TID: tid("9")}}, // no time
+		{7, sample.Sample{CPU: 2, TID: tid("9")}}, // again
+		timed(7, 2, 9, true, "9"),                 // the fields return
+		{7, sample.Sample{HasTime: true, CPU: 2, ProcessID: 9, HasProcessID: true, TID: tid("9")}},
+	}
+	var e lineEnds
+	for i, l := range seq {
+		got := string(e.add([]byte("a;b"), l.weight, &l.s))
+		want := string(lineEnd([]byte("a;b"), l.weight, &l.s))
+		if got != want {
+			t.Errorf("line %d: lineEnds wrote %q, lineEnd %q", i, got, want)
+		}
+	}
+	// lineEnd itself, as a folded reader reads it.
+	var rec folded.Record
+	l := seq[0]
+	text := lineEnd([]byte("a;b"), l.weight, &l.s)
+	if err := folded.ParseLine(text[:len(text)-1], &rec); err != nil || rec.Count != 333444 || rec.CPU != 1 || rec.PID != 19441 || rec.TID != 19441 {
+		t.Errorf("lineEnd's line reads as %+v, %v", rec, err)
+	}
+}

@@ -89,6 +89,8 @@ type worker struct {
 	// sums combines the classic sums before they go to the shared ones
 	// (flushed when the worker ends).
 	sums sumCache
+	// ends formats the end of its timed lines (direct).
+	ends lineEnds
 
 	// The kind of the last event seen, under the decisions of
 	// generation lastGen (cached: captures hold few events).
@@ -195,7 +197,7 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 			return
 		}
 		// The stack is in b.out already (direct).
-		b.out = lineEnd(b.out, weight, s)
+		b.out = w.ends.add(b.out, weight, s)
 		if s.HasTime && s.Time != 0 {
 			b.span.Add(s.Time)
 		}

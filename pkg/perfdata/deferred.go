@@ -2,7 +2,6 @@ package perfdata
 
 import (
 	"encoding/binary"
-	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -170,11 +169,11 @@ func decodeU64s(dst []uint64, src []byte) {
 }
 
 // FrameCache resolves the deferred frames of a Reader's samples (see
-// DeferFrames) on one goroutine: each distinct frame is found and
-// formatted once per FrameCache. Its frame numbers are its own.
+// DeferFrames) on one goroutine. The FrameCaches of a Reader share their
+// frames: each distinct frame is found, and its symbol looked up, once
+// for all of them, and they give it one number.
 type FrameCache struct {
 	sh     *sharedLocs
-	cache  *locCache // in front of sh's index
 	noMaps map[uint64]uint32
 	chain  []uint32
 	spare  []uint32 // a spare buffer for a lastRun
@@ -204,121 +203,145 @@ type lastRun struct {
 	locs  []uint32
 }
 
-// locTable is an index of locations by DSO, address and printed address
-// (entries as locEntry says): open addressing, linear probing, at most
-// half full.
-type locTable struct {
-	shift   uint
-	n       int
-	entries []locEntry
-	hint    int64 // the size of the data section
-}
-
-// find returns the entry of tag and addr (see locKey) whose location's DSO
-// address is dsoAddr, or the free entry where it goes (tag 0), to be
-// filled at once; at gives the locations.
-func (t *locTable) find(tag uint32, addr, dsoAddr uint64, at func(uint32) *location) *locEntry {
-	if 2*(t.n+1) > len(t.entries) {
-		t.grow()
-	}
-	mask := uint64(len(t.entries) - 1)
-	for i := locHash(tag, addr) >> t.shift; ; i = (i + 1) & mask {
-		e := &t.entries[i]
-		if e.tag == 0 {
-			t.n++
-			return e
-		}
-		if e.tag == tag && e.addr == addr && (tag&oddTag == 0 || at(e.loc).addr == dsoAddr) {
-			return e
-		}
-	}
-}
-
-// grow doubles the table, or makes its first entries: for about one
-// location per 512 bytes of data (the system-wide captures measured have
-// one per 500), so that a large capture does not grow it many times.
-func (t *locTable) grow() {
-	old := t.entries
-	bits := uint(64-t.shift) + 1
-	if len(old) == 0 {
-		bits = t.firstBits()
-	}
-	t.use(hugepage.Table[locEntry](1 << bits))
-	mask := uint64(len(t.entries) - 1)
-	for _, e := range old {
-		if e.tag == 0 {
-			continue
-		}
-		i := locHash(e.tag, e.addr) >> t.shift
-		for t.entries[i].tag != 0 {
-			i = (i + 1) & mask
-		}
-		t.entries[i] = e
-	}
-}
-
-// firstBits returns the size of the table's first entries, as a power of
-// two.
-func (t *locTable) firstBits() uint {
-	bits := uint(12)
-	for bits < 22 && int64(1)<<bits < t.hint/256 {
-		bits++
-	}
-	return bits
-}
-
-// use makes entries (empty, of a size a power of two) the table's.
-func (t *locTable) use(entries []locEntry) {
-	t.shift = 64 - uint(bits.TrailingZeros(uint(len(entries))))
-	t.entries = entries
-}
-
 // NewFrameCache returns a FrameCache for the samples of r, to be used by
 // one goroutine at a time.
 func (r *Reader) NewFrameCache() *FrameCache {
 	if r.shared == nil {
 		sh := &sharedLocs{namer: namer{sy: r.opt.Symbolizer, unique: true}}
-		// The shards' first tables are cut from one, which takes huge
-		// pages when large enough (hugepage.Table).
-		var first []locEntry
-		for i := range sh.shards {
-			t := &sh.shards[i].t
-			t.hint = int64(r.fi.data.size) / sharedShards
-			n := 1 << t.firstBits()
-			if first == nil {
-				first = hugepage.Table[locEntry](n * sharedShards)
-			}
-			t.use(first[i*n : (i+1)*n : (i+1)*n])
-		}
+		sh.index.init(int64(r.fi.data.size))
 		r.shared = sh
 	}
-	return &FrameCache{sh: r.shared, cache: newLocCache(int64(r.fi.data.size))}
+	return &FrameCache{sh: r.shared}
 }
 
 // sharedLocs is the locations of a Reader's FrameCaches, which share
 // them, so that each distinct frame is found, and its symbol looked up,
-// once: an index cut into shards, each behind its own lock, and a table
-// of locations that only grows, read without a lock (a location is
-// complete before its number is in the index).
+// once: an index read without a lock, and a table of locations that only
+// grows, read without a lock too (a location is complete before its
+// number is in the index).
 type sharedLocs struct {
 	namer  namer
 	addMu  sync.Mutex
 	n      uint32 // locations made; addMu
 	blocks [maxLocBlocks]atomic.Pointer[[1 << locBits]location]
-	shards [sharedShards]struct {
-		mu sync.Mutex
-		t  locTable
-		_  [64]byte // keep the shards' locks on separate cache lines
-	}
+	index  sharedIndex
 	noMu   sync.Mutex
 	noMaps map[uint64]uint32
 	keys   spareKeys
 }
 
-const (
-	sharedShards = 16
-	maxLocBlocks = 1 << 16 // 268 million locations
-)
+// sharedIndex is the index of the locations of a Reader's FrameCaches by
+// DSO, address and printed address (entries as locEntry says, but their
+// tags atomic): open addressing, linear probing, at most half full.
+// Lookups take no lock, adding does. An entry is written once, its tag
+// last: a lookup that sees the tag sees the rest. Growing makes a new
+// table; a lookup still on the old one may miss an entry added since,
+// and then finds it under the lock.
+type sharedIndex struct {
+	table atomic.Pointer[indexTable]
+	mu    sync.Mutex // taken to add and grow
+	n     int        // entries; mu
+	// A location is made under the lock of its key's shard, so that
+	// two goroutines do not make it twice, and the others make theirs
+	// meanwhile.
+	shards [16]struct {
+		sync.Mutex
+		_ [56]byte // on separate cache lines
+	}
+}
+
+type indexTable struct {
+	shift   uint
+	entries []indexEntry
+}
+
+type indexEntry struct {
+	addr uint64
+	tag  atomic.Uint32 // 0: free
+	loc  uint32
+}
+
+// init makes the first table: for about one location per 512 bytes of
+// data (the system-wide captures measured have one per 500), at most
+// half full, so that a large capture does not grow it many times. It
+// takes huge pages when large enough (hugepage.Table): each probe of a
+// table of megabytes misses the processor's cache, and should not miss
+// its TLB as well.
+func (x *sharedIndex) init(dataSize int64) {
+	bits := uint(12)
+	for bits < 24 && int64(1)<<bits < dataSize/256 {
+		bits++
+	}
+	x.table.Store(&indexTable{shift: 64 - bits, entries: hugepage.Table[indexEntry](1 << bits)})
+}
+
+// first returns the entry where the search for tag and key starts.
+func (t *indexTable) first(tag uint32, key uint64) uint64 {
+	return locHash(tag, key) >> t.shift
+}
+
+// find returns the location of tag and key (see locKey) whose DSO
+// address is addr, searching from entry i of t; at gives the locations.
+func (t *indexTable) find(i uint64, tag uint32, key, addr uint64, at func(uint32) *location) (uint32, bool) {
+	mask := uint64(len(t.entries) - 1)
+	for ; ; i = (i + 1) & mask {
+		e := &t.entries[i]
+		g := e.tag.Load()
+		if g == 0 {
+			return 0, false
+		}
+		if g == tag && e.addr == key && (tag&oddTag == 0 || at(e.loc).addr == addr) {
+			return e.loc, true
+		}
+	}
+}
+
+// shard returns the lock under which the location of tag and key is
+// made.
+func (x *sharedIndex) shard(tag uint32, key uint64) *sync.Mutex {
+	return &x.shards[locHash(tag, key)>>60].Mutex
+}
+
+// add adds the entry of tag and key, known to be absent, for location
+// loc.
+func (x *sharedIndex) add(tag uint32, key uint64, loc uint32) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	t := x.table.Load()
+	if 2*(x.n+1) > len(t.entries) {
+		t = x.grow(t)
+	}
+	x.n++
+	t.put(tag, key, loc)
+}
+
+// put fills the first free entry from tag and key's on.
+func (t *indexTable) put(tag uint32, key uint64, loc uint32) {
+	mask := uint64(len(t.entries) - 1)
+	i := t.first(tag, key)
+	for t.entries[i].tag.Load() != 0 {
+		i = (i + 1) & mask
+	}
+	e := &t.entries[i]
+	e.addr, e.loc = key, loc
+	e.tag.Store(tag)
+}
+
+// grow makes a table twice as large as t, with its entries, the
+// current one; x.mu is held.
+func (x *sharedIndex) grow(t *indexTable) *indexTable {
+	n := &indexTable{shift: t.shift - 1, entries: hugepage.Table[indexEntry](2 * len(t.entries))}
+	for i := range t.entries {
+		e := &t.entries[i]
+		if g := e.tag.Load(); g != 0 {
+			n.put(g, e.addr, e.loc)
+		}
+	}
+	x.table.Store(n)
+	return n
+}
+
+const maxLocBlocks = 1 << 16 // 268 million locations
 
 func (sh *sharedLocs) at(i uint32) *location {
 	return &sh.blocks[i>>locBits].Load()[i&(1<<locBits-1)]
@@ -433,57 +456,78 @@ func (c *FrameCache) Chain(b *Samples, sample int) []uint32 {
 	return c.chain
 }
 
-// locReq is the lookup of one address of a run (lookupRun): its map (nil
-// for none), world, DSO and printed addresses, key, and the cache entry of
-// its slot when probed.
+// locReq is the lookup of one address of a run (lookupRun): the index
+// of its map in the run's list (-1 for none), its DSO and printed
+// addresses (addr is the address itself when no map holds it), key, and
+// the index's entry where the search starts, with its tag when probed.
+// It holds no pointer, so that filling it costs no write barrier.
 type locReq struct {
-	m             *mapping
-	w             *world
-	ip            uint64 // m nil: the address
 	addr, printed uint64
 	key           uint64
+	at            uint64
 	tag           uint32
-	e             locEntry
+	etag          uint32
+	m             int32
+	w2            bool // the map is one of h.w2's
 }
 
 // lookupRun appends the locations of the addresses of run, looked up in
 // the maps of cpumode of h in world w, or from switchAt on (an index of
 // run, if in it) in h.w2, to locs, and returns it and the world of the
-// run's end. Most addresses are in the FrameCache's cache, whose entries
-// are spread over megabytes: the addresses are keyed first, then the
-// cache is probed for all of them in one loop, so that the processor
+// run's end. Most addresses are in the shared index already, whose
+// entries are spread over megabytes: the addresses are keyed first, then
+// the index is probed for all of them in one loop, so that the processor
 // waits for their cache lines together rather than one after the other.
 func (c *FrameCache) lookupRun(locs []uint32, h *keptHead, w *world, cpumode uint16, run []uint64, switchAt int) ([]uint32, *world) {
-	reqs := c.reqs[:0]
+	reqs := slices.Grow(c.reqs[:0], len(run))[:len(run)]
+	w0 := w
 	mf := mapFinder{l: runMaps(h, w, cpumode), last: -1}
 	for k, ip := range run {
 		if k == switchAt {
 			w = h.w2
 			mf = mapFinder{l: runMaps(h, w, cpumode), last: -1}
 		}
-		q := locReq{w: w, ip: ip}
-		if m := mf.find(ip); m != nil {
-			q.m = m
-			q.addr, q.printed = m.chainAddr(ip)
-			q.tag, q.key = locKey(c.sh.keys.of(m.dso), q.addr, q.printed)
+		q := &reqs[k]
+		q.w2 = k >= switchAt && switchAt >= 0
+		i := mf.index(ip)
+		q.m = int32(i)
+		if i < 0 {
+			q.addr = ip
+			continue
 		}
-		reqs = append(reqs, q)
+		m := &mf.l[i]
+		q.addr, q.printed = m.chainAddr(ip)
+		q.tag, q.key = locKey(c.sh.keys.of(m.dso), q.addr, q.printed)
 	}
-	entries, shift := c.cache.entries, c.cache.shift
+	t := c.sh.index.table.Load()
 	for k := range reqs {
 		q := &reqs[k]
-		q.e = entries[locHash(q.tag, q.key)>>shift]
+		q.at = t.first(q.tag, q.key)
+		q.etag = t.entries[q.at].tag.Load()
 	}
 	for k := range reqs {
 		q := &reqs[k]
-		switch {
-		case q.m == nil:
-			locs = append(locs, c.noMap(q.ip))
-		case q.e.tag == q.tag && q.e.addr == q.key && (q.tag&oddTag == 0 || c.sh.at(q.e.loc).addr == q.addr):
-			locs = append(locs, q.e.loc)
-		default:
-			locs = append(locs, c.locate(q.w, q.m, q.addr, q.printed, q.tag, q.key))
+		if q.m < 0 {
+			locs = append(locs, c.noMap(q.addr))
+			continue
 		}
+		// The rest of an entry is read once its tag is seen set.
+		if e := &t.entries[q.at]; q.etag == q.tag && e.addr == q.key && (q.tag&oddTag == 0 || c.sh.at(e.loc).addr == q.addr) {
+			locs = append(locs, e.loc)
+			continue
+		}
+		loc, ok := uint32(0), false
+		if q.etag != 0 {
+			loc, ok = t.find(q.at, q.tag, q.key, q.addr, c.sh.at)
+		}
+		if !ok {
+			qw := w0
+			if q.w2 {
+				qw = h.w2
+			}
+			loc = c.locate(qw, &runMaps(h, qw, cpumode)[q.m], q.addr, q.printed, q.tag, q.key)
+		}
+		locs = append(locs, loc)
 	}
 	c.reqs = reqs
 	return locs, w
@@ -531,20 +575,20 @@ type mapFinder struct {
 	last int // the index of the last map found, -1 for none
 }
 
-// find returns findIn(f.l, addr).
-func (f *mapFinder) find(addr uint64) *mapping {
+// index returns the index in f.l of findIn(f.l, addr), -1 for none.
+func (f *mapFinder) index(addr uint64) int {
 	l, i := f.l, f.last
 	if i < 0 || i >= len(l) || l[i].start > addr || i+1 < len(l) && l[i+1].start <= addr {
 		// Not the last map starting at or before addr.
 		if i = lastStarting(l, addr); i < 0 {
-			return nil
+			return -1
 		}
 		f.last = i
 	}
 	if addr < l[i].end {
-		return &l[i]
+		return i
 	}
-	return nil
+	return -1
 }
 
 // findIn returns the map of l (sorted, not overlapping) holding addr, or
@@ -584,25 +628,26 @@ func (c *FrameCache) Frame(n uint32) *sample.Frame {
 // location is Reader.location.
 func (c *FrameCache) location(w *world, m *mapping, addr, printed uint64) uint32 {
 	tag, key := locKey(c.sh.keys.of(m.dso), addr, printed)
-	if loc, ok := c.cache.get(tag, key); ok && (tag&oddTag == 0 || c.sh.at(loc).addr == addr) {
+	t := c.sh.index.table.Load()
+	if loc, ok := t.find(t.first(tag, key), tag, key, addr, c.sh.at); ok {
 		return loc
 	}
 	return c.locate(w, m, addr, printed, tag, key)
 }
 
-// locate is location past the cache: the shared index, where the location
-// is made if new, then the cache.
+// locate is location for a location not found in the index without a
+// lock: found under its shard's lock (see sharedIndex), or made.
 func (c *FrameCache) locate(w *world, m *mapping, addr, printed uint64, tag uint32, key uint64) uint32 {
-	sh := &c.sh.shards[(key>>4^key>>16^uint64(tag&^oddTag)*0x9e3779b9)%sharedShards]
-	sh.mu.Lock()
-	x := sh.t.find(tag, key, addr, c.sh.at)
-	loc := x.loc
-	if x.tag == 0 {
-		loc = c.newLocation(w, m, addr, printed)
-		x.tag, x.addr, x.loc = tag, key, loc
+	x := &c.sh.index
+	mu := x.shard(tag, key)
+	mu.Lock()
+	defer mu.Unlock()
+	t := x.table.Load()
+	if loc, ok := t.find(t.first(tag, key), tag, key, addr, c.sh.at); ok {
+		return loc
 	}
-	sh.mu.Unlock()
-	c.cache.put(tag, key, loc)
+	loc := c.newLocation(w, m, addr, printed)
+	x.add(tag, key, loc)
 	return loc
 }
 

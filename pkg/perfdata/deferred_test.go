@@ -236,8 +236,12 @@ func TestMapFinder(t *testing.T) {
 			if k > 0 && rng.IntN(2) == 0 && f.last >= 0 {
 				addr = l[f.last].start + uint64(rng.IntN(3)) // near the last one
 			}
-			if got, want := f.find(addr), findIn(l, addr); got != want {
-				t.Fatalf("round %d: maps %v: find(%d) = %v, findIn %v", round, l, addr, got, want)
+			var got *mapping
+			if i := f.index(addr); i >= 0 {
+				got = &l[i]
+			}
+			if want := findIn(l, addr); got != want {
+				t.Fatalf("round %d: maps %v: index(%d) gives %v, findIn %v", round, l, addr, got, want)
 			}
 		}
 	}

@@ -221,7 +221,7 @@ func (t *locations) add() (uint32, *location) {
 // A location is found by its DSO, its address within the DSO and the
 // address printed, which is the same but for the one frame of a sample
 // without a call chain in a file's map. The indexes of locations (locCache,
-// locTable) hold no pointer, for the garbage collector has nothing to scan
+// sharedIndex) hold no pointer, for the garbage collector has nothing to scan
 // in them, and take 16 bytes an entry, four to a cache line: an entry is
 // a tag, the DSO's key (dso.key), and an address, the DSO address; when
 // the printed address differs, the tag has oddTag set and the address is
