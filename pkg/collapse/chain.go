@@ -2,6 +2,7 @@ package collapse
 
 import (
 	"bytes"
+	"sync/atomic"
 
 	"flamekit/pkg/sample"
 )
@@ -86,11 +87,30 @@ func (f *folder) foldChain(dst []byte, s *sample.Sample, chain []uint32, fs Fram
 		j = 1
 	}
 	f.chainJ = j
+	return f.appendPieces(dst, chain, fs, j)
+}
+
+// appendPieces appends the pieces the frames of chain give, outermost
+// (last) first, under java rule j: chainPiece and the piece's text, by
+// hand (this is the loop of each frame of each timed line).
+func (f *folder) appendPieces(dst []byte, chain []uint32, fs Frames, j int) []byte {
+	m := f.chains
 	for i := len(chain) - 1; i >= 0; i-- {
-		if p := f.chainPiece(chain[i], fs, j); p != pieceEmpty {
-			r := f.local[p]
-			dst = append(dst, f.localText[r.start:r.end]...)
+		n := chain[i]
+		p := m.load(j, n) & pieceMask
+		if p == pieceUnknown {
+			p = f.pieceOf(n, fs, j)
 		}
+		if p == pieceEmpty {
+			continue
+		}
+		if int(p) < len(f.local) {
+			if r := f.local[p]; r.end != 0 {
+				dst = append(dst, f.localText[r.start:r.end]...)
+				continue
+			}
+		}
+		dst = append(dst, f.learnText(p)...)
 	}
 	return dst
 }
@@ -176,30 +196,26 @@ func (w *worker) rootKey(s *sample.Sample) ([]uint32, uint64, int) {
 }
 
 // chainPiece returns the number of the piece frame number n of fs gives
-// (see pieceOf), from f.pieces once known.
+// (see pieceOf), from the input's memo once known.
 func (f *folder) chainPiece(n uint32, fs Frames, j int) uint32 {
-	if tab := f.pieces[j]; int(n) < len(tab) {
-		if v := tab[n]; v != pieceUnknown {
-			return v & pieceMask
-		}
+	if v := f.chains.load(j, n); v != pieceUnknown {
+		return v & pieceMask
 	}
 	return f.pieceOf(n, fs, j)
 }
 
 // chainClass returns the class (symbol check) of frame number n of fs, in
-// the stack folded last (f.chainJ), from f.pieces once known: the entry
-// its fold just read, rather than a table of its own.
+// the stack folded last (f.chainJ), from the input's memo once known: the
+// entry its fold just read, rather than a table of its own.
 func (f *folder) chainClass(n uint32, fs Frames) frameClass {
-	if tab := f.pieces[f.chainJ]; int(n) < len(tab) {
-		if v := tab[n]; v != pieceUnknown {
-			return frameClass(v >> pieceBits)
-		}
+	if v := f.chains.load(f.chainJ, n); v != pieceUnknown {
+		return frameClass(v >> pieceBits)
 	}
 	return classOf(fs.Frame(n))
 }
 
-// pieceBits is how many low bits of an entry of f.pieces hold the piece;
-// the high bits hold the frame's class (symbol check).
+// pieceBits is how many low bits of an entry of a chainMemo hold the
+// piece; the high bits hold the frame's class (symbol check).
 const (
 	pieceBits = 28
 	pieceMask = 1<<pieceBits - 1
@@ -207,35 +223,94 @@ const (
 
 // pieceOf returns the number (pieceTable) of the piece frame number n
 // of fs gives a stack whose root starts with "java" (j 1) or not (j 0),
-// the rules run for it, and keeps it in f.pieces with the frame's class
-// (but for frame numbers past 2^26 or pieces past 2^28), its text in
-// f.localText.
+// the rules run for it, and keeps it in the input's memo with the
+// frame's class (but for frame numbers past 2^26 or pieces past 2^28),
+// its text in f.localText.
 func (f *folder) pieceOf(n uint32, fs Frames, j int) uint32 {
 	fr := fs.Frame(n)
 	f.buf = f.frameRules(f.buf[:0], fr, j == 1)
 	p := uint32(pieceEmpty)
 	if len(f.buf) > 0 {
 		p = f.table.intern(f.buf)
-		if int(p) >= len(f.local) {
-			f.local = append(f.local, make([]localPiece, max(int(p)+1, 2*len(f.local), 1024)-len(f.local))...)
-		}
-		if r := &f.local[p]; r.end == 0 {
+		if r := f.localPiece(p); r.end == 0 {
 			r.start = uint32(len(f.localText))
 			f.localText = append(f.localText, f.buf...)
 			r.end = uint32(len(f.localText))
 		}
 	}
-	tab := &f.pieces[j]
-	if int(n) >= len(*tab) {
-		if n >= 1<<26 || p > pieceMask {
-			return p
-		}
-		m := max(int(n)+1, 2*len(*tab), 1024)
-		*tab = append(*tab, make([]uint32, m-len(*tab))...)
+	if p <= pieceMask {
+		f.chains.store(j, n, p|uint32(classOf(fr))<<pieceBits)
 	}
-	if p > pieceMask {
-		return p
-	}
-	(*tab)[n] = p | uint32(classOf(fr))<<pieceBits
 	return p
+}
+
+// localPiece returns where the text of piece p is in f.localText (end 0:
+// not there yet), f.local grown to hold it.
+func (f *folder) localPiece(p uint32) *localPiece {
+	if int(p) >= len(f.local) {
+		f.local = append(f.local, make([]localPiece, max(int(p)+1, 2*len(f.local), 1024)-len(f.local))...)
+	}
+	return &f.local[p]
+}
+
+// learnText returns the text of piece p, not in f.localText yet (another
+// worker's fold made the memo entry that named it): copied there from
+// the pieceTable, once per piece and worker.
+func (f *folder) learnText(p uint32) []byte {
+	r := f.localPiece(p)
+	r.start = uint32(len(f.localText))
+	f.localText = f.table.appendText(f.localText, []uint32{p})
+	r.end = uint32(len(f.localText))
+	return f.localText[r.start:r.end]
+}
+
+// chainMemo is what the frames of one input's reader give a stack, by
+// frame number, shared by the workers that fold the input's samples: an
+// entry holds the number of the piece (pieceTable) a frame gives a stack
+// whose root starts with "java" or not, and the frame's class (symbol
+// check) above pieceBits; 0 (pieceUnknown) while no worker made it. A
+// frame's rules thus run once per input, not once per worker. Two
+// workers may make one entry at once: they store the same value, the
+// pieceTable's numbers being the same for all. Its blocks are made as
+// frame numbers reach them.
+type chainMemo struct {
+	blocks [2][memoBlocks]atomic.Pointer[memoBlock]
+}
+
+// A chainMemo keeps frame numbers below 2^26, in blocks of
+// 2^memoBlockBits entries.
+const (
+	memoBlockBits = 14
+	memoBlocks    = 1 << (26 - memoBlockBits)
+)
+
+type memoBlock [1 << memoBlockBits]atomic.Uint32
+
+// load returns the entry of frame number n for java rule j, 0 when not
+// known.
+func (m *chainMemo) load(j int, n uint32) uint32 {
+	if n >= memoBlocks<<memoBlockBits {
+		return pieceUnknown
+	}
+	if b := m.blocks[j][n>>memoBlockBits].Load(); b != nil {
+		return b[n&(1<<memoBlockBits-1)].Load()
+	}
+	return pieceUnknown
+}
+
+// store sets the entry of frame number n for java rule j to v (nothing
+// for numbers too large to keep).
+func (m *chainMemo) store(j int, n, v uint32) {
+	if n >= memoBlocks<<memoBlockBits {
+		return
+	}
+	bp := &m.blocks[j][n>>memoBlockBits]
+	b := bp.Load()
+	if b == nil {
+		b = new(memoBlock)
+		if !bp.CompareAndSwap(nil, b) {
+			b = bp.Load()
+		}
+	}
+	b[n&(1<<memoBlockBits-1)].Store(v)
 }

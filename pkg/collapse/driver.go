@@ -132,7 +132,7 @@ type job struct {
 	begin   bool            // the input's first job: Begin before it
 	capture *sample.Capture // with begin
 	end     bool            // the input's last job: End after it
-	done    chan struct{}   // closed once folded
+	done    chan struct{}   // closed once folded; with end, once the producer is closed
 }
 
 // Run reads the inputs in order and writes the folded output to w. Inputs
@@ -198,6 +198,11 @@ func (d *Driver) run(st *stage, inputs []Input) (Summary, error) {
 				batches.Put(j.batch)
 			}
 			if j.end {
+				// What closing the producer tells (its warnings) comes
+				// before what the end of the input does, whichever
+				// goroutine is first.
+				<-j.done
+				st.dropMemo(j.input)
 				if e := st.end(); err == nil {
 					err = e
 				}
@@ -245,7 +250,7 @@ func (d *Driver) run(st *stage, inputs []Input) (Summary, error) {
 				break
 			}
 		}
-		end := &job{input: i, begin: n == 0, end: true}
+		end := &job{input: i, begin: n == 0, end: true, done: make(chan struct{})}
 		if end.begin {
 			capture := *p.Capture()
 			end.capture = &capture
@@ -254,6 +259,7 @@ func (d *Driver) run(st *stage, inputs []Input) (Summary, error) {
 		if err := p.Close(); err != nil {
 			inputErrs = append(inputErrs, err)
 		}
+		close(end.done)
 	}
 	close(queue)
 	close(jobs)

@@ -68,19 +68,19 @@ type folder struct {
 	// index replaces the hashing and comparing of strings per frame.
 	ids    [2][]idPiece
 	idText []byte
-	// pieces does the same by frame number, for samples given as
-	// numbers of a reader's frames (Sink.AddChain): pieces[java][n] is
-	// the number of the piece frame n gives (pieceTable, shared by the
-	// workers: many frames give one piece), whose text is kept in
-	// localText at local[piece], and the frame's class for the symbol
-	// check (see pieceBits). A few thousand distinct pieces stay in the
-	// caches, where a text per frame number did not.
-	pieces    [2][]uint32
+	// chains does the same by frame number, for samples given as numbers
+	// of a reader's frames (Sink.AddChain): the number of the piece
+	// frame n gives (pieceTable, shared by the workers: many frames give
+	// one piece), and the frame's class, shared by the workers of the
+	// input (see chainMemo). The piece's text is kept in localText at
+	// local[piece]. A few thousand distinct pieces stay in the caches,
+	// where a text per frame number did not.
+	chains    *chainMemo
 	table     *pieceTable
 	local     []localPiece
 	localText []byte
 	buf       []byte
-	// chainJ is the j of pieces (java or not) of the stack folded last
+	// chainJ is the j of chains (java or not) of the stack folded last
 	// from frame numbers (see chainClass).
 	chainJ int
 }
@@ -105,8 +105,6 @@ func (f *folder) resetIDs() {
 	for j := range f.ids {
 		clear(f.ids[j])
 		f.ids[j] = f.ids[j][:0]
-		clear(f.pieces[j])
-		f.pieces[j] = f.pieces[j][:0]
 	}
 	f.idText = f.idText[:0]
 }

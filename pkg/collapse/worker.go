@@ -101,11 +101,13 @@ type worker struct {
 }
 
 // startInput tells the worker that the next chunk is of input i: frame
-// ids (sample.Frame.ID) are those of that input's reader.
+// ids (sample.Frame.ID) and frame numbers (Sink.AddChain) are those of
+// that input's reader.
 func (w *worker) startInput(i int) {
 	if w.input != i+1 {
 		w.input = i + 1
 		w.fold.resetIDs()
+		w.fold.chains = w.st.chainMemo(i)
 	}
 }
 
