@@ -263,13 +263,15 @@ type indexEntry struct {
 
 // init makes the first table: for about one location per 512 bytes of
 // data (the system-wide captures measured have one per 500), at most
-// half full, so that a large capture does not grow it many times. It
-// takes huge pages when large enough (hugepage.Table): each probe of a
-// table of megabytes misses the processor's cache, and should not miss
-// its TLB as well.
+// half full, so that a large capture does not grow it many times; but
+// no more than 2^20 entries (16 MB), for a capture of gigabytes may hold
+// few distinct frames, and the table grows with those. It takes huge
+// pages when large enough (hugepage.Table): each probe of a table of
+// megabytes misses the processor's cache, and should not miss its TLB
+// as well.
 func (x *sharedIndex) init(dataSize int64) {
 	bits := uint(12)
-	for bits < 24 && int64(1)<<bits < dataSize/256 {
+	for bits < 20 && int64(1)<<bits < dataSize/256 {
 		bits++
 	}
 	x.table.Store(&indexTable{shift: 64 - bits, entries: hugepage.Table[indexEntry](1 << bits)})

@@ -285,3 +285,85 @@ func TestCommonSuffix(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedIndex adds keys to a sharedIndex from several goroutines at
+// once, as FrameCaches do (find without a lock; under the key's shard
+// lock, find again, then add), across several growths from the smallest
+// table: every key is added once, and found afterwards with its location,
+// odd tags (a printed address that is not the DSO's) told apart by the
+// location's address.
+func TestSharedIndex(t *testing.T) {
+	const perG, goroutines = 5000, 3
+	var x sharedIndex
+	x.init(0) // 4,096 entries: grows to 32,768
+	locs := make([]location, perG*goroutines)
+	at := func(i uint32) *location { return &locs[i] }
+	var next sync.Mutex
+	n := uint32(0)
+	key := func(i int) (uint32, uint64, uint64) {
+		if i%5 == 0 {
+			// Odd: keyed by the printed address, which two keys
+			// (i and i+5) share, their DSO addresses apart.
+			return 1 | oddTag, uint64(i/10) * 16, uint64(i)*16 + 1
+		}
+		tag := uint32(1 + i%7)
+		addr := uint64(i/7) * 16
+		return tag, addr, addr
+	}
+	lookup := func(i int) uint32 {
+		tag, k, addr := key(i)
+		t := x.table.Load()
+		if loc, ok := t.find(t.first(tag, k), tag, k, addr, at); ok {
+			return loc
+		}
+		mu := x.shard(tag, k)
+		mu.Lock()
+		defer mu.Unlock()
+		t = x.table.Load()
+		if loc, ok := t.find(t.first(tag, k), tag, k, addr, at); ok {
+			return loc
+		}
+		next.Lock()
+		loc := n
+		n++
+		next.Unlock()
+		locs[loc].addr = addr
+		x.add(tag, k, loc)
+		return loc
+	}
+	got := make([][]uint32, goroutines)
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Each goroutine asks every key, in its own order.
+			for j := range perG * goroutines {
+				i := (j*(g+1)*7919 + g) % (perG * goroutines)
+				got[g] = append(got[g], uint32(i), lookup(i))
+			}
+		}()
+	}
+	wg.Wait()
+	if int(n) != perG*goroutines {
+		t.Fatalf("%d locations made for %d keys", n, perG*goroutines)
+	}
+	if l := len(x.table.Load().entries); l != 1<<15 {
+		t.Errorf("table of %d entries for %d keys, want %d", l, n, 1<<15)
+	}
+	want := make(map[uint32]uint32)
+	for g := range got {
+		for j := 0; j < len(got[g]); j += 2 {
+			i, loc := got[g][j], got[g][j+1]
+			if w, ok := want[i]; ok && w != loc {
+				t.Fatalf("key %d: locations %d and %d", i, w, loc)
+			}
+			want[i] = loc
+		}
+	}
+	for i, loc := range want {
+		if l := lookup(int(i)); l != loc {
+			t.Errorf("key %d: found %d, made %d", i, l, loc)
+		}
+	}
+}

@@ -283,13 +283,11 @@ func (s *spareKeys) give(d *dso) uint32 {
 	return k
 }
 
-// locCache is a direct-mapped cache in front of the indexes of
+// locCache is a direct-mapped cache in front of the Reader's indexes of
 // locations: most frames repeat, and one probe is cheaper than a lookup
-// in an index behind a lock. Its size is a power of two, larger for
-// larger files: up to 2^19 entries (8 MB), for a system-wide capture
-// holds a few hundred thousand distinct frames, and a smaller cache sent
-// a fifth of the lookups of big2.data (docs/speed.md) to the index. It
-// takes huge pages, so that a probe misses the cache but not the TLB.
+// in maps. Its size is a power of two, larger for larger files, up to
+// 2^17 entries (2 MB) on huge pages (hugepage.Table), so that a probe
+// that misses the cache does not miss the TLB as well.
 type locCache struct {
 	shift   uint
 	entries []locEntry
@@ -297,7 +295,7 @@ type locCache struct {
 
 func newLocCache(dataSize int64) *locCache {
 	bits := uint(10)
-	for bits < 19 && int64(1)<<(bits+7) < dataSize {
+	for bits < 17 && int64(1)<<(bits+7) < dataSize {
 		bits++
 	}
 	return &locCache{shift: 64 - bits, entries: hugepage.Table[locEntry](1 << bits)}
