@@ -173,12 +173,11 @@ func decodeU64s(dst []uint64, src []byte) {
 // frames: each distinct frame is found, and its symbol looked up, once
 // for all of them, and they give it one number.
 type FrameCache struct {
-	sh     *sharedLocs
-	noMaps map[uint64]uint32
-	chain  []uint32
-	spare  []uint32 // a spare buffer for a lastRun
-	reqs   []locReq // lookupRun's
-	slab   byteSlab // the bytes of the locations it makes
+	sh    *sharedLocs
+	chain []uint32
+	spare []uint32 // a spare buffer for a lastRun
+	reqs  []locReq // lookupRun's
+	slab  byteSlab // the bytes of the locations it makes
 	// The last run of addresses resolved in the kernel's maps, and per
 	// thread and list of user maps (hashed into a few slots): see Chain.
 	lastKernel lastRun
@@ -225,8 +224,6 @@ type sharedLocs struct {
 	n      uint32 // locations made; addMu
 	blocks [maxLocBlocks]atomic.Pointer[[1 << locBits]location]
 	index  sharedIndex
-	noMu   sync.Mutex
-	noMaps map[uint64]uint32
 	keys   spareKeys
 }
 
@@ -459,9 +456,9 @@ func (c *FrameCache) Chain(b *Samples, sample int) []uint32 {
 }
 
 // locReq is the lookup of one address of a run (lookupRun): the index
-// of its map in the run's list (-1 for none), its DSO and printed
-// addresses (addr is the address itself when no map holds it), key, and
-// the index's entry where the search starts, with its tag when probed.
+// of its map in the run's list (-1 for none: then it is keyed as noMap
+// keys it), its DSO and printed addresses, tag and key (locKey), and the
+// index's entry where the search starts, with its tag when probed.
 // It holds no pointer, so that filling it costs no write barrier.
 type locReq struct {
 	addr, printed uint64
@@ -494,7 +491,7 @@ func (c *FrameCache) lookupRun(locs []uint32, h *keptHead, w *world, cpumode uin
 		i := mf.index(ip)
 		q.m = int32(i)
 		if i < 0 {
-			q.addr = ip
+			q.tag, q.key, q.addr, q.printed = noMapTag, ip, ip, ip
 			continue
 		}
 		m := &mf.l[i]
@@ -509,10 +506,6 @@ func (c *FrameCache) lookupRun(locs []uint32, h *keptHead, w *world, cpumode uin
 	}
 	for k := range reqs {
 		q := &reqs[k]
-		if q.m < 0 {
-			locs = append(locs, c.noMap(q.addr))
-			continue
-		}
 		// The rest of an entry is read once its tag is seen set.
 		if e := &t.entries[q.at]; q.etag == q.tag && e.addr == q.key && (q.tag&oddTag == 0 || c.sh.at(e.loc).addr == q.addr) {
 			locs = append(locs, e.loc)
@@ -527,7 +520,11 @@ func (c *FrameCache) lookupRun(locs []uint32, h *keptHead, w *world, cpumode uin
 			if q.w2 {
 				qw = h.w2
 			}
-			loc = c.locate(qw, &runMaps(h, qw, cpumode)[q.m], q.addr, q.printed, q.tag, q.key)
+			var m *mapping
+			if q.m >= 0 {
+				m = &runMaps(h, qw, cpumode)[q.m]
+			}
+			loc = c.locate(qw, m, q.addr, q.printed, q.tag, q.key)
 		}
 		locs = append(locs, loc)
 	}
@@ -630,6 +627,18 @@ func (c *FrameCache) Frame(n uint32) *sample.Frame {
 // location is Reader.location.
 func (c *FrameCache) location(w *world, m *mapping, addr, printed uint64) uint32 {
 	tag, key := locKey(c.sh.keys.of(m.dso), addr, printed)
+	return c.lookup(w, m, addr, printed, tag, key)
+}
+
+// noMap is Reader.noMap: the location of an address in no map, indexed
+// with the others under noMapTag.
+func (c *FrameCache) noMap(ip uint64) uint32 {
+	return c.lookup(nil, nil, ip, ip, noMapTag, ip)
+}
+
+// lookup returns the location of tag and key (see locKey), found in the
+// index or made.
+func (c *FrameCache) lookup(w *world, m *mapping, addr, printed uint64, tag uint32, key uint64) uint32 {
 	t := c.sh.index.table.Load()
 	if loc, ok := t.find(t.first(tag, key), tag, key, addr, c.sh.at); ok {
 		return loc
@@ -637,7 +646,7 @@ func (c *FrameCache) location(w *world, m *mapping, addr, printed uint64) uint32
 	return c.locate(w, m, addr, printed, tag, key)
 }
 
-// locate is location for a location not found in the index without a
+// locate is lookup for a location not found in the index without a
 // lock: found under its shard's lock (see sharedIndex), or made.
 func (c *FrameCache) locate(w *world, m *mapping, addr, printed uint64, tag uint32, key uint64) uint32 {
 	x := &c.sh.index
@@ -648,39 +657,12 @@ func (c *FrameCache) locate(w *world, m *mapping, addr, printed uint64, tag uint
 	if loc, ok := t.find(t.first(tag, key), tag, key, addr, c.sh.at); ok {
 		return loc
 	}
-	loc := c.newLocation(w, m, addr, printed)
+	loc, l := c.sh.add()
+	if m == nil {
+		l.fillNoMap(addr, &c.sh.namer)
+	} else {
+		l.fill(m, addr, printed, w.kdelta, w.kernelID, &c.sh.namer, &c.slab)
+	}
 	x.add(tag, key, loc)
 	return loc
-}
-
-// newLocation is Reader.newLocation.
-func (c *FrameCache) newLocation(w *world, m *mapping, addr, printed uint64) uint32 {
-	loc, l := c.sh.add()
-	l.fill(m, addr, printed, w.kdelta, w.kernelID, &c.sh.namer, &c.slab)
-	return loc
-}
-
-// noMap is Reader.noMap.
-func (c *FrameCache) noMap(ip uint64) uint32 {
-	if l, ok := c.noMaps[ip]; ok {
-		return l
-	}
-	if c.noMaps == nil {
-		c.noMaps = map[uint64]uint32{}
-	}
-	sh := c.sh
-	sh.noMu.Lock()
-	i, ok := sh.noMaps[ip]
-	if !ok {
-		var l *location
-		i, l = sh.add()
-		l.fillNoMap(ip, &sh.namer)
-		if sh.noMaps == nil {
-			sh.noMaps = map[uint64]uint32{}
-		}
-		sh.noMaps[ip] = i
-	}
-	sh.noMu.Unlock()
-	c.noMaps[ip] = i
-	return i
 }

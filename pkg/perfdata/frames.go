@@ -233,10 +233,13 @@ type locEntry struct {
 }
 
 // oddTag marks the tag of a location whose printed address is not its DSO
-// address; spareTag the keys of DSOs made without one (spareKeys).
+// address; spareTag the keys of DSOs made without one (spareKeys), above
+// it; noMapTag, spareTag itself, the tag of the addresses in no map
+// (FrameCache.noMap).
 const (
 	oddTag   = 1 << 31
 	spareTag = 1 << 30
+	noMapTag = spareTag
 )
 
 // locKey returns the tag and address of the entries of a location (see
