@@ -53,6 +53,15 @@ type queue struct {
 	unordered int64
 }
 
+// round is perf's end of a round (PERF_RECORD_FINISHED_ROUND): it
+// returns the time up to which the queue may now deliver, the previous
+// round's maximum, and remembers this round's.
+func (q *queue) round() uint64 {
+	to := q.nextFlush
+	q.nextFlush = q.maxTime
+	return to
+}
+
 // push copies rec into the queue.
 func (q *queue) push(t uint64, rec []byte) {
 	if t < q.lastFlush {

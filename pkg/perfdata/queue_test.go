@@ -99,8 +99,7 @@ func runQueue(t *testing.T, ops []queueOp, chunk int) {
 		case op.end:
 			deliver(true)
 		case op.flush:
-			flushTo = q.nextFlush
-			q.nextFlush = q.maxTime
+			flushTo = q.round()
 			deliver(false)
 		default:
 			n++
@@ -201,20 +200,11 @@ func TestQueueOrder(t *testing.T) {
 // every 100.
 func TestQueueMemory(t *testing.T) {
 	q := &queue{chunk: 1 << 12}
-	var flushTo uint64
 	rec := make([]byte, 16)
 	for i := range 200000 {
 		q.push(uint64(i), rec)
 		if i%100 == 99 {
-			flushTo = q.nextFlush
-			q.nextFlush = q.maxTime
-			for {
-				tm, ok := q.peek()
-				if !ok || tm > flushTo {
-					break
-				}
-				q.release(q.pop())
-			}
+			drainRound(q)
 		}
 	}
 	if len(q.runs) != 1 {
@@ -254,7 +244,7 @@ func FuzzQueue(f *testing.F) {
 func BenchmarkQueue(b *testing.B) {
 	rec := make([]byte, 64)
 	q := &queue{chunk: 1 << 20}
-	var tm, flushTo uint64
+	var tm uint64
 	b.SetBytes(int64(len(rec)))
 	n := 0
 	for b.Loop() {
@@ -264,15 +254,20 @@ func BenchmarkQueue(b *testing.B) {
 		n++
 		if n%2000 == 0 {
 			tm += 2000
-			flushTo = q.nextFlush
-			q.nextFlush = q.maxTime
-			for {
-				t, ok := q.peek()
-				if !ok || t > flushTo {
-					break
-				}
-				q.release(q.pop())
-			}
+			drainRound(q)
 		}
+	}
+}
+
+// drainRound ends a round of q and delivers what it allows, as the
+// reader does.
+func drainRound(q *queue) {
+	to := q.round()
+	for {
+		t, ok := q.peek()
+		if !ok || t > to {
+			return
+		}
+		q.release(q.pop())
 	}
 }

@@ -553,10 +553,7 @@ func (r *Reader) handle(rec []byte, off int64) bool {
 	if typ >= recUserStart {
 		switch typ {
 		case recFinishedRound:
-			// perf flushes what the previous round's maximum allows,
-			// then remembers this round's maximum.
-			r.flushTo = r.q.nextFlush
-			r.q.nextFlush = r.q.maxTime
+			r.flushTo = r.q.round()
 		case recCompressed, recCompressed2:
 			r.decompress(typ, rec, off)
 		case recBuildID:
