@@ -89,6 +89,23 @@ func extract(t testing.TB, name string, script []byte) string {
 	return path
 }
 
+// openCapture opens the committed capture name (testdata/NAME.data.gz,
+// extracted) as a foreign one, closed when t ends, and returns it with
+// the perf script text committed beside it.
+func openCapture(t testing.TB, name string) (*Reader, []byte) {
+	t.Helper()
+	script, err := golden.Read(filepath.Join("testdata", name+".script.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(extract(t, name, script), Options{AllowForeign: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r, script
+}
+
 // headerValue returns the value of a "# key : value" line.
 func headerValue(script []byte, key string) string {
 	for _, line := range strings.Split(string(script), "\n") {

@@ -224,16 +224,8 @@ func TestTraceField(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.capture+"/"+tc.event, func(t *testing.T) {
-			script, err := golden.Read(filepath.Join("testdata", tc.capture+".script.gz"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			r, script := openCapture(t, tc.capture)
 			heads := scriptHeads(script)
-			r, err := Open(extract(t, tc.capture, script), Options{AllowForeign: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
 			n, i := 0, 0
 			for r.Next() {
 				i++
@@ -543,15 +535,7 @@ func FuzzTraceFields(f *testing.F) {
 // prev_state): from the record ("typed"), and by printing the payload and
 // parsing it, as before sample.Trace ("text").
 func BenchmarkTraceFields(b *testing.B) {
-	script, err := golden.Read(filepath.Join("testdata", "sched.script.gz"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	r, err := Open(extract(b, "sched", script), Options{AllowForeign: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer r.Close()
+	r, _ := openCapture(b, "sched")
 	var traces []sample.Sample
 	for r.Next() {
 		s := r.Head()

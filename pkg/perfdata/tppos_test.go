@@ -2,10 +2,8 @@ package perfdata
 
 import (
 	"bytes"
-	"path/filepath"
 	"testing"
 
-	"flamekit/internal/golden"
 	"flamekit/pkg/sample"
 )
 
@@ -176,14 +174,7 @@ func TestTracePositionTyped(t *testing.T) {
 		}
 	}
 	for _, capture := range []string{"block", "tpfields"} {
-		script, err := golden.Read(filepath.Join("testdata", capture+".script.gz"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := Open(extract(t, capture, script), Options{AllowForeign: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r, _ := openCapture(t, capture)
 		n := map[string]int{}
 		for r.Next() {
 			s := r.Head()
@@ -207,7 +198,6 @@ func TestTracePositionTyped(t *testing.T) {
 				}
 			}
 		}
-		r.Close()
 		if len(n) == 0 {
 			t.Fatalf("%s: no block sample", capture)
 		}
@@ -230,15 +220,7 @@ func fieldsOf(n *node, name string) bool {
 // record ("typed"), and by printing the payload and reading its tokens,
 // as before ("text").
 func BenchmarkTracePositions(b *testing.B) {
-	script, err := golden.Read(filepath.Join("testdata", "block.script.gz"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	r, err := Open(extract(b, "block", script), Options{AllowForeign: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer r.Close()
+	r, _ := openCapture(b, "block")
 	type read struct {
 		s  sample.Sample
 		ps []sample.Position // the fields the rules read of its event
