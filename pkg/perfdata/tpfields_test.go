@@ -480,14 +480,15 @@ func FuzzTraceFields(f *testing.F) {
 	}
 	// Fields printed by position (tppos.go).
 	var blocks []string
-	for name := range blockFormats {
+	formats := blockFormats(f)
+	for name := range formats {
 		blocks = append(blocks, name)
 	}
 	slices.Sort(blocks)
 	for _, name := range blocks {
-		tp := parseFormat("block", blockFormats[name])
+		tp := parseFormat("block", formats[name])
 		for _, rec := range []string{"issue", "cmd", "nosector"} {
-			f.Add(blockFormats[name], blockRecord(tp, blockRecords[rec]))
+			f.Add(formats[name], blockRecord(tp, blockRecords[rec]))
 		}
 	}
 	files, _ := filepath.Glob("testdata/tracefs/events/*/*/format")

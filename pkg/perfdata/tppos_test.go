@@ -2,84 +2,32 @@ package perfdata
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"flamekit/pkg/sample"
 )
 
-// blockFormats are format files of block events (kernel 6.18, the block
-// capture's): fields printed by position, around a "+" but for
+// blockFormats returns the format files of block events (kernel 6.18,
+// the block capture's), by event name, from the tracefs tree of
+// testdata: fields printed by position, around a "+" but for
 // block_split's.
-var blockFormats = map[string]string{
-	"block_rq_issue": `name: block_rq_issue
-ID: 2104
-format:
-	field:unsigned short common_type;	offset:0;	size:2;	signed:0;
-	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;
-	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;
-	field:int common_pid;	offset:4;	size:4;	signed:1;
-
-	field:dev_t dev;	offset:8;	size:4;	signed:0;
-	field:sector_t sector;	offset:16;	size:8;	signed:0;
-	field:unsigned int nr_sector;	offset:24;	size:4;	signed:0;
-	field:unsigned int bytes;	offset:28;	size:4;	signed:0;
-	field:unsigned short ioprio;	offset:32;	size:2;	signed:0;
-	field:char rwbs[10];	offset:34;	size:10;	signed:0;
-	field:char comm[16];	offset:44;	size:16;	signed:0;
-	field:__data_loc char[] cmd;	offset:60;	size:4;	signed:0;
-
-print fmt: "%d,%d %s %u (%s) %llu + %u %s,%u,%u [%s]", ((unsigned int) ((REC->dev) >> 20)), ((unsigned int) ((REC->dev) & ((1U << 20) - 1))), REC->rwbs, REC->bytes, __get_str(cmd), (unsigned long long)REC->sector, REC->nr_sector, __print_symbolic((((REC->ioprio) >> 13) & (8 - 1)), { IOPRIO_CLASS_NONE, "none" }, { IOPRIO_CLASS_RT, "rt" }, { IOPRIO_CLASS_BE, "be" }, { IOPRIO_CLASS_IDLE, "idle" }, { IOPRIO_CLASS_INVALID, "invalid"}), (((REC->ioprio) >> 3) & ((1 << 10) - 1)), ((REC->ioprio) & ((1 << 3) - 1)), REC->comm
-`,
-	"block_rq_complete": `name: block_rq_complete
-ID: 2107
-format:
-	field:unsigned short common_type;	offset:0;	size:2;	signed:0;
-	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;
-	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;
-	field:int common_pid;	offset:4;	size:4;	signed:1;
-
-	field:dev_t dev;	offset:8;	size:4;	signed:0;
-	field:sector_t sector;	offset:16;	size:8;	signed:0;
-	field:unsigned int nr_sector;	offset:24;	size:4;	signed:0;
-	field:int error;	offset:28;	size:4;	signed:1;
-	field:unsigned short ioprio;	offset:32;	size:2;	signed:0;
-	field:char rwbs[10];	offset:34;	size:10;	signed:0;
-	field:__data_loc char[] cmd;	offset:44;	size:4;	signed:0;
-
-print fmt: "%d,%d %s (%s) %llu + %u %s,%u,%u [%d]", ((unsigned int) ((REC->dev) >> 20)), ((unsigned int) ((REC->dev) & ((1U << 20) - 1))), REC->rwbs, __get_str(cmd), (unsigned long long)REC->sector, REC->nr_sector, __print_symbolic((((REC->ioprio) >> 13) & (8 - 1)), { IOPRIO_CLASS_NONE, "none" }, { IOPRIO_CLASS_RT, "rt" }, { IOPRIO_CLASS_BE, "be" }, { IOPRIO_CLASS_IDLE, "idle" }, { IOPRIO_CLASS_INVALID, "invalid"}), (((REC->ioprio) >> 3) & ((1 << 10) - 1)), ((REC->ioprio) & ((1 << 3) - 1)), REC->error
-`,
-	"block_bio_queue": `name: block_bio_queue
-ID: 2097
-format:
-	field:unsigned short common_type;	offset:0;	size:2;	signed:0;
-	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;
-	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;
-	field:int common_pid;	offset:4;	size:4;	signed:1;
-
-	field:dev_t dev;	offset:8;	size:4;	signed:0;
-	field:sector_t sector;	offset:16;	size:8;	signed:0;
-	field:unsigned int nr_sector;	offset:24;	size:4;	signed:0;
-	field:char rwbs[10];	offset:28;	size:10;	signed:0;
-	field:char comm[16];	offset:38;	size:16;	signed:0;
-
-print fmt: "%d,%d %s %llu + %u [%s]", ((unsigned int) ((REC->dev) >> 20)), ((unsigned int) ((REC->dev) & ((1U << 20) - 1))), REC->rwbs, (unsigned long long)REC->sector, REC->nr_sector, REC->comm
-`,
-	"block_split": `name: block_split
-ID: 2092
-format:
-	field:unsigned short common_type;	offset:0;	size:2;	signed:0;
-	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;
-	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;
-	field:int common_pid;	offset:4;	size:4;	signed:1;
-
-	field:dev_t dev;	offset:8;	size:4;	signed:0;
-	field:sector_t sector;	offset:16;	size:8;	signed:0;
-	field:sector_t new_sector;	offset:24;	size:8;	signed:0;
-	field:char rwbs[10];	offset:32;	size:10;	signed:0;
-	field:char comm[16];	offset:42;	size:16;	signed:0;
-
-print fmt: "%d,%d %s %llu / %llu [%s]", ((unsigned int) ((REC->dev) >> 20)), ((unsigned int) ((REC->dev) & ((1U << 20) - 1))), REC->rwbs, (unsigned long long)REC->sector, (unsigned long long)REC->new_sector, REC->comm
-`,
+func blockFormats(t testing.TB) map[string]string {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join("testdata", "tracefs", "events", "block", "*"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no block event in testdata/tracefs: %v", err)
+	}
+	formats := make(map[string]string)
+	for _, dir := range dirs {
+		b, err := os.ReadFile(filepath.Join(dir, "format"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		formats[filepath.Base(dir)] = string(b)
+	}
+	return formats
 }
 
 // blockRecord returns a record of tp with the fields of vals: numbers
@@ -140,7 +88,7 @@ var blockRecords = map[string]map[string]any{
 // of the block events, odd ones included, is what they read from the
 // printed payload (traceDiffs reads every position).
 func TestTracePositionEdges(t *testing.T) {
-	for name, format := range blockFormats {
+	for name, format := range blockFormats(t) {
 		tp := parseFormat("block", format)
 		if tp == nil || tp.prog == nil || tp.show.pos == nil {
 			t.Fatalf("%s: format not understood", name)
@@ -163,7 +111,7 @@ func TestTracePositionEdges(t *testing.T) {
 // those of the print formats: sector and nr_sector around the "+" token,
 // bytes third in block_rq_issue.
 func TestTracePositionTyped(t *testing.T) {
-	issue := parseFormat("block", blockFormats["block_rq_issue"])
+	issue := parseFormat("block", blockFormats(t)["block_rq_issue"])
 	m := issue.show.pos
 	if m.plus != 5 || len(m.tokens) != 9 {
 		t.Fatalf("block_rq_issue: \"+\" token %d of %d tokens, want 5 of 9", m.plus, len(m.tokens))
