@@ -54,7 +54,7 @@ func TestChainMemoShared(t *testing.T) {
 				t.Fatal(err)
 			}
 			ref := lone.newWorker()
-			ref.startInput(0)
+			ref.startInput(0, new(chainMemo))
 			var want []string
 			var wantClass [][]frameClass
 			for _, c := range chains {
@@ -70,11 +70,12 @@ func TestChainMemoShared(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			m := new(chainMemo) // the input's, shared
 			got := make([][]string, tc.workers)
 			gotClass := make([][][]frameClass, tc.workers)
 			fold := func(k int) {
 				w := st.newWorker()
-				w.startInput(0)
+				w.startInput(0, m)
 				for i := range chains {
 					c := chains[(i+k*5)%len(chains)] // each worker its own order
 					got[k] = append(got[k], string(w.fold.foldChain(nil, s, c, spreadFrames{})))
@@ -106,7 +107,6 @@ func TestChainMemoShared(t *testing.T) {
 					}
 				}
 			}
-			m := st.chainMemo(0)
 			for _, c := range chains {
 				for _, n := range c {
 					j := 0

@@ -128,6 +128,7 @@ func (p *Prescan) See(s *sample.Sample) bool {
 type job struct {
 	chunk   Chunk
 	input   int
+	memo    *chainMemo // the input's, shared by the workers folding its chunks
 	batch   *batch
 	begin   bool            // the input's first job: Begin before it
 	capture *sample.Capture // with begin
@@ -166,7 +167,7 @@ func (d *Driver) run(st *stage, inputs []Input) (Summary, error) {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				wk.startInput(j.input)
+				wk.startInput(j.input, j.memo)
 				j.chunk.Fold(&Sink{w: wk, b: j.batch})
 				close(j.done)
 			}
@@ -202,7 +203,6 @@ func (d *Driver) run(st *stage, inputs []Input) (Summary, error) {
 				// before what the end of the input does, whichever
 				// goroutine is first.
 				<-j.done
-				st.dropMemo(j.input)
 				if e := st.end(); err == nil {
 					err = e
 				}
@@ -227,11 +227,12 @@ func (d *Driver) run(st *stage, inputs []Input) (Summary, error) {
 			continue
 		}
 		n := 0
+		memo := new(chainMemo)
 		for !failed() {
 			pre.seen = false
 			c, err := p.Next(pre)
 			if c != nil {
-				j := &job{chunk: c, input: i, begin: n == 0, done: make(chan struct{})}
+				j := &job{chunk: c, input: i, memo: memo, begin: n == 0, done: make(chan struct{})}
 				if j.begin {
 					capture := *p.Capture()
 					j.capture = &capture

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"flamekit/pkg/folded"
 	"flamekit/pkg/sample"
@@ -57,10 +56,8 @@ type stage struct {
 	symDone   bool
 	sums      *sharedSums // classic sums of the workers
 	keys      *keySums    // the same, of samples given as frame numbers
-	memoMu    sync.Mutex
-	memos     map[int]*chainMemo // by input, while its chunks are folded
-	stacks    *aggregator        // stacks of off-CPU intervals, interned
-	agg       *aggregator        // classic sums of off-CPU intervals (ns)
+	stacks    *aggregator // stacks of off-CPU intervals, interned
+	agg       *aggregator // classic sums of off-CPU intervals (ns)
 	offStats  OffCPUStats
 	hadWake   bool
 	buf       []byte
@@ -109,29 +106,6 @@ func (st *stage) warn(format string, args ...any) {
 // newWorker returns a new worker of the stage, for one goroutine.
 func (st *stage) newWorker() *worker {
 	return &worker{st: st, fold: folder{opt: &st.opt, inl: st.inl, table: st.keys.pieces}}
-}
-
-// chainMemo returns the memo of the frame numbers of input i, shared by
-// the workers that fold its chunks (made by the first to ask).
-func (st *stage) chainMemo(i int) *chainMemo {
-	st.memoMu.Lock()
-	defer st.memoMu.Unlock()
-	m := st.memos[i]
-	if m == nil {
-		m = &chainMemo{}
-		if st.memos == nil {
-			st.memos = make(map[int]*chainMemo)
-		}
-		st.memos[i] = m
-	}
-	return m
-}
-
-// dropMemo lets the memo of input i go, once its chunks are all folded.
-func (st *stage) dropMemo(i int) {
-	st.memoMu.Lock()
-	defer st.memoMu.Unlock()
-	delete(st.memos, i)
 }
 
 // prescan shows the stage a sample, in input order, before the batch that

@@ -100,14 +100,14 @@ type worker struct {
 	lastKind  kind
 }
 
-// startInput tells the worker that the next chunk is of input i: frame
-// ids (sample.Frame.ID) and frame numbers (Sink.AddChain) are those of
-// that input's reader.
-func (w *worker) startInput(i int) {
+// startInput tells the worker that the next chunk is of input i, whose
+// frame numbers (Sink.AddChain) memo is shared by the workers: frame ids
+// (sample.Frame.ID) and frame numbers are those of that input's reader.
+func (w *worker) startInput(i int, memo *chainMemo) {
 	if w.input != i+1 {
 		w.input = i + 1
 		w.fold.resetIDs()
-		w.fold.chains = w.st.chainMemo(i)
+		w.fold.chains = memo
 	}
 }
 
