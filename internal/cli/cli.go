@@ -116,6 +116,7 @@ type VersionFlag = kong.VersionFlag
 // 130 or 143, as the shell reports a command killed by them.
 func Main(name, description string, cmd Command) {
 	onSignals(source.RemoveTemps)
+	askHugePages(os.Args[1:], os.Stdin)
 	var stdout io.Writer = os.Stdout
 	if stdoutClosed() {
 		stdout = closedWriter{}

@@ -5,6 +5,9 @@ import (
 	"unsafe"
 )
 
+// supported: the kernel may give transparent huge pages.
+const supported = true
+
 // advise marks the whole 2 MB pages inside b with MADV_HUGEPAGE. Errors
 // are ignored: the buffer works the same without huge pages.
 func advise(b []byte) {

@@ -2,5 +2,8 @@
 
 package hugepage
 
+// supported: no transparent huge pages here.
+const supported = false
+
 // advise does nothing on this system.
 func advise(b []byte) {}

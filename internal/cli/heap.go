@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"os"
+
+	"flamekit/internal/hugepage"
+)
+
+// Heap sizes for hugepage.Heap: asked for when the named inputs are
+// large, twice their size (a perf.data file's frames and symbol tables
+// take about 1.5 times its size), at most maxHeapAhead.
+const (
+	minInputs    = 16 << 20
+	maxHeapAhead = 1 << 30
+)
+
+// heapAhead returns how much heap to ask huge pages for, from the sizes
+// of the regular files args names (standard input when it is one): 0
+// when they are small. Arguments that name no file (flags, their values)
+// count for nothing.
+func heapAhead(args []string, stdin *os.File) int {
+	var total int64
+	for _, a := range args {
+		if fi, err := os.Stat(a); err == nil && fi.Mode().IsRegular() {
+			total += fi.Size()
+		}
+	}
+	if stdin != nil {
+		if fi, err := stdin.Stat(); err == nil && fi.Mode().IsRegular() {
+			total += fi.Size()
+		}
+	}
+	if total < minInputs {
+		return 0
+	}
+	return int(min(2*total, maxHeapAhead))
+}
+
+// askHugePages has the heap ask for huge pages when the inputs are large
+// (see hugepage.Heap), beside the start of the command.
+func askHugePages(args []string, stdin *os.File) {
+	if n := heapAhead(args, stdin); n > 0 {
+		go hugepage.Heap(n)
+	}
+}
