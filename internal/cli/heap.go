@@ -11,7 +11,7 @@ import (
 // take about 1.5 times its size), at most maxHeapAhead.
 const (
 	minInputs    = 16 << 20
-	maxHeapAhead = 1 << 30
+	maxHeapAhead = 512 << 20
 )
 
 // heapAhead returns how much heap to ask huge pages for, from the sizes

@@ -26,7 +26,7 @@ func TestHeapAhead(t *testing.T) {
 	}
 	small := file("small.folded", 1<<20)
 	big := file("big.data", 100<<20)
-	huge := file("huge.data", 2<<30)
+	huge := file("huge.data", 1<<30)
 	open := func(p string) *os.File {
 		f, err := os.Open(p)
 		if err != nil {

@@ -247,7 +247,11 @@ func (k *keySums) lists() []sumList {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var refs []keyRef
+			size := 0
+			for i := g; i < shards; i += n {
+				size += k.shards[i].used
+			}
+			refs := make([]keyRef, 0, size)
 			for i := g; i < shards; i += n {
 				sh := &k.shards[i]
 				for _, e := range sh.slots {
