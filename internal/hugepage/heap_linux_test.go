@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"unsafe"
@@ -37,6 +38,7 @@ func TestHeap(t *testing.T) {
 			t.Errorf("the first whole 2 MB page of a slice allocated after Heap, at %#x, is in a mapping with VmFlags %q, without hg", addr, flags)
 		}
 	}
+	runtime.KeepAlive(keep) // each slice allocated anew, not reused
 }
 
 // vmFlags returns the VmFlags of the mapping of this process that holds
