@@ -150,6 +150,17 @@ func (d *Driver) Run(w io.Writer, inputs []Input) (Summary, error) {
 
 // run is Run with the stage st (writing text, or giving records).
 func (d *Driver) run(st *stage, inputs []Input) (Summary, error) {
+	inputErrs := d.fold(st, inputs)
+	sum, err := st.close()
+	if err != nil {
+		return sum, err
+	}
+	return sum, errors.Join(inputErrs...)
+}
+
+// fold reads the inputs in order into st, and returns the errors of the
+// inputs that could not be read; st.close writes what is left.
+func (d *Driver) fold(st *stage, inputs []Input) []error {
 	st.warnf = d.Warnf
 	workers := d.Workers
 	if workers <= 0 {
@@ -266,12 +277,7 @@ func (d *Driver) run(st *stage, inputs []Input) (Summary, error) {
 	close(jobs)
 	wg.Wait()
 	<-mergeDone
-
-	sum, err := st.close()
-	if err != nil {
-		return sum, err
-	}
-	return sum, errors.Join(inputErrs...)
+	return inputErrs
 }
 
 // Samples returns a Producer of samples held in memory (a reader that

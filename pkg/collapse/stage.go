@@ -333,21 +333,25 @@ func (st *stage) close() (Summary, error) {
 	}
 	sum.Weight = float64(st.weight) / float64(div)
 	if st.err == nil && !st.d.timed {
-		st.agg.sort()
-		var lists []sumList
-		for _, a := range append(st.sums.aggregators(), st.agg) {
-			lists = append(lists, &aggList{a: a})
-		}
-		lists = append(lists, st.keys.lists()...)
-		if err := writeLists(st.w, lists, div); err != nil {
-			st.err = err
-		}
+		st.err = st.writeClassic(div)
 	}
 	st.report(&sum)
 	if st.err != nil {
 		return sum, st.err
 	}
 	return sum, errors.Join(st.closeErrs...)
+}
+
+// writeClassic writes the classic sums, sorted, their counts divided by
+// div.
+func (st *stage) writeClassic(div int64) error {
+	st.agg.sort()
+	var lists []sumList
+	for _, a := range append(st.sums.aggregators(), st.agg) {
+		lists = append(lists, &aggList{a: a})
+	}
+	lists = append(lists, st.keys.lists()...)
+	return writeLists(st.w, lists, div)
 }
 
 func (st *stage) write(b []byte) {
