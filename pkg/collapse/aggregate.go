@@ -163,6 +163,11 @@ func writeMerged(w io.Writer, aggs []*aggregator, div int64) error {
 // added: a k-way merge through a heap, one pass over the distinct stacks.
 // Counts are divided by div (1000 turns nanoseconds into microseconds).
 func writeLists(w io.Writer, lists []sumList, div int64) error {
+	if len(lists) == 1 {
+		if kr, ok := lists[0].(*keyRanges); ok {
+			return kr.writeTo(w, div)
+		}
+	}
 	// A heap of the lists' heads, smallest stack first.
 	type head struct {
 		l     sumList
@@ -214,13 +219,7 @@ func writeLists(w io.Writer, lists []sumList, div int64) error {
 				break
 			}
 		}
-		buf = append(buf, ' ')
-		if div == 1 {
-			buf = strconv.AppendInt(buf, sum, 10)
-		} else {
-			buf = folded.AppendCount(buf, float64(sum)/float64(div))
-		}
-		buf = append(buf, '\n')
+		buf = appendSum(buf, sum, div)
 		if len(buf) >= 64<<10 {
 			if _, err := w.Write(buf); err != nil {
 				return err
@@ -230,6 +229,18 @@ func writeLists(w io.Writer, lists []sumList, div int64) error {
 	}
 	_, err := w.Write(buf)
 	return err
+}
+
+// appendSum appends the end of a classic line: a space, sum divided by
+// div, and a newline.
+func appendSum(buf []byte, sum, div int64) []byte {
+	buf = append(buf, ' ')
+	if div == 1 {
+		buf = strconv.AppendInt(buf, sum, 10)
+	} else {
+		buf = folded.AppendCount(buf, float64(sum)/float64(div))
+	}
+	return append(buf, '\n')
 }
 
 // addSat adds b to a, saturating at the largest int64.

@@ -2,7 +2,6 @@ package collapse
 
 import (
 	"cmp"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -230,43 +229,6 @@ const (
 type keyRef struct {
 	ids []uint32
 	sum int64
-}
-
-// lists returns the sums for writeLists, each key (but the idle ones) in
-// the order of its text: one list per goroutine sorting them (up to
-// GOMAXPROCS), of the shards i, i+n, i+2n... The keys are sorted by their
-// numbers, not by their text, which is made once per key as it is
-// written (keyList): it is never held whole. A list may hold a text twice
-// (two keys of one text), which writeLists adds. No add may run after.
-func (k *keySums) lists() []sumList {
-	k.pieces.rank()
-	n := min(runtime.GOMAXPROCS(0), shards)
-	out := make([]sumList, n)
-	var wg sync.WaitGroup
-	for g := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			size := 0
-			for i := g; i < shards; i += n {
-				size += k.shards[i].used
-			}
-			refs := make([]keyRef, 0, size)
-			for i := g; i < shards; i += n {
-				sh := &k.shards[i]
-				for _, e := range sh.slots {
-					if e.n != 0 && !e.idle {
-						refs = append(refs, keyRef{sh.ids[e.start : e.start+e.n : e.start+e.n], e.sum})
-					}
-				}
-				sh.slots, sh.used = nil, 0
-			}
-			slices.SortFunc(refs, func(a, b keyRef) int { return k.pieces.compareKeys(a.ids, b.ids) })
-			out[g] = &keyList{p: k.pieces, refs: refs}
-		}()
-	}
-	wg.Wait()
-	return out
 }
 
 // rank makes p.order and p.ends. No intern may run after.

@@ -348,7 +348,9 @@ func (st *stage) writeClassic(div int64) error {
 	st.agg.sort()
 	var lists []sumList
 	for _, a := range append(st.sums.aggregators(), st.agg) {
-		lists = append(lists, &aggList{a: a})
+		if len(a.stacks) > 0 { // the keys alone are written on every core
+			lists = append(lists, &aggList{a: a})
+		}
 	}
 	lists = append(lists, st.keys.lists()...)
 	return writeLists(st.w, lists, div)

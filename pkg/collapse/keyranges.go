@@ -1,0 +1,330 @@
+package collapse
+
+import (
+	"bytes"
+	"io"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+)
+
+// The classic output of many distinct stacks (a system-wide capture holds
+// a hundred thousand) ends with a tail that nothing else overlaps: sorting
+// the keys, then making the text of each and writing it. Both are cut by
+// ranges of the final order (keyRanges): splitter keys, quantiles of a
+// sample, cut the keys into ranges, the first range's keys all before the
+// second's, and so on, so that each range is sorted and its lines made
+// by itself, on every core at once, while the ranges before it are
+// written, in order. Keys of one text compare equal, so they fall in one
+// range, next to each other once it is sorted: their sums are added
+// there.
+
+// keysPerRange is about how many keys a range holds: enough that a range
+// is worth a goroutine's turn, few enough that the first range is ready
+// soon and the ranges waiting to be written hold little memory.
+const keysPerRange = 2048
+
+// rangeSample is how many keys are sampled per range to pick the
+// splitters.
+const rangeSample = 16
+
+// lists returns the sums for writeLists, each key (but the idle ones) in
+// the order of its text: one list, of ranges (see keyRanges). The keys
+// are sorted by their numbers, not by their text, which is made once per
+// key as it is written (keyList): it is never held whole. The list may
+// hold a text twice (two keys of one text), which is added. No add may
+// run after.
+func (k *keySums) lists() []sumList {
+	k.pieces.rank()
+	keys := 0
+	for i := range k.shards {
+		keys += k.shards[i].used
+	}
+	return []sumList{k.ranges(max(1, keys/keysPerRange))}
+}
+
+// keyRanges is the keys of a keySums, but the idle ones, cut into ranges
+// of the order of their texts (see the top of this file). As a sumList,
+// it is every range sorted, one after the other; writeTo makes and
+// writes the lines of the ranges on several goroutines.
+type keyRanges struct {
+	p *pieceTable
+	// parts[g] holds the keys gathered by goroutine g, by range: those
+	// of range r are parts[g][bounds[g][r]:bounds[g][r+1]], unsorted.
+	parts  [][]keyRef
+	bounds [][]int
+	n      int      // ranges
+	list   *keyList // next reads it: all the keys, sorted
+}
+
+// ranges cuts the keys of k into n ranges (fewer when there are fewer
+// distinct keys), on up to GOMAXPROCS goroutines, each taking the shards
+// i, i+g, i+2g...; the shards are emptied. Once p is ranked.
+func (k *keySums) ranges(n int) *keyRanges {
+	split := k.splitters(n)
+	n = len(split) + 1
+	g := min(runtime.GOMAXPROCS(0), shards)
+	kr := &keyRanges{p: k.pieces, parts: make([][]keyRef, g), bounds: make([][]int, g), n: n}
+	var wg sync.WaitGroup
+	for w := range g {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			size := 0
+			for i := w; i < shards; i += g {
+				size += k.shards[i].used
+			}
+			refs := make([]keyRef, 0, size)
+			in := make([]uint32, 0, size) // the range of each of refs
+			count := make([]int, n+1)
+			for i := w; i < shards; i += g {
+				sh := &k.shards[i]
+				for _, e := range sh.slots {
+					if e.n != 0 && !e.idle {
+						ids := sh.ids[e.start : e.start+e.n : e.start+e.n]
+						r := k.pieces.rangeOf(split, ids)
+						refs = append(refs, keyRef{ids, e.sum})
+						in = append(in, uint32(r))
+						count[r+1]++
+					}
+				}
+				sh.slots, sh.used = nil, 0
+			}
+			for r := range n {
+				count[r+1] += count[r]
+			}
+			bounds := slices.Clone(count)
+			part := make([]keyRef, len(refs))
+			for i, r := range in {
+				part[count[r]] = refs[i]
+				count[r]++
+			}
+			kr.parts[w], kr.bounds[w] = part, bounds
+		}()
+	}
+	wg.Wait()
+	return kr
+}
+
+// splitters returns up to n-1 keys of k, sorted, that cut its keys into n
+// ranges of about as many keys each: quantiles of a sample of rangeSample
+// keys per range. Keys with the text of a splitter go to the range after
+// it (rangeOf). Once k.pieces is ranked.
+func (k *keySums) splitters(n int) [][]uint32 {
+	if n <= 1 {
+		return nil
+	}
+	total := 0
+	for i := range k.shards {
+		total += k.shards[i].used
+	}
+	want := n * rangeSample
+	var sample [][]uint32
+	// A key's slot is where its hash puts it: keys at evenly spaced
+	// slots are a sample of them all.
+	for i := range k.shards {
+		sh := &k.shards[i]
+		m := (sh.used*want + total - 1) / total
+		for j := range m {
+			for s := j * len(sh.slots) / m; s < (j+1)*len(sh.slots)/m; s++ {
+				if e := &sh.slots[s]; e.n != 0 && !e.idle {
+					sample = append(sample, sh.ids[e.start:e.start+e.n:e.start+e.n])
+					break
+				}
+			}
+		}
+	}
+	if len(sample) < 2 {
+		return nil
+	}
+	slices.SortFunc(sample, k.pieces.compareKeys)
+	n = min(n, len(sample))
+	split := make([][]uint32, 0, n-1)
+	for j := 1; j < n; j++ {
+		split = append(split, sample[j*len(sample)/n])
+	}
+	return split
+}
+
+// rangeOf returns the range of key among those split cuts (see
+// splitters): the number of splitters that come before it, or are its
+// text.
+func (p *pieceTable) rangeOf(split [][]uint32, key []uint32) int {
+	return sort.Search(len(split), func(j int) bool { return p.compareKeys(key, split[j]) < 0 })
+}
+
+// sorted returns the keys of range r, sorted, appended to refs. With
+// arena, their numbers are copied into it (which is then as long as
+// they are, its memory reused), so that the sort reads the keys of the
+// range in one place rather than all over the shards.
+func (kr *keyRanges) sorted(refs []keyRef, r int, arena *[]uint32) []keyRef {
+	start := len(refs)
+	for g, part := range kr.parts {
+		refs = append(refs, part[kr.bounds[g][r]:kr.bounds[g][r+1]]...)
+	}
+	refs = refs[:len(refs):len(refs)]
+	if arena != nil {
+		size := 0
+		for _, ref := range refs[start:] {
+			size += len(ref.ids)
+		}
+		a := slices.Grow((*arena)[:0], size)
+		for i := range refs[start:] {
+			ref := &refs[start+i]
+			at := len(a)
+			a = append(a, ref.ids...)
+			ref.ids = a[at:len(a):len(a)]
+		}
+		*arena = a
+	}
+	slices.SortFunc(refs[start:], func(a, b keyRef) int { return kr.p.compareKeys(a.ids, b.ids) })
+	return refs
+}
+
+func (kr *keyRanges) next() ([]byte, int64, bool) {
+	if kr.list == nil {
+		kr.list = &keyList{p: kr.p, refs: kr.sortAll()}
+	}
+	return kr.list.next()
+}
+
+// sortAll returns all the keys, sorted: every range sorted, on up to
+// GOMAXPROCS goroutines, in place.
+func (kr *keyRanges) sortAll() []keyRef {
+	size := 0
+	for _, part := range kr.parts {
+		size += len(part)
+	}
+	all := make([]keyRef, 0, size)
+	starts := make([]int, kr.n+1)
+	for r := range kr.n {
+		all = kr.sorted(all, r, nil) // gathered, then sorted below
+		starts[r+1] = len(all)
+	}
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), kr.n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := int(next.Add(1)) - 1; r < kr.n; r = int(next.Add(1)) - 1 {
+				part := all[starts[r]:starts[r+1]]
+				slices.SortFunc(part, func(a, b keyRef) int { return kr.p.compareKeys(a.ids, b.ids) })
+			}
+		}()
+	}
+	wg.Wait()
+	return all
+}
+
+// chunkSize is about how much of the output a chunk holds: lines are
+// made into chunks, which are written and reused.
+const chunkSize = 64 << 10
+
+// chunks holds the chunks of lines not in use, to reuse.
+type chunks chan []byte
+
+// get returns an empty chunk.
+func (c chunks) get() []byte {
+	select {
+	case b := <-c:
+		return b
+	default:
+		return make([]byte, 0, chunkSize+chunkSize/4)
+	}
+}
+
+// put gives back a chunk (written).
+func (c chunks) put(b []byte) {
+	select {
+	case c <- b[:0]:
+	default:
+	}
+}
+
+// appendLines appends to out the classic lines of the keys of l, which
+// are sorted, their counts divided by div, in chunks of about chunkSize
+// bytes taken from free (a line is never cut): the sums of keys of one
+// text are added.
+func (l *keyList) appendLines(out [][]byte, free chunks, div int64) [][]byte {
+	buf := free.get()
+	text, n, ok := l.next()
+	for ok {
+		if len(buf) >= chunkSize {
+			out = append(out, buf)
+			buf = free.get()
+		}
+		start := len(buf)
+		buf = append(buf, text...)
+		line := buf[start:len(buf):len(buf)]
+		sum := addSat(0, n)
+		for {
+			if text, n, ok = l.next(); !ok || !bytes.Equal(text, line) {
+				break
+			}
+			sum = addSat(sum, n)
+		}
+		buf = appendSum(buf, sum, div)
+	}
+	return append(out, buf)
+}
+
+// writeTo writes the classic lines of the keys to w, their counts divided
+// by div (see writeLists): the ranges are sorted and their lines made on
+// up to GOMAXPROCS goroutines at once, and written in order. A few ranges
+// more than the goroutines may wait to be written: the memory held is a
+// few ranges' lines.
+func (kr *keyRanges) writeTo(w io.Writer, div int64) error {
+	workers := min(runtime.GOMAXPROCS(0), kr.n)
+	window := 2*workers + 2
+	tokens := make(chan struct{}, window) // a range may be taken
+	for range window {
+		tokens <- struct{}{}
+	}
+	free := make(chunks, 256)
+	done := make([]chan [][]byte, kr.n) // the lines of each range
+	for r := range done {
+		done[r] = make(chan [][]byte, 1)
+	}
+	quit := make(chan struct{})
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var refs []keyRef
+			var arena []uint32
+			for {
+				select {
+				case <-tokens:
+				case <-quit:
+					return
+				}
+				r := int(next.Add(1)) - 1
+				if r >= kr.n {
+					return
+				}
+				refs = kr.sorted(refs[:0], r, &arena)
+				l := keyList{p: kr.p, refs: refs}
+				done[r] <- l.appendLines(nil, free, div)
+			}
+		}()
+	}
+	var err error
+write:
+	for r := range kr.n {
+		for _, buf := range <-done[r] {
+			if _, err = w.Write(buf); err != nil {
+				break write
+			}
+			free.put(buf)
+		}
+		tokens <- struct{}{}
+	}
+	close(quit)
+	wg.Wait()
+	return err
+}
