@@ -3,6 +3,7 @@ package collapse
 import (
 	"bytes"
 	"io"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sort"
@@ -160,6 +161,7 @@ func (p *pieceTable) rangeOf(split [][]uint32, key []uint32) int {
 // they are, its memory reused), so that the sort reads the keys of the
 // range in one place rather than all over the shards.
 func (kr *keyRanges) sorted(refs []keyRef, r int, arena *[]uint32) []keyRef {
+
 	start := len(refs)
 	for g, part := range kr.parts {
 		refs = append(refs, part[kr.bounds[g][r]:kr.bounds[g][r+1]]...)
@@ -179,7 +181,7 @@ func (kr *keyRanges) sorted(refs []keyRef, r int, arena *[]uint32) []keyRef {
 		}
 		*arena = a
 	}
-	slices.SortFunc(refs[start:], func(a, b keyRef) int { return kr.p.compareKeys(a.ids, b.ids) })
+	kr.p.sortKeys(refs[start:], 0)
 	return refs
 }
 
@@ -211,7 +213,7 @@ func (kr *keyRanges) sortAll() []keyRef {
 			defer wg.Done()
 			for r := int(next.Add(1)) - 1; r < kr.n; r = int(next.Add(1)) - 1 {
 				part := all[starts[r]:starts[r+1]]
-				slices.SortFunc(part, func(a, b keyRef) int { return kr.p.compareKeys(a.ids, b.ids) })
+				kr.p.sortKeys(part, 0)
 			}
 		}()
 	}
@@ -327,4 +329,81 @@ write:
 	close(quit)
 	wg.Wait()
 	return err
+}
+
+// sortKeys sorts refs, keys that start with the same d numbers, in the
+// order of their texts (compareKeys), the way a multikey quicksort sorts
+// strings: by the rank of their numbers at d (tokenRank), those of equal
+// rank (one number) then by their numbers at d+1, and so on. Sorted keys
+// share a dozen numbers on average: a comparison of two keys reads them
+// all again, a multikey quicksort reads each key's number at a depth
+// about once. Where a number at d is not ranked among the others (a text
+// that is not simple), the keys are sorted by compareFrom.
+func (p *pieceTable) sortKeys(refs []keyRef, d int) {
+	ranks := make([]uint32, len(refs))
+	p.sortKeysAt(refs, ranks, d, false, 2*bits.Len(uint(len(refs))))
+}
+
+// sortKeysAt is sortKeys with ranks[i] the rank of refs[i] at d when
+// ranked, and budget the partitions at d left before refs are sorted by
+// compareFrom (a bad run of pivots).
+func (p *pieceTable) sortKeysAt(refs []keyRef, ranks []uint32, d int, ranked bool, budget int) {
+	for {
+		if len(refs) < 12 || budget == 0 {
+			p.sortFrom(refs, d)
+			return
+		}
+		if !ranked {
+			for i := range refs {
+				ids := refs[i].ids
+				if d >= len(ids) { // a key of d numbers: only one can be
+					p.sortFrom(refs, d)
+					return
+				}
+				r, ok := p.tokenRank(ids[d], d, d+1 == len(ids))
+				if !ok {
+					p.sortFrom(refs, d)
+					return
+				}
+				ranks[i] = r
+			}
+		}
+		n := len(refs)
+		v := median3(ranks[0], ranks[n/2], ranks[n-1])
+		lt, i, gt := 0, 0, n // [:lt] < v, [lt:i] == v, [gt:] > v
+		for i < gt {
+			switch r := ranks[i]; {
+			case r < v:
+				refs[lt], refs[i] = refs[i], refs[lt]
+				ranks[lt], ranks[i] = ranks[i], ranks[lt]
+				lt++
+				i++
+			case r > v:
+				gt--
+				refs[gt], refs[i] = refs[i], refs[gt]
+				ranks[gt], ranks[i] = ranks[i], ranks[gt]
+			default:
+				i++
+			}
+		}
+		p.sortKeysAt(refs[:lt], ranks[:lt], d, true, budget-1)
+		p.sortKeysAt(refs[gt:], ranks[gt:], d, true, budget-1)
+		// One number at d: on to the next.
+		refs, ranks, d, ranked = refs[lt:gt], ranks[lt:gt], d+1, false
+		budget = 2 * bits.Len(uint(len(refs)))
+	}
+}
+
+// sortFrom sorts refs, keys that start with the same d numbers, by
+// compareFrom.
+func (p *pieceTable) sortFrom(refs []keyRef, d int) {
+	slices.SortFunc(refs, func(a, b keyRef) int { return p.compareFrom(a.ids, b.ids, d) })
+}
+
+// median3 returns the median of a, b and c.
+func median3(a, b, c uint32) uint32 {
+	if a > b {
+		a, b = b, a
+	}
+	return max(a, min(b, c))
 }

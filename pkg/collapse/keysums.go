@@ -336,7 +336,12 @@ func compareRest(u string, uEnd, end bool) int {
 // tokenRank); else the texts are compared from there. No intern
 // may run.
 func (p *pieceTable) compareKeys(a, b []uint32) int {
-	i := commonPrefix(a, b)
+	return p.compareFrom(a, b, 0)
+}
+
+// compareFrom is compareKeys of keys that start with the same d numbers.
+func (p *pieceTable) compareFrom(a, b []uint32, d int) int {
+	i := d + commonPrefix(a[d:], b[d:])
 	if i < len(a) && i < len(b) && p.order != nil {
 		x, okx := p.tokenRank(a[i], i, i+1 == len(a))
 		y, oky := p.tokenRank(b[i], i, i+1 == len(b))
