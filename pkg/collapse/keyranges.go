@@ -6,7 +6,6 @@ import (
 	"math/bits"
 	"runtime"
 	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 )
@@ -65,7 +64,7 @@ type keyRanges struct {
 // i, i+g, i+2g...; the shards are emptied. Once p is ranked.
 func (k *keySums) ranges(n int) *keyRanges {
 	split := k.splitters(n)
-	n = len(split) + 1
+	n = len(split.keys) + 1
 	g := min(runtime.GOMAXPROCS(0), shards)
 	kr := &keyRanges{p: k.pieces, parts: make([][]keyRef, g), bounds: make([][]int, g), n: n}
 	var wg sync.WaitGroup
@@ -113,9 +112,9 @@ func (k *keySums) ranges(n int) *keyRanges {
 // ranges of about as many keys each: quantiles of a sample of rangeSample
 // keys per range. Keys with the text of a splitter go to the range after
 // it (rangeOf). Once k.pieces is ranked.
-func (k *keySums) splitters(n int) [][]uint32 {
+func (k *keySums) splitters(n int) *splitters {
 	if n <= 1 {
-		return nil
+		return newSplitters(nil)
 	}
 	total := 0
 	for i := range k.shards {
@@ -138,7 +137,7 @@ func (k *keySums) splitters(n int) [][]uint32 {
 		}
 	}
 	if len(sample) < 2 {
-		return nil
+		return newSplitters(nil)
 	}
 	slices.SortFunc(sample, k.pieces.compareKeys)
 	n = min(n, len(sample))
@@ -146,14 +145,59 @@ func (k *keySums) splitters(n int) [][]uint32 {
 	for j := 1; j < n; j++ {
 		split = append(split, sample[j*len(sample)/n])
 	}
-	return split
+	return newSplitters(split)
 }
 
-// rangeOf returns the range of key among those split cuts (see
-// splitters): the number of splitters that come before it, or are its
-// text.
-func (p *pieceTable) rangeOf(split [][]uint32, key []uint32) int {
-	return sort.Search(len(split), func(j int) bool { return p.compareKeys(key, split[j]) < 0 })
+// splitters is the keys that cut keys into ranges, sorted (see
+// keySums.splitters), and what the binary search of rangeOf knows of
+// them: the numbers keys[j] starts with alike with the splitters below
+// (lo[j]) and above it (hi[j]) between which the search compares with it
+// (0 at the ends). A key starts with as many numbers alike with keys[j]
+// as it does with both of those, which it was compared with: the
+// comparison starts there.
+type splitters struct {
+	keys   [][]uint32
+	lo, hi []int
+}
+
+func newSplitters(keys [][]uint32) *splitters {
+	n := len(keys)
+	s := &splitters{keys: keys, lo: make([]int, n), hi: make([]int, n)}
+	var walk func(lo, hi int)
+	walk = func(lo, hi int) {
+		if lo+1 >= hi {
+			return
+		}
+		mid := (lo + hi) / 2
+		if lo >= 0 {
+			s.lo[mid] = commonPrefix(keys[lo], keys[mid])
+		}
+		if hi < n {
+			s.hi[mid] = commonPrefix(keys[mid], keys[hi])
+		}
+		walk(lo, mid)
+		walk(mid, hi)
+	}
+	walk(-1, n)
+	return s
+}
+
+// rangeOf returns the range of key among those s cuts: the number of
+// splitters that come before it, or are its text.
+func (p *pieceTable) rangeOf(s *splitters, key []uint32) int {
+	lo, hi := -1, len(s.keys) // keys[lo] <= key < keys[hi]
+	atLo, atHi := 0, 0        // the numbers key starts with alike with them
+	for lo+1 < hi {
+		mid := (lo + hi) / 2
+		from := max(min(atLo, s.lo[mid]), min(atHi, s.hi[mid]))
+		c, at := p.compareAt(key, s.keys[mid], from)
+		if c < 0 {
+			hi, atHi = mid, at
+		} else {
+			lo, atLo = mid, at
+		}
+	}
+	return hi
 }
 
 // sorted returns the keys of range r, sorted, appended to refs. With

@@ -341,15 +341,27 @@ func (p *pieceTable) compareKeys(a, b []uint32) int {
 
 // compareFrom is compareKeys of keys that start with the same d numbers.
 func (p *pieceTable) compareFrom(a, b []uint32, d int) int {
+	c, _ := p.compareAt(a, b, d)
+	return c
+}
+
+// compareAt is compareFrom, and also returns the number of numbers a and
+// b start with alike.
+func (p *pieceTable) compareAt(a, b []uint32, d int) (int, int) {
 	i := d + commonPrefix(a[d:], b[d:])
 	if i < len(a) && i < len(b) && p.order != nil {
 		x, okx := p.tokenRank(a[i], i, i+1 == len(a))
 		y, oky := p.tokenRank(b[i], i, i+1 == len(b))
 		if okx && oky {
-			return cmp.Compare(x, y)
+			return cmp.Compare(x, y), i
 		}
 	}
-	a, b = a[i:], b[i:]
+	return p.compareTexts(a[i:], b[i:]), i
+}
+
+// compareTexts compares the texts of the keys a and b as bytes.Compare
+// would.
+func (p *pieceTable) compareTexts(a, b []uint32) int {
 	var ta, tb string // the rest of the piece being compared
 	for {
 		for len(ta) == 0 && len(a) > 0 {
