@@ -72,34 +72,43 @@ func (k *keySums) ranges(n int) *keyRanges {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// Two passes over the slots, the second to put each key
+			// in its place: the tail's memory is new to the process
+			// (the kernel clears its pages), so none is spent on a copy
+			// of the keys in the order of the slots.
 			size := 0
 			for i := w; i < shards; i += g {
 				size += k.shards[i].used
 			}
-			refs := make([]keyRef, 0, size)
-			in := make([]uint32, 0, size) // the range of each of refs
+			in := make([]uint32, 0, size) // the range of each key, in the order of the slots
 			count := make([]int, n+1)
 			for i := w; i < shards; i += g {
 				sh := &k.shards[i]
 				for _, e := range sh.slots {
 					if e.n != 0 && !e.idle {
-						ids := sh.ids[e.start : e.start+e.n : e.start+e.n]
-						r := k.pieces.rangeOf(split, ids)
-						refs = append(refs, keyRef{ids, e.sum})
+						r := k.pieces.rangeOf(split, sh.ids[e.start:e.start+e.n])
 						in = append(in, uint32(r))
 						count[r+1]++
 					}
 				}
-				sh.slots, sh.used = nil, 0
 			}
 			for r := range n {
 				count[r+1] += count[r]
 			}
 			bounds := slices.Clone(count)
-			part := make([]keyRef, len(refs))
-			for i, r := range in {
-				part[count[r]] = refs[i]
-				count[r]++
+			part := make([]keyRef, len(in))
+			j := 0
+			for i := w; i < shards; i += g {
+				sh := &k.shards[i]
+				for _, e := range sh.slots {
+					if e.n != 0 && !e.idle {
+						r := in[j]
+						j++
+						part[count[r]] = keyRef{sh.ids[e.start : e.start+e.n : e.start+e.n], e.sum}
+						count[r]++
+					}
+				}
+				sh.slots, sh.used = nil, 0
 			}
 			kr.parts[w], kr.bounds[w] = part, bounds
 		}()
@@ -324,7 +333,7 @@ func (l *keyList) appendLines(out [][]byte, free chunks, div int64) [][]byte {
 // few ranges' lines.
 func (kr *keyRanges) writeTo(w io.Writer, div int64) error {
 	workers := min(runtime.GOMAXPROCS(0), kr.n)
-	window := 2*workers + 2
+	window := workers + 1
 	tokens := make(chan struct{}, window) // a range may be taken
 	for range window {
 		tokens <- struct{}{}
