@@ -55,8 +55,12 @@ type keyRanges struct {
 	// of range r are parts[g][bounds[g][r]:bounds[g][r+1]], unsorted.
 	parts  [][]keyRef
 	bounds [][]int
-	n      int      // ranges
-	list   *keyList // next reads it: all the keys, sorted
+	n      int // ranges
+	// next reads list, the keys of the range before r, sorted with
+	// scratch.
+	list    *keyList
+	r       int
+	scratch sortScratch
 }
 
 // ranges cuts the keys of k into n ranges (fewer when there are fewer
@@ -209,69 +213,69 @@ func (p *pieceTable) rangeOf(s *splitters, key []uint32) int {
 	return hi
 }
 
-// sorted returns the keys of range r, sorted, appended to refs. With
-// arena, their numbers are copied into it (which is then as long as
-// they are, its memory reused), so that the sort reads the keys of the
-// range in one place rather than all over the shards.
-func (kr *keyRanges) sorted(refs []keyRef, r int, arena *[]uint32) []keyRef {
+// sortRef is a key being sorted or written: its numbers are
+// arena[off:off+n] of the arena they were copied into, and its sum. It
+// holds no pointer: the sort moves it without the write barriers of a
+// garbage collection running, which reads none of its arrays.
+type sortRef struct {
+	off, n uint32
+	sum    int64
+}
 
-	start := len(refs)
+// ids returns the numbers of the key r in arena.
+func (r sortRef) ids(arena []uint32) []uint32 {
+	return arena[r.off : r.off+r.n : r.off+r.n]
+}
+
+// sortScratch is the memory a goroutine sorts ranges with, reused from one
+// range to the next.
+type sortScratch struct {
+	arena []uint32
+	refs  []sortRef
+	ranks []uint32
+}
+
+// sorted returns the keys of range r, sorted, as a keyList in the memory
+// of s, valid until s sorts another range. Their numbers are copied into
+// one arena, so that the sort reads the keys of the range in one place
+// rather than all over the shards.
+func (kr *keyRanges) sorted(r int, s *sortScratch) *keyList {
+	keys, size := 0, 0
 	for g, part := range kr.parts {
-		refs = append(refs, part[kr.bounds[g][r]:kr.bounds[g][r+1]]...)
-	}
-	refs = refs[:len(refs):len(refs)]
-	if arena != nil {
-		size := 0
-		for _, ref := range refs[start:] {
+		for _, ref := range part[kr.bounds[g][r]:kr.bounds[g][r+1]] {
+			keys++
 			size += len(ref.ids)
 		}
-		a := slices.Grow((*arena)[:0], size)
-		for i := range refs[start:] {
-			ref := &refs[start+i]
-			at := len(a)
-			a = append(a, ref.ids...)
-			ref.ids = a[at:len(a):len(a)]
+	}
+	arena := slices.Grow(s.arena[:0], size)
+	refs := slices.Grow(s.refs[:0], keys)
+	for g, part := range kr.parts {
+		for _, ref := range part[kr.bounds[g][r]:kr.bounds[g][r+1]] {
+			refs = append(refs, sortRef{uint32(len(arena)), uint32(len(ref.ids)), ref.sum})
+			arena = append(arena, ref.ids...)
 		}
-		*arena = a
 	}
-	kr.p.sortKeys(refs[start:], 0)
-	return refs
+	s.arena, s.refs = arena, refs
+	s.ranks = slices.Grow(s.ranks[:0], keys)[:keys]
+	kr.p.sortKeys(refs, arena, s.ranks)
+	return &keyList{p: kr.p, arena: arena, refs: refs}
 }
 
+// next reads the ranges in order, each sorted once the one before was
+// read.
 func (kr *keyRanges) next() ([]byte, int64, bool) {
-	if kr.list == nil {
-		kr.list = &keyList{p: kr.p, refs: kr.sortAll()}
-	}
-	return kr.list.next()
-}
-
-// sortAll returns all the keys, sorted: every range sorted, on up to
-// GOMAXPROCS goroutines, in place.
-func (kr *keyRanges) sortAll() []keyRef {
-	size := 0
-	for _, part := range kr.parts {
-		size += len(part)
-	}
-	all := make([]keyRef, 0, size)
-	starts := make([]int, kr.n+1)
-	for r := range kr.n {
-		all = kr.sorted(all, r, nil) // gathered, then sorted below
-		starts[r+1] = len(all)
-	}
-	var next atomic.Int32
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), kr.n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := int(next.Add(1)) - 1; r < kr.n; r = int(next.Add(1)) - 1 {
-				part := all[starts[r]:starts[r+1]]
-				kr.p.sortKeys(part, 0)
+	for {
+		if kr.list != nil {
+			if text, n, ok := kr.list.next(); ok {
+				return text, n, true
 			}
-		}()
+		}
+		if kr.r == kr.n {
+			return nil, 0, false
+		}
+		kr.list = kr.sorted(kr.r, &kr.scratch)
+		kr.r++
 	}
-	wg.Wait()
-	return all
 }
 
 // chunkSize is about how much of the output a chunk holds: lines are
@@ -350,8 +354,7 @@ func (kr *keyRanges) writeTo(w io.Writer, div int64) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var refs []keyRef
-			var arena []uint32
+			var scratch sortScratch
 			for {
 				select {
 				case <-tokens:
@@ -362,9 +365,7 @@ func (kr *keyRanges) writeTo(w io.Writer, div int64) error {
 				if r >= kr.n {
 					return
 				}
-				refs = kr.sorted(refs[:0], r, &arena)
-				l := keyList{p: kr.p, refs: refs}
-				done[r] <- l.appendLines(nil, free, div)
+				done[r] <- kr.sorted(r, &scratch).appendLines(nil, free, div)
 			}
 		}()
 	}
@@ -384,38 +385,39 @@ write:
 	return err
 }
 
-// sortKeys sorts refs, keys that start with the same d numbers, in the
-// order of their texts (compareKeys), the way a multikey quicksort sorts
-// strings: by the rank of their numbers at d (tokenRank), those of equal
-// rank (one number) then by their numbers at d+1, and so on. Sorted keys
-// share a dozen numbers on average: a comparison of two keys reads them
-// all again, a multikey quicksort reads each key's number at a depth
-// about once. Where a number at d is not ranked among the others (a text
-// that is not simple), the keys are sorted by compareFrom.
-func (p *pieceTable) sortKeys(refs []keyRef, d int) {
-	ranks := make([]uint32, len(refs))
-	p.sortKeysAt(refs, ranks, d, false, 2*bits.Len(uint(len(refs))))
+// sortKeys sorts refs, keys in arena, in the order of their texts
+// (compareKeys), the way a multikey quicksort sorts strings: by the rank
+// of their first numbers (tokenRank), those of equal rank (one number)
+// then by their second numbers, and so on. Sorted keys share a dozen
+// numbers on average: a comparison of two keys reads them all again, a
+// multikey quicksort reads each key's number at a depth about once.
+// Where a number is not ranked among the others (a text that is not
+// simple), the keys are sorted by compareFrom from there. ranks is
+// scratch memory, as long as refs.
+func (p *pieceTable) sortKeys(refs []sortRef, arena []uint32, ranks []uint32) {
+	p.sortKeysAt(refs, arena, ranks, 0, false, 2*bits.Len(uint(len(refs))))
 }
 
-// sortKeysAt is sortKeys with ranks[i] the rank of refs[i] at d when
-// ranked, and budget the partitions at d left before refs are sorted by
-// compareFrom (a bad run of pivots).
-func (p *pieceTable) sortKeysAt(refs []keyRef, ranks []uint32, d int, ranked bool, budget int) {
+// sortKeysAt is sortKeys of keys that start with the same d numbers, with
+// ranks[i] the rank of refs[i] at d when ranked, and budget the
+// partitions at d left before refs are sorted by compareFrom (a bad run
+// of pivots).
+func (p *pieceTable) sortKeysAt(refs []sortRef, arena []uint32, ranks []uint32, d int, ranked bool, budget int) {
 	for {
 		if len(refs) < 12 || budget == 0 {
-			p.sortFrom(refs, d)
+			p.sortFrom(refs, arena, d)
 			return
 		}
 		if !ranked {
-			for i := range refs {
-				ids := refs[i].ids
+			for i, ref := range refs {
+				ids := ref.ids(arena)
 				if d >= len(ids) { // a key of d numbers: only one can be
-					p.sortFrom(refs, d)
+					p.sortFrom(refs, arena, d)
 					return
 				}
 				r, ok := p.tokenRank(ids[d], d, d+1 == len(ids))
 				if !ok {
-					p.sortFrom(refs, d)
+					p.sortFrom(refs, arena, d)
 					return
 				}
 				ranks[i] = r
@@ -439,18 +441,18 @@ func (p *pieceTable) sortKeysAt(refs []keyRef, ranks []uint32, d int, ranked boo
 				i++
 			}
 		}
-		p.sortKeysAt(refs[:lt], ranks[:lt], d, true, budget-1)
-		p.sortKeysAt(refs[gt:], ranks[gt:], d, true, budget-1)
+		p.sortKeysAt(refs[:lt], arena, ranks[:lt], d, true, budget-1)
+		p.sortKeysAt(refs[gt:], arena, ranks[gt:], d, true, budget-1)
 		// One number at d: on to the next.
 		refs, ranks, d, ranked = refs[lt:gt], ranks[lt:gt], d+1, false
 		budget = 2 * bits.Len(uint(len(refs)))
 	}
 }
 
-// sortFrom sorts refs, keys that start with the same d numbers, by
-// compareFrom.
-func (p *pieceTable) sortFrom(refs []keyRef, d int) {
-	slices.SortFunc(refs, func(a, b keyRef) int { return p.compareFrom(a.ids, b.ids, d) })
+// sortFrom sorts refs, keys in arena that start with the same d numbers,
+// by compareFrom.
+func (p *pieceTable) sortFrom(refs []sortRef, arena []uint32, d int) {
+	slices.SortFunc(refs, func(a, b sortRef) int { return p.compareFrom(a.ids(arena), b.ids(arena), d) })
 }
 
 // median3 returns the median of a, b and c.

@@ -108,16 +108,18 @@ func TestSortKeys(t *testing.T) {
 			p := newPieceTable()
 			keys := testKeys(p, treeKeys(tc.roots, tc.pieces, 3))
 			p.rank()
-			refs := make([]keyRef, len(keys))
+			var arena []uint32
+			refs := make([]sortRef, len(keys))
 			for i, k := range keys {
-				refs[i] = keyRef{ids: k}
+				refs[i] = sortRef{uint32(len(arena)), uint32(len(k)), 0}
+				arena = append(arena, k...)
 			}
 			// From an order other than the one they were made in.
 			slices.Reverse(refs[len(refs)/3:])
-			p.sortKeys(refs, 0)
+			p.sortKeys(refs, arena, make([]uint32, len(refs)))
 			texts := make([]string, len(refs))
 			for i, r := range refs {
-				texts[i] = string(p.appendText(nil, r.ids))
+				texts[i] = string(p.appendText(nil, r.ids(arena)))
 			}
 			if !slices.IsSorted(texts) {
 				for i := 1; i < len(texts); i++ {
@@ -185,16 +187,17 @@ func TestKeyRanges(t *testing.T) {
 					t.Errorf("%d ranges, want at most %d", kr.n, n)
 				}
 				last := "" // the greatest text of the ranges before
+				var s sortScratch
 				for r := range kr.n {
-					refs := kr.sorted(nil, r, nil)
-					if len(refs) == 0 {
+					l := kr.sorted(r, &s)
+					if len(l.refs) == 0 {
 						continue
 					}
-					first := string(kr.p.appendText(nil, refs[0].ids))
+					first := string(kr.p.appendText(nil, l.refs[0].ids(l.arena)))
 					if last != "" && first <= last {
 						t.Errorf("range %d of %d starts with %q, not after %q", r, kr.n, first, last)
 					}
-					last = string(kr.p.appendText(nil, refs[len(refs)-1].ids))
+					last = string(kr.p.appendText(nil, l.refs[len(l.refs)-1].ids(l.arena)))
 				}
 
 				var out strings.Builder

@@ -225,7 +225,7 @@ const (
 // ";f.isra;"), and a key's number at a position and whether the key
 // ends there compare as that rank (tokenRank).
 
-// keyRef is a key and its sum, as lists sorts them.
+// keyRef is a key and its sum, as ranges gathers them.
 type keyRef struct {
 	ids []uint32
 	sum int64
@@ -407,29 +407,31 @@ func commonPrefix(a, b []uint32) int {
 // is read. Sorted keys share long starts: the text of the start a key
 // shares with the key before is kept, and only the rest is made.
 type keyList struct {
-	p    *pieceTable
-	refs []keyRef
-	prev []uint32 // the key read before
-	buf  []byte   // its text
-	ends []int    // where the text of each of its numbers ends in buf
+	p     *pieceTable
+	arena []uint32 // the keys' numbers
+	refs  []sortRef
+	prev  []uint32 // the key read before
+	buf   []byte   // its text
+	ends  []int    // where the text of each of its numbers ends in buf
 }
 
 func (l *keyList) next() ([]byte, int64, bool) {
 	if len(l.refs) == 0 {
 		return nil, 0, false
 	}
-	r := &l.refs[0]
+	r := l.refs[0]
 	l.refs = l.refs[1:]
-	n := commonPrefix(l.prev, r.ids)
+	ids := r.ids(l.arena)
+	n := commonPrefix(l.prev, ids)
 	l.buf = l.buf[:0]
 	if n > 0 {
 		l.buf = l.buf[:l.ends[n-1]]
 	}
 	l.ends = l.ends[:n]
-	for _, id := range r.ids[n:] {
+	for _, id := range ids[n:] {
 		l.buf = append(l.buf, l.p.texts[id]...)
 		l.ends = append(l.ends, len(l.buf))
 	}
-	l.prev = r.ids
+	l.prev = ids
 	return l.buf, r.sum, true
 }
