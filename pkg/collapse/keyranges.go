@@ -332,9 +332,10 @@ func (l *keyList) appendLines(out [][]byte, free chunks, div int64) [][]byte {
 
 // writeTo writes the classic lines of the keys to w, their counts divided
 // by div (see writeLists): the ranges are sorted and their lines made on
-// up to GOMAXPROCS goroutines at once, and written in order. A few ranges
-// more than the goroutines may wait to be written: the memory held is a
-// few ranges' lines.
+// up to GOMAXPROCS goroutines at once, and written in order. At most one
+// range more than the goroutines is taken before the ranges before it
+// are written: the memory held is a few ranges' lines (new memory, which
+// the kernel clears: it costs as much as making the lines).
 func (kr *keyRanges) writeTo(w io.Writer, div int64) error {
 	workers := min(runtime.GOMAXPROCS(0), kr.n)
 	window := workers + 1
