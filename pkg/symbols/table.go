@@ -318,10 +318,36 @@ func (b *builder) setPrinted(i int32, name string) {
 	b.syms[i].ref, b.syms[i].raw = b.ref(name), false
 }
 
+// sortByStart sorts the symbols as perf's tree orders them: by start,
+// equal starts in insertion order (seq). It must come before anything
+// holds an index of them (inOrder, a tree operation). What follows
+// (fix-ups, duplicate removal, the tree's nodes, the flattening) then
+// walks them in memory order instead of jumping between cache lines:
+// .symtab order is far from address order.
+func (b *builder) sortByStart() {
+	if len(b.ops) > 0 || b.order != nil {
+		return
+	}
+	for i := 1; i < len(b.syms); i++ {
+		if b.syms[i].start < b.syms[i-1].start {
+			keys := make([]orderKey, len(b.syms))
+			for i := range b.syms {
+				keys[i] = orderKey{b.syms[i].start, int32(i)}
+			}
+			syms := make([]sym, len(b.syms), cap(b.syms))
+			for i, k := range sortKeys(keys) {
+				syms[i] = b.syms[k.idx]
+			}
+			b.syms = syms
+			return
+		}
+	}
+}
+
 // inOrder returns the indices of the live symbols as perf's tree orders
-// them: by start, equal starts in insertion order (index order). Its
-// answer is kept: a later call only drops the symbols erased since and
-// merges those added since.
+// them: by start, equal starts in insertion order (index order unless
+// sortByStart sorted them). Its answer is kept: a later call only drops
+// the symbols erased since and merges those added since.
 func (b *builder) inOrder() []int32 {
 	if b.order != nil {
 		return b.reorder()
@@ -845,9 +871,21 @@ func (t *Table) push(addr uint64, s int32) {
 // table being built, tix the table index of each builder symbol.
 func (b *builder) replay(t *Table, tix []int32) *rbTree {
 	tree := newRBTree(b.syms)
+	// The first inserts, in insertion order (sortByStart may have
+	// sorted the symbols): bySeq[seq] is the symbol inserted seq-th, -1
+	// for a late one (inserted by its op).
+	bySeq := make([]int32, len(b.syms))
+	for i := range bySeq {
+		bySeq[i] = -1
+	}
 	for i := range b.syms {
 		if !b.syms[i].late {
-			tree.insert(int32(i))
+			bySeq[b.syms[i].seq] = int32(i)
+		}
+	}
+	for _, i := range bySeq {
+		if i >= 0 {
+			tree.insert(i)
 		}
 	}
 	for _, op := range b.ops {
