@@ -149,8 +149,9 @@ func (t *Table) printed(s int32) (name string, ok bool) {
 	}
 	n := t.name(s)
 	if t.raw != nil && t.raw[s] {
-		n = Demangle(n)
-		if alt, ok := t.alias[s]; ok {
+		m := n
+		n = Demangle(m)
+		if alt, ok := t.alias[s]; ok && !ctorVariants(m, alt) {
 			if an := Demangle(alt); !chooseBestByName(n, an) {
 				n = an
 			}
@@ -502,10 +503,20 @@ func (b *builder) demangleAliases(order []int32, workers int) {
 			j++
 		}
 		if j-i > 2 {
-			for _, si := range order[i:j] {
-				if b.syms[si].raw {
-					list = append(list, si)
+			for k, si := range order[i:j] {
+				if !b.syms[si].raw {
+					continue
 				}
+				if k > 0 {
+					// A variant of the constructor before it
+					// is decided without its name, or as well
+					// demangled if it is compared after all.
+					prev := order[i+k-1]
+					if b.syms[prev].raw && ctorVariants(b.name(prev), b.name(si)) {
+						continue
+					}
+				}
+				list = append(list, si)
 			}
 		}
 		i = j
@@ -595,6 +606,17 @@ func (b *builder) chooseBest(i, j int32) bool {
 	x, y := &b.syms[i], &b.syms[j]
 	if k, ok := chooseBestByKind(x, y); ok {
 		return k
+	}
+	return b.chooseBestName(i, j)
+}
+
+// chooseBestName is choose_best_symbol's test of names for symbols i and
+// j (chooseBestByName of the names perf prints), without demangling two
+// variants of one constructor or destructor, which print alike
+// (ctorVariants): then i.
+func (b *builder) chooseBestName(i, j int32) bool {
+	if b.syms[i].raw && b.syms[j].raw && ctorVariants(b.name(i), b.name(j)) {
+		return true
 	}
 	return chooseBestByName(b.printedName(i), b.printedName(j))
 }
@@ -899,7 +921,7 @@ func (b *builder) replay(t *Table, tix []int32) *rbTree {
 			t.setAlias(tix[op.alt], b.name(op.idx))
 		default:
 			keep, drop := op.alt, op.idx
-			if !chooseBestByName(b.printedName(keep), b.printedName(drop)) {
+			if !b.chooseBestName(keep, drop) {
 				keep, drop = drop, keep
 			}
 			tree.erase(drop)
@@ -908,7 +930,8 @@ func (b *builder) replay(t *Table, tix []int32) *rbTree {
 			tix[keep] = slot
 			t.refs[slot] = b.syms[keep].ref
 			if t.raw != nil {
-				t.raw[slot] = false
+				// Still mangled if ctorVariants decided.
+				t.raw[slot] = b.syms[keep].raw
 			}
 		}
 	}
