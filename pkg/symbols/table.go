@@ -335,12 +335,30 @@ func (b *builder) sortByStart() {
 			for i := range b.syms {
 				keys[i] = orderKey{b.syms[i].start, int32(i)}
 			}
-			syms := make([]sym, len(b.syms), cap(b.syms))
-			for i, k := range sortKeys(keys) {
-				syms[i] = b.syms[k.idx]
-			}
-			b.syms = syms
+			permute(b.syms, sortKeys(keys))
 			return
+		}
+	}
+}
+
+// permute moves syms[keys[i].idx] to syms[i] for every i, in place, a
+// cycle of the permutation at a time; it uses up keys.
+func permute(syms []sym, keys []orderKey) {
+	for i := range keys {
+		if keys[i].idx < 0 {
+			continue
+		}
+		tmp := syms[i]
+		j := int32(i)
+		for {
+			k := keys[j].idx
+			keys[j].idx = -1
+			if k == int32(i) {
+				syms[j] = tmp
+				break
+			}
+			syms[j] = syms[k]
+			j = k
 		}
 	}
 }
