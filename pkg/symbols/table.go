@@ -363,6 +363,24 @@ func permute(syms []sym, keys []orderKey) {
 	}
 }
 
+// sortedBySeq reports whether the symbols first inserted (not late) are
+// in the tree's order by index: by start, equal starts in insertion order
+// (as sortByStart leaves them).
+func (b *builder) sortedBySeq() bool {
+	var last *sym
+	for i := range b.syms {
+		s := &b.syms[i]
+		if s.late {
+			continue
+		}
+		if last != nil && (s.start < last.start || s.start == last.start && s.seq < last.seq) {
+			return false
+		}
+		last = s
+	}
+	return true
+}
+
 // inOrder returns the indices of the live symbols as perf's tree orders
 // them: by start, equal starts in insertion order (index order unless
 // sortByStart sorted them). Its answer is kept: a later call only drops
@@ -923,9 +941,22 @@ func (b *builder) replay(t *Table, tix []int32) *rbTree {
 			bySeq[b.syms[i].seq] = int32(i)
 		}
 	}
-	for _, i := range bySeq {
-		if i >= 0 {
-			tree.insert(i)
+	if b.sortedBySeq() {
+		// The tree's order is index order: a node's neighbours
+		// among those in are found in a bit set, not by a
+		// descent that misses the cache on most of its levels.
+		in := newNodeSet(len(b.syms))
+		for _, i := range bySeq {
+			if i >= 0 {
+				tree.insertBetween(i, in.prev(i), in.next(i))
+				in.add(i)
+			}
+		}
+	} else {
+		for _, i := range bySeq {
+			if i >= 0 {
+				tree.insert(i)
+			}
 		}
 	}
 	for _, op := range b.ops {
