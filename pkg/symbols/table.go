@@ -539,20 +539,10 @@ func (b *builder) demangleAliases(order []int32, workers int) {
 			j++
 		}
 		if j-i > 2 {
-			for k, si := range order[i:j] {
-				if !b.syms[si].raw {
-					continue
+			for _, si := range order[i:j] {
+				if b.syms[si].raw {
+					list = append(list, si)
 				}
-				if k > 0 {
-					// A variant of the constructor before it
-					// is decided without its name, or as well
-					// demangled if it is compared after all.
-					prev := order[i+k-1]
-					if b.syms[prev].raw && ctorVariants(b.name(prev), b.name(si)) {
-						continue
-					}
-				}
-				list = append(list, si)
 			}
 		}
 		i = j
