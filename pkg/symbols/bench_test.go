@@ -50,6 +50,25 @@ func BenchmarkLoadELF(b *testing.B) {
 	}
 }
 
+// BenchmarkLoadTables loads the tables of the objects named in
+// $FLAMEKIT_TABLES_BENCH (paths separated by ':', not committed: a large
+// C++ program such as /usr/bin/node, or every object of a system-wide
+// capture, as perf buildid-list -i perf.data lists them), each from a
+// fresh Resolver, one after the other in every iteration.
+func BenchmarkLoadTables(b *testing.B) {
+	list := os.Getenv("FLAMEKIT_TABLES_BENCH")
+	if list == "" {
+		b.Skip("set FLAMEKIT_TABLES_BENCH to object paths separated by ':' (large objects of this machine, not committed)")
+	}
+	paths := strings.Split(list, ":")
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, p := range paths {
+			NewResolver(Options{}).DSOTable(p, "")
+		}
+	}
+}
+
 // lookupAddrs returns n addresses spread over a table's range.
 func lookupAddrs(t *Table, n int) []uint64 {
 	lo := t.segStart[0]

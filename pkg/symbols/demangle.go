@@ -279,3 +279,58 @@ func hexVal(c byte) byte {
 }
 
 func noSkip(demangle.AST) bool { return false }
+
+// ctorVariants reports, without demangling them, that two mangled names
+// are two variants of one C++ constructor (C1 and C2: complete and base
+// object) or destructor (D0, D1, D2) of a plain nested name:
+// "_ZN" ["K"] <source-name>+ C|D <digit> ..., the same but for that
+// digit. Demangle prints them alike, or, if it cannot demangle them,
+// returns both unchanged (then they are of one length and have one
+// leading underscore): choose_best_symbol cannot tell them apart by name
+// and keeps the first. The C++ demangler reads the name from the left,
+// in nestedName's prefix loop: the N, the K (a cv-qualifier), each
+// source-name (its length, then as many bytes; only a 'B' after it would
+// start an ABI tag), then the C or D, whose variant digit is checked and
+// not kept (Constructor and Destructor do not record it); with
+// NoParams nothing after the nested name is read at all. Whatever it
+// does before the digit, it does alike with both names. The Rust legacy
+// demangler, tried first, is asked about both.
+func ctorVariants(a, b string) bool {
+	if len(a) != len(b) || len(a) < 7 || a[:3] != "_ZN" || b[:3] != "_ZN" {
+		return false
+	}
+	p := 3 // the position of the variant digit
+	if a[p] == 'K' {
+		p++
+	}
+	comps := 0
+	for p < len(a) && isDigitByte(a[p]) {
+		n := 0
+		for p < len(a) && isDigitByte(a[p]) {
+			if n = n*10 + int(a[p]-'0'); n > len(a) {
+				return false
+			}
+			p++
+		}
+		if n == 0 || n > len(a)-p {
+			return false
+		}
+		p += n
+		comps++
+	}
+	if comps == 0 || p+1 >= len(a) || a[:p+1] != b[:p+1] || a[p+2:] != b[p+2:] {
+		return false
+	}
+	variants := "12"
+	if a[p] == 'D' {
+		variants = "012"
+	} else if a[p] != 'C' {
+		return false
+	}
+	if strings.IndexByte(variants, a[p+1]) < 0 || strings.IndexByte(variants, b[p+1]) < 0 {
+		return false
+	}
+	_, okA := demangleRust(a)
+	_, okB := demangleRust(b)
+	return !okA && !okB
+}

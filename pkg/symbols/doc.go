@@ -41,7 +41,11 @@
 // is demangled when a lookup first finds it, and kept; loading a table
 // demangles only aliases that perf's choice between them needs, and
 // not even those when the choice cannot change anything but the name
-// (then it is made on first lookup too). Names are cut from the string
+// (then it is made on first lookup too) or when they are two variants
+// of one C++ constructor or destructor, which print alike. The symbols
+// are sorted by address once read, so that the passes over them walk
+// memory in order, and perf's tree is rebuilt by hanging each insert
+// under its neighbour in that order rather than by descending the tree. Names are cut from the string
 // table or kallsyms file mapped read-only (memory a process has never
 // touched costs a page fault per page, dearer on virtual machines than
 // the page cache's pages), tables refer to them by offset, so the

@@ -90,6 +90,7 @@ func elfTable(syms, runtime *elfFile, workers int) (t *Table, err error) {
 		return nil, err
 	}
 	if !aborted && n > 0 {
+		b.sortByStart()
 		order := b.inOrder()
 		b.fixupEnds(order, false)
 		b.demangleAliases(order, workers)

@@ -117,6 +117,7 @@ func parseKallsyms(path, text string, m *mapping) (k *Kernel, err error) {
 	if any && allZero {
 		return nil, fmt.Errorf("%s: every address is 0 (kernel.kptr_restrict hides them)", path)
 	}
+	b.sortByStart()
 	order := b.inOrder()
 	b.fixupEnds(order, true)
 	b.removeDuplicates(order)

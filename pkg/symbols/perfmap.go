@@ -40,6 +40,7 @@ func ParsePerfMap(data []byte) (*Table, int) {
 		}
 		b.add(start, start+size, l[n:], elf.STB_GLOBAL)
 	}
+	b.sortByStart()
 	return b.build(), skipped
 }
 

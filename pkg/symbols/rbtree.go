@@ -1,5 +1,7 @@
 package symbols
 
+import "math/bits"
+
 // rbTree reproduces the shape of perf's symbol tree (the kernel's
 // lib/rbtree.c, keyed by symbol start, equal keys going right), because
 // when symbols overlap the symbol perf finds for an address is the first
@@ -67,9 +69,35 @@ func (t *rbTree) insert(n int32) {
 			link = &t.n[p].right
 		}
 	}
-	t.n[n].parent, t.n[n].left, t.n[n].right, t.n[n].red = p, rbNil, rbNil, true
 	*link = n
+	t.rebalance(n, p)
+}
 
+// insertBetween inserts n, given its neighbours in the tree's order
+// among the nodes already in (rbNil for none): pred, the last before
+// it, and succ, the first after it. It makes the tree insert makes,
+// without the descent: the new leaf hangs where the descent ends, under
+// pred if pred has no right child, else under succ, whose left child is
+// then empty (of two neighbours, one is in the other's subtree: succ in
+// pred's right one, or pred in succ's left one).
+func (t *rbTree) insertBetween(n, pred, succ int32) {
+	switch {
+	case pred != rbNil && t.n[pred].right == rbNil:
+		t.n[pred].right = n
+		t.rebalance(n, pred)
+	case succ != rbNil:
+		t.n[succ].left = n
+		t.rebalance(n, succ)
+	default:
+		t.root = n
+		t.rebalance(n, rbNil)
+	}
+}
+
+// rebalance makes n, just linked under p, a red leaf and restores the
+// red-black rules as lib/rbtree.c's __rb_insert does.
+func (t *rbTree) rebalance(n, p int32) {
+	t.n[n].parent, t.n[n].left, t.n[n].right, t.n[n].red = p, rbNil, rbNil, true
 	node, parent := n, p
 	for {
 		if parent == rbNil {
@@ -301,6 +329,75 @@ func (t *rbTree) find(ip uint64) int32 {
 			n = t.n[n].right
 		default:
 			return n
+		}
+	}
+	return rbNil
+}
+
+// nodeSet is a set of node indices with a summary bit per word, to find
+// the members nearest to an index quickly.
+type nodeSet struct {
+	words []uint64 // bit i%64 of words[i/64]: i is in
+	sum   []uint64 // bit w%64 of sum[w/64]: words[w] != 0
+}
+
+func newNodeSet(n int) nodeSet {
+	nw := (n + 63) / 64
+	return nodeSet{words: make([]uint64, nw), sum: make([]uint64, (nw+63)/64)}
+}
+
+func (s *nodeSet) add(i int32) {
+	w := i >> 6
+	s.words[w] |= 1 << (i & 63)
+	s.sum[w>>6] |= 1 << (w & 63)
+}
+
+// next returns the least member above i, rbNil if none.
+func (s *nodeSet) next(i int32) int32 {
+	w := (i + 1) >> 6
+	if int(w) >= len(s.words) {
+		return rbNil
+	}
+	if m := s.words[w] &^ (1<<((i+1)&63) - 1); m != 0 {
+		return w<<6 + int32(bits.TrailingZeros64(m))
+	}
+	// The first non-empty word after w.
+	w++
+	for k := w >> 6; int(k) < len(s.sum); k++ {
+		m := s.sum[k]
+		if k == w>>6 {
+			m &^= 1<<(w&63) - 1
+		}
+		if m != 0 {
+			w = k<<6 + int32(bits.TrailingZeros64(m))
+			return w<<6 + int32(bits.TrailingZeros64(s.words[w]))
+		}
+	}
+	return rbNil
+}
+
+// prev returns the greatest member below i, rbNil if none.
+func (s *nodeSet) prev(i int32) int32 {
+	if i <= 0 {
+		return rbNil
+	}
+	w := (i - 1) >> 6
+	if m := s.words[w] & (2<<((i-1)&63) - 1); m != 0 {
+		return w<<6 + 63 - int32(bits.LeadingZeros64(m))
+	}
+	// The last non-empty word before w.
+	if w == 0 {
+		return rbNil
+	}
+	w--
+	for k := w >> 6; k >= 0; k-- {
+		m := s.sum[k]
+		if k == w>>6 {
+			m &= 2<<(w&63) - 1
+		}
+		if m != 0 {
+			w = k<<6 + 63 - int32(bits.LeadingZeros64(m))
+			return w<<6 + 63 - int32(bits.LeadingZeros64(s.words[w]))
 		}
 	}
 	return rbNil

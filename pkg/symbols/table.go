@@ -149,8 +149,9 @@ func (t *Table) printed(s int32) (name string, ok bool) {
 	}
 	n := t.name(s)
 	if t.raw != nil && t.raw[s] {
-		n = Demangle(n)
-		if alt, ok := t.alias[s]; ok {
+		m := n
+		n = Demangle(m)
+		if alt, ok := t.alias[s]; ok && !ctorVariants(m, alt) {
 			if an := Demangle(alt); !chooseBestByName(n, an) {
 				n = an
 			}
@@ -318,10 +319,72 @@ func (b *builder) setPrinted(i int32, name string) {
 	b.syms[i].ref, b.syms[i].raw = b.ref(name), false
 }
 
+// sortByStart sorts the symbols as perf's tree orders them: by start,
+// equal starts in insertion order (seq). It must come before anything
+// holds an index of them (inOrder, a tree operation). What follows
+// (fix-ups, duplicate removal, the tree's nodes, the flattening) then
+// walks them in memory order instead of jumping between cache lines:
+// .symtab order is far from address order.
+func (b *builder) sortByStart() {
+	if len(b.ops) > 0 || b.order != nil {
+		return
+	}
+	for i := 1; i < len(b.syms); i++ {
+		if b.syms[i].start < b.syms[i-1].start {
+			keys := make([]orderKey, len(b.syms))
+			for i := range b.syms {
+				keys[i] = orderKey{b.syms[i].start, int32(i)}
+			}
+			permute(b.syms, sortKeys(keys))
+			return
+		}
+	}
+}
+
+// permute moves syms[keys[i].idx] to syms[i] for every i, in place, a
+// cycle of the permutation at a time; it uses up keys.
+func permute(syms []sym, keys []orderKey) {
+	for i := range keys {
+		if keys[i].idx < 0 {
+			continue
+		}
+		tmp := syms[i]
+		j := int32(i)
+		for {
+			k := keys[j].idx
+			keys[j].idx = -1
+			if k == int32(i) {
+				syms[j] = tmp
+				break
+			}
+			syms[j] = syms[k]
+			j = k
+		}
+	}
+}
+
+// sortedBySeq reports whether the symbols first inserted (not late) are
+// in the tree's order by index: by start, equal starts in insertion order
+// (as sortByStart leaves them).
+func (b *builder) sortedBySeq() bool {
+	var last *sym
+	for i := range b.syms {
+		s := &b.syms[i]
+		if s.late {
+			continue
+		}
+		if last != nil && (s.start < last.start || s.start == last.start && s.seq < last.seq) {
+			return false
+		}
+		last = s
+	}
+	return true
+}
+
 // inOrder returns the indices of the live symbols as perf's tree orders
-// them: by start, equal starts in insertion order (index order). Its
-// answer is kept: a later call only drops the symbols erased since and
-// merges those added since.
+// them: by start, equal starts in insertion order (index order unless
+// sortByStart sorted them). Its answer is kept: a later call only drops
+// the symbols erased since and merges those added since.
 func (b *builder) inOrder() []int32 {
 	if b.order != nil {
 		return b.reorder()
@@ -569,6 +632,17 @@ func (b *builder) chooseBest(i, j int32) bool {
 	x, y := &b.syms[i], &b.syms[j]
 	if k, ok := chooseBestByKind(x, y); ok {
 		return k
+	}
+	return b.chooseBestName(i, j)
+}
+
+// chooseBestName is choose_best_symbol's test of names for symbols i and
+// j (chooseBestByName of the names perf prints), without demangling two
+// variants of one constructor or destructor, which print alike
+// (ctorVariants): then i.
+func (b *builder) chooseBestName(i, j int32) bool {
+	if b.syms[i].raw && b.syms[j].raw && ctorVariants(b.name(i), b.name(j)) {
+		return true
 	}
 	return chooseBestByName(b.printedName(i), b.printedName(j))
 }
@@ -845,9 +919,34 @@ func (t *Table) push(addr uint64, s int32) {
 // table being built, tix the table index of each builder symbol.
 func (b *builder) replay(t *Table, tix []int32) *rbTree {
 	tree := newRBTree(b.syms)
+	// The first inserts, in insertion order (sortByStart may have
+	// sorted the symbols): bySeq[seq] is the symbol inserted seq-th, -1
+	// for a late one (inserted by its op).
+	bySeq := make([]int32, len(b.syms))
+	for i := range bySeq {
+		bySeq[i] = -1
+	}
 	for i := range b.syms {
 		if !b.syms[i].late {
-			tree.insert(int32(i))
+			bySeq[b.syms[i].seq] = int32(i)
+		}
+	}
+	if b.sortedBySeq() {
+		// The tree's order is index order: a node's neighbours
+		// among those in are found in a bit set, not by a
+		// descent that misses the cache on most of its levels.
+		in := newNodeSet(len(b.syms))
+		for _, i := range bySeq {
+			if i >= 0 {
+				tree.insertBetween(i, in.prev(i), in.next(i))
+				in.add(i)
+			}
+		}
+	} else {
+		for _, i := range bySeq {
+			if i >= 0 {
+				tree.insert(i)
+			}
 		}
 	}
 	for _, op := range b.ops {
@@ -861,7 +960,7 @@ func (b *builder) replay(t *Table, tix []int32) *rbTree {
 			t.setAlias(tix[op.alt], b.name(op.idx))
 		default:
 			keep, drop := op.alt, op.idx
-			if !chooseBestByName(b.printedName(keep), b.printedName(drop)) {
+			if !b.chooseBestName(keep, drop) {
 				keep, drop = drop, keep
 			}
 			tree.erase(drop)
@@ -870,7 +969,8 @@ func (b *builder) replay(t *Table, tix []int32) *rbTree {
 			tix[keep] = slot
 			t.refs[slot] = b.syms[keep].ref
 			if t.raw != nil {
-				t.raw[slot] = false
+				// Still mangled if ctorVariants decided.
+				t.raw[slot] = b.syms[keep].raw
 			}
 		}
 	}
