@@ -237,7 +237,7 @@ func (p *pieceTable) rank() {
 	for id := firstPiece; id < len(p.texts); id++ {
 		ids = append(ids, uint32(id))
 	}
-	slices.SortFunc(ids, func(a, b uint32) int { return compareWords(p.texts[a], false, p.texts[b], false) })
+	slices.SortFunc(ids, func(a, b uint32) int { return compareWords(p.texts[a], p.texts[b]) })
 	// A text followed by nothing comes just before the first text
 	// that starts with it, in this order, and after the shorter texts
 	// that come there too: the texts that start with t, each followed
@@ -294,37 +294,17 @@ func (p *pieceTable) tokenRank(id uint32, i int, end bool) (uint32, bool) {
 }
 
 // compareWords compares s and t as bytes.Compare compares them each
-// followed by ';', or by nothing where sEnd or tEnd.
-func compareWords(s string, sEnd bool, t string, tEnd bool) int {
+// followed by ';'.
+func compareWords(s, t string) int {
 	n := min(len(s), len(t))
 	if c := strings.Compare(s[:n], t[:n]); c != 0 {
 		return c
 	}
 	switch {
-	case len(s) == len(t):
-		return cmp.Compare(sepOf(sEnd), sepOf(tEnd))
-	case len(s) < len(t):
-		return -compareRest(t[n:], tEnd, sEnd)
-	}
-	return compareRest(s[n:], sEnd, tEnd)
-}
-
-// sepOf is what follows a word: ';', or nothing (-1) at the end.
-func sepOf(end bool) int {
-	if end {
-		return -1
-	}
-	return ';'
-}
-
-// compareRest compares u (not empty) followed by ';' or nothing (uEnd)
-// with ';' or nothing (end) alone.
-func compareRest(u string, uEnd, end bool) int {
-	if end {
-		return 1
-	}
-	if c := cmp.Compare(int(u[0]), ';'); c != 0 || len(u) > 1 || !uEnd {
-		return cmp.Or(c, 1)
+	case len(s) < len(t): // s;  against  s + t[n:] + ;
+		return cmp.Or(cmp.Compare(';', int(t[n])), -1)
+	case len(s) > len(t):
+		return cmp.Or(cmp.Compare(int(s[n]), ';'), 1)
 	}
 	return 0
 }
