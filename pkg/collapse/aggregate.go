@@ -163,11 +163,6 @@ func writeMerged(w io.Writer, aggs []*aggregator, div int64) error {
 // added: a k-way merge through a heap, one pass over the distinct stacks.
 // Counts are divided by div (1000 turns nanoseconds into microseconds).
 func writeLists(w io.Writer, lists []sumList, div int64) error {
-	if len(lists) == 1 {
-		if kr, ok := lists[0].(*keyRanges); ok {
-			return kr.writeTo(w, div)
-		}
-	}
 	// A heap of the lists' heads, smallest stack first.
 	type head struct {
 		l     sumList

@@ -331,7 +331,7 @@ func TestKeySums(t *testing.T) {
 				}
 			}
 			var out strings.Builder
-			if err := writeLists(&out, k.lists(), 1); err != nil {
+			if err := k.ordered().writeTo(&out, 1); err != nil {
 				t.Fatal(err)
 			}
 			if !strings.HasPrefix(out.String(), tc.want) {
@@ -394,7 +394,7 @@ func TestCompareKeys(t *testing.T) {
 // key ends on a piece that starts others, some sorting before it
 // (";f.isra", ";f!", ";f0") and some after (";fa", ";f_[k]"), and where
 // the pieces hold no ';' but the one they start with, so that the ranks
-// decide; and lists() writes them in the order of their texts.
+// decide; and ordered() writes them in the order of their texts.
 func TestCompareKeysEnds(t *testing.T) {
 	roots := []string{"a", "a.b", "a!", "ab", ""}
 	pieces := []string{";f", ";f.isra", ";f!", ";f0", ";fa", ";f_[k]", ";g", ";f.i"}
@@ -431,7 +431,7 @@ func TestCompareKeysEnds(t *testing.T) {
 		k.add(key, h, 1)
 	}
 	var out strings.Builder
-	if err := writeLists(&out, k.lists(), 1); err != nil {
+	if err := k.ordered().writeTo(&out, 1); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")

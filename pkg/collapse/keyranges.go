@@ -30,19 +30,19 @@ const keysPerRange = 2048
 // splitters.
 const rangeSample = 16
 
-// lists returns the sums for writeLists, each key (but the idle ones) in
-// the order of its text: one list, of ranges (see keyRanges). The keys
-// are sorted by their numbers, not by their text, which is made once per
-// key as it is written (keyList): it is never held whole. The list may
-// hold a text twice (two keys of one text), which is added. No add may
-// run after.
-func (k *keySums) lists() []sumList {
+// ordered returns the keys (but the idle ones) in the order of their
+// texts: ranges (see keyRanges), written on every core by writeTo, or
+// read as one sumList by writeLists. The keys are sorted by their
+// numbers, not by their text, which is made once per key as it is
+// written (keyList): it is never held whole. It may hold a text twice
+// (two keys of one text), which is added. No add may run after.
+func (k *keySums) ordered() *keyRanges {
 	k.pieces.rank()
 	keys := 0
 	for i := range k.shards {
 		keys += k.shards[i].used
 	}
-	return []sumList{k.ranges(max(1, keys/keysPerRange))}
+	return k.ranges(max(1, keys/keysPerRange))
 }
 
 // keyRanges is the keys of a keySums, but the idle ones, cut into ranges

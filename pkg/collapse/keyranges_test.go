@@ -201,7 +201,7 @@ func TestKeyRanges(t *testing.T) {
 				}
 
 				var out strings.Builder
-				if err := writeLists(&out, []sumList{testRanges(tc.keys, n)}, 1); err != nil {
+				if err := testRanges(tc.keys, n).writeTo(&out, 1); err != nil {
 					t.Fatal(err)
 				}
 				if got := out.String(); got != lines(0) {

@@ -352,8 +352,11 @@ func (st *stage) writeClassic(div int64) error {
 			lists = append(lists, &aggList{a: a})
 		}
 	}
-	lists = append(lists, st.keys.lists()...)
-	return writeLists(st.w, lists, div)
+	keys := st.keys.ordered()
+	if len(lists) == 0 {
+		return keys.writeTo(st.w, div)
+	}
+	return writeLists(st.w, append(lists, keys), div)
 }
 
 func (st *stage) write(b []byte) {
