@@ -38,11 +38,7 @@ const rangeSample = 16
 // (two keys of one text), which is added. No add may run after.
 func (k *keySums) ordered() *keyRanges {
 	k.pieces.rank()
-	keys := 0
-	for i := range k.shards {
-		keys += k.shards[i].used
-	}
-	return k.ranges(max(1, keys/keysPerRange))
+	return k.ranges(max(1, k.len()/keysPerRange))
 }
 
 // keyRanges is the keys of a keySums, but the idle ones, cut into ranges
@@ -129,10 +125,7 @@ func (k *keySums) splitters(n int) *splitters {
 	if n <= 1 {
 		return newSplitters(nil)
 	}
-	total := 0
-	for i := range k.shards {
-		total += k.shards[i].used
-	}
+	total := k.len()
 	want := n * rangeSample
 	var sample [][]uint32
 	// A key's slot is where its hash puts it: keys at evenly spaced

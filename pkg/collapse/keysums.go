@@ -150,6 +150,15 @@ func (k *keySums) add(key []uint32, h uint64, n int64) bool {
 	return ok
 }
 
+// len returns the number of distinct keys added (idle ones too).
+func (k *keySums) len() int {
+	n := 0
+	for i := range k.shards {
+		n += k.shards[i].used
+	}
+	return n
+}
+
 // isIdle reports whether the text of key is an idle CPU's stack.
 func (k *keySums) isIdle(key []uint32) bool {
 	var buf [512]byte
