@@ -59,6 +59,12 @@ type keyRanges struct {
 	scratch sortScratch
 }
 
+// keyRef is a key and its sum, as ranges gathers them.
+type keyRef struct {
+	ids []uint32
+	sum int64
+}
+
 // ranges cuts the keys of k into n ranges (fewer when there are fewer
 // distinct keys), on up to GOMAXPROCS goroutines, each taking the shards
 // i, i+g, i+2g...; the shards are emptied. Once p is ranked.

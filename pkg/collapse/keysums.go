@@ -234,12 +234,6 @@ const (
 // ";f.isra;"), and a key's number at a position and whether the key
 // ends there compare as that rank (tokenRank).
 
-// keyRef is a key and its sum, as ranges gathers them.
-type keyRef struct {
-	ids []uint32
-	sum int64
-}
-
 // rank makes p.order and p.ends. No intern may run after.
 func (p *pieceTable) rank() {
 	ids := make([]uint32, 0, len(p.texts))
