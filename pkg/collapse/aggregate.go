@@ -215,7 +215,7 @@ func writeLists(w io.Writer, lists []sumList, div int64) error {
 			}
 		}
 		buf = appendSum(buf, sum, div)
-		if len(buf) >= 64<<10 {
+		if len(buf) >= chunkSize {
 			if _, err := w.Write(buf); err != nil {
 				return err
 			}
