@@ -424,11 +424,7 @@ func TestCompareKeysEnds(t *testing.T) {
 	}
 	k := newKeySums(p, false)
 	for _, key := range keys {
-		h := keySeed
-		for _, id := range key {
-			h = keyHash(h, id)
-		}
-		k.add(key, h, 1)
+		k.add(key, hashKey(key), 1)
 	}
 	var out strings.Builder
 	if err := k.ordered().writeTo(&out, 1); err != nil {

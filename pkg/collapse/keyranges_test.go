@@ -230,14 +230,19 @@ func testRanges(texts [][]string, n int) *keyRanges {
 	p := newPieceTable()
 	k := newKeySums(p, false)
 	for i, key := range testKeys(p, texts) {
-		h := keySeed
-		for _, id := range key {
-			h = keyHash(h, id)
-		}
-		k.add(key, h, int64(i+1))
+		k.add(key, hashKey(key), int64(i+1))
 	}
 	p.rank()
 	return k.ranges(n)
+}
+
+// hashKey returns the hash of key, as the workers make it (keyHash).
+func hashKey(key []uint32) uint64 {
+	h := keySeed
+	for _, id := range key {
+		h = keyHash(h, id)
+	}
+	return h
 }
 
 // TestKeyRangesWriteError: a write error ends writeTo, which returns it,
