@@ -151,10 +151,18 @@ func plainLine(dst, stack []byte, weight int64, s *sample.Sample) []byte {
 }
 
 // lineEnd appends what follows the stack in a timed line: the count,
-// the time and fields when s has a time, and the newline.
+// the time and fields when s has a time, and the newline. It makes every
+// number anew (lineEnds keeps them from line to line) and allocates
+// nothing beyond dst.
 func lineEnd(dst []byte, weight int64, s *sample.Sample) []byte {
-	var e lineEnds
-	return e.add(dst, weight, s)
+	dst = append(dst, ' ')
+	dst = strconv.AppendInt(dst, weight, 10)
+	if s.HasTime {
+		dst = append(dst, " @"...)
+		dst = s.Time.Append(dst)
+		dst = appendWhere(dst, s)
+	}
+	return append(dst, '\n')
 }
 
 // lineEnds appends what follows the stacks of timed lines (lineEnd),
