@@ -21,8 +21,6 @@ func Heap(n int) {
 	if !supported || n < Min {
 		return
 	}
-	b := Bytes(n)
-	runtime.KeepAlive(b)
-	b = nil
+	runtime.KeepAlive(Bytes(n)) // allocated and advised, then garbage
 	runtime.GC()
 }

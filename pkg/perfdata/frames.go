@@ -412,6 +412,11 @@ func (r *Reader) noMap(ip uint64) uint32 {
 func (r *Reader) location(m *mapping, addr, printed uint64) uint32 {
 	d := m.dso
 	tag, key := locKey(r.keys.of(d), addr, printed)
+	if r.cache == nil {
+		// Made at first use: a Reader whose frames are deferred
+		// (DeferFrames) never looks a location up itself.
+		r.cache = newLocCache(int64(r.fi.data.size))
+	}
 	if loc, ok := r.cache.get(tag, key); ok && (tag&oddTag == 0 || r.locs.at(loc).addr == addr) {
 		return loc
 	}

@@ -81,7 +81,7 @@ type Reader struct {
 	buf    []byte   // bytes of the current sample's fields
 	chain  []uint32 // the current sample's frames, as locations
 	locs   locations
-	cache  *locCache
+	cache  *locCache // made at first use (see location)
 	keys   spareKeys
 	slab   byteSlab          // the bytes of the locations it makes
 	noMaps map[uint64]uint32 // locations of addresses in no map
@@ -170,7 +170,6 @@ func newReader(f file, name string, opt Options) (*Reader, error) {
 	bufSize := int(min(1<<20, max(64<<10, r.end-r.pos)))
 	r.br = bufio.NewReaderSize(io.NewSectionReader(f, r.pos, r.end-r.pos), bufSize)
 	r.q.chunk = bufSize
-	r.cache = newLocCache(r.end - r.pos)
 	r.namer = &namer{sy: opt.Symbolizer}
 	r.s.Reset()
 	return r, nil
@@ -703,7 +702,9 @@ func (r *Reader) deliver(rec []byte) bool {
 		name := r.recordString(typ, body, c.off)
 		if !c.bad {
 			m.ksymbol(addr, length, flags&1 != 0, name)
-			r.cache.clear() // symbols of BPF code changed
+			if r.cache != nil {
+				r.cache.clear() // symbols of BPF code changed
+			}
 			r.odd = nil
 		}
 	}
