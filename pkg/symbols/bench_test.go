@@ -61,6 +61,13 @@ func BenchmarkLoadTables(b *testing.B) {
 		b.Skip("set FLAMEKIT_TABLES_BENCH to object paths separated by ':' (large objects of this machine, not committed)")
 	}
 	paths := strings.Split(list, ":")
+	for _, p := range paths {
+		// A mistyped path or a stripped object would be timed as
+		// nothing.
+		if NewResolver(Options{}).DSOTable(p, "") == nil {
+			b.Fatalf("%s: no symbol table (missing, or no symbols); name objects that have one", p)
+		}
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, p := range paths {

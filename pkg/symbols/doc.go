@@ -45,12 +45,12 @@
 // of one C++ constructor or destructor, which print alike. The symbols
 // are sorted by address once read, so that the passes over them walk
 // memory in order, and perf's tree is rebuilt by hanging each insert
-// under its neighbour in that order rather than by descending the tree. Names are cut from the string
-// table or kallsyms file mapped read-only (memory a process has never
-// touched costs a page fault per page, dearer on virtual machines than
-// the page cache's pages), tables refer to them by offset, so the
-// garbage collector has no pointer per symbol to follow, and a name is
-// copied out on the first lookup that finds it. Kallsyms is parsed once
+// under its neighbour in that order rather than by descending the tree.
+// Names are cut from the string table or kallsyms file mapped read-only
+// (memory a process has never touched costs a page fault per page,
+// dearer on virtual machines than the page cache's pages), tables refer
+// to them by offset, so the garbage collector has no pointer per symbol
+// to follow, and a name is copied out on the first lookup that finds it. Kallsyms is parsed once
 // per file, its reference symbols kept for KernelSymbolAddr. A Resolver
 // and its Tables are safe for concurrent use; Preload and PreloadKernel
 // load tables in the background, so that a reader of a capture, given
