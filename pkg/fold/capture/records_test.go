@@ -197,23 +197,16 @@ func (s *stopAfter) Record(rec *folded.Record, line int, text []byte) error {
 	return s.readEvents.Record(rec, line, text)
 }
 
-// TestRecords: Records folds a perf capture as Folded does; an error of
+// TestRecords: Records gives what a reader reads of the text a Folder
+// writes; an error of
 // the Records stops the fold and comes back as it is, the fold's
 // messages dropped.
 func TestRecords(t *testing.T) {
 	in := open(t, "../../../testdata/perf/offcpu.txt.gz")
 	var said []string
 	o := Options{Collapse: collapse.Options{OffCPU: true}, Warnf: func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) }}
-	rc, err := Folded(in, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	buf.ReadFrom(rc)
-	rc.Close()
-	want := readText(t, buf.String())
-	wantSaid := said
-	said = nil
+	text, wantSaid := foldText(t, in, o)
+	want := readText(t, text)
 	got := &readEvents{}
 	if err := Records(in, o, got); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,6 @@
 // Package stackcollapse is the whole stackcollapse tool as a call: [Run] takes a
 // [Config] (the folding rules, the off-CPU options, the input format, the
-// inputs) and an [Env] (standard input and output, warnings). It opens the
+// inputs) and a [tool.Env] (standard input and output, warnings). It opens the
 // inputs through the one input layer (package source), each recognised by
 // its content, and folds them: perf.data files and perf script text
 // through the one fold driver (package capture, package collapse), all of
@@ -17,7 +17,6 @@ import (
 
 	"flamekit/pkg/fold/capture"
 	"flamekit/pkg/fold/collapse"
-	"flamekit/pkg/perf/perfscript"
 	"flamekit/pkg/source"
 )
 
@@ -77,15 +76,6 @@ type Config struct {
 	Files []string
 }
 
-// Env is where a run reads and writes (package tool).
-type Env = tool.Env
-
-// UsageError is an error in the Config: a command exits with status 2
-// on it (package tool).
-type UsageError = tool.UsageError
-
-var usagef = tool.Usagef
-
 // Run runs stackcollapse. Each input is recognised by its content (or
 // Config.Format): perf script text is folded as stackcollapse-perf.pl
 // does (all such inputs together, as one capture, written where the first
@@ -93,10 +83,10 @@ var usagef = tool.Usagef
 // folded by pkg/interop/bpftrace (summed, sorted), folded input is copied through,
 // pprof profiles are converted (all inputs pprof, or none). The output
 // goes to env.Stdout, the messages to env.Warn.
-func Run(c Config, env *Env) error {
+func Run(c Config, env *tool.Env) error {
 	forced, err := source.ParseFormat(c.Format)
 	if err != nil {
-		return usagef("%v", err)
+		return tool.Usagef("%v", err)
 	}
 	opt := c.options()
 	if err := c.offCPUOptions(&opt); err != nil {
@@ -134,7 +124,7 @@ func Run(c Config, env *Env) error {
 	case len(pprofs) == len(ins):
 		return c.runPprof(env, pprofs)
 	case len(pprofs) > 0:
-		return usagef("some inputs are pprof and some %s: fold them in separate runs", other)
+		return tool.Usagef("some inputs are pprof and some %s: fold them in separate runs", other)
 	}
 	perfDone := false
 	for _, in := range ins {
@@ -158,8 +148,8 @@ func Run(c Config, env *Env) error {
 }
 
 // options returns the folding options of perf captures.
-func (c *Config) options() perfscript.Options {
-	return perfscript.Options{
+func (c *Config) options() collapse.Options {
+	return collapse.Options{
 		PID: c.PID, TID: c.TID, Kernel: c.Kernel || c.All, JIT: c.JIT || c.All,
 		Addrs: c.Addrs, Inline: c.Inline, Context: c.Context, Srcline: c.Srcline,
 		EventFilter: c.EventFilter, NoIdle: c.NoIdle, NoTime: c.NoTime,
@@ -169,14 +159,14 @@ func (c *Config) options() perfscript.Options {
 }
 
 // ref checks the clock reference and puts it in opt.
-func (c *Config) ref(opt *perfscript.Options) error {
+func (c *Config) ref(opt *collapse.Options) error {
 	if (c.RefWall == "") != (c.RefPerf == "") {
-		return usagef("--ref-wall and --ref-perf go together: a wall-clock time and the perf time it happened at")
+		return tool.Usagef("--ref-wall and --ref-perf go together: a wall-clock time and the perf time it happened at")
 	}
 	if c.RefWall != "" {
 		wall, perf, err := parseRef(c.RefWall, c.RefPerf)
 		if err != nil {
-			return usagef("%v", err)
+			return tool.Usagef("%v", err)
 		}
 		opt.RefWall, opt.RefPerf = wall, perf
 	}
@@ -185,9 +175,9 @@ func (c *Config) ref(opt *perfscript.Options) error {
 
 // jobs checks Jobs and caps it at the CPUs this process may run on (its
 // affinity mask), saying so once.
-func (c *Config) jobs(env *Env) error {
+func (c *Config) jobs(env *tool.Env) error {
 	if c.Jobs < 0 {
-		return usagef("--jobs %d: want a number of CPUs, or 0 for all", c.Jobs)
+		return tool.Usagef("--jobs %d: want a number of CPUs, or 0 for all", c.Jobs)
 	}
 	if n := runtime.NumCPU(); c.Jobs > n {
 		env.Warnf("-j %d: this process may run on %d CPUs: using %d", c.Jobs, n, n)
@@ -204,7 +194,7 @@ func isPerf(in *source.Input) bool {
 
 // collapsePerf folds the perf.data files and perf script texts among ins
 // through the one fold driver, as one stream, on every CPU (Jobs).
-func (c *Config) collapsePerf(env *Env, ins source.Inputs, opt perfscript.Options) error {
+func (c *Config) collapsePerf(env *tool.Env, ins source.Inputs, opt collapse.Options) error {
 	f := &capture.Folder{Driver: collapse.Driver{Options: opt, Workers: c.Jobs, Warnf: env.Warnf}}
 	if !c.NoPerf {
 		f.Perf = "perf"
@@ -222,7 +212,7 @@ func (c *Config) collapsePerf(env *Env, ins source.Inputs, opt perfscript.Option
 	sum, err := f.Run(env.Stdout, inputs)
 	var usage *collapse.OptionsError
 	if errors.As(err, &usage) {
-		return &UsageError{Err: usage}
+		return &tool.UsageError{Err: usage}
 	}
 	if err == nil && sum.Samples == 0 {
 		switch {

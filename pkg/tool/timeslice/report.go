@@ -1,6 +1,7 @@
 package timeslice
 
 import (
+	"flamekit/pkg/tool"
 	"fmt"
 	"math"
 	"strings"
@@ -118,7 +119,7 @@ func seconds(d folded.Time) string {
 
 // printBursts writes one line per burst, best first, and the baseline on
 // stderr.
-func (c *run) printBursts(env *Env, res bursts.Result, fs []found, clock *window.Clock, srcs []heatmap.Source, unrec []gaps.Span, rule gaps.Rule) error {
+func (c *run) printBursts(env *tool.Env, res bursts.Result, fs []found, clock *window.Clock, srcs []heatmap.Source, unrec []gaps.Span, rule gaps.Rule) error {
 	if !c.Quiet {
 		left := ""
 		if res.Unrecorded > 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
+	foldedpkg "flamekit/pkg/folded"
 	"flamekit/pkg/svg"
 	"flamekit/pkg/timeline"
 	"flamekit/pkg/view/flamegraph"
@@ -102,10 +103,7 @@ func TestHostileNames(t *testing.T) {
 		t.Errorf("saved folded stacks:\n%q\nwant\n%q", got, want)
 	}
 	o := svg.DefaultOptions()
-	fin, err := flamegraph.Read([]string{"-"}, strings.NewReader(folded), false, flamegraph.Rewrite{}, o.MinCount)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fin := flamegraph.ReadRecords(foldedpkg.NewReader(strings.NewReader(folded), "-").All(), 0, false, flamegraph.Rewrite{}, o.MinCount)
 	var ref bytes.Buffer
 	if err := svg.Render(&ref, fin.Layout, &o); err != nil {
 		t.Fatal(err)
