@@ -56,7 +56,7 @@ func (in *Input) scan(o scanOptions, opened func(), fn recordFunc) scanned {
 	sc, err := capture.Scan(in.src, in.fold, so, func(rec *folded.Record, line int, text []byte) error {
 		if err := fn(rec, line, text); err != nil {
 			if err == errStop {
-				return capture.Stop
+				return capture.ErrStop
 			}
 			stopped = err
 			return err

@@ -199,7 +199,7 @@ func TestScan(t *testing.T) {
 	o.Warnf = func(format string, args ...any) { msgs = append(msgs, fmt.Sprintf(format, args...)) }
 	if _, err := Scan(open(t, data), o, ScanOptions{}, func(*folded.Record, int, []byte) error {
 		if n++; n == 3 {
-			return Stop
+			return ErrStop
 		}
 		return nil
 	}); err != nil || n != 3 {

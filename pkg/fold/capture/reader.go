@@ -44,7 +44,7 @@ func (r *Reader) All() iter.Seq[*folded.Record] {
 			sc, err := Scan(in, r.o, ScanOptions{}, func(rec *folded.Record, _ int, _ []byte) error {
 				if !yield(rec) {
 					stopped = true
-					return Stop
+					return ErrStop
 				}
 				return nil
 			})

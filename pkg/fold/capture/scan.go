@@ -17,12 +17,12 @@ import (
 // folded text stackcollapse would write for the input; text is that line
 // when it was read as text, and nil for records that were never formatted
 // (the timed records of a perf capture, converted profiles). Returning
-// Stop ends the reading without an error; another error ends it, and Scan
+// ErrStop ends the reading without an error; another error ends it, and Scan
 // returns that error as it is.
 type RecordFunc func(rec *folded.Record, line int, text []byte) error
 
-// Stop ends a Scan early without an error (see RecordFunc).
-var Stop = errors.New("stop reading")
+// ErrStop ends a Scan early without an error (see RecordFunc).
+var ErrStop = errors.New("stop reading")
 
 // Scanned is what a Scan read of an input besides its records: the
 // metadata lines, and the lines a lenient folded.Reader skips, up to where
@@ -167,7 +167,7 @@ func scanText(in *source.Input, _ Options, so ScanOptions, fn RecordFunc) (Scann
 		if err != nil {
 			rc.Close()
 			s := Scanned{Metas: rd.Meta(), Skips: rd.Skips()}
-			if err == Stop {
+			if err == ErrStop {
 				return s, nil
 			}
 			return s, err
@@ -200,7 +200,7 @@ func scanPerf(in *source.Input, o Options, so ScanOptions, fn RecordFunc) (Scann
 	err := Records(in, o, r)
 	s := Scanned{Metas: r.metas, Skips: r.skips}
 	switch {
-	case r.stopped == Stop:
+	case r.stopped == ErrStop:
 		return s, nil
 	case r.stopped != nil:
 		return s, r.stopped
@@ -322,7 +322,7 @@ func (s *convertSink) Write(rec *folded.Record) error {
 func (s *convertSink) done(err error, h *held, warnf func(string, ...any)) (Scanned, error) {
 	sc := Scanned{Metas: s.metas}
 	switch {
-	case s.stopped == Stop:
+	case s.stopped == ErrStop:
 		return sc, nil
 	case s.stopped != nil:
 		return sc, s.stopped
