@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"flamekit/internal/testkit/testcapture"
+	"flamekit/pkg/fold/collapse"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/interop/pprof"
-	"flamekit/pkg/fold/collapse"
 )
 
 // collapsed folds a committed perf capture (testdata/perf) as stackcollapse
