@@ -14,16 +14,6 @@ import (
 	"flamekit/pkg/source"
 )
 
-// firstDiff shows the first line that differs, whole.
-func firstDiff(got, want []string) string {
-	for i := range min(len(got), len(want)) {
-		if got[i] != want[i] {
-			return fmt.Sprintf("got  %s\nwant %s", got[i], want[i])
-		}
-	}
-	return fmt.Sprintf("%d lines, want %d", len(got), len(want))
-}
-
 // readEvents is what a folded.Reader gives, as a list a test can compare:
 // metadata lines, records (with the text of untimed ones), malformed
 // lines, with their line numbers.
@@ -146,7 +136,7 @@ func TestRunRecords(t *testing.T) {
 					t.Errorf("%s: only %d lines", name, len(want.events))
 				}
 				if g, w := strings.Join(got.events, "\n"), strings.Join(want.events, "\n"); g != w {
-					t.Errorf("%s: records differ from the text's:\n%s", name, firstDiff(got.events, want.events))
+					t.Errorf("%s: records differ from the text's:\n%s", name, golden.Diff([]byte(strings.Join(want.events, "\n")), []byte(strings.Join(got.events, "\n"))))
 				}
 			}
 		}
@@ -246,7 +236,7 @@ func FuzzRunRecords(f *testing.F) {
 			t.Fatalf("error %v, want %v", err2, err1)
 		}
 		if g, w := strings.Join(got.events, "\n"), strings.Join(want.events, "\n"); g != w || fmt.Sprint(got.skips) != fmt.Sprint(want.skips) {
-			t.Fatalf("records differ from the text's:\n%s\nskips %v, want %v", firstDiff(got.events, want.events), got.skips, want.skips)
+			t.Fatalf("records differ from the text's:\n%s\nskips %v, want %v", golden.Diff([]byte(strings.Join(want.events, "\n")), []byte(strings.Join(got.events, "\n"))), got.skips, want.skips)
 		}
 	})
 }

@@ -2,12 +2,12 @@ package collapse_test
 
 import (
 	"bytes"
-	"flamekit/internal/testkit/testcapture"
 	"fmt"
 	"strings"
 	"testing"
 
 	"flamekit/internal/testkit/golden"
+	"flamekit/internal/testkit/testcapture"
 	"flamekit/pkg/fold/collapse"
 	"flamekit/pkg/folded"
 )

@@ -2,8 +2,6 @@ package perfdata
 
 import (
 	"bytes"
-	"flamekit/internal/testkit/testcapture"
-	collapsepkg "flamekit/pkg/fold/collapse"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +11,8 @@ import (
 	"time"
 
 	"flamekit/internal/testkit/golden"
+	"flamekit/internal/testkit/testcapture"
+	collapsepkg "flamekit/pkg/fold/collapse"
 	"flamekit/pkg/perf/sample"
 	"flamekit/pkg/perf/symbols"
 )

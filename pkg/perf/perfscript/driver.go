@@ -3,13 +3,13 @@ package perfscript
 import (
 	"bytes"
 	"errors"
-	"flamekit/internal/base/freelist"
 	"fmt"
 	"io"
 	"runtime"
 	"slices"
 	"sync"
 
+	"flamekit/internal/base/freelist"
 	"flamekit/internal/base/hugepage"
 	"flamekit/pkg/fold/collapse"
 	"flamekit/pkg/folded"

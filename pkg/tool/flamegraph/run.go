@@ -10,7 +10,6 @@ package flamegraph
 
 import (
 	"errors"
-	"flamekit/pkg/tool"
 	"fmt"
 	"io"
 
@@ -18,6 +17,7 @@ import (
 	"flamekit/pkg/fold/collapse"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/svg"
+	"flamekit/pkg/tool"
 	flame "flamekit/pkg/view/flamegraph"
 )
 

@@ -2,11 +2,11 @@ package flamegraph
 
 import (
 	"errors"
-	"flamekit/pkg/tool"
 	"strings"
 	"testing"
 
 	"flamekit/pkg/svg"
+	"flamekit/pkg/tool"
 )
 
 // Run is flamegraph without its command line: folded stacks from a

@@ -1,13 +1,13 @@
 package stackcollapse
 
 import (
-	"flamekit/pkg/tool"
 	"fmt"
 
 	"flamekit/pkg/fold/capture"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/interop/bpftrace"
 	"flamekit/pkg/source"
+	"flamekit/pkg/tool"
 )
 
 // openInputs opens the inputs through the one input layer, each

@@ -1,7 +1,6 @@
 package stackcollapse
 
 import (
-	"flamekit/pkg/tool"
 	"fmt"
 	"strconv"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"flamekit/pkg/fold/collapse"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/tool"
 )
 
 // offCPUOptions checks the options that only OffCPU (or HotCold, Wakers)

@@ -1,13 +1,13 @@
 package stackcollapse
 
 import (
-	"flamekit/pkg/tool"
 	"strings"
 
 	"flamekit/pkg/filter/idle"
 	"flamekit/pkg/fold/capture"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/source"
+	"flamekit/pkg/tool"
 )
 
 // perfOnly lists the flags set that only apply to perf script input.

@@ -11,13 +11,13 @@ package stackcollapse
 
 import (
 	"errors"
-	"flamekit/pkg/tool"
 	"fmt"
 	"runtime"
 
 	"flamekit/pkg/fold/capture"
 	"flamekit/pkg/fold/collapse"
 	"flamekit/pkg/source"
+	"flamekit/pkg/tool"
 )
 
 // Config is one run of stackcollapse, as its command line gives it

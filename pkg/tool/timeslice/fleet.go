@@ -3,7 +3,6 @@ package timeslice
 import (
 	"context"
 	"errors"
-	"flamekit/pkg/tool"
 	"fmt"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"flamekit/pkg/folded"
 	"flamekit/pkg/interop/pprof"
 	"flamekit/pkg/interop/pyroscope"
+	"flamekit/pkg/tool"
 )
 
 // DefaultPprofBucket is what --format pprof rounds timestamp_ns down to

@@ -1,13 +1,13 @@
 package timeslice
 
 import (
-	"flamekit/pkg/tool"
 	"fmt"
 	"strings"
 
 	"flamekit/pkg/filter/window"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/timeline"
+	"flamekit/pkg/tool"
 	"flamekit/pkg/tool/slicecmd"
 	"flamekit/pkg/view/bursts"
 	"flamekit/pkg/view/explorer"

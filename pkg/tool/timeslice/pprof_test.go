@@ -3,7 +3,6 @@ package timeslice
 import (
 	"bytes"
 	"compress/gzip"
-	"flamekit/pkg/tool"
 	"io"
 	"os"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 
 	"flamekit/pkg/filter/selection"
 	"flamekit/pkg/filter/window"
+	"flamekit/pkg/tool"
 )
 
 // Real captures in several formats: timed folded (an estimated clock, and

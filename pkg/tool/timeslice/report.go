@@ -1,7 +1,6 @@
 package timeslice
 
 import (
-	"flamekit/pkg/tool"
 	"fmt"
 	"math"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"flamekit/pkg/filter/window"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/timeline/gaps"
+	"flamekit/pkg/tool"
 	"flamekit/pkg/view/bursts"
 	"flamekit/pkg/view/heatmap"
 )

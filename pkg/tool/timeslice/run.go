@@ -13,7 +13,6 @@ package timeslice
 import (
 	"cmp"
 	"errors"
-	"flamekit/pkg/tool"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,6 +27,7 @@ import (
 	"flamekit/pkg/interop/pyroscope"
 	"flamekit/pkg/source"
 	"flamekit/pkg/timeline"
+	"flamekit/pkg/tool"
 	"flamekit/pkg/tool/slicecmd"
 	"flamekit/pkg/view/heatmap"
 )
