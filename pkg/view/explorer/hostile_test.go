@@ -37,7 +37,7 @@ func TestHostileNames(t *testing.T) {
 	for i, n := range names {
 		fmt.Fprintf(&in, "%s;main;%s %d @%d.%06d cpu=%d pid=%d tid=%d\n", names[(i+1)%len(names)], n, 1000+i, 100+i/4, i*10000, i%2, 4242, 4243)
 	}
-	tl, skips, err := timeline.Read(strings.NewReader(in.String()), "hostile", timeline.Options{})
+	tl, skips, err := readTimeline(strings.NewReader(in.String()), "hostile", timeline.Options{})
 	if err != nil || skips.Count > 0 {
 		t.Fatal(err, skips)
 	}
