@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"testing"
 
-	"flamekit/internal/golden"
+	"flamekit/internal/testkit/golden"
 )
 
 // cfiSeeds are the FuzzCFI seeds: the sections of sampleTable, a CIE with
