@@ -82,28 +82,45 @@ type Options struct {
 // when that is not empty. An object without any CFI gives a Table that
 // finds none: the unwinder then stops there with NoCFI.
 func Open(path, debug string, opt Options) (*Table, error) {
-	s, err := readSections(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := readSections(path, f)
 	if err != nil {
 		return nil, err
 	}
 	if opt.DebugFrame && debug != "" && s.DebugFrame == nil {
-		if d, err := readSections(debug); err == nil {
-			s.DebugFrame = d.DebugFrame
+		if df, err := os.Open(debug); err == nil {
+			if d, err := readSections(debug, df); err == nil {
+				s.DebugFrame = d.DebugFrame
+			}
+			df.Close()
 		}
 	}
 	return NewTable(s, opt), nil
 }
 
-// readSections reads the CFI sections and the loaded segments of one ELF
-// file.
-func readSections(path string) (Sections, error) {
-	var s Sections
-	f, err := os.Open(path)
+// Load reads the CFI of the ELF object r; name names it in errors.
+func Load(name string, r io.ReaderAt, opt Options) (*Table, error) {
+	s, err := readSections(name, r)
 	if err != nil {
-		return s, err
+		return nil, err
 	}
-	defer f.Close()
-	ef, err := elf.NewFile(f)
+	return NewTable(s, opt), nil
+}
+
+// readSections reads the CFI sections and the loaded segments of one ELF
+// file. debug/elf is not trusted with a hostile file: a panic becomes an
+// error naming the file.
+func readSections(path string, r io.ReaderAt) (s Sections, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s, err = Sections{}, fmt.Errorf("%s: malformed ELF file (%v)", path, p)
+		}
+	}()
+	ef, err := elf.NewFile(r)
 	if err != nil {
 		return s, fmt.Errorf("%s: %w", path, err)
 	}
@@ -173,6 +190,16 @@ func (t *Table) Vaddr(off uint64) (uint64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// BaseAddr returns the address of the object's first loaded segment less
+// its file offset (perf's elf_base_address): an object loaded at B holds
+// its address A at B+A-BaseAddr.
+func (t *Table) BaseAddr() uint64 {
+	if len(t.segs) == 0 {
+		return 0
+	}
+	return t.segs[0].Vaddr - t.segs[0].Off
 }
 
 // hdrIndex decodes the binary search table of .eh_frame_hdr into an
