@@ -191,14 +191,19 @@ func (u *Unwinder) Unwind(regs *Regs, stack []byte, space Space, pcs []uint64) (
 		switch rw.stop {
 		case 0:
 			var s Stop
-			if next, cfa, s = step(rw, &f, mem); s != 0 {
-				if s == StackEnd {
-					// The return address lies past the dump: perf's
-					// libunwind then gives one more frame, address 0
-					// minus one, which perf prints as [unknown].
-					pcs = append(pcs, ^uint64(0))
-				}
+			var lost bool
+			if next, cfa, lost, s = step(rw, &f, mem); s != 0 {
 				return pcs, s
+			}
+			if next.v[ip] == 0 {
+				// A null return address, or one past the dump (read
+				// as 0): perf's libunwind gives one more frame,
+				// address 0 minus one, printed as [unknown].
+				pcs = append(pcs, ^uint64(0))
+				if lost {
+					return pcs, StackEnd
+				}
+				return pcs, End
 			}
 		case noFDE:
 			// libunwind's guess for code without CFI: the frame
@@ -244,23 +249,34 @@ func (u *Unwinder) Unwind(regs *Regs, stack []byte, space Space, pcs []uint64) (
 }
 
 // step computes the caller's registers from the row of the current frame,
-// and the current frame's CFA.
-func step(rw *row, f *frameRegs, mem memReader) (frameRegs, uint64, Stop) {
-	var cfa uint64
+// and the current frame's CFA. As with perf's libunwind, a register saved
+// where the dump does not reach reads as 0 (perf's access_mem gives 0
+// there, and libunwind goes on with it); lost says that happened.
+func step(rw *row, f *frameRegs, mem memReader) (next frameRegs, cfa uint64, lost bool, stop Stop) {
+	read := func(a uint64) uint64 {
+		v, s := mem.read(a)
+		if s != 0 {
+			lost = true
+		}
+		return v
+	}
 	if rw.cfaExpr != nil {
 		v, s := evalExpr(rw.cfaExpr, 0, false, f, mem)
-		if s != 0 {
-			return frameRegs{}, 0, s
+		switch {
+		case s == StackEnd:
+			lost = true
+		case s != 0:
+			return next, 0, false, s
 		}
 		cfa = v
 	} else {
 		base, ok := f.get(uint64(rw.cfaReg))
 		if !ok {
-			return frameRegs{}, 0, NoRegs
+			return next, 0, false, NoRegs
 		}
 		cfa = base + uint64(rw.cfaOff)
 	}
-	next := *f
+	next = *f
 	for n := range numRegs {
 		ru := &rw.regs[n]
 		switch ru.kind {
@@ -269,17 +285,7 @@ func step(rw *row, f *frameRegs, mem memReader) (frameRegs, uint64, Stop) {
 			next.valid &^= 1 << n
 			next.undef |= 1 << n
 		case ruleOffset:
-			// A value the dump does not hold is unknown, which
-			// stops the unwind only if a later step needs it (as
-			// libunwind reads saved registers when it uses them).
-			if v, s := mem.read(cfa + uint64(ru.off)); s == 0 {
-				next.set(n, v)
-			} else {
-				next.valid &^= 1 << n
-				if n == regRA {
-					return frameRegs{}, cfa, s
-				}
-			}
+			next.set(n, read(cfa+uint64(ru.off)))
 		case ruleValOffset:
 			next.set(n, cfa+uint64(ru.off))
 		case ruleRegister:
@@ -291,27 +297,28 @@ func step(rw *row, f *frameRegs, mem memReader) (frameRegs, uint64, Stop) {
 		case ruleExpression, ruleValExpr:
 			a, s := evalExpr(ru.expr, cfa, true, f, mem)
 			if s == 0 && ru.kind == ruleExpression {
-				a, s = mem.read(a)
+				a = read(a)
 			}
-			if s == 0 {
+			switch {
+			case s == 0:
 				next.set(n, a)
-			} else {
+			case s == StackEnd:
+				lost = true
+				next.set(n, 0)
+			default:
 				next.valid &^= 1 << n
-				if n == regRA {
-					return frameRegs{}, cfa, s
-				}
 			}
 		}
 	}
 	if rw.regs[regRA].kind == ruleUndefined {
-		return frameRegs{}, 0, End
+		return next, cfa, lost, End
 	}
 	if next.valid&(1<<regRA) == 0 {
-		return frameRegs{}, 0, NoRegs
+		return next, cfa, lost, NoRegs
 	}
 	if rw.regs[regSP].kind == ruleSame {
 		// The caller's rsp is the CFA, unless a rule says otherwise.
 		next.set(regSP, cfa)
 	}
-	return next, cfa, 0
+	return next, cfa, lost, 0
 }
