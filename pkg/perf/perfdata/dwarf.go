@@ -84,6 +84,7 @@ type dwarfUnwinder struct {
 type objectCFI struct {
 	t    *unwind.Table
 	stop unwind.Stop
+	file string // the file read
 }
 
 // space is the memory of the sampled process, for unwind.Unwinder.
@@ -164,11 +165,11 @@ func (d *dwarfUnwinder) object(ds *dso) *objectCFI {
 		}
 		if f, closeFn, name, err := d.opener.ObjectFile(path, ds.hexID); err == nil {
 			if t, err := unwind.Load(name, f, unwind.Options{}); err == nil {
-				o.t, o.stop = t, 0
+				o.t, o.stop, o.file = t, 0, name
 			}
 			closeFn()
-		} else if !errors.Is(err, symbols.ErrBuildIDMismatch) {
-			o.stop = unwind.NoObject
+		} else if errors.Is(err, symbols.ErrBuildIDMismatch) {
+			o.stop = unwind.Replaced
 		}
 	}
 	d.tables[key] = o

@@ -25,6 +25,9 @@ const (
 	// NoObject: the object mapped there is not on this machine or not
 	// an ELF file of this architecture.
 	NoObject
+	// Replaced: the object's file here has another build-id than the
+	// capture recorded (rebuilt or upgraded since).
+	Replaced
 	// NoCFI: the object has no unwind table (.eh_frame_hdr), or no CFI
 	// for the address and the frame-pointer guess failed.
 	NoCFI
@@ -48,6 +51,7 @@ var stopNames = [...]string{
 	NoMap:      "address in no mapping",
 	JIT:        "JIT code (anonymous memory)",
 	NoObject:   "object not found",
+	Replaced:   "object replaced since the capture (build-id differs)",
 	NoCFI:      "no CFI for the address",
 	BadCFI:     "corrupt CFI",
 	NoProgress: "unwinding made no progress",

@@ -1,0 +1,186 @@
+package perfdata
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"flamekit/internal/testkit/elfskel"
+	"flamekit/internal/testkit/golden"
+	"flamekit/pkg/perf/symbols"
+	"flamekit/pkg/perf/unwind"
+)
+
+// dwarfCaptures are the --call-graph dwarf captures of testdata (see
+// README.md). Their NAME.script.gz is perf script --no-inline: the frames
+// perf's libunwind unwinds, without the inlined functions perf script adds
+// by default with addr2line (NAME.inline.script.gz).
+var dwarfCaptures = []string{"dwc", "dwcfp", "dwsmall", "dwcpp", "dwrust", "dwgo", "dwsys"}
+
+// objectsDir holds the skeletons (pkg/internal/testkit/elfskel) of the
+// objects the DWARF captures unwind through, OBJECTS/BUILDID.gz, and
+// OBJECTS/paths, "PATH BUILDID" lines for the objects the captures name
+// without a build-id (perf records build-ids only for the objects with
+// samples; the others are read by path, as perf reads them).
+const objectsDir = "testdata/objects"
+
+// committedObjects is an objectOpener over objectsDir.
+type committedObjects struct {
+	once  sync.Once
+	paths map[string]string
+	err   error
+}
+
+func (c *committedObjects) ObjectFile(path, buildID string) (io.ReaderAt, func() error, string, error) {
+	c.once.Do(func() {
+		c.paths = map[string]string{}
+		b, err := os.ReadFile(filepath.Join(objectsDir, "paths"))
+		if err != nil {
+			c.err = err
+			return
+		}
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		for sc.Scan() {
+			if p, id, ok := strings.Cut(sc.Text(), " "); ok {
+				c.paths[p] = id
+			}
+		}
+	})
+	if buildID == "" {
+		buildID = c.paths[path]
+	}
+	name := filepath.Join(objectsDir, buildID+".gz")
+	data, err := golden.Read(name)
+	if buildID == "" || err != nil {
+		return nil, nil, "", fmt.Errorf("%s %s: not committed: %w", path, buildID, fs.ErrNotExist)
+	}
+	return bytes.NewReader(data), func() error { return nil }, name, nil
+}
+
+// dwarfSymbolizer is the parity tests' Symbolizer for the DWARF captures:
+// byBuildID's symbols (the captures' kernel is not the committed
+// kallsyms'), the committed objects' CFI, and the committed vdso.
+type dwarfSymbolizer struct {
+	byBuildID
+	objects *committedObjects
+}
+
+func (d dwarfSymbolizer) ObjectFile(path, buildID string) (io.ReaderAt, func() error, string, error) {
+	if path == "[vdso]" {
+		return d.Resolver.ObjectFile(path, buildID)
+	}
+	return d.objects.ObjectFile(path, buildID)
+}
+
+// TestDWARFParity reads every DWARF capture, unwinding its user stacks,
+// and compares it with perf script --no-inline as TestScriptParity does:
+// sample by sample (the same frames, addresses and DSOs; symbols from the
+// text), then folded with every flag set. Each capture's sample total is
+// perf's.
+func TestDWARFParity(t *testing.T) {
+	objects := &committedObjects{}
+	for _, name := range dwarfCaptures {
+		t.Run(name, func(t *testing.T) {
+			script, err := golden.Read(filepath.Join("testdata", name+".script.gz"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := scriptRecords(script)
+			o := newOracle(want, false)
+			path := extract(t, name, script)
+			sy := dwarfSymbolizer{byBuildID{Resolver: committedResolver(t), kernelFromText: true}, objects}
+			got := readOurs(t, path, Options{Symbolizer: sy, AllowForeign: true}, o, false)
+			if len(got.records) != len(want) {
+				t.Errorf("%d samples, perf script has %d", len(got.records), len(want))
+			}
+			checkSamples(t, name, want, got.records)
+			checkFolded(t, name, script, got.text)
+			u := got.stats.Unwind
+			if u.Total() == 0 {
+				t.Errorf("no user stack unwound")
+			}
+			short, causes := u.Short()
+			t.Logf("%d samples, %d stacks unwound, %d ended early (%s)", len(want), u.Total(), short, causes)
+		})
+	}
+}
+
+// TestDWARFObjects checks that the objects the DWARF captures unwind
+// through are committed; with -update it writes their skeletons from this
+// machine's files (run it where the captures were made).
+func TestDWARFObjects(t *testing.T) {
+	if !golden.Updating() {
+		objects := &committedObjects{}
+		for _, name := range dwarfCaptures {
+			path := writeTemp(t, name+".data", readData(t, name))
+			sy := dwarfSymbolizer{byBuildID{Resolver: committedResolver(t), kernelFromText: true}, objects}
+			r, err := Open(path, Options{Symbolizer: sy, AllowForeign: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r.Next() {
+			}
+			for key, o := range r.dwarf.tables {
+				file, _, _ := strings.Cut(key, "\x00")
+				if o.stop != unwind.NoObject || !strings.HasPrefix(file, "/") {
+					continue
+				}
+				// An object that is not committed must be one without
+				// an unwind table (a Go binary), or not on this
+				// machine (other tests' binaries of the busy
+				// machine's capture, gone since).
+				if tb, err := unwind.Open(file, "", unwind.Options{}); err == nil && tb.HasCFI() {
+					t.Errorf("%s: %q not committed (go test ./pkg/perf/perfdata -run TestDWARFObjects -update writes it)", name, key)
+				}
+			}
+			r.Close()
+		}
+		return
+	}
+	paths := map[string]string{}
+	if err := os.MkdirAll(objectsDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range dwarfCaptures {
+		path := writeTemp(t, name+".data", readData(t, name))
+		r, err := Open(path, Options{Symbolizer: symbols.NewResolver(symbols.Options{}), AllowForeign: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r.Next() {
+		}
+		for key, o := range r.dwarf.tables {
+			dso, id, _ := strings.Cut(key, "\x00")
+			if o.t == nil || dso == "" || dso == "[vdso]" || !o.t.HasCFI() {
+				continue
+			}
+			skel, fileID, err := elfskel.Make(o.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if id == "" {
+				paths[dso] = fileID
+			}
+			if err := golden.Write(filepath.Join(objectsDir, fileID+".gz"), skel); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r.Close()
+	}
+	var lines []string
+	for p, id := range paths {
+		lines = append(lines, p+" "+id+"\n")
+	}
+	slices.Sort(lines)
+	if err := os.WriteFile(filepath.Join(objectsDir, "paths"), []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
