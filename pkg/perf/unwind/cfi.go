@@ -87,13 +87,13 @@ func Open(path, debug string, opt Options) (*Table, error) {
 		return nil, err
 	}
 	defer f.Close()
-	s, err := readSections(path, f)
+	s, err := readSections(path, f, opt.DebugFrame)
 	if err != nil {
 		return nil, err
 	}
 	if opt.DebugFrame && debug != "" && s.DebugFrame == nil {
 		if df, err := os.Open(debug); err == nil {
-			if d, err := readSections(debug, df); err == nil {
+			if d, err := readSections(debug, df, true); err == nil {
 				s.DebugFrame = d.DebugFrame
 			}
 			df.Close()
@@ -104,17 +104,17 @@ func Open(path, debug string, opt Options) (*Table, error) {
 
 // Load reads the CFI of the ELF object r; name names it in errors.
 func Load(name string, r io.ReaderAt, opt Options) (*Table, error) {
-	s, err := readSections(name, r)
+	s, err := readSections(name, r, opt.DebugFrame)
 	if err != nil {
 		return nil, err
 	}
 	return NewTable(s, opt), nil
 }
 
-// readSections reads the CFI sections and the loaded segments of one ELF
-// file. debug/elf is not trusted with a hostile file: a panic becomes an
-// error naming the file.
-func readSections(path string, r io.ReaderAt) (s Sections, err error) {
+// readSections reads the CFI sections (.debug_frame only with debug) and
+// the loaded segments of one ELF file. debug/elf is not trusted with a
+// hostile file: a panic becomes an error naming the file.
+func readSections(path string, r io.ReaderAt, debug bool) (s Sections, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s, err = Sections{}, fmt.Errorf("%s: malformed ELF file (%v)", path, p)
@@ -145,7 +145,9 @@ func readSections(path string, r io.ReaderAt) (s Sections, err error) {
 	}
 	s.EHFrame, s.EHFrameAddr = read(".eh_frame")
 	s.EHFrameHdr, s.EHFrameHdrAddr = read(".eh_frame_hdr")
-	s.DebugFrame, _ = read(".debug_frame")
+	if debug {
+		s.DebugFrame, _ = read(".debug_frame")
+	}
 	return s, nil
 }
 
