@@ -13,10 +13,11 @@ faster than perf script | stackcollapse, with the same output), the text of
 "perf script" (with or without --header) from FILEs, FIFOs or standard
 input ("-"), gzip or zstd or not; also pprof profiles, bpftrace map dumps and already-folded
 stacks (bcc's -f output, async-profiler's collapsed), each input recognised
-by its content (see --format). A perf.data file that cannot be read as perf
-would (--call-graph dwarf, LBR, pipe mode, another host's capture without
-its binaries) is read through perf script, with a note (--no-perf: an
-error instead). Stacks are folded as
+by its content (see --format). --call-graph dwarf captures are unwound in
+Go as perf unwinds them (without the inlined functions perf script adds:
+as perf script --no-inline). A perf.data file that cannot be read as perf
+would (LBR, pipe mode, another host's capture without its binaries) is read
+through perf script, with a note (--no-perf: an error instead). Stacks are folded as
 stackcollapse-perf.pl folds them (same frames, same flags, weights = perf's
 periods). When the samples have timestamps, the output keeps them: one
 timed line "stack weight @seconds" per sample, in input order, after a
@@ -67,7 +68,7 @@ type command struct {
 	RefPerf     string          `name:"ref-perf" placeholder:"SECONDS" help:"The perf-clock (dmesg) time of --ref-wall, e.g. 2404.748841."`
 	Jobs        int             `name:"jobs" short:"j" default:"0" help:"Use this many CPUs (default: all): -j 1 leaves the others to perf record."`
 	Format      string          `name:"format" enum:"auto,perf,bpftrace,pprof,perf-data,folded" default:"auto" help:"Input format: auto (recognise each input by its content), perf (perf script text), pprof (profile.proto, gzipped or not: Go's -cpuprofile/-memprofile, perf_data_converter, timeslice --format pprof), bpftrace (map dump), folded (passed through), perf-data (perf record's file, read directly)."`
-	NoPerf      bool            `name:"no-perf" help:"Never run perf script: a perf.data file that stackcollapse cannot read as perf does (--call-graph dwarf, LBR, pipe mode, another host's capture without perf archive) is an error instead."`
+	NoPerf      bool            `name:"no-perf" help:"Never run perf script: a perf.data file that stackcollapse cannot read as perf does (LBR, pipe mode, another host's capture without perf archive) is an error instead."`
 	Map         string          `name:"map" placeholder:"@NAME" help:"bpftrace input: the map to fold (default: the first map with a stack in its key)."`
 	Version     cli.VersionFlag `help:"Print the version and exit."`
 	Files       []string        `arg:"" optional:"" name:"FILE" help:"Input files: perf script text, pprof, bpftrace dumps, folded stacks (.gz read transparently); '-' or none for standard input."`

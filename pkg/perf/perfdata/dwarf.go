@@ -73,6 +73,7 @@ type dwarfUnwinder struct {
 	u      unwind.Unwinder
 	opener objectOpener
 	tables map[string]*objectCFI // by path and build-id
+	byDSO  map[*dso]*objectCFI   // the same, by DSO (a changed DSO is a copy)
 	lowest map[lowestKey]uint64
 	space  space
 	pcs    []uint64
@@ -127,13 +128,13 @@ func (s *space) Find(addr uint64) (*unwind.Table, uint64, unwind.Stop) {
 type lowestKey struct {
 	list *mapping
 	n    int
-	dso  string
+	dso  *dso
 }
 
 // lowestStart returns the lowest start of the maps of DSO d in ms,
 // cached per version of the list.
 func (d *dwarfUnwinder) lowestStart(ms *maps, ds *dso) uint64 {
-	k := lowestKey{&ms.list[0], len(ms.list), ds.path + "\x00" + ds.hexID}
+	k := lowestKey{&ms.list[0], len(ms.list), ds}
 	if v, ok := d.lowest[k]; ok {
 		return v
 	}
@@ -153,10 +154,15 @@ func (d *dwarfUnwinder) lowestStart(ms *maps, ds *dso) uint64 {
 
 // object returns the CFI of a DSO, read once.
 func (d *dwarfUnwinder) object(ds *dso) *objectCFI {
-	key := ds.path + "\x00" + ds.hexID
-	if o, ok := d.tables[key]; ok {
+	if o, ok := d.byDSO[ds]; ok {
 		return o
 	}
+	key := ds.path + "\x00" + ds.hexID
+	if o, ok := d.tables[key]; ok {
+		d.byDSO[ds] = o
+		return o
+	}
+	defer func() { d.byDSO[ds] = d.tables[key] }()
 	o := &objectCFI{stop: unwind.NoObject}
 	if d.opener != nil {
 		path := ds.path
@@ -194,7 +200,7 @@ const (
 func (r *Reader) unwindUser(rec *sampleRec) {
 	d := r.dwarf
 	if d == nil {
-		d = &dwarfUnwinder{tables: map[string]*objectCFI{}, lowest: map[lowestKey]uint64{}}
+		d = &dwarfUnwinder{tables: map[string]*objectCFI{}, byDSO: map[*dso]*objectCFI{}, lowest: map[lowestKey]uint64{}}
 		d.opener, _ = r.opt.Symbolizer.(objectOpener)
 		d.u.MaxDepth = maxStack
 		r.dwarf = d

@@ -120,7 +120,7 @@ type outFields struct {
 
 // Open opens a perf.data file and reads its header. The error is an
 // *UnsupportedError when the file is valid but needs perf script (pipe
-// mode, --call-graph dwarf, LBR call stacks, a big-endian file, a capture
+// mode, --call-graph dwarf not of x86-64, LBR call stacks, a big-endian file, a capture
 // from another host whose objects are not here), a *FormatError when it
 // is not a perf.data file. The capture's "captured on" is the file's
 // modification time, as perf prints it.
