@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"slices"
 )
 
 // keep are the sections a skeleton keeps.
@@ -22,8 +23,11 @@ var keep = map[string]bool{
 }
 
 // Make returns the skeleton of the ELF object at path, and its build-id
-// in hexadecimal ("" when it has none).
-func Make(path string) (skel []byte, buildID string, err error) {
+// in hexadecimal ("" when it has none). When used is not nil, only the
+// FDEs whose range (up to the next FDE's start, by .eh_frame_hdr's table)
+// holds one of the addresses used keep their instructions: the others
+// become no-ops, which gzip to nothing.
+func Make(path string, used []uint64) (skel []byte, buildID string, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, "", err
@@ -56,7 +60,67 @@ func Make(path string) (skel []byte, buildID string, err error) {
 			cp(s.Offset, s.FileSize)
 		}
 	}
+	if used != nil {
+		prune(out, f, used)
+	}
 	return out, noteBuildID(f), nil
+}
+
+// prune zeroes the instructions of the FDEs no used address falls in. It
+// reads .eh_frame_hdr's table as linkers write it (data-relative signed
+// 4-byte entries) and leaves the sections alone otherwise.
+func prune(out []byte, f *elf.File, used []uint64) {
+	hdr, eh := f.Section(".eh_frame_hdr"), f.Section(".eh_frame")
+	if hdr == nil || eh == nil || hdr.Type == elf.SHT_NOBITS || eh.Type == elf.SHT_NOBITS {
+		return
+	}
+	h := out[hdr.Offset : hdr.Offset+hdr.FileSize]
+	if len(h) < 12 || h[0] != 1 || h[2] != 0x03 || h[3] != 0x3b {
+		return
+	}
+	n := int(binary.LittleEndian.Uint32(h[8:]))
+	if n > (len(h)-12)/8 {
+		return
+	}
+	entry := func(i int) (start, fde uint64) {
+		e := h[12+8*i:]
+		return hdr.Addr + uint64(int64(int32(binary.LittleEndian.Uint32(e)))),
+			hdr.Addr + uint64(int64(int32(binary.LittleEndian.Uint32(e[4:]))))
+	}
+	for i := 0; i < n; i++ {
+		start, fde := entry(i)
+		end := ^uint64(0)
+		if i+1 < n {
+			end, _ = entry(i + 1)
+		}
+		j, _ := slices.BinarySearch(used, start)
+		if j < len(used) && used[j] < end {
+			continue
+		}
+		if fde < eh.Addr || fde-eh.Addr+16 > eh.FileSize {
+			continue
+		}
+		off := eh.Offset + fde - eh.Addr
+		length := uint64(binary.LittleEndian.Uint32(out[off:]))
+		if length == 0xffffffff || length < 12 || off+4+length > eh.Offset+eh.FileSize {
+			continue
+		}
+		// After the length, CIE pointer, start and range (4 bytes each
+		// in the encodings linkers use): augmentation length and
+		// instructions, zero: no augmentation data, no-ops.
+		clear(out[off+16 : off+4+length])
+	}
+}
+
+// BuildID returns the build-id of the ELF object at path, in hexadecimal
+// ("" when it has none).
+func BuildID(path string) (string, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return noteBuildID(f), nil
 }
 
 // noteBuildID returns the GNU build-id note of f in hexadecimal.

@@ -145,10 +145,14 @@ func TestDWARFObjects(t *testing.T) {
 		}
 		return
 	}
-	paths := map[string]string{}
-	if err := os.MkdirAll(objectsDir, 0o755); err != nil {
-		t.Fatal(err)
+	// The addresses each object's unwinding needed, over all captures:
+	// the skeletons keep the instructions of their FDEs only.
+	type object struct {
+		file string
+		used map[uint64]bool
+		ids  []string // the DSO paths it was named by without a build-id
 	}
+	objects := map[string]*object{} // by the path+build-id key
 	for _, name := range dwarfCaptures {
 		path := writeTemp(t, name+".data", readData(t, name))
 		r, err := Open(path, Options{Symbolizer: symbols.NewResolver(symbols.Options{}), AllowForeign: true})
@@ -158,26 +162,65 @@ func TestDWARFObjects(t *testing.T) {
 		for r.Next() {
 		}
 		for key, o := range r.dwarf.tables {
-			dso, id, _ := strings.Cut(key, "\x00")
+			dso, _, _ := strings.Cut(key, "\x00")
 			if o.t == nil || dso == "" || dso == "[vdso]" || !o.t.HasCFI() {
 				continue
 			}
-			skel, fileID, err := elfskel.Make(o.file)
-			if err != nil {
-				t.Fatal(err)
+			ob := objects[key]
+			if ob == nil {
+				ob = &object{file: o.file, used: map[uint64]bool{}}
+				objects[key] = ob
 			}
-			if id == "" {
-				paths[dso] = fileID
-			}
-			if err := golden.Write(filepath.Join(objectsDir, fileID+".gz"), skel); err != nil {
-				t.Fatal(err)
+			for _, a := range o.t.Addresses() {
+				ob.used[a] = true
 			}
 		}
 		r.Close()
 	}
+	// One skeleton per build-id, with the addresses of all its names
+	// (the build-id cache's copy and the file by path are one object).
+	type skeleton struct {
+		file  string
+		used  []uint64
+		paths []string // DSO paths without a recorded build-id
+	}
+	byID := map[string]*skeleton{}
+	for key, ob := range objects {
+		id, err := elfskel.BuildID(ob.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sk := byID[id]
+		if sk == nil {
+			sk = &skeleton{file: ob.file}
+			byID[id] = sk
+		}
+		for a := range ob.used {
+			sk.used = append(sk.used, a)
+		}
+		if dso, id, _ := strings.Cut(key, "\x00"); id == "" {
+			sk.paths = append(sk.paths, dso)
+		}
+	}
+	if err := os.RemoveAll(objectsDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(objectsDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	var lines []string
-	for p, id := range paths {
-		lines = append(lines, p+" "+id+"\n")
+	for _, sk := range byID {
+		slices.Sort(sk.used)
+		skel, id, err := elfskel.Make(sk.file, slices.Compact(sk.used))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := golden.Write(filepath.Join(objectsDir, id+".gz"), skel); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range sk.paths {
+			lines = append(lines, p+" "+id+"\n")
+		}
 	}
 	slices.Sort(lines)
 	if err := os.WriteFile(filepath.Join(objectsDir, "paths"), []byte(strings.Join(lines, "")), 0o644); err != nil {

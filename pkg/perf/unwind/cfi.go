@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"sync"
@@ -192,6 +193,15 @@ func (t *Table) Vaddr(off uint64) (uint64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// Addresses returns the addresses (in the object's own address space)
+// whose rows the table computed so far, sorted: what unwinding a capture
+// needed of the object.
+func (t *Table) Addresses() []uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Sorted(maps.Keys(t.rows))
 }
 
 // BaseAddr returns the address of the object's first loaded segment less
