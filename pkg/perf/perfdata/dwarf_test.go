@@ -150,7 +150,6 @@ func TestDWARFObjects(t *testing.T) {
 	type object struct {
 		file string
 		used map[uint64]bool
-		ids  []string // the DSO paths it was named by without a build-id
 	}
 	objects := map[string]*object{} // by the path+build-id key
 	for _, name := range dwarfCaptures {
