@@ -37,6 +37,8 @@ type committedObjects struct {
 	once  sync.Once
 	paths map[string]string
 	err   error
+	mu    sync.Mutex
+	files map[string][]byte // gunzipped, by build-id
 }
 
 func (c *committedObjects) ObjectFile(path, buildID string) (io.ReaderAt, func() error, string, error) {
@@ -58,8 +60,18 @@ func (c *committedObjects) ObjectFile(path, buildID string) (io.ReaderAt, func()
 		buildID = c.paths[path]
 	}
 	name := filepath.Join(objectsDir, buildID+".gz")
-	data, err := golden.Read(name)
-	if buildID == "" || err != nil {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	data, ok := c.files[buildID]
+	var err error
+	if !ok && buildID != "" {
+		data, err = golden.Read(name)
+		if c.files == nil {
+			c.files = map[string][]byte{}
+		}
+		c.files[buildID] = data
+	}
+	if buildID == "" || err != nil || data == nil {
 		return nil, nil, "", fmt.Errorf("%s %s: not committed: %w", path, buildID, fs.ErrNotExist)
 	}
 	return bytes.NewReader(data), func() error { return nil }, name, nil
