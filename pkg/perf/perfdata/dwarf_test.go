@@ -3,6 +3,7 @@ package perfdata
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"io/fs"
@@ -236,5 +237,83 @@ func TestDWARFObjects(t *testing.T) {
 	slices.Sort(lines)
 	if err := os.WriteFile(filepath.Join(objectsDir, "paths"), []byte(strings.Join(lines, "")), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDWARFDamaged reads a DWARF capture whose stack dumps were cut short
+// or filled with garbage: every sample is still delivered, with its
+// first frame, and where the unwind stopped is counted; nothing panics.
+func TestDWARFDamaged(t *testing.T) {
+	orig := readData(t, "dwc")
+	objects := &committedObjects{}
+	for _, c := range []struct {
+		name  string
+		// patch changes the body of a SAMPLE record, which ends (in this
+		// capture) with the 4096 bytes of the dump, dyn_size, data_src.
+		patch func(rec []byte)
+		check func(t *testing.T, u UnwindStops, frames int)
+	}{
+		{"dump of 16 bytes", func(rec []byte) {
+			binary.LittleEndian.PutUint64(rec[len(rec)-16:], 16)
+		}, func(t *testing.T, u UnwindStops, frames int) {
+			if u[unwind.StackEnd] != u.Total() {
+				t.Errorf("stops %v, want all StackEnd", u)
+			}
+		}},
+		{"no dump", func(rec []byte) {
+			binary.LittleEndian.PutUint64(rec[len(rec)-16:], 0)
+		}, func(t *testing.T, u UnwindStops, frames int) {
+			if u[unwind.StackEnd] != u.Total() || frames != 0 {
+				t.Errorf("stops %v and %d user frames, want all StackEnd and none", u, frames)
+			}
+		}},
+		{"garbage", func(rec []byte) {
+			dump := rec[len(rec)-16-4096 : len(rec)-16]
+			for i := range dump {
+				dump[i] = byte(i * 7)
+			}
+		}, func(t *testing.T, u UnwindStops, frames int) {
+			if u.Total() == 0 {
+				t.Errorf("no stack unwound")
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := bytes.Clone(orig)
+			off := binary.LittleEndian.Uint64(data[40:])
+			end := off + binary.LittleEndian.Uint64(data[48:])
+			n := 0
+			for off+8 <= end {
+				typ, size := binary.LittleEndian.Uint32(data[off:]), uint64(binary.LittleEndian.Uint16(data[off+6:]))
+				if size < 8 {
+					break
+				}
+				if typ == recSample {
+					c.patch(data[off+8 : off+size])
+					n++
+				}
+				off += size
+			}
+			path := writeTemp(t, "damaged.data", data)
+			sy := dwarfSymbolizer{byBuildID{Resolver: committedResolver(t), kernelFromText: true}, objects}
+			r, err := Open(path, Options{Symbolizer: sy, AllowForeign: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			samples, user := 0, 0
+			for r.Next() {
+				samples++
+				for _, f := range r.Sample().Frames {
+					if !bytes.HasPrefix(f.Addr, []byte("ffffffff8")) {
+						user++
+					}
+				}
+			}
+			if err := r.Err(); err != nil || samples != n {
+				t.Fatalf("%d samples of %d, %v", samples, n, err)
+			}
+			c.check(t, r.Stats().Unwind, user)
+		})
 	}
 }
