@@ -247,7 +247,7 @@ func TestDWARFDamaged(t *testing.T) {
 	orig := readData(t, "dwc")
 	objects := &committedObjects{}
 	for _, c := range []struct {
-		name  string
+		name string
 		// patch changes the body of a SAMPLE record, which ends (in this
 		// capture) with the 4096 bytes of the dump, dyn_size, data_src.
 		patch func(rec []byte)
