@@ -87,6 +87,9 @@ type Client struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// UserAgent is sent with every request.
 	UserAgent string
+	// MaxTime bounds one push, its retries and waits included; 0: no
+	// bound but the retries'.
+	MaxTime time.Duration
 }
 
 // Defaults of NewClient.
@@ -184,15 +187,29 @@ func retryable(status int) bool {
 
 // Ingest pushes one profile.
 func (c *Client) Ingest(ctx context.Context, r Request) (Result, error) {
-	u := *c.base
-	u.Path = strings.TrimSuffix(u.Path, "/") + "/ingest"
 	q := url.Values{}
 	q.Set("name", r.Name)
 	q.Set("format", "pprof")
 	q.Set("from", strconv.FormatInt(r.From.UnixNano(), 10))
 	q.Set("until", strconv.FormatInt(r.Until.UnixNano(), 10))
-	u.RawQuery = q.Encode()
+	res, _, err := c.Post(ctx, "/ingest", q, "application/octet-stream", r.Profile)
+	return res, err
+}
+
+// Post sends body to path (under the URL's path) with the query and the
+// content type given, with the Client's retries and backoff, and returns
+// the start (at most 64 KiB) of a 2xx answer's body. MaxTime, when set,
+// bounds the whole of it, retries and waits included.
+func (c *Client) Post(ctx context.Context, path string, query url.Values, contentType string, body []byte) (Result, []byte, error) {
+	u := *c.base
+	u.Path = strings.TrimSuffix(u.Path, "/") + path
+	u.RawQuery = query.Encode()
 	target := u.String()
+	if c.MaxTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.MaxTime)
+		defer cancel()
+	}
 
 	retries := c.Retries
 	if retries == 0 {
@@ -205,21 +222,21 @@ func (c *Client) Ingest(ctx context.Context, r Request) (Result, error) {
 	var res Result
 	for {
 		res.Attempts++
-		status, msg, after, err := c.send(ctx, target, r.Profile)
+		status, msg, after, answer, err := c.send(ctx, target, contentType, body)
 		res.Status = status
 		switch {
 		case err == nil && status/100 == 2:
-			return res, nil
+			return res, answer, nil
 		case ctx.Err() != nil:
-			return res, ctx.Err()
+			return res, nil, fmt.Errorf("%w (after %d attempts; last: %s)", ctx.Err(), res.Attempts, lastError(status, msg, err))
 		case err == nil && !retryable(status):
-			return res, &RefusedError{Status: status, Message: msg, Attempts: res.Attempts}
+			return res, nil, &RefusedError{Status: status, Message: msg, Attempts: res.Attempts}
 		}
 		if err != nil {
 			msg = err.Error()
 		}
 		if res.Attempts > retries {
-			return res, &RefusedError{Status: status, Message: msg, Attempts: res.Attempts}
+			return res, nil, &RefusedError{Status: status, Message: msg, Attempts: res.Attempts}
 		}
 		d := wait
 		if after > d {
@@ -229,7 +246,7 @@ func (c *Client) Ingest(ctx context.Context, r Request) (Result, error) {
 			d = c.MaxBackoff
 		}
 		if err := c.sleep(ctx, d); err != nil {
-			return res, err
+			return res, nil, fmt.Errorf("%w (after %d attempts; last: %s)", err, res.Attempts, lastError(status, msg, nil))
 		}
 		wait *= 2
 		if c.MaxBackoff > 0 && wait > c.MaxBackoff {
@@ -238,14 +255,26 @@ func (c *Client) Ingest(ctx context.Context, r Request) (Result, error) {
 	}
 }
 
+// lastError describes the last failed attempt.
+func lastError(status int, msg string, err error) string {
+	switch {
+	case err != nil:
+		return err.Error()
+	case status == 0:
+		return msg
+	}
+	return fmt.Sprintf("HTTP %d %s", status, msg)
+}
+
 // send makes one request; it returns the status, the server's message for
-// a non-2xx status, a 429's Retry-After, and a network error.
-func (c *Client) send(ctx context.Context, target string, body []byte) (int, string, time.Duration, error) {
+// a non-2xx status, a 429's Retry-After, a 2xx answer's body, and a
+// network error.
+func (c *Client) send(ctx context.Context, target, contentType string, body []byte) (int, string, time.Duration, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
-		return 0, "", 0, err
+		return 0, "", 0, nil, err
 	}
-	req.Header.Set("Content-Type", "application/octet-stream")
+	req.Header.Set("Content-Type", contentType)
 	if c.UserAgent != "" {
 		req.Header.Set("User-Agent", c.UserAgent)
 	}
@@ -264,10 +293,10 @@ func (c *Client) send(ctx context.Context, target string, body []byte) (int, str
 		if errors.As(err, &ue) {
 			err = ue.Err // the URL is known to the caller
 		}
-		return 0, "", 0, err
+		return 0, "", 0, nil, err
 	}
 	defer resp.Body.Close()
-	const keep = 4 << 10
+	const keep = 64 << 10
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, keep))
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // let the connection be reused
 	var after time.Duration
@@ -275,9 +304,9 @@ func (c *Client) send(ctx context.Context, target string, body []byte) (int, str
 		after = time.Duration(s) * time.Second
 	}
 	if resp.StatusCode/100 == 2 {
-		return resp.StatusCode, "", 0, nil
+		return resp.StatusCode, "", 0, b, nil
 	}
-	return resp.StatusCode, message(b), after, nil
+	return resp.StatusCode, message(b), after, nil, nil
 }
 
 // message tidies a response body for an error message: one line, valid

@@ -9,6 +9,7 @@ import (
 
 	"flamekit/pkg/filter/window"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/interop/otlp"
 	"flamekit/pkg/interop/pprof"
 	"flamekit/pkg/interop/pyroscope"
 )
@@ -22,6 +23,8 @@ func (f *Config) Resolution() time.Duration {
 	switch {
 	case f.Bucket != nil:
 		return *f.Bucket
+	case f.Format == "otlp":
+		return otlp.DefaultResolution
 	case f.Push != "":
 		return pyroscope.DefaultBucket
 	}
@@ -33,19 +36,21 @@ func (c *run) checkFleet() error {
 	f := &c.Config
 	switch {
 	case f.Push != "" && f.Format == "pprof":
-		return usagef("--push and --format pprof cannot be combined: --push sends pprof itself")
-	case (f.Push != "" || f.Format == "pprof") && (c.Heatmap != "" || c.KeepTime):
-		return usagef("--heatmap and --keep-time write their own output: drop --push/--format pprof")
+		return usagef("--push and --format pprof cannot be combined: --push sends pprof itself (--format otlp --push sends OTLP)")
+	case (f.Push != "" || f.Format != "folded") && (c.Heatmap != "" || c.KeepTime):
+		return usagef("--heatmap and --keep-time write their own output: drop --push/--format %s", f.Format)
 	case f.Push != "" && f.Service == "":
 		return usagef("--push needs --service NAME (the service name Grafana shows)")
-	case f.Push == "" && (f.Service != "" || len(f.Label) > 0):
-		return usagef("--service and --label go with --push URL")
+	case f.Push == "" && f.Format != "otlp" && (f.Service != "" || len(f.Label) > 0):
+		return usagef("--service and --label go with --push URL or --format otlp")
 	case f.Bucket != nil && *f.Bucket <= 0:
 		return usagef("--bucket %v: want a positive duration such as 1s or 250ms", *f.Bucket)
-	case f.Bucket != nil && f.Push == "" && f.Format != "pprof":
-		return usagef("--bucket goes with --push or --format pprof")
-	case f.SampleType != "" && f.Push == "" && f.Format != "pprof":
-		return usagef("--sample-type goes with --format pprof or --push")
+	case f.Bucket != nil && f.Push == "" && f.Format == "folded":
+		return usagef("--bucket goes with --push or --format pprof/otlp")
+	case f.SampleType != "" && f.Push == "" && f.Format == "folded":
+		return usagef("--sample-type goes with --format pprof/otlp or --push")
+	case f.Format == "otlp" && f.Resolution() < pprof.MinCut:
+		return usagef("--bucket %v: --format otlp keeps timestamps to %v at the finest", f.Resolution(), pprof.MinCut)
 	}
 	if f.SampleType != "" {
 		if _, err := parseWeight(f.SampleType); err != nil {
@@ -79,7 +84,8 @@ func refOf(win *window.Window, clock *window.Clock) (folded.WallRef, bool) {
 }
 
 // pprofOutput makes the Slicer's sink a pprof Builder; finish writes the
-// gzipped profile once the clock is known.
+// gzipped profile once the clock is known (with --format otlp, the OTLP
+// request made from the same Builder, written or pushed: otlpFinish).
 //
 // The Builder sums the samples of each --bucket interval (on the wall
 // clock) as they come, in a timeline (package timeline), so it must know
@@ -126,6 +132,9 @@ func (c *run) pprofOutput(env *Env, s *window.Slicer, inputs window.Inputs, win 
 			}
 			return finish(clock)
 		}
+		if c.Format == "otlp" {
+			return c.otlpFinish(env, b, clock)
+		}
 		if err := b.Write(env.Stdout); err != nil {
 			return err
 		}
@@ -142,6 +151,68 @@ func (c *run) pprofOutput(env *Env, s *window.Slicer, inputs window.Inputs, win 
 		return nil
 	}
 }
+
+// otlpFinish writes or pushes the OTLP request of the samples b holds.
+func (c *run) otlpFinish(env *Env, b *pprof.Builder, clock *window.Clock) error {
+	opts := otlp.Options{Service: c.Service, Mappings: c.Mappings}
+	for _, l := range c.Label {
+		k, v, ok := strings.Cut(l, "=")
+		switch {
+		case !ok || k == "" || v == "":
+			return usagef("--label %q: want KEY=VALUE", l)
+		case k == "host":
+			opts.Host = v // the pprof push's host label is OTLP's host.name
+		default:
+			opts.Resource = append(opts.Resource, [2]string{k, v})
+		}
+	}
+	if c.Push != "" {
+		opts.Split = pyroscope.DefaultBucket
+		opts.ProfileID = c.ProfileID
+	}
+	req, st, err := otlp.Build(b, opts)
+	c.profile = st.Stats
+	if err != nil {
+		return err
+	}
+	if st.Estimated {
+		env.Warnf("warning: wall-clock times (timestamps_unix_nano) are estimated: %s", st.Clock)
+	}
+	if !st.WeightKnown && c.SampleType == "" {
+		env.Warnf("OTLP sample type %s guessed from the event; --sample-type TYPE/UNIT says what the counts measure", st.Weight)
+	}
+	body, err := otlp.Marshal(req)
+	if err != nil {
+		return err
+	}
+	if c.Push == "" {
+		_, err := env.Stdout.Write(body)
+		return err
+	}
+	auth, err := pyroscope.AuthFromEnv(env.Env)
+	if err != nil {
+		return err
+	}
+	client, err := pyroscope.NewClient(c.Push, auth, nil)
+	if err != nil {
+		return usagef("--push: %v", err)
+	}
+	client.MaxTime = c.PushTimeout
+	if client.MaxTime == 0 {
+		client.MaxTime = DefaultPushTimeout
+	}
+	res, err := otlp.Push(context.Background(), client, body)
+	if err != nil {
+		return fmt.Errorf("OTLP push of %d samples (%d bytes) to %s%s: %w", st.Timed, len(body), client.URL(), otlp.Path, err)
+	}
+	env.Warnf("pushed %d OTLP profiles of %d samples, %s %s total, %d bytes in 1 request (%d attempts) to %s%s",
+		st.Profiles, st.Records, folded.FormatCount(st.Total), st.Weight, len(body), res.Attempts, client.URL(), otlp.Path)
+	return nil
+}
+
+// DefaultPushTimeout bounds an OTLP push, its retries included, without
+// Config.PushTimeout.
+const DefaultPushTimeout = 2 * time.Minute
 
 // pushOutput makes the Slicer's sink a Pyroscope Pusher (the inputs have
 // been surveyed: their clock and metadata are final); finish pushes the
