@@ -1,0 +1,151 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	collectorpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
+
+	"flamekit/pkg/interop/otlp"
+)
+
+// otlpStacks decodes an OTLP request with the official proto package
+// and returns its values per stack (root first), its profiles' spans and
+// the timestamps' range.
+func otlpStacks(t *testing.T, body []byte) (stacks map[string]float64, spans [][2]uint64, minTS, maxTS uint64, resource map[string]string) {
+	t.Helper()
+	var req collectorpb.ExportProfilesServiceRequest
+	if err := proto.Unmarshal(body, &req); err != nil {
+		t.Fatal(err)
+	}
+	d := req.GetDictionary()
+	strs := d.GetStringTable()
+	stacks, resource = map[string]float64{}, map[string]string{}
+	minTS = ^uint64(0)
+	for _, rp := range req.GetResourceProfiles() {
+		for _, kv := range rp.GetResource().GetAttributes() {
+			resource[kv.GetKey()] = kv.GetValue().GetStringValue()
+		}
+		for _, sp := range rp.GetScopeProfiles() {
+			for _, p := range sp.GetProfiles() {
+				spans = append(spans, [2]uint64{p.GetTimeUnixNano(), p.GetDurationNano()})
+				for _, s := range p.GetSamples() {
+					var frames []string
+					for _, li := range d.GetStackTable()[s.GetStackIndex()].GetLocationIndices() {
+						fn := d.GetFunctionTable()[d.GetLocationTable()[li].GetLines()[0].GetFunctionIndex()]
+						frames = append([]string{strs[fn.GetNameStrindex()]}, frames...)
+					}
+					for i, v := range s.GetValues() {
+						stacks[strings.Join(frames, ";")] += float64(v)
+						ts := s.GetTimestampsUnixNano()[i]
+						minTS, maxTS = min(minTS, ts), max(maxTS, ts)
+					}
+				}
+			}
+		}
+	}
+	return
+}
+
+// TestFormatOTLP: --format otlp writes the window's stacks and total,
+// every timestamp inside the window on the wall clock.
+func TestFormatOTLP(t *testing.T) {
+	t.Setenv("TZ", "UTC")
+	_, fold, _ := run(t, "", "--from", "13s", "--to", "16s", burstFile)
+	want := profile(t, fold)
+	code, out, stderr := run(t, "", "--from", "13s", "--to", "16s", "--format", "otlp", "--service", "burst", burstFile)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	got, spans, lo, hi, res := otlpStacks(t, []byte(out))
+	if len(got) != len(want) || total(got) != total(want) {
+		t.Errorf("%d stacks, total %v; the folded window: %d, %v", len(got), total(got), len(want), total(want))
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("stack %s: %v, want %v", k, got[k], v)
+		}
+	}
+	if len(spans) != 1 || spans[0][1] != 3e9 || lo < spans[0][0] || hi >= spans[0][0]+spans[0][1] {
+		t.Errorf("profiles %v, timestamps %d to %d", spans, lo, hi)
+	}
+	if res[otlp.AttrService] != "burst" || res[otlp.AttrHost] != "vm" {
+		t.Errorf("resource %v", res)
+	}
+}
+
+// otlpServer is an OTLP/HTTP receiver that answers the statuses of its
+// script, then 200, and keeps what it accepted.
+type otlpServer struct {
+	mu       sync.Mutex
+	script   []int
+	accepted [][]byte
+	requests int
+}
+
+func (s *otlpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests++
+	if r.URL.Path != otlp.Path {
+		http.NotFound(w, r)
+		return
+	}
+	if len(s.script) > 0 {
+		st := s.script[0]
+		s.script = s.script[1:]
+		http.Error(w, "not now", st)
+		return
+	}
+	s.accepted = append(s.accepted, b)
+}
+
+// TestPushOTLP: --format otlp --push sends the window once, as 1 s
+// profiles in one request, through a server restarting (503) and
+// throttling (429); the stacks accepted are the window's.
+func TestPushOTLP(t *testing.T) {
+	t.Setenv("TZ", "UTC")
+	_, fold, _ := run(t, "", "--from", "13s", "--to", "16s", burstFile)
+	want := profile(t, fold)
+	srv := &otlpServer{script: []int{503, 429}}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	code, out, stderr := run(t, "", "--from", "13s", "--to", "16s", "--format", "otlp", "--push", hs.URL, "--service", "burst", "--label", "host=web7", "--label", "env=test", burstFile)
+	if code != 0 || out != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", code, out, stderr)
+	}
+	if len(srv.accepted) != 1 || srv.requests != 3 {
+		t.Fatalf("%d requests, %d accepted; want 3 and 1", srv.requests, len(srv.accepted))
+	}
+	got, spans, _, _, res := otlpStacks(t, srv.accepted[0])
+	if total(got) != total(want) || len(spans) != 3 {
+		t.Errorf("total %v in %d profiles, want %v in 3", total(got), len(spans), total(want))
+	}
+	for _, sp := range spans {
+		if sp[1] != uint64(time.Second) || sp[0]%uint64(time.Second) != 0 {
+			t.Errorf("profile span %v: want whole seconds", sp)
+		}
+	}
+	if res[otlp.AttrHost] != "web7" || res["env"] != "test" || res[otlp.AttrService] != "burst" {
+		t.Errorf("resource %v", res)
+	}
+	if !strings.Contains(stderr, "pushed 3 OTLP profiles of 488 samples") || !strings.Contains(stderr, "(3 attempts)") {
+		t.Errorf("stderr: %s", stderr)
+	}
+
+	refuse := &otlpServer{script: []int{400}}
+	hs2 := httptest.NewServer(refuse)
+	defer hs2.Close()
+	code, _, stderr = run(t, "", "--format", "otlp", "--push", hs2.URL, "--service", "burst", burstFile)
+	if code != 1 || refuse.requests != 1 || !strings.Contains(stderr, "HTTP 400") {
+		t.Errorf("refused: exit %d, %d requests, stderr %s", code, refuse.requests, stderr)
+	}
+}
