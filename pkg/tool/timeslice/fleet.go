@@ -2,8 +2,10 @@ package timeslice
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -169,6 +171,9 @@ func (c *run) otlpFinish(env *Env, b *pprof.Builder, clock *window.Clock) error 
 	if c.Push != "" {
 		opts.Split = pyroscope.DefaultBucket
 		opts.ProfileID = c.ProfileID
+		if opts.ProfileID == [16]byte{} {
+			opts.ProfileID = c.profileID()
+		}
 	}
 	req, st, err := otlp.Build(b, opts)
 	c.profile = st.Stats
@@ -208,6 +213,22 @@ func (c *run) otlpFinish(env *Env, b *pprof.Builder, clock *window.Clock) error 
 	env.Warnf("pushed %d OTLP profiles of %d samples, %s %s total, %d bytes in 1 request (%d attempts) to %s%s",
 		st.Profiles, st.Records, folded.FormatCount(st.Total), st.Weight, len(body), res.Attempts, client.URL(), otlp.Path)
 	return nil
+}
+
+// profileID names a push by what it sends: the service, the labels, the
+// inputs' file names and the window, so that pushing the same window of
+// the same file again (a recorder restarted before it knew the first push
+// had been accepted) gives the same OTLP profile_id, which a receiver may
+// deduplicate.
+func (c *run) profileID() [16]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%q %q %v", c.Service, c.Label, c.Window)
+	for _, f := range c.Files {
+		fmt.Fprintf(h, " %q", filepath.Base(f))
+	}
+	var id [16]byte
+	copy(id[:], h.Sum(nil))
+	return id
 }
 
 // DefaultPushTimeout bounds an OTLP push, its retries included, without
