@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"net"
@@ -40,6 +41,11 @@ type otlpWindow struct {
 
 func (r *otlpReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	b, _ := io.ReadAll(req.Body)
+	if req.Header.Get("Content-Encoding") == "gzip" {
+		if zr, err := gzip.NewReader(bytes.NewReader(b)); err == nil {
+			b, _ = io.ReadAll(zr)
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.requests++

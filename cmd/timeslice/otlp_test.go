@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -92,6 +94,11 @@ type otlpServer struct {
 
 func (s *otlpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b, _ := io.ReadAll(r.Body)
+	if r.Header.Get("Content-Encoding") == "gzip" {
+		if zr, err := gzip.NewReader(bytes.NewReader(b)); err == nil {
+			b, _ = io.ReadAll(zr)
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests++
@@ -137,7 +144,7 @@ func TestPushOTLP(t *testing.T) {
 	if res[otlp.AttrHost] != "web7" || res["env"] != "test" || res[otlp.AttrService] != "burst" {
 		t.Errorf("resource %v", res)
 	}
-	if !strings.Contains(stderr, "pushed 3 OTLP profiles of 488 samples") || !strings.Contains(stderr, "(3 attempts)") {
+	if !strings.Contains(stderr, "pushed 3 OTLP profiles of 488 samples") || !strings.Contains(stderr, "gzipped) in 1 request (3 attempts)") {
 		t.Errorf("stderr: %s", stderr)
 	}
 

@@ -2,7 +2,7 @@
 // measurements (docs/fleet.md): it decodes every request sent to
 // /v1development/profiles with the official proto package, answers 200,
 // and on SIGINT or SIGTERM prints what it received: requests, bytes on
-// the wire, samples (timestamps) and the sum of the values, per host.name
+// the wire (gzipped as sent), samples (timestamps) and the sum of the values, per host.name
 // and in total, and, with -burst COMM -at UNIXSECONDS, each host's share
 // of COMM in the minute starting at that time. It is not Pyroscope.
 //
@@ -10,6 +10,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"flag"
 	"fmt"
 	"io"
@@ -42,10 +44,21 @@ func main() {
 	hosts := map[string]*host{}
 	var first, last time.Time
 	http.HandleFunc("/v1development/profiles", func(w http.ResponseWriter, r *http.Request) {
-		b, err := io.ReadAll(r.Body)
+		wire, err := io.ReadAll(r.Body)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
+		}
+		b := wire
+		if r.Header.Get("Content-Encoding") == "gzip" {
+			zr, err := gzip.NewReader(bytes.NewReader(wire))
+			if err == nil {
+				b, err = io.ReadAll(zr)
+			}
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
 		}
 		var req collectorpb.ExportProfilesServiceRequest
 		if err := proto.Unmarshal(b, &req); err != nil {
@@ -74,7 +87,7 @@ func main() {
 				hosts[name] = h
 			}
 			h.requests++
-			h.bytes += int64(len(b))
+			h.bytes += int64(len(wire))
 			for _, sp := range rp.GetScopeProfiles() {
 				for _, p := range sp.GetProfiles() {
 					for _, s := range p.GetSamples() {

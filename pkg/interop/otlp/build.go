@@ -78,9 +78,9 @@ var ErrNoWall = errors.New("OTLP needs the samples' wall-clock time, and the inp
 // Build makes a Request of everything added to b (a pprof.Builder, whose
 // walk of the samples it takes as pprof.Builder.Write does): one resource
 // (service.name, host.name), one scope, one Profile per Split interval,
-// whose sample type is the weight, and whose Samples are one per stack,
-// CPU and thread with one value and one timestamp (the start of the
-// pprof.Options.Resolution interval) per point. Every frame is one
+// whose sample type is the weight, and whose Samples are the walk's: one
+// per stack, CPU, thread and pprof.Options.Resolution interval, with one
+// value and one timestamp (the interval's start). Every frame is one
 // Function and one Location (no address: the frames are names).
 func Build(b *pprof.Builder, opts Options) (*Request, Stats, error) {
 	x := newDict()
@@ -99,7 +99,7 @@ func Build(b *pprof.Builder, opts Options) (*Request, Stats, error) {
 		}
 		p := byStart[start]
 		if p == nil {
-			p = &prof{samples: map[sampleKey]*Sample{}}
+			p = &prof{}
 			byStart[start] = p
 			order = append(order, start)
 		}
@@ -304,26 +304,21 @@ func (x *dict) stack(frames []uint32) int32 {
 	return i
 }
 
-// prof is one Profile being filled: a Sample per stack, CPU, thread and
-// comm, timed or not.
+// prof is one Profile being filled: one Sample per point (value and
+// timestamp). The spec allows one Sample per stack and attributes holding
+// every point, but Grafana Pyroscope's converter copies a Sample's values
+// into one pprof sample and refuses more values than sample types.
 type prof struct {
-	samples map[sampleKey]*Sample
-	list    []*Sample
-	timed   bool
-}
-
-type sampleKey struct {
-	stack int32
-	attrs [4]int32
+	list  []*Sample
 	timed bool
+	attrs []int32 // scratch
 }
 
 func (p *prof) add(x *dict, s *pprof.Sample, names []string) {
-	k := sampleKey{stack: x.stack(s.Frames), timed: s.Timed}
-	n := 0
+	sm := &Sample{StackIndex: x.stack(s.Frames), Values: []int64{s.Value}}
+	attrs := p.attrs[:0]
 	if len(s.Frames) > 0 {
-		k.attrs[n] = x.attr(AttrExe, names[s.Frames[len(s.Frames)-1]], 0, false)
-		n++
+		attrs = append(attrs, x.attr(AttrExe, names[s.Frames[len(s.Frames)-1]], 0, false))
 	}
 	for _, f := range [...]struct {
 		has folded.Has
@@ -331,22 +326,14 @@ func (p *prof) add(x *dict, s *pprof.Sample, names []string) {
 		v   int32
 	}{{folded.HasCPU, AttrCPU, s.CPU}, {folded.HasPID, AttrPID, s.PID}, {folded.HasTID, AttrTID, s.TID}} {
 		if s.Has&f.has != 0 {
-			k.attrs[n] = x.attr(f.key, "", int64(f.v), true)
-			n++
+			attrs = append(attrs, x.attr(f.key, "", int64(f.v), true))
 		}
 	}
-	sm := p.samples[k]
-	if sm == nil {
-		sm = &Sample{StackIndex: k.stack}
-		for _, a := range k.attrs[:n] {
-			sm.AttributeIndices = append(sm.AttributeIndices, a)
-		}
-		p.samples[k] = sm
-		p.list = append(p.list, sm)
-	}
-	sm.Values = append(sm.Values, s.Value)
+	p.attrs = attrs
+	sm.AttributeIndices = append([]int32(nil), attrs...)
 	if s.Timed {
-		sm.TimestampsUnixNano = append(sm.TimestampsUnixNano, uint64(s.Time))
+		sm.TimestampsUnixNano = []uint64{uint64(s.Time)}
 		p.timed = true
 	}
+	p.list = append(p.list, sm)
 }

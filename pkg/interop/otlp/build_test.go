@@ -104,8 +104,9 @@ func decode(t *testing.T, body []byte) decoded {
 					}
 				}
 				ts := s.GetTimestampsUnixNano()
-				if len(ts) != len(s.GetValues()) {
-					t.Fatalf("a sample has %d values and %d timestamps", len(s.GetValues()), len(ts))
+				if len(ts) != 1 || len(s.GetValues()) != 1 {
+					// Pyroscope takes one value per sample type.
+					t.Fatalf("a sample has %d values and %d timestamps, want 1 and 1", len(s.GetValues()), len(ts))
 				}
 				for i, v := range s.GetValues() {
 					k.ts = int64(ts[i])

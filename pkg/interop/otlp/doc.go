@@ -13,9 +13,11 @@
 //     request), whose sample type is the pprof weight (cpu/nanoseconds for
 //     cpu-clock, ...), with the sampled event as the profile attribute
 //     perf.event;
-//   - per stack, CPU and thread one Sample whose values and
-//     timestamps_unix_nano (wall clock, the start of each Resolution
-//     interval) pair up, with the attributes cpu.logical_number,
+//   - one Sample per stack, CPU, thread and Resolution interval, with one
+//     value and one timestamps_unix_nano (wall clock, the interval's
+//     start), not one Sample per stack with a series of points, which the
+//     spec allows but Grafana Pyroscope refuses (it copies the values of
+//     a Sample into one pprof sample), with the attributes cpu.logical_number,
 //     process.pid, thread.id and process.executable.name (the comm: the
 //     stack's root frame, which stays in the stack as in pprof);
 //   - the dictionary: each frame name one Function and one Location (no

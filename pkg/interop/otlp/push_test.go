@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
@@ -29,7 +30,13 @@ type receiver struct {
 }
 
 func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	body, err := io.ReadAll(req.Body)
+	var body []byte
+	zr, err := gzip.NewReader(req.Body)
+	if err == nil && req.Header.Get("Content-Encoding") == "gzip" {
+		body, err = io.ReadAll(zr)
+	} else if err == nil {
+		err = errors.New("not gzipped")
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.seen++
@@ -115,7 +122,7 @@ func TestPushFaults(t *testing.T) {
 				c.Sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
 				c.Retries = 4
 			}
-			res, err := Push(context.Background(), c, body)
+			res, _, err := Push(context.Background(), c, body)
 			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
 				t.Fatalf("error %v, want %q", err, tc.err)
 			}
@@ -167,7 +174,7 @@ func TestPushBounded(t *testing.T) {
 	defer close(block)
 	c, _ := pyroscope.NewClient(srv.URL, pyroscope.Auth{}, nil)
 	c.MaxTime = 50 * time.Millisecond
-	_, err := Push(context.Background(), c, []byte("x"))
+	_, _, err := Push(context.Background(), c, []byte("x"))
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("error %v, want the deadline", err)
 	}

@@ -192,15 +192,15 @@ func (c *Client) Ingest(ctx context.Context, r Request) (Result, error) {
 	q.Set("format", "pprof")
 	q.Set("from", strconv.FormatInt(r.From.UnixNano(), 10))
 	q.Set("until", strconv.FormatInt(r.Until.UnixNano(), 10))
-	res, _, err := c.Post(ctx, "/ingest", q, "application/octet-stream", r.Profile)
+	res, _, err := c.Post(ctx, "/ingest", q, http.Header{"Content-Type": {"application/octet-stream"}}, r.Profile)
 	return res, err
 }
 
 // Post sends body to path (under the URL's path) with the query and the
-// content type given, with the Client's retries and backoff, and returns
+// headers given (Content-Type, Content-Encoding), with the Client's retries and backoff, and returns
 // the start (at most 64 KiB) of a 2xx answer's body. MaxTime, when set,
 // bounds the whole of it, retries and waits included.
-func (c *Client) Post(ctx context.Context, path string, query url.Values, contentType string, body []byte) (Result, []byte, error) {
+func (c *Client) Post(ctx context.Context, path string, query url.Values, header http.Header, body []byte) (Result, []byte, error) {
 	u := *c.base
 	u.Path = strings.TrimSuffix(u.Path, "/") + path
 	u.RawQuery = query.Encode()
@@ -222,7 +222,7 @@ func (c *Client) Post(ctx context.Context, path string, query url.Values, conten
 	var res Result
 	for {
 		res.Attempts++
-		status, msg, after, answer, err := c.send(ctx, target, contentType, body)
+		status, msg, after, answer, err := c.send(ctx, target, header, body)
 		res.Status = status
 		switch {
 		case err == nil && status/100 == 2:
@@ -269,12 +269,14 @@ func lastError(status int, msg string, err error) string {
 // send makes one request; it returns the status, the server's message for
 // a non-2xx status, a 429's Retry-After, a 2xx answer's body, and a
 // network error.
-func (c *Client) send(ctx context.Context, target, contentType string, body []byte) (int, string, time.Duration, []byte, error) {
+func (c *Client) send(ctx context.Context, target string, header http.Header, body []byte) (int, string, time.Duration, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
 		return 0, "", 0, nil, err
 	}
-	req.Header.Set("Content-Type", contentType)
+	for k, v := range header {
+		req.Header[k] = v
+	}
 	if c.UserAgent != "" {
 		req.Header.Set("User-Agent", c.UserAgent)
 	}

@@ -206,12 +206,12 @@ func (c *run) otlpFinish(env *Env, b *pprof.Builder, clock *window.Clock) error 
 	if client.MaxTime == 0 {
 		client.MaxTime = DefaultPushTimeout
 	}
-	res, err := otlp.Push(context.Background(), client, body)
+	res, sent, err := otlp.Push(context.Background(), client, body)
 	if err != nil {
-		return fmt.Errorf("OTLP push of %d samples (%d bytes) to %s%s: %w", st.Timed, len(body), client.URL(), otlp.Path, err)
+		return fmt.Errorf("OTLP push of %d samples (%d bytes gzipped) to %s%s: %w", st.Timed, sent, client.URL(), otlp.Path, err)
 	}
-	env.Warnf("pushed %d OTLP profiles of %d samples, %s %s total, %d bytes in 1 request (%d attempts) to %s%s",
-		st.Profiles, st.Records, folded.FormatCount(st.Total), st.Weight, len(body), res.Attempts, client.URL(), otlp.Path)
+	env.Warnf("pushed %d OTLP profiles of %d samples, %s %s total, %d bytes (%d gzipped) in 1 request (%d attempts) to %s%s",
+		st.Profiles, st.Records, folded.FormatCount(st.Total), st.Weight, len(body), sent, res.Attempts, client.URL(), otlp.Path)
 	return nil
 }
 
