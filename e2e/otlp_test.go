@@ -14,10 +14,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
 	collectorpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
+
+	"flamekit/pkg/folded"
 )
 
 // otlpReceiver is an httptest server standing in for an OTLP/HTTP
@@ -254,4 +257,88 @@ func TestPerfTimetravelFullDisk(t *testing.T) {
 			t.Errorf("the ledger does not mark %s sent", f)
 		}
 	}
+}
+
+// TestPyroscopeOTLP pushes the bundled burst capture as OTLP
+// (timeslice --format otlp --push) to a real Grafana Pyroscope, started
+// from the binary FLAMEKIT_PYROSCOPE_BIN names, and checks its merged
+// stacks of the burst's three seconds, and the burst's share in them,
+// against timeslice's.
+func TestPyroscopeOTLP(t *testing.T) {
+	bin := os.Getenv("FLAMEKIT_PYROSCOPE_BIN")
+	if bin == "" {
+		t.Skip("FLAMEKIT_PYROSCOPE_BIN is not set: no Grafana Pyroscope binary to test the OTLP push against (build one with go build ./cmd/pyroscope from its source and name it in FLAMEKIT_PYROSCOPE_BIN)")
+	}
+	need(t, "stackcollapse", "timeslice")
+	dir := t.TempDir()
+	url := startPyroscope(t, bin, dir)
+	ok(t, dir, "stackcollapse "+capture("burst")+" > burst.folded")
+	r := ok(t, dir, "timeslice --format otlp --push "+url+" --service flamekit-otlp --label host=vm burst.folded")
+	t.Logf("%s", r.stderr)
+
+	recs := readTimed(t, filepath.Join(dir, "burst.folded"))
+	ref := burstRef(t, filepath.Join(dir, "burst.folded"))
+	from := ref.ToWall(recs[0].Time).Truncate(time.Second).Add(13 * time.Second)
+	to := from.Add(3 * time.Second)
+	r = ok(t, dir, fmt.Sprintf("timeslice -q --from %s --to %s burst.folded", from.Format(time.RFC3339), to.Format(time.RFC3339)))
+	want := map[string]int64{}
+	var wantTotal, wantBurst int64
+	rd := folded.NewReader(bytes.NewReader(r.stdout), "window")
+	for rd.Next() {
+		rec := rd.Record()
+		want[string(rec.Stack)] += int64(rec.Count)
+		wantTotal += int64(rec.Count)
+		if strings.HasPrefix(string(rec.Stack), "flamekit_burst;") {
+			wantBurst += int64(rec.Count)
+		}
+	}
+
+	// The profile type Pyroscope made of the OTLP sample type
+	// cpu/nanoseconds: asked, not guessed.
+	var types struct {
+		ProfileTypes []struct {
+			ID string `json:"ID"`
+		} `json:"profileTypes"`
+	}
+	typ := ""
+	selector := `{service_name="flamekit-otlp"}`
+	deadline := time.Now().Add(60 * time.Second)
+	var got map[string]int64
+	var gotTotal int64
+	for {
+		if typ == "" {
+			connect(t, url, "querier.v1.QuerierService/ProfileTypes", map[string]any{
+				"start": from.Add(-time.Hour).UnixMilli(), "end": to.Add(time.Hour).UnixMilli(),
+			}, &types)
+			for _, pt := range types.ProfileTypes {
+				if strings.Contains(pt.ID, ":cpu:nanoseconds:") {
+					typ = pt.ID
+				}
+			}
+		}
+		if typ != "" {
+			got, gotTotal = mergeStacktraces(t, url, typ, selector, from, to.Add(-time.Millisecond))
+			if gotTotal == wantTotal || time.Now().After(deadline) {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no cpu/nanoseconds profile type in Pyroscope after 60 s: %v", types.ProfileTypes)
+		}
+		time.Sleep(2 * time.Second)
+	}
+	var gotBurst int64
+	for k, v := range got {
+		if strings.HasPrefix(k, "flamekit_burst;") {
+			gotBurst += v
+		}
+		if want[k] != v {
+			t.Errorf("stack %s: Pyroscope %d, timeslice %d", k, v, want[k])
+		}
+	}
+	if gotTotal != wantTotal || len(got) != len(want) {
+		t.Errorf("%s %s to %s: total %d in %d stacks, timeslice %d in %d", typ, from, to, gotTotal, len(got), wantTotal, len(want))
+	}
+	t.Logf("%s, %s to %s: flamekit_burst %.2f%% in Pyroscope, %.2f%% in timeslice", typ, from.Format(time.RFC3339), to.Format(time.RFC3339),
+		100*float64(gotBurst)/float64(max(gotTotal, 1)), 100*float64(wantBurst)/float64(max(wantTotal, 1)))
 }
