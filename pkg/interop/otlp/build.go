@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 
@@ -159,13 +161,13 @@ func Build(b *pprof.Builder, opts Options) (*Request, Stats, error) {
 	}
 	var res []*KeyValue
 	if opts.Service != "" {
-		res = append(res, &KeyValue{Key: AttrService, Value: stringValue(opts.Service)})
+		res = append(res, &KeyValue{Key: AttrService, Value: stringValue(validString(opts.Service))})
 	}
 	if host != "" {
-		res = append(res, &KeyValue{Key: AttrHost, Value: stringValue(host)})
+		res = append(res, &KeyValue{Key: AttrHost, Value: stringValue(validString(host))})
 	}
 	for _, kv := range opts.Resource {
-		res = append(res, &KeyValue{Key: kv[0], Value: stringValue(kv[1])})
+		res = append(res, &KeyValue{Key: validString(kv[0]), Value: stringValue(validString(kv[1]))})
 	}
 	req := &Request{
 		ResourceProfiles: []*ResourceProfiles{{
@@ -204,6 +206,9 @@ func Unmarshal(b []byte) (*Request, error) {
 	}
 	return req, nil
 }
+
+// validString makes s valid UTF-8 for a proto3 string field.
+func validString(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
 func unmarshal(b []byte, m proto.Message) error { return proto.Unmarshal(b, m) }
 
@@ -249,8 +254,17 @@ func newDict() *dict {
 	}
 }
 
+// str returns the index of s in the string table. Strings are proto3
+// strings, valid UTF-8: invalid bytes (a frame name from a capture can hold
+// any) become U+FFFD.
 func (x *dict) str(s string) int32 {
 	if i, ok := x.strs[s]; ok {
+		return i
+	}
+	if !utf8.ValidString(s) {
+		v := strings.ToValidUTF8(s, "\uFFFD")
+		i := x.str(v)
+		x.strs[s] = i
 		return i
 	}
 	i := int32(len(x.d.StringTable))
@@ -274,7 +288,7 @@ func (x *dict) attr(key, s string, i int64, isInt bool) int32 {
 	if j, ok := x.attrs[k]; ok {
 		return j
 	}
-	v := stringValue(s)
+	v := stringValue(validString(s))
 	if isInt {
 		v = intValue(i)
 	}
