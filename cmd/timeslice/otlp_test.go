@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +19,8 @@ import (
 	collectorpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
 
 	"flamekit/pkg/interop/otlp"
+	"flamekit/pkg/interop/pprof"
+	"flamekit/pkg/perf/perfdata"
 )
 
 // otlpStacks decodes an OTLP request with the official proto package
@@ -154,5 +159,75 @@ func TestPushOTLP(t *testing.T) {
 	code, _, stderr = run(t, "", "--format", "otlp", "--push", hs2.URL, "--service", "burst", burstFile)
 	if code != 1 || refuse.requests != 1 || !strings.Contains(stderr, "HTTP 400") {
 		t.Errorf("refused: exit %d, %d requests, stderr %s", code, refuse.requests, stderr)
+	}
+}
+
+// TestBuildIDs: the pprof and OTLP outputs of a perf.data file carry each
+// file of its build-id table with its GNU build-id, as Go's own profiles
+// do.
+func TestBuildIDs(t *testing.T) {
+	t.Setenv("TZ", "UTC")
+	zf, err := os.Open("../../pkg/perf/perfdata/testdata/go.data.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zf.Close()
+	zr, err := gzip.NewReader(zf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(t.TempDir(), "go.data")
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(data, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := perfdata.BuildIDs(data)
+	if err != nil || len(ids) == 0 {
+		t.Fatalf("the capture's build-ids: %v %v", ids, err)
+	}
+	want := map[string]string{}
+	for _, id := range ids {
+		want[id.File] = id.ID
+	}
+
+	code, out, stderr := run(t, "", "--format", "pprof", data)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	p, err := pprof.Parse([]byte(out), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, m := range p.Mapping {
+		got[m.File] = m.BuildID
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("pprof mappings %v, the capture's build-ids %v", got, want)
+	}
+
+	code, out, stderr = run(t, "", "--format", "otlp", data)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	var req collectorpb.ExportProfilesServiceRequest
+	if err := proto.Unmarshal([]byte(out), &req); err != nil {
+		t.Fatal(err)
+	}
+	d := req.GetDictionary()
+	got = map[string]string{}
+	for _, m := range d.GetMappingTable()[1:] {
+		for _, ai := range m.GetAttributeIndices() {
+			a := d.GetAttributeTable()[ai]
+			if d.GetStringTable()[a.GetKeyStrindex()] == otlp.AttrBuildID {
+				got[d.GetStringTable()[m.GetFilenameStrindex()]] = a.GetValue().GetStringValue()
+			}
+		}
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("OTLP mappings %v, the capture's build-ids %v", got, want)
 	}
 }

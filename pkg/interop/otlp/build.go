@@ -48,20 +48,10 @@ type Options struct {
 	// sharing its dictionary, each with its own time and duration, for
 	// stores that keep one time per profile. 0: one Profile.
 	Split time.Duration
-	// Mappings are the capture's mapped files with their build-ids, put
-	// in the dictionary's mapping table.
-	Mappings []MappingInfo
 	// ProfileID, when not all zero, is the first Profile's profile_id
 	// (the others get it with their index added to its last bytes), for
 	// receivers that deduplicate.
 	ProfileID [16]byte
-}
-
-// MappingInfo is one mapped file of a capture.
-type MappingInfo struct {
-	File                 string
-	BuildID              string // GNU build-id, lowercase hex; "" if unknown
-	Start, Limit, Offset uint64
 }
 
 // Stats describes the Request built: the profile's (pprof.Stats: samples
@@ -121,7 +111,7 @@ func Build(b *pprof.Builder, opts Options) (*Request, Stats, error) {
 	if event != "" {
 		profAttrs = append(profAttrs, x.attr(AttrEvent, event, 0, false))
 	}
-	for _, m := range opts.Mappings {
+	for _, m := range h.Mappings {
 		mp := &Mapping{MemoryStart: m.Start, MemoryLimit: m.Limit, FileOffset: m.Offset, FilenameStrindex: x.str(m.File)}
 		if m.BuildID != "" {
 			mp.AttributeIndices = []int32{x.attr(AttrBuildID, m.BuildID, 0, false)}

@@ -213,7 +213,8 @@ func TestBuild(t *testing.T) {
 // with their GNU build-ids; the zero mapping stays first.
 func TestBuildMappings(t *testing.T) {
 	s := readStream(t, testcapture.Fold(t, "burst"))
-	b := pprof.NewBuilder(pprof.Options{Location: time.UTC})
+	ms := []pprof.Mapping{{File: "/usr/bin/burst", BuildID: "0123abcd", Start: 0x1000, Limit: 0x2000}, {File: "[kernel.kallsyms]"}}
+	b := pprof.NewBuilder(pprof.Options{Location: time.UTC, Mappings: ms})
 	for _, m := range s.metas {
 		b.AddMeta(m)
 	}
@@ -222,8 +223,7 @@ func TestBuildMappings(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ms := []MappingInfo{{File: "/usr/bin/burst", BuildID: "0123abcd", Start: 0x1000, Limit: 0x2000}, {File: "[kernel.kallsyms]"}}
-	req, _, err := Build(b, Options{Mappings: ms})
+	req, _, err := Build(b, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

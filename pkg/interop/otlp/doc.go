@@ -22,7 +22,8 @@
 //     stack's root frame, which stays in the stack as in pprof);
 //   - the dictionary: each frame name one Function and one Location (no
 //     address: folded frames are names), the capture's mapped files with
-//     their GNU build-ids (process.executable.build_id.gnu) when given.
+//     their GNU build-ids (process.executable.build_id.gnu) from
+//     pprof.Options.Mappings.
 //
 // [Push] sends a request to an OTLP/HTTP receiver (Grafana Pyroscope,
 // the OpenTelemetry Collector) at URL + [Path], as application/x-protobuf,

@@ -76,6 +76,19 @@ type Options struct {
 	// least MinCut, whose cells fit in a timeline over any capture.
 	Cut    int64
 	HasCut bool
+	// Mappings are the capture's mapped files with their build-ids
+	// (perfdata.BuildIDs), written as the profile's mappings: no
+	// location points into them (folded frames are names, without
+	// addresses), but the profile names every file and build-id it has
+	// samples in, as Go's own profiles do.
+	Mappings []Mapping
+}
+
+// Mapping is one file a capture has samples in.
+type Mapping struct {
+	File                 string
+	BuildID              string // GNU build-id, lowercase hexadecimal; "" if unknown
+	Start, Limit, Offset uint64
 }
 
 // MinCut is the finest Resolution that Options.HasCut takes: 2^31
@@ -444,6 +457,9 @@ func (b *Builder) Write(w io.Writer) error {
 		}
 		e.sample(s.locs, v, s.ts, s.timed, s.w)
 	})
+	for i, mp := range h.Mappings {
+		e.mapping(uint64(i+1), mp)
+	}
 	for id := range h.Frames {
 		e.location(uint64(id + 1))
 	}
@@ -474,6 +490,8 @@ type Header struct {
 	Comments []string
 	// Meta is the capture's metadata lines merged (later lines win).
 	Meta folded.Meta
+	// Mappings are Options.Mappings.
+	Mappings []Mapping
 }
 
 // Sample is one sample as Walk gives it (and Write encodes it).
@@ -570,7 +588,7 @@ func (b *Builder) start() (*Header, error) {
 	}
 	b.stats.Frames = len(names)
 
-	h := &Header{Frames: names, Weight: wt, Period: b.period(), Meta: m}
+	h := &Header{Frames: names, Weight: wt, Period: b.period(), Meta: m, Mappings: b.opts.Mappings}
 	h.Types = []Weight{Samples, wt}
 	if b.classic {
 		h.Types = h.Types[1:]

@@ -14,6 +14,7 @@ import (
 	"flamekit/pkg/interop/otlp"
 	"flamekit/pkg/interop/pprof"
 	"flamekit/pkg/interop/pyroscope"
+	"flamekit/pkg/perf/perfdata"
 )
 
 // DefaultPprofBucket is what --format pprof rounds timestamp_ns down to
@@ -102,7 +103,7 @@ func refOf(win *window.Window, clock *window.Clock) (folded.WallRef, bool) {
 // nearly every sample is a key of its own at such widths.
 func (c *run) pprofOutput(env *Env, s *window.Slicer, inputs window.Inputs, win *window.Window) func(*window.Clock) error {
 	w, _ := parseWeight(c.SampleType)
-	opts := pprof.Options{Weight: w, Resolution: c.Resolution()}
+	opts := pprof.Options{Weight: w, Resolution: c.Resolution(), Mappings: mappings(inputs)}
 	if win != nil {
 		opts.From, opts.HasFrom, opts.To, opts.HasTo = win.From, win.HasFrom, win.To, win.HasTo
 	}
@@ -154,9 +155,35 @@ func (c *run) pprofOutput(env *Env, s *window.Slicer, inputs window.Inputs, win 
 	}
 }
 
+// mappings returns the files and build-ids of the inputs that are
+// perf.data files (their headers' build-id tables), for the pprof and
+// OTLP outputs; other inputs (folded text, perf script text, gzipped
+// captures) have none.
+func mappings(inputs window.Inputs) []pprof.Mapping {
+	var out []pprof.Mapping
+	seen := map[pprof.Mapping]bool{}
+	for _, in := range inputs {
+		if in.Name == "-" {
+			continue
+		}
+		ids, err := perfdata.BuildIDs(in.Name)
+		if err != nil {
+			continue
+		}
+		for _, id := range ids {
+			m := pprof.Mapping{File: id.File, BuildID: id.ID}
+			if !seen[m] {
+				seen[m] = true
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
 // otlpFinish writes or pushes the OTLP request of the samples b holds.
 func (c *run) otlpFinish(env *Env, b *pprof.Builder, clock *window.Clock) error {
-	opts := otlp.Options{Service: c.Service, Mappings: c.Mappings}
+	opts := otlp.Options{Service: c.Service}
 	for _, l := range c.Label {
 		k, v, ok := strings.Cut(l, "=")
 		switch {

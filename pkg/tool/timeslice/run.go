@@ -26,7 +26,6 @@ import (
 	"flamekit/pkg/fold/capture"
 	"flamekit/pkg/fold/collapse"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/interop/otlp"
 	"flamekit/pkg/interop/pprof"
 	"flamekit/pkg/interop/pyroscope"
 	"flamekit/pkg/source"
@@ -83,8 +82,6 @@ type Config struct {
 	// ProfileID is the pushed OTLP profiles' id (see otlp.Options), when
 	// not zero.
 	ProfileID [16]byte
-	// Mappings are the mapped files and build-ids the OTLP output names.
-	Mappings []otlp.MappingInfo
 	// Bucket is the time resolution of --push and --format pprof (nil:
 	// the output's default).
 	Bucket *time.Duration
