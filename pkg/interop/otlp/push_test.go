@@ -166,16 +166,16 @@ func (r *redirect) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // TestPushBounded: a push to a server that never answers in time gives
-// up when MaxTime has passed, retries included.
+// up when Total has passed, retries included.
 func TestPushBounded(t *testing.T) {
 	block := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-block }))
 	defer srv.Close()
 	defer close(block)
 	c, _ := pyroscope.NewClient(srv.URL, pyroscope.Auth{}, nil)
-	c.MaxTime = 50 * time.Millisecond
+	c.Total = 50 * time.Millisecond
 	_, _, err := Push(context.Background(), c, []byte("x"))
-	if !errors.Is(err, context.DeadlineExceeded) {
+	if !errors.Is(err, pyroscope.ErrTotal) {
 		t.Errorf("error %v, want the deadline", err)
 	}
 }

@@ -87,17 +87,23 @@ type Client struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// UserAgent is sent with every request.
 	UserAgent string
-	// MaxTime bounds one push, its retries and waits included; 0: no
-	// bound but the retries'.
-	MaxTime time.Duration
+	// Total bounds the time of one Ingest, every attempt and wait
+	// included (a server that accepts connections and never answers
+	// would otherwise hold a push for (Retries+1) × the request timeout);
+	// 0 after NewClient means DefaultTotal, a negative value no bound.
+	Total time.Duration
 }
+
+// ErrTotal is the cause of an Ingest stopped by Client.Total.
+var ErrTotal = errors.New("the push's time limit passed")
 
 // Defaults of NewClient.
 const (
 	DefaultRetries    = 4
 	DefaultBackoff    = 250 * time.Millisecond
 	DefaultMaxBackoff = 8 * time.Second
-	DefaultTimeout    = 60 * time.Second
+	DefaultTimeout    = 30 * time.Second // one request
+	DefaultTotal      = 60 * time.Second // one Ingest, retries included
 )
 
 // NewClient returns a Client for the server at rawURL (for example
@@ -197,19 +203,14 @@ func (c *Client) Ingest(ctx context.Context, r Request) (Result, error) {
 }
 
 // Post sends body to path (under the URL's path) with the query and the
-// headers given (Content-Type, Content-Encoding), with the Client's retries and backoff, and returns
-// the start (at most 64 KiB) of a 2xx answer's body. MaxTime, when set,
-// bounds the whole of it, retries and waits included.
+// headers given (Content-Type, Content-Encoding), with the Client's
+// retries and backoff, within Total, and returns the start (at most 64
+// KiB) of a 2xx answer's body.
 func (c *Client) Post(ctx context.Context, path string, query url.Values, header http.Header, body []byte) (Result, []byte, error) {
 	u := *c.base
 	u.Path = strings.TrimSuffix(u.Path, "/") + path
 	u.RawQuery = query.Encode()
 	target := u.String()
-	if c.MaxTime > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.MaxTime)
-		defer cancel()
-	}
 
 	retries := c.Retries
 	if retries == 0 {
@@ -217,6 +218,15 @@ func (c *Client) Post(ctx context.Context, path string, query url.Values, header
 	}
 	if retries < 0 {
 		retries = 0
+	}
+	total := c.Total
+	if total == 0 {
+		total = DefaultTotal
+	}
+	if total > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, total, ErrTotal)
+		defer cancel()
 	}
 	wait := c.Backoff
 	var res Result
@@ -228,7 +238,7 @@ func (c *Client) Post(ctx context.Context, path string, query url.Values, header
 		case err == nil && status/100 == 2:
 			return res, answer, nil
 		case ctx.Err() != nil:
-			return res, nil, fmt.Errorf("%w (after %d attempts; last: %s)", ctx.Err(), res.Attempts, lastError(status, msg, err))
+			return res, nil, c.stopped(ctx, total, res.Attempts)
 		case err == nil && !retryable(status):
 			return res, nil, &RefusedError{Status: status, Message: msg, Attempts: res.Attempts}
 		}
@@ -246,7 +256,10 @@ func (c *Client) Post(ctx context.Context, path string, query url.Values, header
 			d = c.MaxBackoff
 		}
 		if err := c.sleep(ctx, d); err != nil {
-			return res, nil, fmt.Errorf("%w (after %d attempts; last: %s)", err, res.Attempts, lastError(status, msg, nil))
+			if ctx.Err() != nil {
+				return res, nil, c.stopped(ctx, total, res.Attempts)
+			}
+			return res, nil, err
 		}
 		wait *= 2
 		if c.MaxBackoff > 0 && wait > c.MaxBackoff {
@@ -255,15 +268,13 @@ func (c *Client) Post(ctx context.Context, path string, query url.Values, header
 	}
 }
 
-// lastError describes the last failed attempt.
-func lastError(status int, msg string, err error) string {
-	switch {
-	case err != nil:
-		return err.Error()
-	case status == 0:
-		return msg
+// stopped is the error of an Ingest whose ctx is done: the time limit,
+// said with its figures, or the caller's cancellation.
+func (c *Client) stopped(ctx context.Context, total time.Duration, attempts int) error {
+	if errors.Is(context.Cause(ctx), ErrTotal) {
+		return fmt.Errorf("%w: no answer from %s within %v (%d attempts); the push gives up on this profile", ErrTotal, c.base.Host, total, attempts)
 	}
-	return fmt.Sprintf("HTTP %d %s", status, msg)
+	return ctx.Err()
 }
 
 // send makes one request; it returns the status, the server's message for

@@ -229,9 +229,9 @@ func (c *run) otlpFinish(env *Env, b *pprof.Builder, clock *window.Clock) error 
 	if err != nil {
 		return usagef("--push: %v", err)
 	}
-	client.MaxTime = c.PushTimeout
-	if client.MaxTime == 0 {
-		client.MaxTime = DefaultPushTimeout
+	client.Total = c.PushTimeout
+	if client.Total == 0 {
+		client.Total = DefaultPushTimeout
 	}
 	res, sent, err := otlp.Push(context.Background(), client, body)
 	if err != nil {
