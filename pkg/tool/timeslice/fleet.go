@@ -15,6 +15,7 @@ import (
 	"flamekit/pkg/interop/pprof"
 	"flamekit/pkg/interop/pyroscope"
 	"flamekit/pkg/perf/perfdata"
+	"flamekit/pkg/tool"
 )
 
 // DefaultPprofBucket is what --format pprof rounds timestamp_ns down to
@@ -39,25 +40,25 @@ func (c *run) checkFleet() error {
 	f := &c.Config
 	switch {
 	case f.Push != "" && f.Format == "pprof":
-		return usagef("--push and --format pprof cannot be combined: --push sends pprof itself (--format otlp --push sends OTLP)")
+		return tool.Usagef("--push and --format pprof cannot be combined: --push sends pprof itself (--format otlp --push sends OTLP)")
 	case (f.Push != "" || f.Format != "folded") && (c.Heatmap != "" || c.KeepTime):
-		return usagef("--heatmap and --keep-time write their own output: drop --push/--format %s", f.Format)
+		return tool.Usagef("--heatmap and --keep-time write their own output: drop --push/--format %s", f.Format)
 	case f.Push != "" && f.Service == "":
-		return usagef("--push needs --service NAME (the service name Grafana shows)")
+		return tool.Usagef("--push needs --service NAME (the service name Grafana shows)")
 	case f.Push == "" && f.Format != "otlp" && (f.Service != "" || len(f.Label) > 0):
-		return usagef("--service and --label go with --push URL or --format otlp")
+		return tool.Usagef("--service and --label go with --push URL or --format otlp")
 	case f.Bucket != nil && *f.Bucket <= 0:
-		return usagef("--bucket %v: want a positive duration such as 1s or 250ms", *f.Bucket)
+		return tool.Usagef("--bucket %v: want a positive duration such as 1s or 250ms", *f.Bucket)
 	case f.Bucket != nil && f.Push == "" && f.Format == "folded":
-		return usagef("--bucket goes with --push or --format pprof/otlp")
+		return tool.Usagef("--bucket goes with --push or --format pprof/otlp")
 	case f.SampleType != "" && f.Push == "" && f.Format == "folded":
-		return usagef("--sample-type goes with --format pprof/otlp or --push")
+		return tool.Usagef("--sample-type goes with --format pprof/otlp or --push")
 	case f.Format == "otlp" && f.Resolution() < pprof.MinCut:
-		return usagef("--bucket %v: --format otlp keeps timestamps to %v at the finest", f.Resolution(), pprof.MinCut)
+		return tool.Usagef("--bucket %v: --format otlp keeps timestamps to %v at the finest", f.Resolution(), pprof.MinCut)
 	}
 	if f.SampleType != "" {
 		if _, err := parseWeight(f.SampleType); err != nil {
-			return usagef("%v", err)
+			return tool.Usagef("%v", err)
 		}
 	}
 	return nil
@@ -101,7 +102,7 @@ func refOf(win *window.Window, clock *window.Clock) (folded.WallRef, bool) {
 // pprof.MinCut are kept as per-sample records until the clock is known:
 // a timeline's 2^31 cells of them would not span a long capture, and
 // nearly every sample is a key of its own at such widths.
-func (c *run) pprofOutput(env *Env, s *window.Slicer, inputs window.Inputs, win *window.Window) func(*window.Clock) error {
+func (c *run) pprofOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, win *window.Window) func(*window.Clock) error {
 	w, _ := parseWeight(c.SampleType)
 	opts := pprof.Options{Weight: w, Resolution: c.Resolution(), Mappings: mappings(inputs)}
 	if win != nil {
@@ -182,13 +183,13 @@ func mappings(inputs window.Inputs) []pprof.Mapping {
 }
 
 // otlpFinish writes or pushes the OTLP request of the samples b holds.
-func (c *run) otlpFinish(env *Env, b *pprof.Builder, clock *window.Clock) error {
+func (c *run) otlpFinish(env *tool.Env, b *pprof.Builder, clock *window.Clock) error {
 	opts := otlp.Options{Service: c.Service}
 	for _, l := range c.Label {
 		k, v, ok := strings.Cut(l, "=")
 		switch {
 		case !ok || k == "" || v == "":
-			return usagef("--label %q: want KEY=VALUE", l)
+			return tool.Usagef("--label %q: want KEY=VALUE", l)
 		case k == "host":
 			opts.Host = v // the pprof push's host label is OTLP's host.name
 		default:
@@ -227,7 +228,7 @@ func (c *run) otlpFinish(env *Env, b *pprof.Builder, clock *window.Clock) error 
 	}
 	client, err := pyroscope.NewClient(c.Push, auth, nil)
 	if err != nil {
-		return usagef("--push: %v", err)
+		return tool.Usagef("--push: %v", err)
 	}
 	client.Total = c.PushTimeout
 	if client.Total == 0 {
@@ -265,7 +266,7 @@ const DefaultPushTimeout = 2 * time.Minute
 // pushOutput makes the Slicer's sink a Pyroscope Pusher (the inputs have
 // been surveyed: their clock and metadata are final); finish pushes the
 // last buckets and prints the summary.
-func (c *run) pushOutput(env *Env, s *window.Slicer, inputs window.Inputs) (func(*window.Clock) error, error) {
+func (c *run) pushOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs) (func(*window.Clock) error, error) {
 	clock := inputs.Clock()
 	if len(clock.Refs) == 0 {
 		return nil, errors.New("--push needs the wall-clock time of the samples, and the input has neither a clock reference (perf record -k mono) nor perf's \"captured on\" date (perf script --header)")
@@ -274,13 +275,13 @@ func (c *run) pushOutput(env *Env, s *window.Slicer, inputs window.Inputs) (func
 	for _, l := range c.Label {
 		lb, err := pyroscope.ParseLabel(l)
 		if err != nil {
-			return nil, usagef("--label: %v", err)
+			return nil, tool.Usagef("--label: %v", err)
 		}
 		labels = append(labels, lb)
 	}
 	name, err := pyroscope.AppName(c.Service, labels)
 	if err != nil {
-		return nil, usagef("--service/--label: %v", err)
+		return nil, tool.Usagef("--service/--label: %v", err)
 	}
 	auth, err := pyroscope.AuthFromEnv(env.Env)
 	if err != nil {
@@ -288,7 +289,7 @@ func (c *run) pushOutput(env *Env, s *window.Slicer, inputs window.Inputs) (func
 	}
 	client, err := pyroscope.NewClient(c.Push, auth, nil)
 	if err != nil {
-		return nil, usagef("--push: %v", err)
+		return nil, tool.Usagef("--push: %v", err)
 	}
 	for _, r := range clock.Refs {
 		if !r.Exact {
@@ -313,7 +314,7 @@ func (c *run) pushOutput(env *Env, s *window.Slicer, inputs window.Inputs) (func
 }
 
 // pushFailed prints what was pushed before a failure.
-func (c *run) pushFailed(env *Env) {
+func (c *run) pushFailed(env *tool.Env) {
 	if c.pusher != nil {
 		if sum := c.pusher.Summary(); sum.Buckets > 0 {
 			env.Warnf("%s before the error", sum)
