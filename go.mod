@@ -10,12 +10,10 @@ require (
 	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
 	github.com/klauspost/compress v1.20.3
 	github.com/klauspost/pgzip v1.3.0
+	go.opentelemetry.io/proto/slim/otlp v1.10.0
+	go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development v0.3.0
+	go.opentelemetry.io/proto/slim/otlp/profiles/v1development v0.3.0
+	google.golang.org/protobuf v1.36.11
 )
 
-require (
-	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
-	go.opentelemetry.io/proto/slim/otlp v1.10.0 // indirect
-	go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development v0.3.0 // indirect
-	go.opentelemetry.io/proto/slim/otlp/profiles/v1development v0.3.0 // indirect
-	google.golang.org/protobuf v1.36.11 // indirect
-)
+require github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
