@@ -157,7 +157,7 @@ var S = {
 	sel: null, vs: null, // {lane, c0, c1}: cells [c0, c1) of a lane
 	f: {}, collapse: false, noIdle: M.noIdle,
 	search: "", colors: "hot", hash: false, inverted: false,
-	view: "flame", sort: "name", fn: "", normalize: false, elided: "",
+	view: "flame", sort: "name", fn: "", normalize: false, elided: "", cum: false,
 	stretch: null
 };
 LIST_KEYS.forEach(function (k) { S.f[k] = []; });
@@ -190,6 +190,7 @@ function fragment() {
 	if (S.inverted) add("inverted", true);
 	if (S.view !== "flame") add("view", S.view);
 	if (S.sort !== "name") add("sort", S.sort);
+	if (S.cum) add("cum", true);
 	if (S.fn) add("fn", S.fn);
 	if (S.normalize) add("normalize", true);
 	if (S.elided) add("elided", S.elided);
@@ -231,24 +232,29 @@ function readFragment(h) {
 	S.inverted = bool("inverted", false);
 	S.view = ["flame", "chart", "top"].includes(one("view")) ? one("view") : "flame";
 	S.sort = one("sort") === "weight" ? "weight" : "name";
+	S.cum = bool("cum", false);
 	S.fn = typeof one("fn") === "string" ? one("fn") : "";
 	S.normalize = bool("normalize", false);
 	S.elided = ["vs", "selection"].includes(one("elided")) ? one("elided") : "";
 }
 
+// saveFragment keeps the view in the URL: a new history entry for a new
+// selection (Back returns to the one before), the same entry otherwise.
 var lastFragment = null;
-function saveFragment() {
+function saveFragment(entry) {
 	var f = fragment();
 	if (f === lastFragment) return;
+	var push = entry && lastFragment !== null;
 	lastFragment = f;
-	history.replaceState(null, "", f ? "#" + f : location.pathname + location.search);
+	var url = f ? "#" + f : location.pathname + location.search;
+	if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
 }
 
 // ---- filters ----
 var THOK, CPUOK, TMAP; // per thread, per cpu+1, per stack: kept?, and the stack's node in T
 var KMAP; // per stack: its node in T, or -1 when the filters (idle included) drop it
 var T = null; // the tree the filters make: {n, parent, frame, depth, kids (CSR), pre}
-var filterError = "";
+var filterError = "", filterNote = "";
 
 function toRegExp(s) {
 	var flags = "";
@@ -354,6 +360,7 @@ function applyFilters() {
 	}
 	CPUOK = new Uint8Array(MAXCPU + 2);
 	for (var c = -1; c <= MAXCPU; c++) CPUOK[c + 1] = !cpu || c >= 0 && cpu(c) ? 1 : 0;
+	filterNote = missingNote(pid, tid, cpu);
 
 	var plain = !showFrom && !rootAt && !pruneFrom && !hide && !show && !merges.length && !S.collapse;
 	TMAP = new Int32Array(NN);
@@ -424,6 +431,23 @@ function applyFilters() {
 	if (S.noIdle) for (n = 1; n < NN; n++) if (IDLE[n]) KMAP[n] = -1;
 	KE = null; // made again by heatSeries, or by the first sums
 	BLK = null;
+}
+
+// missingNote says how many samples the id filters could not judge as
+// their lines lack the field (selection.Missing's message), or "".
+function missingNote(pid, tid, cpu) {
+	if (!pid && !tid && !cpu) return "";
+	var n = 0;
+	for (var e = 0; e < NE; e++) {
+		var t = ET[e];
+		if (pid && !(THAS[t] & 1) || tid && !(THAS[t] & 2) || cpu && EU[e] < 0) n += EN[e];
+	}
+	if (!n) return "";
+	var need = [];
+	if (cpu) need.push("cpu=");
+	if (pid) need.push("pid=");
+	if (tid) need.push("tid=");
+	return fmtInt(n) + " samples carry no " + need.join(" or ") + " field and were not selected: fold the capture again with this stackcollapse (perf.data gives cpu, pid and tid; perf script text gives the fields it prints, e.g. perf script -F +pid,+cpu)";
 }
 
 // buildKids gives T its children lists, siblings by name (flamegraph's
@@ -676,7 +700,26 @@ function normalizeBefore(B, A) {
 	return out;
 }
 
+// elidedSums: FlameScope's elided view, the stacks present in one range
+// only (S.elided: "selection" or "vs"), as difffolded's lines whose
+// other count is 0 (see elidedFilter).
+function elidedSums(A, B) {
+	var keepA = S.elided === "selection", src = keepA ? A : B, other = keepA ? B : A;
+	var self = new Float64Array(T.n), selfN = new Float64Array(T.n);
+	for (var i = 1; i < T.n; i++) if (src.self[i] > 0 && other.self[i] === 0) { self[i] = src.self[i]; selfN[i] = src.selfN[i]; }
+	return totals({ self: self, selfN: selfN });
+}
+
+// viewSums: the sums the view draws and saves: the selection's, or the
+// elided view's.
+function viewSums() {
+	var A = CUR.A || totals(sums(S.sel));
+	if (S.vs && S.elided) return CUR.E || elidedSums(A, CUR.B || totals(sums(S.vs)));
+	return A;
+}
+
 function flameGraph() {
+	CUR.E = null;
 	var A = totals(sums(S.sel)), info = { rootName: "all", tip: tipFor("flame", A) };
 	CUR.A = A;
 	CUR.B = null;
@@ -684,15 +727,12 @@ function flameGraph() {
 		var B = totals(sums(S.vs));
 		CUR.B = B;
 		if (S.elided) {
-			// FlameScope's elided view: the stacks present in one range only
-			var keepA = S.elided === "selection", src = keepA ? A : B, other = keepA ? B : A;
-			var self = new Float64Array(T.n), selfN = new Float64Array(T.n);
-			for (var i = 1; i < T.n; i++) if (src.self[i] > 0 && other.self[i] === 0) { self[i] = src.self[i]; selfN[i] = src.selfN[i]; }
-			var E = totals({ self: self, selfN: selfN });
+			var E = elidedSums(A, B);
+			CUR.E = E;
 			return layoutTree(T, E.tot, E.self, function (c) { return c === 0 ? "rgb(200,200,200)" : colorOf(T.frame[c]); }, { rootName: "all", tip: tipFor("flame", E) });
 		}
 		var before = normalizeBefore(B, A), maxDelta = 1, delta = new Float64Array(T.n);
-		for (i = 1; i < T.n; i++) {
+		for (var i = 1; i < T.n; i++) {
 			delta[i] = A.self[i] - before[i];
 			if (A.self[i] > 0 || before[i] > 0 || B.self[i] > 0) maxDelta = Math.max(maxDelta, Math.abs(delta[i]));
 		}
@@ -705,52 +745,73 @@ function flameGraph() {
 	return layoutTree(T, A.tot, A.self, function (c) { return c === 0 ? colorOf(-1) : colorOf(T.frame[c]); }, info);
 }
 
-// flameChart lays the selection out in time order at cell resolution: each
+// chartLayout lays range r out in time order at cell resolution: each
 // cell's stacks in flamegraph's order, merged with the cell before where
-// they share frames (flamegraph --flamechart over the cells).
-function flameChart() {
-	var r = S.sel, A = totals(sums(r));
-	CUR.A = A;
-	CUR.B = null;
-	var gb = new GraphBuilder(), info = { rootName: "all", tip: tipFor("chart", A) };
-	if (!r || !(A.tot[0] > 0)) return gb.done(0, info);
-	gb.add(0, A.tot[0], 0, -1, 0, colorOf(-1));
-	var open = [], openX = [], x = 0;
+// they share frames. It is flamegraph --flamechart (Builder.Add) over its
+// lines, a line per stack and cell in that order: lines holds them
+// (node of T, weight), nodes the frames in pre-order (node of T, start,
+// end), as flamegraph's layout does.
+function chartLayout(r) {
+	var out = { lines: [], node: [0], start: [0], end: [0], total: 0 };
+	if (!r) return out;
+	if (!KE) entryTargets();
+	var open = [], openIdx = [], x = 0;
 	var acc = new Float64Array(T.n), touched = [];
-	var ij = entryRange(r.c0, r.c1), e = ij[0];
+	var ij = entryRange(r.c0, r.c1);
 	function flushCell() {
 		touched.sort(function (a, b) { return T.pre[a] - T.pre[b]; });
 		for (var k = 0; k < touched.length; k++) {
 			var t = touched[k], w = acc[t];
 			acc[t] = 0;
+			out.lines.push(t, w);
 			var path = [];
 			for (var v = t; v > 0; v = T.parent[v]) path.push(v);
 			path.reverse();
 			var d = 0;
 			while (d < open.length && d < path.length && open[d] === path[d]) d++;
 			closeTo(d);
-			for (; d < path.length; d++) { open.push(path[d]); openX.push(x); }
+			for (; d < path.length; d++) {
+				open.push(path[d]);
+				openIdx.push(out.node.length);
+				out.node.push(path[d]); out.start.push(x); out.end.push(x);
+			}
 			x += w;
 		}
 		touched = [];
 	}
 	function closeTo(d) {
-		while (open.length > d) {
-			var v = open.pop(), x0 = openX.pop();
-			gb.add(x0, x - x0, T.depth[v], T.frame[v], v, colorOf(T.frame[v]));
-		}
+		while (open.length > d) { open.pop(); out.end[openIdx.pop()] = x; }
 	}
 	var cell = null;
-	for (; e < ij[1]; e++) {
+	for (var e = ij[0]; e < ij[1]; e++) {
 		if (EC[e] !== cell) { flushCell(); cell = EC[e]; }
-		if (LANE[EI[e]] !== r.lane || !keepEntry(e)) continue;
-		var t = TMAP[ES[e]];
+		var t = KE[e];
+		if (t < 0 || LANE[EI[e]] !== r.lane) continue;
 		if (acc[t] === 0) touched.push(t);
 		acc[t] += EW[e];
 	}
 	flushCell();
 	closeTo(0);
-	return gb.done(A.tot[0], info);
+	out.total = out.end[0] = x;
+	return out;
+}
+
+// flameChart draws chartLayout: what the view shows, saves (SVG and
+// folded lines in chart order) and what flamegraph --flamechart draws of
+// those lines.
+function flameChart() {
+	var r = S.sel, A = totals(sums(r));
+	CUR.A = A;
+	CUR.B = null;
+	var gb = new GraphBuilder(), info = { rootName: "all", tip: tipFor("chart", A) };
+	if (!r || !(A.tot[0] > 0)) return gb.done(0, info);
+	var cl = chartLayout(r);
+	CUR.chart = cl;
+	for (var i = 0; i < cl.node.length; i++) {
+		var v = cl.node[i];
+		gb.add(cl.start[i], cl.end[i] - cl.start[i], T.depth[v], v === 0 ? -1 : T.frame[v], v, colorOf(v === 0 ? -1 : T.frame[v]));
+	}
+	return gb.done(cl.total, info);
 }
 
 // sandwich: the callers (a flame graph rooted at fn, callers above) and
@@ -827,8 +888,24 @@ function topTable() {
 	}
 	var rows = [];
 	for (f = 0; f < nf; f++) if (total[f] > 0) rows.push(f);
-	rows.sort(function (a, b) { return self[b] - self[a] || total[b] - total[a] || frameRank(a) - frameRank(b); });
+	// stacktop's order (top.sortRows): flat (--cum: cum), then the name's
+	// bytes, then the other
+	var x = S.cum ? total : self, y = S.cum ? self : total;
+	rows.sort(function (a, b) { return x[b] - x[a] || utf8Cmp(frameName(a), frameName(b)) || y[b] - y[a]; });
 	return { rows: rows, self: self, total: total, all: A.tot[0] };
+}
+
+// utf8Cmp orders strings by their UTF-8 bytes, as Go's strings.Compare
+// (UTF-16 code units order the characters above U+FFFF before U+E000 and
+// up; code points do not).
+function utf8Cmp(a, b) {
+	if (a === b) return 0;
+	var i = 0, n = Math.min(a.length, b.length);
+	while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+	if (i === n) return a.length - b.length;
+	var x = a.codePointAt(i), y = b.codePointAt(i);
+	if (x >= 0xDC00 && x <= 0xDFFF && i > 0) { x = a.codePointAt(i - 1); y = b.codePointAt(i - 1); }
+	return x - y;
 }
 
 // ---- folded text and the SVG of the view ----
@@ -841,7 +918,13 @@ function stackOf(tr, v) {
 // foldedText: the view's stacks as flamegraph reads them; differential
 // (difffolded's "stack before after") when comparing.
 function foldedText() {
-	var A = CUR.A || totals(sums(S.sel)), out = [];
+	var out = [];
+	if (S.view === "chart") {
+		var cl = chartLayout(S.sel);
+		for (var i = 0; i < cl.lines.length; i += 2) out.push(stackOf(T, cl.lines[i]) + " " + goNum(cl.lines[i + 1]));
+		return out.length ? out.join("\n") + "\n" : "";
+	}
+	var A = viewSums();
 	var diff = S.vs && !S.elided, B = diff ? (CUR.B || totals(sums(S.vs))) : null;
 	var before = diff ? normalizeBefore(B, A) : null;
 	var stack = [0];
@@ -861,7 +944,16 @@ function foldedText() {
 }
 
 function svgText() {
-	var A = CUR.A || totals(sums(S.sel)), diff = S.vs && !S.elided, B = diff ? (CUR.B || totals(sums(S.vs))) : null;
+	var o = { colors: S.colors, hash: S.hash, inverted: S.inverted };
+	if (S.view === "chart") {
+		var cl = chartLayout(S.sel), n = cl.node.length;
+		if (!(cl.total > 0)) return "";
+		var lc = { name: [], start: cl.start, end: cl.end, depth: [], delta: new Array(n).fill(0), hasDelta: new Array(n).fill(false), total: cl.total, maxDelta: 1 };
+		for (var q = 0; q < n; q++) { lc.name.push(cl.node[q] === 0 ? "" : frameName(T.frame[cl.node[q]])); lc.depth.push(T.depth[cl.node[q]]); }
+		o.flamechart = true;
+		return renderSVG(lc, o, M.svg.css, M.svg.script);
+	}
+	var A = viewSums(), diff = S.vs && !S.elided, B = diff ? (CUR.B || totals(sums(S.vs))) : null;
 	var before = diff ? normalizeBefore(B, A) : null;
 	var l = { name: [], start: [], end: [], depth: [], delta: [], hasDelta: [], total: A.tot[0], maxDelta: 1 };
 	if (!(l.total > 0)) return "";
@@ -882,7 +974,7 @@ function svgText() {
 		}
 		for (var k = kids.length - 1; k >= 0; k--) stack.push(kids[k]);
 	}
-	return renderSVG(l, { colors: S.colors, hash: S.hash, inverted: S.inverted }, M.svg.css, M.svg.script);
+	return renderSVG(l, o, M.svg.css, M.svg.script);
 }
 
 // ---- commands ----
@@ -949,17 +1041,32 @@ function flamegraphArgs(extra) {
 	return a.join(" ");
 }
 
+// elidedFilter keeps difffolded's lines whose other count is 0 and
+// writes them as plain folded lines: the elided view from the command
+// line (difffolded writes "stack before after").
+function elidedFilter() {
+	return S.elided === "selection" ? " | grep -E ' 0 [^ ]+$' | sed -E 's/ 0 ([^ ]+)$/ \\1/'" : " | grep -E ' [^ ]+ 0$' | sed -E 's/ 0$//'";
+}
+
+// command gives the pipeline that draws (or, for the top table, prints)
+// what the view shows; view=chart and view=top take precedence over the
+// comparison, as they do on the page.
 function command() {
 	if (!S.sel) return "";
 	var fa = filterArgs(), out;
-	if (S.vs && !S.elided) {
-		out = "difffolded " + (S.normalize ? "-n " : "") + "<(" + timesliceCmd(S.vs) + fa + ") <(" + timesliceCmd(S.sel) + fa + ") | " + flamegraphArgs() + " > diff.svg";
+	if (S.view === "top") {
+		out = timesliceCmd(S.sel) + fa + " | stacktop -n 0" + (S.cum ? " --cum" : "");
 	} else if (S.view === "chart") {
 		out = timesliceCmd(S.sel, ["--keep-time"]) + fa + " | " + flamegraphArgs("--flamechart") + " > chart.svg";
+		out += "   # each sample at its own time; the page draws a cell's samples together: flamegraph --flamechart of its saved folded lines is its SVG";
+	} else if (S.vs && S.elided) {
+		out = "difffolded <(" + timesliceCmd(S.vs) + fa + ") <(" + timesliceCmd(S.sel) + fa + ")" + elidedFilter() + " | " + flamegraphArgs() + " > flame.svg";
+	} else if (S.vs) {
+		out = "difffolded " + (S.normalize ? "-n " : "") + "<(" + timesliceCmd(S.vs) + fa + ") <(" + timesliceCmd(S.sel) + fa + ") | " + flamegraphArgs() + " > diff.svg";
 	} else {
 		out = timesliceCmd(S.sel) + fa + " | " + flamegraphArgs() + " > flame.svg";
 	}
-	if (S.search) out += "   # then open the SVG with ?s=" + encodeURIComponent(S.search) + " to search";
+	if (S.search && S.view !== "top") out += "   # then open the SVG with ?s=" + encodeURIComponent(S.search) + " to search";
 	return out;
 }
 
@@ -1055,9 +1162,13 @@ function buildUI() {
 		["merge", "merge RE=NAME", "rename matching frames"]].forEach(function (f) {
 		var lab = el("label", { class: "filter" });
 		lab.appendChild(el("span", null, f[1]));
-		var inp = el("input", { id: "f-" + f[0], type: "text", size: f[0].length < 4 ? 5 : 10, title: "--" + f[0] + ": " + f[2], spellcheck: "false" });
+		// merge takes a rule per line (rules are not one expression); the
+		// others one value, which shows several of the link OR-ed
+		var inp = f[0] === "merge" ? el("textarea", { id: "f-merge", rows: 1, cols: 14, title: "--merge: " + f[2] + " (a rule per line)", spellcheck: "false" }) :
+			el("input", { id: "f-" + f[0], type: "text", size: f[0].length < 4 ? 5 : 10, title: "--" + f[0] + ": " + f[2], spellcheck: "false" });
 		inp.addEventListener("change", function () {
-			S.f[f[0]] = inp.value.split(/\s*\n\s*/).map(function (s) { return s.trim(); }).filter(Boolean);
+			var v = f[0] === "merge" ? inp.value.split(/\n/) : [inp.value];
+			S.f[f[0]] = v.map(function (s) { return s.trim(); }).filter(Boolean);
 			update("filter");
 		});
 		lab.appendChild(inp);
@@ -1067,6 +1178,8 @@ function buildUI() {
 	UI.collapse = checkbox(fb, "collapse-recursion", "collapse recursion", "--collapse-recursion");
 	UI.filterError = el("span", { id: "filter-error", class: "error" });
 	fb.appendChild(UI.filterError);
+	UI.filterNote = el("span", { id: "filter-note", class: "note" });
+	fb.appendChild(UI.filterNote);
 	app.appendChild(fb);
 
 	UI.heat = el("section", { id: "heat" });
@@ -1114,6 +1227,17 @@ function buildUI() {
 	UI.collapse.addEventListener("change", function () { S.collapse = UI.collapse.checked; update("filter"); });
 }
 
+// filterText shows the values of a filter key in its box as one value
+// of the same meaning: ids joined by ",", expressions OR-ed as
+// (?:a)|(?:b) (each keeps its own flags), merge rules a line each.
+function filterText(k) {
+	var v = S.f[k];
+	if (v.length < 2) return v.join("");
+	if (k === "merge") return v.join("\n");
+	if (k === "pid" || k === "tid" || k === "cpu") return v.join(",");
+	return v.map(function (x) { return "(?:" + x + ")"; }).join("|");
+}
+
 function checkbox(parent, id, label, title) {
 	var lab = el("label", { class: "check", title: title });
 	var c = el("input", { type: "checkbox", id: id });
@@ -1134,10 +1258,11 @@ function syncControls() {
 	UI.elided.value = S.elided;
 	UI.noIdle.checked = S.noIdle;
 	UI.collapse.checked = S.collapse;
-	for (var k in UI.filters) if (document.activeElement !== UI.filters[k]) UI.filters[k].value = S.f[k].join("\n");
+	for (var k in UI.filters) if (document.activeElement !== UI.filters[k]) UI.filters[k].value = filterText(k);
 	UI.compare.textContent = S.vs ? "Stop comparing" : "Compare with…";
 	UI.compare.classList.toggle("on", compareNext);
 	UI.filterError.textContent = filterError;
+	UI.filterNote.textContent = filterNote;
 }
 
 // ---- heat map ----
@@ -1545,7 +1670,8 @@ function hoverHeat(li, cell) {
 function legend() {
 	var unit = M.measure === "weight" ? M.unit : "samples";
 	var cell = M.seconds > 1 ? fmtDur(M.seconds) : (1000 / M.rows).toFixed(M.rows > 100 ? 1 : 0) + " ms";
-	var t = "Heat map: " + unit + " per " + cell + " cell, white 0 to red " + HM.max.map(fmtInt).join(" / ") +
+	var mx = Math.max.apply(null, HM.max.concat([0]));
+	var t = "Heat map: " + unit + " per " + cell + " cell, " + (mx > 0 ? "white 0 to red " + HM.max.map(fmtInt).join(" / ") : "empty: no samples under the filters") +
 		(S.noIdle ? "; idle CPUs left out" : "; idle CPUs included") + (M.measure === "samples" ? " (cells count samples; flame graphs sum their weights, as flamegraph)" : "") + ".";
 	if (M.full) t += " Cells are " + cell + " wide to keep the page small (" + fmtInt(M.full.entries) + " entries at full resolution); for full detail cut a window of up to " + fmtDur(M.full.fitSeconds) + ", the command below.";
 	UI.legend.textContent = t;
@@ -1615,7 +1741,13 @@ function drawGraph() {
 		head = S.vs ? (S.elided ? "Elided view: the stacks found " + (S.elided === "selection" ? "in the selection only" : "in the comparison range only") : "Differential flame graph: the selection's frames, red where they grew against the comparison range, blue where they shrank (difffolded | flamegraph)") :
 			(S.inverted ? "Icicle graph" : "Flame graph") + " of the selection" + (S.sort === "weight" ? ", siblings by weight" : "");
 	}
-	UI.graphHead.textContent = S.view === "top" ? "" : head + (g ? "  (click a frame to zoom, again to zoom out)" : "");
+	if (g && !(g.total > 0)) {
+		// an empty range says so, rather than drawing a blank band
+		head = emptyText();
+		g = null;
+	}
+	UI.graphHead.textContent = S.view === "top" ? (S.sel && !(CUR.A && CUR.A.tot[0] > 0) ? emptyText() : "") : head + (g ? "  (click a frame to zoom, again to zoom out)" : "");
+	UI.graphHead.classList.toggle("empty", !!S.sel && !g && S.view !== "top");
 	UI.flameCanvas.parentNode.hidden = !g || S.view === "top";
 	if (g) {
 		UI.flame.set(g, S.inverted, searchRE()); // drawn once, with its matches
@@ -1625,13 +1757,37 @@ function drawGraph() {
 	status();
 }
 
+// drawTop draws the top table: every row, sortable by self (flat) or
+// total (cum) as stacktop [--cum] prints it.
+// emptyText says why a range draws nothing.
+function emptyText() {
+	var what = S.vs && S.elided && S.view !== "chart" ? "No stacks found " + (S.elided === "selection" ? "in the selection only" : "in the comparison range only") : "No samples in " + rangeText(S.sel);
+	var why = [];
+	if (filterError) why.push("a filter is invalid: " + filterError);
+	if (filterNote) why.push(filterNote);
+	var any = LIST_KEYS.some(function (k) { return S.f[k].length; }) || S.collapse;
+	if (!why.length) why.push(any ? "the filters leave none here; the heat map shows where they keep samples" : S.noIdle ? "only idle CPUs here, and idle is left out (no idle)" : "the capture holds none here");
+	return what + ": " + why.join("; ") + ".";
+}
+
 function drawTop() {
 	var t = topTable(), tbl = el("table", { id: "toptable" });
 	var hr = el("tr");
-	["Function", "Self", "Self %", "Sum %", "Total", "Total %"].forEach(function (h) { hr.appendChild(el("th", null, h)); });
+	[["Function", ""], ["Self", "self"], ["Self %", "self"], ["Sum %", ""], ["Total", "cum"], ["Total %", "cum"]].forEach(function (h) {
+		var th = el("th", null, h[0]);
+		if (h[1]) {
+			var on = (h[1] === "cum") === S.cum;
+			th.className = "sortable" + (on ? " on" : "");
+			th.title = "Sort by " + (h[1] === "cum" ? "total (stacktop --cum)" : "self (stacktop)");
+			th.id = "top-sort-" + h[1] + (h[0].endsWith("%") ? "-pct" : "");
+			th.addEventListener("click", function () { S.cum = h[1] === "cum"; update("view"); });
+			if (on) th.textContent += " ▾";
+		}
+		hr.appendChild(th);
+	});
 	tbl.appendChild(hr);
-	var run = 0;
-	t.rows.slice(0, 300).forEach(function (f) {
+	var run = 0, frag = document.createDocumentFragment();
+	t.rows.forEach(function (f) {
 		run += t.self[f];
 		var tr = el("tr", { class: frameName(f) === S.fn ? "on" : "" });
 		var td = el("td", { class: "fn" });
@@ -1640,11 +1796,11 @@ function drawTop() {
 		td.appendChild(a);
 		tr.appendChild(td);
 		[fmtInt(t.self[f]), pct(t.self[f], t.all), pct(run, t.all), fmtInt(t.total[f]), pct(t.total[f], t.all)].forEach(function (v) { tr.appendChild(el("td", { class: "num" }, v)); });
-		tbl.appendChild(tr);
+		frag.appendChild(tr);
 	});
-	UI.top.appendChild(el("div", { class: "head" }, "Functions of the selection by self weight (total counts a function once per stack, recursion included); click one for its callers and callees"));
+	tbl.appendChild(frag);
+	UI.top.appendChild(el("div", { class: "head" }, t.rows.length + " functions of the selection by " + (S.cum ? "total" : "self") + " weight, as stacktop" + (S.cum ? " --cum" : "") + " ranks them (total counts a function once per stack, recursion included); click a column to sort, a function for its callers and callees"));
 	UI.top.appendChild(tbl);
-	if (t.rows.length > 300) UI.top.appendChild(el("div", { class: "note" }, (t.rows.length - 300) + " more functions not shown"));
 	if (S.fn) drawSandwich();
 }
 
@@ -1719,8 +1875,10 @@ function step(dir) {
 	var r = S.sel;
 	if (!r) return;
 	var w = r.c1 - r.c0, span = HM.spans[r.lane];
-	var c0 = r.c0 + dir * w;
-	if (c0 + w <= span[0] || c0 > span[1]) return;
+	// clamped to the lane's samples: a range never starts before the
+	// first (a negative --from is no time the tools take) nor after the last
+	var c0 = Math.max(span[0], Math.min(r.c0 + dir * w, span[1] + 1 - w));
+	if (c0 === r.c0) return;
 	S.sel = { lane: r.lane, c0: c0, c1: c0 + w };
 	centerOn(S.sel);
 	update("range");
@@ -1737,7 +1895,7 @@ function update(what) {
 	} else drawGraph();
 	UI.cmd.textContent = S.sel ? command() : "";
 	UI.detail.textContent = M.full ? "Full detail: " + detailCommand() : "";
-	saveFragment();
+	saveFragment(what === "range");
 }
 
 function keys(e) {
