@@ -62,7 +62,7 @@ func binaries(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		binDir = filepath.Join(shared, "bin")
-		pkgs := []string{"../../../cmd/timeslice", "../../../cmd/flamegraph", "../../../cmd/difffolded"}
+		pkgs := []string{"../../../cmd/timeslice", "../../../cmd/flamegraph", "../../../cmd/difffolded", "../../../cmd/stacktop"}
 		if _, err := os.Stat("../../../cmd/stackfilter"); err == nil {
 			pkgs = append(pkgs, "../../../cmd/stackfilter")
 		}
