@@ -256,16 +256,18 @@ var KMAP; // per stack: its node in T, or -1 when the filters (idle included) dr
 var T = null; // the tree the filters make: {n, parent, frame, depth, kids (CSR), pre}
 var filterError = "", filterNote = "";
 
-function toRegExp(s) {
-	var flags = "";
-	var m = /^\(\?([a-z]+)\)/.exec(s);
-	if (m) { if (m[1].includes("i")) flags += "i"; s = s.slice(m[0].length); }
-	return new RegExp(s, flags);
+// compileRE compiles a flag's regular expression with Go's syntax and
+// meaning (re2.js), or throws the CLI's reason.
+function compileRE(key, s) {
+	try { return re2Compile(s); } catch (e) { throw new Error("--" + key + " " + JSON.stringify(s) + ": " + e.message); }
 }
-function anyRE2(list) {
+// anyRE2 is one expression for several values of a flag, matching when
+// any matches (each keeps its own flags inside its group).
+function anyRE2(key, list) {
 	if (!list.length) return null;
-	var ci = list.some(function (s) { return /^\(\?[a-z]*i[a-z]*\)/.test(s); });
-	return new RegExp(list.map(function (s) { return "(?:" + s.replace(/^\(\?[a-z]+\)/, "") + ")"; }).join("|"), ci ? "i" : "");
+	if (list.length === 1) return compileRE(key, list[0]);
+	list.forEach(function (s) { compileRE(key, s); });
+	return compileRE(key, list.map(function (s) { return "(?:" + s + ")"; }).join("|"));
 }
 // parseList reads ids and ranges, 0-3,8 (-1 is perf's unknown thread),
 // as package selection does, into a test.
@@ -335,16 +337,16 @@ function applyFilters() {
 	filterError = "";
 	var f = S.f;
 	try {
-		var comm = anyRE2(f.comm), pid = parseList(f.pid), tid = parseList(f.tid), cpu = parseList(f.cpu);
-		var focus = frameTest(anyRE2(f.focus)), ignore = frameTest(anyRE2(f.ignore));
-		var showFrom = frameTest(anyRE2(f["show-from"])), rootAt = frameTest(anyRE2(f["root-at"]));
-		var pruneFrom = frameTest(anyRE2(f["prune-from"]), simplifyName);
-		var hide = frameTest(anyRE2(f.hide)), show = frameTest(anyRE2(f.show));
+		var comm = anyRE2("comm", f.comm), pid = parseList(f.pid), tid = parseList(f.tid), cpu = parseList(f.cpu);
+		var focus = frameTest(anyRE2("focus", f.focus)), ignore = frameTest(anyRE2("ignore", f.ignore));
+		var showFrom = frameTest(anyRE2("show-from", f["show-from"])), rootAt = frameTest(anyRE2("root-at", f["root-at"]));
+		var pruneFrom = frameTest(anyRE2("prune-from", f["prune-from"]), simplifyName);
+		var hide = frameTest(anyRE2("hide", f.hide)), show = frameTest(anyRE2("show", f.show));
 		var merges = f.merge.map(function (m) {
 			// RE[=NAME], split at the last "=" (stackfilter's rule)
 			var i = m.lastIndexOf("="), re = i >= 0 ? m.slice(0, i) : m, name = i >= 0 ? m.slice(i + 1) : m;
 			if (name === "" || name.includes(";")) throw new Error("--merge " + JSON.stringify(m) + ": the name after the last = may not be empty or hold ;");
-			return { test: frameTest(toRegExp(re)), frame: mergedFrame(name) };
+			return { test: frameTest(compileRE("merge", re)), frame: mergedFrame(name) };
 		});
 	} catch (e) {
 		filterError = String(e.message || e);
@@ -1719,14 +1721,20 @@ function status() {
 	syncControls();
 }
 
+// searchRE is the search box's expression (Go's syntax, as the SVG's
+// ?s= is not: see docs/explorer.md), null when empty or refused; the
+// reason is shown beside the box.
+var searchError = "";
 function searchRE() {
+	searchError = "";
 	if (!S.search) return null;
-	try { return toRegExp(S.search); } catch (e) { return null; }
+	try { return re2Compile(S.search); } catch (e) { searchError = "search: " + e.message; return null; }
 }
 
 function showMatch() {
 	var m = UI.flame.matched();
-	UI.matched.textContent = m === null ? "" : "Matched: " + (100 * m).toFixed(1) + "% of " + (UI.flame.zoom >= 0 ? "the zoomed frame" : "all") + " (" + S.search + ")";
+	UI.matched.classList.toggle("error", !!searchError);
+	UI.matched.textContent = searchError ? searchError : m === null ? "" : "Matched: " + (100 * m).toFixed(1) + "% of " + (UI.flame.zoom >= 0 ? "the zoomed frame" : "all") + " (" + S.search + ")";
 }
 
 function drawGraph() {
@@ -2010,6 +2018,16 @@ flamekit.measure = function (what, a, b) {
 	if (what === "select") { S.sel = { lane: 0, c0: cellOfNs(a), c1: cellOfNs(b) }; update("range"); }
 	if (what === "filter") { S.f.comm = a ? [a] : []; update("filter"); }
 	return new Promise(function (done) { requestAnimationFrame(function () { setTimeout(function () { done(performance.now() - t0); }, 0); }); });
+};
+// re2 runs the page's regular expressions (re2.js) on inputs: the matches,
+// or Go's message for an expression it refuses.
+flamekit.re2 = function (src, inputs) {
+	try {
+		var re = re2Compile(src);
+		return { ok: true, matches: inputs.map(function (s) { return re.test(s); }) };
+	} catch (e) {
+		return { ok: false, error: String(e.message) };
+	}
 };
 flamekit.heat = function () {
 	return HM.series.map(function (s, l) { var sum = 0; for (var i = 0; i < s.length; i++) sum += s[i]; return { lane: M.lanes[l].host, sum: sum, max: HM.max[l], cells: s.length }; });
