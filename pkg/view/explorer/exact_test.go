@@ -1,6 +1,7 @@
 package explorer
 
 import (
+	"bytes"
 	"encoding/csv"
 	"fmt"
 	"path/filepath"
@@ -11,6 +12,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"flamekit/pkg/svg"
+	"flamekit/pkg/timeline"
+	"flamekit/pkg/view/flamegraph"
 )
 
 // What the page shows is what it saves and copies (issue 29, first
@@ -131,4 +136,50 @@ func TestWhatYouSeeIsWhatYouCopy(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Empty frames: flamegraph drops a stack's trailing empty frames and keeps
+// the others; the page draws and saves the same (issue 34.8: "a;b;; 2"
+// was drawn with two empty frames).
+func TestEmptyFramesAsFlamegraph(t *testing.T) {
+	lines := []string{"a;b;; 2", "a;;c 3", "x;y; 4", "a;b 5", "q;;;r; 6"}
+	var in strings.Builder
+	in.WriteString("# flamekit v1 timed\n")
+	for i, l := range lines {
+		stack, count, _ := strings.Cut(l, " ")
+		fmt.Fprintf(&in, "%s %s @%d.000000 cpu=0\n", stack, count, 100+i)
+	}
+	tl, skips, err := timeline.Read(strings.NewReader(in.String()), "empty", timeline.Options{})
+	if err != nil || skips.Count > 0 {
+		t.Fatal(err, skips)
+	}
+	page := pageFile(t, "empty.html", tl, Options{Files: []string{"empty.folded"}})
+	b := newBrowser(t, 1200, 900)
+	b.open(t, "file://"+page+"#from=0s&to=10s")
+	o := svg.DefaultOptions()
+	fin, err := flamegraph.Read([]string{"-"}, strings.NewReader(strings.Join(lines, "\n")+"\n"), false, flamegraph.Rewrite{}, o.MinCount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref bytes.Buffer
+	if err := svg.Render(&ref, fin.Layout, &o); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.download(t, "save-svg"); got != ref.String() {
+		t.Errorf("the page's SVG differs from flamegraph's: %s", firstDiff(got, ref.String()))
+	}
+	var frames []struct {
+		Name  string
+		Depth int
+	}
+	b.Eval(t, `flamekit.frames()`, &frames)
+	empty := 0
+	for _, f := range frames {
+		if f.Name == "" && f.Depth > 0 {
+			empty++
+		}
+	}
+	if empty != 3 { // a;;c, and q;; before r
+		t.Errorf("%d empty frames drawn, want the 3 inside stacks: %v", empty, frames)
+	}
 }

@@ -428,11 +428,25 @@ function applyFilters() {
 		}
 		T = { n: tParent.length, parent: Int32Array.from(tParent), frame: Int32Array.from(tFrame), depth: Int32Array.from(tDepth), plain: false };
 	}
+	trimEmptyTails();
 	buildKids(T);
 	KMAP = TMAP.slice();
 	if (S.noIdle) for (n = 1; n < NN; n++) if (IDLE[n]) KMAP[n] = -1;
 	KE = null; // made again by heatSeries, or by the first sums
 	BLK = null;
+}
+
+// trimEmptyTails ends each stack at its last named frame: flamegraph
+// drops a stack's trailing empty frames ("a;b;; 2" is a;b), after the
+// filters have seen them (timeslice | stackfilter | flamegraph). A stack
+// of empty frames only is left out, as it draws no frame.
+function trimEmptyTails() {
+	if (!F.length || F[0] !== "") return; // F is sorted: "" comes first
+	for (var n = 1; n < NN; n++) {
+		var t = TMAP[n];
+		while (t > 0 && T.frame[t] === 0) t = T.parent[t];
+		if (t !== TMAP[n]) TMAP[n] = t > 0 ? t : -1;
+	}
 }
 
 // missingNote says how many samples the id filters could not judge as
