@@ -158,6 +158,7 @@ var S = {
 	f: {}, collapse: false, noIdle: M.noIdle,
 	search: "", colors: "hot", hash: false, inverted: false,
 	view: "flame", sort: "name", fn: "", normalize: false, elided: "", cum: false,
+	map: "", share: "", // the heat map's mode ("": the page's default) and share's expression
 	stretch: null
 };
 LIST_KEYS.forEach(function (k) { S.f[k] = []; });
@@ -191,6 +192,8 @@ function fragment() {
 	if (S.view !== "flame") add("view", S.view);
 	if (S.sort !== "name") add("sort", S.sort);
 	if (S.cum) add("cum", true);
+	if (S.map) add("map", S.map);
+	if (S.share) add("share", S.share);
 	if (S.fn) add("fn", S.fn);
 	if (S.normalize) add("normalize", true);
 	if (S.elided) add("elided", S.elided);
@@ -233,6 +236,8 @@ function readFragment(h) {
 	S.view = ["flame", "chart", "top"].includes(one("view")) ? one("view") : "flame";
 	S.sort = one("sort") === "weight" ? "weight" : "name";
 	S.cum = bool("cum", false);
+	S.map = ["samples", "change", "share"].includes(one("map")) ? one("map") : "";
+	S.share = typeof one("share") === "string" ? one("share") : "";
 	S.fn = typeof one("fn") === "string" ? one("fn") : "";
 	S.normalize = bool("normalize", false);
 	S.elided = ["vs", "selection"].includes(one("elided")) ? one("elided") : "";
@@ -1131,6 +1136,14 @@ function buildUI() {
 	g.appendChild(UI.colors);
 	UI.colors.addEventListener("change", function () { S.colors = UI.colors.value; update("colors"); });
 	UI.hash = checkbox(g, "hash", "hash", "Colour by a hash of the name (flamegraph --hash)");
+	g = group("Map");
+	UI.map = el("select", { id: "map", title: "What the heat map's cells show" });
+	[["samples", "samples"], ["change", "change"], ["share", "share of…"]].forEach(function (o) { UI.map.appendChild(el("option", { value: o[0] }, o[1])); });
+	g.appendChild(UI.map);
+	UI.map.addEventListener("change", function () { S.map = UI.map.value === MAP_DEFAULT ? "" : UI.map.value; update("map"); });
+	UI.share = el("input", { id: "share", type: "text", size: 12, placeholder: "process or function RE", spellcheck: "false", title: "share: colour cells by the share of the samples whose stack holds a frame matching (stackfilter --focus)" });
+	g.appendChild(UI.share);
+	UI.share.addEventListener("change", function () { S.share = UI.share.value.trim(); if (S.share && mapMode() !== "share") S.map = "share"; update("map"); });
 	g = group("Search");
 	UI.search = el("input", { id: "search", type: "search", placeholder: "regexp (Ctrl-F)", size: 16, spellcheck: "false" });
 	g.appendChild(UI.search);
@@ -1202,6 +1215,8 @@ function buildUI() {
 	app.appendChild(UI.heat);
 	UI.legend = el("div", { id: "legend", class: "note" });
 	app.appendChild(UI.legend);
+	UI.tracks = el("div", { id: "tracks" });
+	app.appendChild(UI.tracks);
 	UI.bursts = el("ol", { id: "bursts" });
 	app.appendChild(UI.bursts);
 	UI.status = el("div", { id: "status" });
@@ -1278,6 +1293,9 @@ function syncControls() {
 	UI.compare.textContent = S.vs ? "Stop comparing" : "Compare with…";
 	UI.compare.classList.toggle("on", compareNext);
 	UI.filterError.textContent = filterError;
+	UI.map.value = mapMode();
+	if (document.activeElement !== UI.share) UI.share.value = S.share;
+	UI.share.hidden = mapMode() !== "share" && !S.share;
 	UI.filterNote.textContent = filterNote;
 }
 
@@ -1460,14 +1478,15 @@ function drawHeat() {
 		if (ln.overview) drawOverview(ln.overview, li, g);
 	});
 	legend();
+	drawTracks();
 }
 
 // heatLayer returns a lane's canvas of what no range changes: the cells,
 // the marks (bursts) and the axes, drawn again only when the series or
 // the geometry change.
 function heatLayer(ln, li, g) {
-	var dpr = window.devicePixelRatio || 1, s = HM.series[li];
-	var key = [g.width, g.height, g.cw, g.ch, g.cols, g.first, g.x0, dpr, HM.max[li]].join(",");
+	var dpr = window.devicePixelRatio || 1, ms = mapSeries(li), s = ms.s;
+	var key = [g.width, g.height, g.cw, g.ch, g.cols, g.first, g.x0, dpr, ms.max].join(",");
 	if (ln.layer && ln.layerKey === key && ln.layerSeries === s) return ln.layer;
 	var c = ln.layer || document.createElement("canvas");
 	c.width = Math.round(g.width * dpr);
@@ -1481,7 +1500,7 @@ function heatLayer(ln, li, g) {
 	ctx.fillRect(0, 0, g.width, g.height);
 	ctx.strokeStyle = "#ddd";
 	ctx.strokeRect(g.x0 - 0.5, g.y0 - 0.5, g.cols * g.cw + 1, R * g.ch + 1);
-	var span = HM.spans[li], mx = HM.max[li], shift = HM.shift[li];
+	var span = HM.spans[li], mx = ms.max, shift = HM.shift[li];
 	for (var k = 0; k < s.length; k++) {
 		var v = s[k];
 		if (!v) continue;
@@ -1681,6 +1700,12 @@ function hoverHeat(li, cell) {
 	var a = cellStartNs(cell), b = cellStartNs(cell + 1);
 	UI.details.textContent = (M.lanes.length > 1 ? "host " + M.lanes[li].host + ", " : "") + fmtSecs(a) + " s to " + fmtSecs(b) + " s after the first sample: " +
 		fmtInt(v) + " " + (M.measure === "weight" ? M.unit : "samples") + (S.sel ? "" : "  (click a start cell, then an end cell; or drag; shift: the comparison range)");
+	var top = v ? cellTop(li, cell) : "";
+	if (mapMode() !== "samples" && HM.mode && HM.mode[li] && v) {
+		var k = cell - span[0], sc = HM.mode[li][k];
+		top = (mapMode() === "change" ? "change " + (100 * sc).toFixed(0) + "%" + (HM.rose && HM.rose[li][k] >= 0 ? " (" + F[HM.rose[li][k]] + " rose)" : "") : "share " + (100 * sc).toFixed(1) + "%") + "; " + top;
+	}
+	if (top) UI.details.textContent += " — " + top;
 }
 
 function legend() {
@@ -1690,6 +1715,7 @@ function legend() {
 	var t = "Heat map: " + unit + " per " + cell + " cell, " + (mx > 0 ? "white 0 to red " + HM.max.map(fmtInt).join(" / ") : "empty: no samples under the filters") +
 		(S.noIdle ? "; idle CPUs left out" : "; idle CPUs included") + (M.measure === "samples" ? " (cells count samples; flame graphs sum their weights, as flamegraph)" : "") + ".";
 	if (M.full) t += " Cells are " + cell + " wide to keep the page small (" + fmtInt(M.full.entries) + " entries at full resolution); for full detail cut a window of up to " + fmtDur(M.full.fitSeconds) + ", the command below.";
+	if (mapMode() !== "samples") t = mapLegend() + " " + t.replace(/^Heat map: /, "Samples: ");
 	UI.legend.textContent = t;
 }
 
@@ -1698,12 +1724,20 @@ function drawBursts() {
 	if (!M.marks.length) return;
 	UI.bursts.appendChild(el("li", { class: "head" }, "Bursts, best first (green outlines); click one to select it:"));
 	M.marks.forEach(function (m, i) {
-		var li = el("li", { class: "burst", "data-mark": i }, (i + 1) + ". " + m.label);
-		li.addEventListener("click", function () {
+		var li = el("li", { class: "burst", "data-mark": i });
+		var a = el("a", { href: "#", class: "burstsel" }, (i + 1) + ". " + m.label);
+		a.addEventListener("click", function (e) {
+			e.preventDefault();
 			S.sel = { lane: 0, c0: cellOfNs(m.from), c1: cellOfNs(m.to - 1) + 1 };
 			centerOn(S.sel);
 			update("range");
 		});
+		li.appendChild(a);
+		var rise = burstRise(cellOfNs(m.from), cellOfNs(m.to - 1) + 1);
+		if (rise.length) li.appendChild(el("span", { class: "rise" }, "  rose: " + rise.map(function (x) { return x[0] + " " + (100 * x[1]).toFixed(1) + "% → " + (100 * x[2]).toFixed(1) + "%"; }).join(", ")));
+		var b = el("button", { type: "button", class: "whatrose", id: "rise-" + i, title: "The burst against the whole capture scaled to the burst's total (difffolded -n): red rose in the burst" }, "what rose");
+		b.addEventListener("click", function () { showRise(m); });
+		li.appendChild(b);
 		UI.bursts.appendChild(li);
 	});
 }
@@ -1909,7 +1943,8 @@ function step(dir) {
 // update redraws what a change needs and saves the view in the URL.
 function update(what) {
 	if (what === "filter") { applyFilters(); heatSeries(); }
-	if (what === "filter" || what === "range" || what === "init") drawHeat();
+	if (what === "filter" || what === "range" || what === "init" || what === "map") drawHeat();
+	if (what === "map") { syncControls(); saveFragment(false); return; }
 	if (what === "search") {
 		UI.flame.setMatch(searchRE());
 		showMatch();
@@ -1965,6 +2000,7 @@ async function main() {
 	setupHeat();
 	applyFilters();
 	heatSeries();
+	chooseDefaultMap();
 	centerOn(S.sel);
 	drawBursts();
 	update("init");
@@ -2042,6 +2078,12 @@ flamekit.re2 = function (src, inputs) {
 	} catch (e) {
 		return { ok: false, error: String(e.message) };
 	}
+};
+// mapTop: the heat map's mode and the start (ns) of its highest cell.
+flamekit.mapTop = function () {
+	var ms = mapSeries(0), best = -1;
+	for (var i = 0; i < ms.s.length; i++) if (best < 0 || ms.s[i] > ms.s[best]) best = i;
+	return { mode: mapMode(), ns: best < 0 ? -1 : cellStartNs(HM.spans[0][0] + best), value: best < 0 ? 0 : ms.s[best] };
 };
 flamekit.heat = function () {
 	return HM.series.map(function (s, l) { var sum = 0; for (var i = 0; i < s.length; i++) sum += s[i]; return { lane: M.lanes[l].host, sum: sum, max: HM.max[l], cells: s.length }; });
