@@ -106,3 +106,35 @@ func TestTracksAndChange(t *testing.T) {
 		t.Errorf("what rose: the SVG differs from %s: %s", pipe, firstDiff(got, want))
 	}
 }
+
+// On the saturated capture (a busy host: trainer keeps both CPUs busy,
+// kubelet_burst takes three quarters of them for 2 s at 13.78 s), the
+// samples map is flat: the page opens on change, whose hottest cell is in
+// the burst, and the first track to rise there is kubelet_burst.
+func TestBusyHostOpensOnChange(t *testing.T) {
+	page := filepath.Join(shared, "saturated.html")
+	capture, err := filepath.Abs("../../../testdata/perf/saturated.folded.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shell(t, "timeslice -q --heatmap=html "+capture+" > "+page)
+	b := newBrowser(t, 1400, 1000)
+	b.open(t, "file://"+page)
+	var top struct {
+		Mode  string
+		NS    float64
+		Value float64
+	}
+	b.Eval(t, `flamekit.mapTop()`, &top)
+	if top.Mode != "change" || top.NS < 13.7e9 || top.NS >= 15.8e9 {
+		t.Errorf("busy host: mode %s, hottest cell at %.2f s; want change, in the burst (13.78 to 15.77 s)", top.Mode, top.NS/1e9)
+	}
+	x, y := b.point(t, `flamekit.cellPoint(0, 14.5e9)`)
+	b.Do(t, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x, y))
+	if d := b.text(t, "details"); !strings.Contains(d, "(kubelet_burst rose)") {
+		t.Errorf("hovering the burst: %q", d)
+	}
+	if l := b.text(t, "legend"); !strings.Contains(l, "the samples map is flat") {
+		t.Errorf("legend %q does not say why it shows change", l)
+	}
+}
