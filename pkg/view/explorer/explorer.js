@@ -1180,8 +1180,11 @@ function buildUI() {
 	UI.reset.addEventListener("click", resetAll);
 	app.appendChild(bar);
 
+	// the filters fold into a panel (open when the link sets one)
+	UI.filterPanel = el("details", { id: "filter-panel" });
+	UI.filterSummary = el("summary", { id: "filter-summary" }, "Filters");
+	UI.filterPanel.appendChild(UI.filterSummary);
 	var fb = el("div", { class: "bar filters", id: "filters" });
-	fb.appendChild(el("span", { class: "label" }, "Filters"));
 	UI.filters = {};
 	[["comm", "comm RE", "process (root frame) regexp"], ["pid", "pid", "0-3,8"], ["tid", "tid", "0-3,8"], ["cpu", "cpu", "0-3,8"],
 		["focus", "focus RE", "keep stacks with a frame matching"], ["ignore", "ignore RE", "drop stacks with a frame matching"],
@@ -1209,7 +1212,8 @@ function buildUI() {
 	fb.appendChild(UI.filterError);
 	UI.filterNote = el("span", { id: "filter-note", class: "note" });
 	fb.appendChild(UI.filterNote);
-	app.appendChild(fb);
+	UI.filterPanel.appendChild(fb);
+	app.appendChild(UI.filterPanel);
 
 	UI.heat = el("section", { id: "heat" });
 	app.appendChild(UI.heat);
@@ -1297,6 +1301,9 @@ function syncControls() {
 	if (document.activeElement !== UI.share) UI.share.value = S.share;
 	UI.share.hidden = mapMode() !== "share" && !S.share;
 	UI.filterNote.textContent = filterNote;
+	var on = LIST_KEYS.filter(function (k) { return S.f[k].length; }).length + (S.collapse ? 1 : 0);
+	UI.filterSummary.textContent = "Filters" + (on ? " (" + on + " on)" : "") + (filterError ? " — invalid" : "");
+	if ((on || filterError) && !UI.filterPanel.dataset.shown) { UI.filterPanel.open = true; UI.filterPanel.dataset.shown = "1"; }
 }
 
 // ---- heat map ----
@@ -1467,10 +1474,11 @@ function drawHeat() {
 		ctx.restore();
 		// selections
 		if (S.sel && S.sel.lane === li) shade(ctx, g, li, S.sel.c0, S.sel.c1, "rgba(40,90,255,0.22)", "rgb(20,50,200)");
-		if (S.vs && S.vs.lane === li) shade(ctx, g, li, S.vs.c0, S.vs.c1, "rgba(255,160,0,0.25)", "rgb(220,120,0)");
-		if (drag && drag.lane === li && drag.c !== drag.start) shade(ctx, g, li, Math.min(drag.start, drag.c), Math.max(drag.start, drag.c) + 1, drag.vs ? "rgba(255,160,0,0.2)" : "rgba(40,90,255,0.18)");
+		// the comparison range: teal and dashed, apart from the map's reds
+		if (S.vs && S.vs.lane === li) shade(ctx, g, li, S.vs.c0, S.vs.c1, "rgba(0,150,160,0.30)", "rgb(0,110,120)", [4, 3]);
+		if (drag && drag.lane === li && drag.c !== drag.start) shade(ctx, g, li, Math.min(drag.start, drag.c), Math.max(drag.start, drag.c) + 1, drag.vs ? "rgba(0,150,160,0.25)" : "rgba(40,90,255,0.18)");
 		if (pending && pending.lane === li) {
-			ctx.strokeStyle = pending.vs ? "rgb(200,110,0)" : "rgb(20,40,160)";
+			ctx.strokeStyle = pending.vs ? "rgb(0,110,120)" : "rgb(20,40,160)";
 			ctx.lineWidth = 2;
 			var pc = cellXY(g, li, pending.cell);
 			if (pc) ctx.strokeRect(pc[0], pc[1], g.cw, g.ch);
@@ -1571,7 +1579,7 @@ function cellXY(g, li, cell) {
 
 // shade tints the cells of a range and draws its outline: a run of cells
 // per column, the range's ends closing it.
-function shade(ctx, g, li, c0, c1, color, line) {
+function shade(ctx, g, li, c0, c1, color, line, dash) {
 	var a = Math.max(c0, (g.first - HM.shift[li]) * R), b = Math.min(c1, (g.first + g.cols - HM.shift[li]) * R);
 	var boxes = [];
 	for (var c = a; c < b;) {
@@ -1584,7 +1592,8 @@ function shade(ctx, g, li, c0, c1, color, line) {
 	boxes.forEach(function (r) { ctx.fillRect(r[0], r[1], r[2], r[3]); });
 	if (!line) return;
 	ctx.strokeStyle = line;
-	ctx.lineWidth = 1.5;
+	ctx.lineWidth = dash ? 2 : 1.5;
+	ctx.setLineDash(dash || []);
 	ctx.beginPath();
 	boxes.forEach(function (r, i) {
 		var x0 = r[0] + 0.75, x1 = r[0] + r[2] - 0.75, y0 = r[1] + 0.75, y1 = r[1] + r[3] - 0.75;
@@ -1594,6 +1603,7 @@ function shade(ctx, g, li, c0, c1, color, line) {
 		if (i === boxes.length - 1) { ctx.moveTo(x1, y0); ctx.lineTo(x1, y1); }
 	});
 	ctx.stroke();
+	ctx.setLineDash([]);
 }
 
 function outline(ctx, g, li, c0, c1) {
@@ -2050,7 +2060,9 @@ flamekit.framePoint = function (name) {
 	var r = v.range(), scale = (v.cssW - 20) / r[1];
 	var x = 10 + (g.x[best] - r[0] + g.w[best] / 2) * scale, d = g.depth[best];
 	var y = v.inverted ? d * FRAME_H + 4 + FRAME_H / 2 : v.cssH - 4 - (d + 0.5) * FRAME_H;
-	v.canvas.scrollIntoView({ block: "center" });
+	var box = v.canvas.parentNode;
+	box.scrollTop = Math.max(0, y - box.clientHeight / 2);
+	box.scrollIntoView({ block: "center" });
 	var b = v.canvas.getBoundingClientRect();
 	return [b.left + x, b.top + y];
 };

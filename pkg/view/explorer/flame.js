@@ -201,6 +201,10 @@ FlameView.prototype.set = function (g, inverted, re) {
 	this.byDepth = null;
 	this.match = re ? this.matches(re) : null;
 	this.draw();
+	// a deep graph scrolls in its box (CSS max-height): the base in view,
+	// the tops a scroll up
+	var box = this.canvas.parentNode;
+	if (box) box.scrollTop = this.inverted ? 0 : box.scrollHeight;
 };
 
 FlameView.prototype.index = function () {

@@ -114,6 +114,11 @@ func (b *browser) clickID(t testing.TB, id string) {
 // over it and presses Enter.
 func (b *browser) typeInto(t testing.TB, id, text string) {
 	t.Helper()
+	var folded bool
+	b.Eval(t, fmt.Sprintf(`(() => { const d = document.getElementById(%q).closest("details"); return !!d && !d.open; })()`, id), &folded)
+	if folded {
+		b.clickID(t, "filter-summary") // open the filter panel first
+	}
 	b.clickID(t, id)
 	b.Do(t, chromedp.KeyEvent("a", chromedp.KeyModifiers(kb.ModifierCtrl)), chromedp.KeyEvent(kb.Backspace))
 	if text != "" {
