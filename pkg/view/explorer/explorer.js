@@ -233,7 +233,7 @@ function readFragment(h) {
 	S.colors = PALETTES.includes(one("colors")) ? one("colors") : "hot";
 	S.hash = bool("hash", false);
 	S.inverted = bool("inverted", false);
-	S.view = ["flame", "chart", "top"].includes(one("view")) ? one("view") : "flame";
+	S.view = ["flame", "chart", "top", "tree"].includes(one("view")) ? one("view") : "flame";
 	S.sort = one("sort") === "weight" ? "weight" : "name";
 	S.cum = bool("cum", false);
 	S.map = ["samples", "change", "share"].includes(one("map")) ? one("map") : "";
@@ -1122,7 +1122,7 @@ function buildUI() {
 	function group(label) { var g = el("span", { class: "group" }); if (label) g.appendChild(el("span", { class: "label" }, label)); bar.appendChild(g); return g; }
 	var g = group("View");
 	UI.views = {};
-	[["flame", "Flame graph"], ["chart", "Flame chart"], ["top", "Top"]].forEach(function (v) {
+	[["flame", "Flame graph"], ["chart", "Flame chart"], ["tree", "Call tree"], ["top", "Top"]].forEach(function (v) {
 		var b = el("button", { type: "button", id: "view-" + v[0], class: "seg" }, v[1]);
 		b.addEventListener("click", function () { S.view = v[0]; update("view"); });
 		g.appendChild(b);
@@ -1812,14 +1812,16 @@ function drawGraph() {
 		head = emptyText();
 		g = null;
 	}
-	UI.graphHead.textContent = S.view === "top" ? (S.sel && !(CUR.A && CUR.A.tot[0] > 0) ? emptyText() : "") : head + (g ? "  (click a frame to zoom, again to zoom out)" : "");
-	UI.graphHead.classList.toggle("empty", !!S.sel && !g && S.view !== "top");
-	UI.flameCanvas.parentNode.hidden = !g || S.view === "top";
+	var table = S.view === "top" || S.view === "tree";
+	UI.graphHead.textContent = table ? (S.sel && !(CUR.A && CUR.A.tot[0] > 0) ? emptyText() : "") : head + (g ? "  (click a frame to zoom, again to zoom out)" : "");
+	UI.graphHead.classList.toggle("empty", !!S.sel && !g && !table);
+	UI.flameCanvas.parentNode.hidden = !g || table;
 	if (g) {
 		UI.flame.set(g, S.inverted, searchRE()); // drawn once, with its matches
 		showMatch();
 	}
 	if (S.view === "top" && S.sel) drawTop();
+	if (S.view === "tree" && S.sel && g) drawTree();
 	status();
 }
 
@@ -1868,6 +1870,61 @@ function drawTop() {
 	UI.top.appendChild(el("div", { class: "head" }, t.rows.length + " functions of the selection by " + (S.cum ? "total" : "self") + " weight, as stacktop" + (S.cum ? " --cum" : "") + " ranks them (total counts a function once per stack, recursion included); click a column to sort, a function for its callers and callees"));
 	UI.top.appendChild(tbl);
 	if (S.fn) drawSandwich();
+}
+
+// drawTree draws the call tree of the view (Firefox Profiler's): a row per
+// call path with its total and self, children by total; a click on ▸
+// opens a row, and the heaviest path opens at first.
+function drawTree() {
+	var A = viewSums(), all = A.tot[0], tbl = el("table", { id: "calltree" });
+	var hr = el("tr");
+	["Total", "Total %", "Self", "Self %", "Function"].forEach(function (h) { hr.appendChild(el("th", null, h)); });
+	tbl.appendChild(hr);
+	function kids(v) {
+		var out = [];
+		for (var j = T.first[v]; j < T.first[v + 1]; j++) if (A.tot[T.kids[j]] > 0) out.push(T.kids[j]);
+		return out.sort(function (a, b) { return A.tot[b] - A.tot[a] || frameRank(T.frame[a]) - frameRank(T.frame[b]); });
+	}
+	function row(v, depth) {
+		var tr = el("tr", { "data-node": v, "data-depth": depth });
+		[fmtInt(A.tot[v]), pct(A.tot[v], all), fmtInt(A.self[v]), pct(A.self[v], all)].forEach(function (x) { tr.appendChild(el("td", { class: "num" }, x)); });
+		var td = el("td", { class: "fn" });
+		td.style.paddingLeft = (4 + 14 * depth) + "px";
+		var k = kids(v), btn = el("button", { type: "button", class: "treeopen" }, k.length ? "▸" : "·");
+		btn.disabled = !k.length;
+		td.appendChild(btn);
+		td.appendChild(document.createTextNode(" " + frameDisp(T.frame[v])));
+		tr.appendChild(td);
+		tr.open = false;
+		btn.addEventListener("click", function () { toggle(tr, v, depth); });
+		return tr;
+	}
+	function toggle(tr, v, depth) {
+		var btn = tr.querySelector("button");
+		if (tr.open) {
+			// close: drop the rows below it that are deeper
+			for (var n = tr.nextSibling; n && +n.dataset.depth > depth; n = tr.nextSibling) n.remove();
+			tr.open = false;
+			btn.textContent = "▸";
+			return null;
+		}
+		var after = tr, first = null;
+		kids(v).forEach(function (c) { var r = row(c, depth + 1); after.after(r); after = r; if (!first) first = [r, c]; });
+		tr.open = true;
+		btn.textContent = "▾";
+		return first;
+	}
+	var top = kids(0), firstRow = null;
+	top.forEach(function (c) { var r = row(c, 0); tbl.appendChild(r); if (!firstRow) firstRow = [r, c]; });
+	UI.top.appendChild(el("div", { class: "head" }, "Call tree of the " + (S.vs && S.elided ? "elided view" : "selection") + ": total and self of each call path, children by total; ▸ opens a row"));
+	UI.top.appendChild(tbl);
+	// open the heaviest path while it holds most of its parent
+	for (var d = 0, cur = firstRow; cur && d < 64; d++) {
+		var parentTot = A.tot[cur[1]];
+		var next = toggle(cur[0], cur[1], d);
+		if (!next || A.tot[next[1]] < 0.5 * parentTot) break;
+		cur = next;
+	}
 }
 
 function drawSandwich() {
@@ -1958,7 +2015,7 @@ function update(what) {
 	if (what === "search") {
 		UI.flame.setMatch(searchRE());
 		showMatch();
-		if (S.view === "top") drawGraph();
+		if (S.view === "top" || S.view === "tree") drawGraph();
 	} else drawGraph();
 	UI.cmd.textContent = S.sel ? command() : "";
 	UI.detail.textContent = M.full ? "Full detail: " + detailCommand() : "";
@@ -2096,6 +2153,13 @@ flamekit.mapTop = function () {
 	var ms = mapSeries(0), best = -1;
 	for (var i = 0; i < ms.s.length; i++) if (best < 0 || ms.s[i] > ms.s[best]) best = i;
 	return { mode: mapMode(), ns: best < 0 ? -1 : cellStartNs(HM.spans[0][0] + best), value: best < 0 ? 0 : ms.s[best] };
+};
+// tree: the rows the call tree shows.
+flamekit.tree = function () {
+	return [...document.querySelectorAll("#calltree tr[data-node]")].map(function (tr) {
+		var v = +tr.dataset.node;
+		return { name: frameName(T.frame[v]), depth: +tr.dataset.depth, total: CUR.A ? viewSums().tot[v] : 0, self: CUR.A ? viewSums().self[v] : 0 };
+	});
 };
 flamekit.heat = function () {
 	return HM.series.map(function (s, l) { var sum = 0; for (var i = 0; i < s.length; i++) sum += s[i]; return { lane: M.lanes[l].host, sum: sum, max: HM.max[l], cells: s.length }; });

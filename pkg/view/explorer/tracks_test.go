@@ -138,3 +138,59 @@ func TestBusyHostOpensOnChange(t *testing.T) {
 		t.Errorf("legend %q does not say why it shows change", l)
 	}
 }
+
+// The call tree: its rows are the flame graph's frames (total and self),
+// children by total, the heaviest path open; ▸ opens a row.
+func TestCallTree(t *testing.T) {
+	in := foldedFile(t, "burst")
+	page := filepath.Join(shared, "tree.html")
+	shell(t, "timeslice -q --heatmap=html --no-idle "+in+" > "+page)
+	b := newBrowser(t, 1400, 1000)
+	b.open(t, "file://"+page+"#from=13.8s&to=15.8s&no-idle")
+	type frame struct {
+		Name  string
+		W     float64
+		Depth int
+	}
+	var frames []frame
+	b.Eval(t, `flamekit.frames()`, &frames)
+	rootKids := map[string]float64{}
+	for _, f := range frames {
+		if f.Depth == 1 {
+			rootKids[f.Name] += f.W
+		}
+	}
+	b.clickID(t, "view-tree")
+	type row struct {
+		Name        string
+		Depth       int
+		Total, Self float64
+	}
+	var rows []row
+	b.Eval(t, `flamekit.tree()`, &rows)
+	if len(rows) < 3 || rows[0].Name != "flamekit_burst" || rows[1].Depth != 1 {
+		t.Fatalf("call tree %v: want flamekit_burst first, its heaviest path open", rows[:min(3, len(rows))])
+	}
+	top := 0
+	for _, r := range rows {
+		if r.Depth == 0 {
+			top++
+			if r.Total != rootKids[r.Name] {
+				t.Errorf("call tree %s: total %v, the flame graph %v", r.Name, r.Total, rootKids[r.Name])
+			}
+		}
+	}
+	if top != len(rootKids) {
+		t.Errorf("call tree: %d processes, the flame graph %d", top, len(rootKids))
+	}
+	// open the last process's row: its children follow it, deeper
+	n := len(rows)
+	b.Eval(t, `(() => { const rs = [...document.querySelectorAll("#calltree tr[data-node]")].filter(r => r.dataset.depth === "0"); const last = rs[rs.length - 1]; last.querySelector("button").click(); return true; })()`, nil)
+	b.Eval(t, `flamekit.tree()`, &rows)
+	if len(rows) <= n || rows[len(rows)-1].Depth != 1 && rows[n].Depth != 1 {
+		t.Errorf("opening a row: %d rows, then %d", n, len(rows))
+	}
+	if f, _ := url.PathUnescape(b.state(t).Fragment); !strings.HasSuffix(f, "view=tree") || !strings.HasSuffix(b.text(t, "cmd"), "| flamegraph > flame.svg") {
+		t.Errorf("call tree: %q, command %q", f, b.text(t, "cmd"))
+	}
+}
