@@ -1340,6 +1340,7 @@ function heatSeries() {
 		HM.series.push(new Float64Array(s[1] - s[0] + 1));
 	}
 	var w = M.measure === "weight", V = w ? EW : EN;
+	var byComm = HM.byComm = new Float64Array(F.length); // lane 0's weight per process (tracks.js)
 	// the entries' targets under the filters, for the ranges' sums
 	KE = new Int32Array(NE);
 	BLK = new Map();
@@ -1353,6 +1354,7 @@ function heatSeries() {
 			if (t < 0 || !THOK[ET[e]] || !CPUOK[EU[e] + 1]) { KE[e] = -1; continue; }
 			KE[e] = t;
 			a[EC[e] - first] += V[e];
+			byComm[TC[ET[e]]] += V[e];
 			if (mk) mk.add(t, e);
 		}
 		if (mk) mk.next(NE);
@@ -1362,6 +1364,7 @@ function heatSeries() {
 			KE[e] = KMAP[ES[e]];
 			var ln = LANE[EI[e]];
 			HM.series[ln][EC[e] - HM.spans[ln][0]] += V[e];
+			if (ln === 0) byComm[TC[ET[e]]] += V[e];
 		}
 	}
 	for (l = 0; l < n; l++) {
@@ -1486,7 +1489,7 @@ function drawHeat() {
 		if (ln.overview) drawOverview(ln.overview, li, g);
 	});
 	legend();
-	drawTracks();
+	scheduleTracks();
 }
 
 // heatLayer returns a lane's canvas of what no range changes: the cells,
@@ -1743,8 +1746,7 @@ function drawBursts() {
 			update("range");
 		});
 		li.appendChild(a);
-		var rise = burstRise(cellOfNs(m.from), cellOfNs(m.to - 1) + 1);
-		if (rise.length) li.appendChild(el("span", { class: "rise" }, "  rose: " + rise.map(function (x) { return x[0] + " " + (100 * x[1]).toFixed(1) + "% → " + (100 * x[2]).toFixed(1) + "%"; }).join(", ")));
+		li.appendChild(el("span", { class: "rise" })); // filled by scheduleTracks
 		var b = el("button", { type: "button", class: "whatrose", id: "rise-" + i, title: "The burst against the whole capture scaled to the burst's total (difffolded -n): red rose in the burst" }, "what rose");
 		b.addEventListener("click", function () { showRise(m); });
 		li.appendChild(b);
@@ -2161,6 +2163,9 @@ flamekit.tree = function () {
 		return { name: frameName(T.frame[v]), depth: +tr.dataset.depth, total: CUR.A ? viewSums().tot[v] : 0, self: CUR.A ? viewSums().self[v] : 0 };
 	});
 };
+// settled resolves when the tracks and the bursts' rises are drawn (they
+// are drawn after the map and the graph).
+flamekit.settled = function () { return (TR.pending || Promise.resolve()).then(function () { return true; }); };
 flamekit.heat = function () {
 	return HM.series.map(function (s, l) { var sum = 0; for (var i = 0; i < s.length; i++) sum += s[i]; return { lane: M.lanes[l].host, sum: sum, max: HM.max[l], cells: s.length }; });
 };

@@ -203,8 +203,10 @@ FlameView.prototype.set = function (g, inverted, re) {
 	this.draw();
 	// a deep graph scrolls in its box (CSS max-height): the base in view,
 	// the tops a scroll up
-	var box = this.canvas.parentNode;
-	if (box) box.scrollTop = this.inverted ? 0 : box.scrollHeight;
+	// (in the next frame: reading or setting the scroll now would lay the
+	// page out at once)
+	var box = this.canvas.parentNode, inverted = this.inverted;
+	if (box) requestAnimationFrame(function () { box.scrollTop = inverted ? 0 : 1e9; });
 };
 
 FlameView.prototype.index = function () {

@@ -160,12 +160,13 @@ func newBrowser(t testing.TB, w, h int) *browser {
 	return b
 }
 
-// open loads a page and waits until it has unpacked its profile.
+// open loads a page and waits until it has unpacked its profile and drawn
+// everything (the tracks come after the map and the graph).
 func (b *browser) open(t testing.TB, url string) {
 	t.Helper()
 	b.Open(t, url)
 	var ok bool
-	b.Eval(t, `flamekit.ready.then(() => true)`, &ok)
+	b.Eval(t, `flamekit.ready.then(() => flamekit.settled())`, &ok)
 }
 
 func (b *browser) text(t testing.TB, id string) string {

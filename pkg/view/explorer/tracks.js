@@ -22,11 +22,7 @@ function trackData() {
 	if (!KE) entryTargets();
 	var lane = 0, sp = HM.spans[lane], lo = Math.floor(sp[0] / R), n = Math.floor(sp[1] / R) - lo + 1;
 	var V = weightArray(), many = M.lanes.length > 1;
-	var byComm = new Float64Array(F.length);
-	for (var e = 0; e < NE; e++) {
-		if (KE[e] < 0 || many && LANE[EI[e]] !== lane) continue;
-		byComm[TC[ET[e]]] += V[e];
-	}
+	var byComm = HM.byComm, e; // summed by heatSeries
 	var comms = [];
 	for (var f = 0; f < F.length; f++) if (byComm[f] > 0) comms.push(f);
 	comms.sort(function (a, b) { return byComm[b] - byComm[a] || a - b; });
@@ -121,6 +117,33 @@ function drawTracks() {
 	});
 }
 
+// scheduleTracks draws the tracks and the bursts' rises once the map and
+// the graph are on screen (a timer after them), once for several calls.
+function scheduleTracks() {
+	if (TR.pending) return;
+	TR.pending = new Promise(function (done) {
+		setTimeout(function () {
+			TR.pending = null;
+			drawTracks();
+			drawRises();
+			done();
+		}, 0);
+	});
+}
+
+// drawRises writes what rose in each burst of the list (burstRise), again
+// when the filters change.
+function drawRises() {
+	if (TR.risesOf === HM.series) return;
+	TR.risesOf = HM.series;
+	var spans = UI.bursts.querySelectorAll("li.burst .rise");
+	M.marks.forEach(function (m, i) {
+		if (!spans[i]) return;
+		var rise = burstRise(cellOfNs(m.from), cellOfNs(m.to - 1) + 1);
+		spans[i].textContent = rise.length ? "  rose: " + rise.map(function (x) { return x[0] + " " + (100 * x[1]).toFixed(1) + "% → " + (100 * x[2]).toFixed(1) + "%"; }).join(", ") : "";
+	});
+}
+
 // filterByTrack filters by a track's process (--comm ^NAME$) or thread
 // (--tid N), as the command line then says.
 function filterByTrack(row) {
@@ -191,22 +214,32 @@ function mapSeries(li) {
 // that takes a CPU for 2 s of 30 has a typical share of 0, however much
 // of the capture's busy samples it holds.
 function typicalShares(li) {
-	var V = weightArray(), lists = new Map(), cur = new Map(), col = null, tot = 0, ncols = 0;
+	if (HM.typOf !== HM.series) { HM.typOf = HM.series; HM.typ = []; }
+	if (HM.typ[li]) return HM.typ[li];
+	var V = weightArray(), lists = new Map(), cur = new Float64Array(F.length), seen = new Uint8Array(F.length), touched = [], col = null, tot = 0, ncols = 0;
 	function flush() {
-		if (tot > 0) {
-			ncols++;
-			cur.forEach(function (w, c) { var l = lists.get(c); if (!l) lists.set(c, l = []); l.push(w / tot); });
+		if (tot > 0) ncols++;
+		for (var k = 0; k < touched.length; k++) {
+			var c = touched[k], l = lists.get(c);
+			if (tot > 0) {
+				if (!l) lists.set(c, l = []);
+				l.push(cur[c] / tot);
+			}
+			cur[c] = 0;
+			seen[c] = 0;
 		}
-		cur.clear();
+		touched.length = 0;
 		tot = 0;
 	}
+	var many = M.lanes.length > 1;
 	for (var ci = 0; ci < CL.length; ci++) {
 		var cc = Math.floor(CL[ci] / R);
 		if (cc !== col) { flush(); col = cc; }
 		for (var e = CS[ci]; e < CS[ci + 1]; e++) {
-			if (KE[e] < 0 || M.lanes.length > 1 && LANE[EI[e]] !== li) continue;
+			if (KE[e] < 0 || many && LANE[EI[e]] !== li) continue;
 			var c = TC[ET[e]];
-			cur.set(c, (cur.get(c) || 0) + V[e]);
+			if (!seen[c]) { seen[c] = 1; touched.push(c); }
+			cur[c] += V[e];
 			tot += V[e];
 		}
 	}
@@ -218,6 +251,7 @@ function typicalShares(li) {
 		l.sort(function (a, b) { return a - b; });
 		typ[c] = l[mid - zeros];
 	});
+	HM.typ[li] = typ;
 	return typ;
 }
 
@@ -235,21 +269,27 @@ function changeSeries() {
 		for (var i = 0; i < s.length; i++) if (s[i] > 0) vals.push(s[i]);
 		vals.sort(function (a, b) { return a - b; });
 		var a = vals.length ? vals[vals.length >> 1] : 1;
-		var cellW = new Map();
+		var cellW = new Float64Array(F.length), seen = new Uint8Array(F.length), touched = [];
 		for (var ci = 0; ci < CL.length; ci++) {
 			var cell = CL[ci];
 			if (cell < sp[0] || cell > sp[1]) continue;
-			cellW.clear();
 			var n = 0;
 			for (var e = CS[ci]; e < CS[ci + 1]; e++) {
 				if (KE[e] < 0 || M.lanes.length > 1 && LANE[EI[e]] !== li) continue;
 				var c = TC[ET[e]];
-				cellW.set(c, (cellW.get(c) || 0) + V[e]);
+				if (!seen[c]) { seen[c] = 1; touched.push(c); }
+				cellW[c] += V[e];
 				n += V[e];
 			}
-			if (!n) continue;
 			var best = 0, who = -1;
-			cellW.forEach(function (w, c2) { var r = w / n - typ[c2]; if (r > best) { best = r; who = c2; } });
+			for (var k = 0; k < touched.length; k++) {
+				var c2 = touched[k], r = n > 0 ? cellW[c2] / n - typ[c2] : 0;
+				if (r > best) { best = r; who = c2; }
+				cellW[c2] = 0;
+				seen[c2] = 0;
+			}
+			touched.length = 0;
+			if (!n) continue;
 			score[cell - sp[0]] = best * n / (n + a);
 			rose[cell - sp[0]] = who;
 		}
