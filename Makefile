@@ -74,8 +74,10 @@ jscheck:
 	  node --check $$tmp; echo "jscheck: $$(git ls-files '*.js' | wc -l) scripts parse"; \
 	else echo "jscheck: node not installed, skipped (apt-get install nodejs)"; fi
 
+# -timeout 30m: the explorer's browser tests take minutes on a loaded
+# machine, past go test's default of 10 minutes a package.
 unit:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 # The fuzzing campaign: every fuzz target in turn (go test -fuzz takes one
 # at a time), FUZZTIME each; a summary line per target, and at the end the

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"flamekit/pkg/timeline"
 )
 
 // re2Cases is testdata/re2cases.json: expressions and inputs; Go's regexp
@@ -36,10 +38,13 @@ func readRE2Cases(t *testing.T) re2Cases {
 // 34.8: linear time).
 func TestRE2SameAsGo(t *testing.T) {
 	cases := readRE2Cases(t)
+	// a page of two samples: the expressions are what is tested
+	tl, _, err := timeline.Read(strings.NewReader("# flamekit v1 timed\na;b 1 @100.000000 cpu=0\na;c 1 @100.500000 cpu=0\n"), "re2", timeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	b := newBrowser(t, 800, 600)
-	page := filepath.Join(shared, "re2.html")
-	shell(t, "timeslice -q --heatmap=html "+foldedFile(t, "burst")+" > "+page)
-	b.open(t, "file://"+page)
+	b.open(t, "file://"+pageFile(t, "re2.html", tl, Options{}))
 	in, err := json.Marshal(cases.Inputs)
 	if err != nil {
 		t.Fatal(err)
