@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"flamekit/pkg/folded"
 	"flamekit/pkg/svg"
 	"flamekit/pkg/timeline"
 	"flamekit/pkg/view/flamegraph"
@@ -149,7 +150,7 @@ func TestEmptyFramesAsFlamegraph(t *testing.T) {
 		stack, count, _ := strings.Cut(l, " ")
 		fmt.Fprintf(&in, "%s %s @%d.000000 cpu=0\n", stack, count, 100+i)
 	}
-	tl, skips, err := timeline.Read(strings.NewReader(in.String()), "empty", timeline.Options{})
+	tl, skips, err := readTimeline(strings.NewReader(in.String()), "empty", timeline.Options{})
 	if err != nil || skips.Count > 0 {
 		t.Fatal(err, skips)
 	}
@@ -157,10 +158,7 @@ func TestEmptyFramesAsFlamegraph(t *testing.T) {
 	b := newBrowser(t, 1200, 900)
 	b.open(t, "file://"+page+"#from=0s&to=10s")
 	o := svg.DefaultOptions()
-	fin, err := flamegraph.Read([]string{"-"}, strings.NewReader(strings.Join(lines, "\n")+"\n"), false, flamegraph.Rewrite{}, o.MinCount)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fin := flamegraph.ReadRecords(folded.NewReader(strings.NewReader(strings.Join(lines, "\n")+"\n"), "-").All(), 0, false, flamegraph.Rewrite{}, o.MinCount)
 	var ref bytes.Buffer
 	if err := svg.Render(&ref, fin.Layout, &o); err != nil {
 		t.Fatal(err)

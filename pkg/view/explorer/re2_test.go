@@ -39,7 +39,7 @@ func readRE2Cases(t *testing.T) re2Cases {
 func TestRE2SameAsGo(t *testing.T) {
 	cases := readRE2Cases(t)
 	// a page of two samples: the expressions are what is tested
-	tl, _, err := timeline.Read(strings.NewReader("# flamekit v1 timed\na;b 1 @100.000000 cpu=0\na;c 1 @100.500000 cpu=0\n"), "re2", timeline.Options{})
+	tl, _, err := readTimeline(strings.NewReader("# flamekit v1 timed\na;b 1 @100.000000 cpu=0\na;c 1 @100.500000 cpu=0\n"), "re2", timeline.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
