@@ -1,7 +1,8 @@
 # flamekit: two commands for a fresh machine with Go:
 #   make demo   build the tools and draw flame graphs of a bundled real capture
-#   make test   gofmt, go vet, staticcheck, go test -race (every fuzz target's
-#               committed seed corpus included, no random fuzzing), shellcheck
+#   make test   gofmt, go vet, staticcheck, the pages' JavaScript syntax
+#               (node --check), go test -race (every fuzz target's committed
+#               seed corpus included, no random fuzzing), shellcheck
 # and, before resolving parser work:
 #   make fuzz   the fuzzing campaign: every fuzz target in turn, FUZZTIME each
 #               (default 1m); inputs that fail are written under testdata/fuzz
@@ -17,7 +18,7 @@ SHELL       := /bin/bash
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS     := -X flamekit/internal/cli.version=$(VERSION)
 
-.PHONY: all build install demo test fmt vet staticcheck unit fuzz shellcheck bench clean
+.PHONY: all build install demo test fmt vet staticcheck jscheck unit fuzz shellcheck bench clean
 
 all: build
 
@@ -50,7 +51,7 @@ demo: build
 	@echo "Wrote:"; for f in whole.svg burst.svg quiet.svg heatmap.svg busy.svg diff.svg filtered.svg top.txt explore.html; do echo "  $(OUT)/$$f"; done
 	@echo "Open $(OUT)/explore.html in a browser: select a range on the heat map to see its flame graph."
 
-test: fmt vet staticcheck unit shellcheck
+test: fmt vet staticcheck jscheck unit shellcheck
 
 fmt:
 	@bad=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -62,8 +63,21 @@ vet:
 staticcheck:
 	$(GO) run $(STATICCHECK) ./...
 
+# The pages' scripts: each file, and the explorer's as the page runs them
+# (one strict-mode script: flame.js svgout.js re2.js tracks.js explorer.js, as
+# explorer.go writes them).
+jscheck:
+	@if command -v node >/dev/null; then \
+	  set -e; for f in $$(git ls-files '*.js'); do node --check $$f; done; \
+	  tmp=$$(mktemp --suffix .js); trap 'rm -f $$tmp' EXIT; \
+	  { echo '"use strict";'; cat pkg/view/explorer/flame.js pkg/view/explorer/svgout.js pkg/view/explorer/re2.js pkg/view/explorer/tracks.js pkg/view/explorer/explorer.js; } > $$tmp; \
+	  node --check $$tmp; echo "jscheck: $$(git ls-files '*.js' | wc -l) scripts parse"; \
+	else echo "jscheck: node not installed, skipped (apt-get install nodejs)"; fi
+
+# -timeout 30m: the explorer's browser tests take minutes on a loaded
+# machine, past go test's default of 10 minutes a package.
 unit:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 # The fuzzing campaign: every fuzz target in turn (go test -fuzz takes one
 # at a time), FUZZTIME each; a summary line per target, and at the end the

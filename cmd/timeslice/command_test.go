@@ -929,3 +929,25 @@ func TestNoFlagsGivesDefaults(t *testing.T) {
 		t.Errorf("--push bucket %v, want %v", bucketOf(&c), pyroscope.DefaultBucket)
 	}
 }
+
+// The page's summary counts the idle samples it leaves out as the SVG
+// heat map's does (issue 29: the page said "0 idle samples dropped").
+func TestNoIdleHTMLCountsAsSVG(t *testing.T) {
+	summary := func(format string) string {
+		code, _, stderr := run(t, "", "--heatmap="+format, "--no-idle", burstFile)
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		for _, l := range strings.Split(stderr, "\n") {
+			if strings.Contains(l, "in the heat map") {
+				return l
+			}
+		}
+		t.Fatalf("--heatmap=%s: no summary line in %q", format, stderr)
+		return ""
+	}
+	svg, html := summary("svg"), summary("html")
+	if svg != html || strings.Contains(html, " 0 idle") {
+		t.Errorf("summaries differ:\n svg  %s\n html %s", svg, html)
+	}
+}

@@ -102,6 +102,12 @@ func (c *run) pageOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, 
 			files[i] = slicecmd.Input(in.Name)
 		}
 		tl := p.b.Build()
+		if c.NoIdle {
+			// the page leaves idle samples out as it opens: the summary
+			// counts them as --heatmap (svg) drops them
+			s.Stats.Idle = idleSamples(tl)
+			s.Stats.Kept -= s.Stats.Idle
+		}
 		// The bursts' series and stacks are the page's timeline's, its
 		// busy samples by process: no second model, no second reading.
 		series := b.series
@@ -128,4 +134,17 @@ func (c *run) pageOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, 
 		}
 		return err
 	}
+}
+
+// idleSamples counts the samples of tl's idle stacks (explorer.IdleStacks,
+// as the page decides).
+func idleSamples(tl *timeline.Timeline) int64 {
+	idle := explorer.IdleStacks(tl)
+	var n int64
+	for i := range tl.Entries {
+		if e := &tl.Entries[i]; idle[e.Stack] {
+			n += int64(e.Samples)
+		}
+	}
+	return n
 }

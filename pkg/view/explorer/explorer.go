@@ -52,6 +52,12 @@ var flameScript string
 //go:embed svgout.js
 var svgScript string
 
+//go:embed re2.js
+var re2Script string
+
+//go:embed tracks.js
+var tracksScript string
+
 // DefaultBudget is the number of entries (distinct cell, input, stack,
 // thread and CPU) a page holds at full resolution: about 14 MB of page for
 // perf captures. Beyond it the cells are widened until the entries fit,
@@ -170,6 +176,8 @@ func Write(w io.Writer, tl *timeline.Timeline, o Options) (Stats, error) {
 	b.WriteString("</script>\n<script>\n\"use strict\";\n")
 	b.WriteString(flameScript)
 	b.WriteString(svgScript)
+	b.WriteString(re2Script)
+	b.WriteString(tracksScript)
 	b.WriteString(script)
 	b.WriteString("</script>\n</body>\n</html>\n")
 	st := Stats{Frames: enc.frames, Stacks: enc.nodes, Threads: len(tl.Threads), Entries: enc.entries,

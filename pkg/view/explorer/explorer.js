@@ -157,7 +157,8 @@ var S = {
 	sel: null, vs: null, // {lane, c0, c1}: cells [c0, c1) of a lane
 	f: {}, collapse: false, noIdle: M.noIdle,
 	search: "", colors: "hot", hash: false, inverted: false,
-	view: "flame", sort: "name", fn: "", normalize: false, elided: "",
+	view: "flame", sort: "name", fn: "", normalize: false, elided: "", cum: false,
+	map: "", share: "", // the heat map's mode ("": the page's default) and share's expression
 	stretch: null
 };
 LIST_KEYS.forEach(function (k) { S.f[k] = []; });
@@ -190,6 +191,9 @@ function fragment() {
 	if (S.inverted) add("inverted", true);
 	if (S.view !== "flame") add("view", S.view);
 	if (S.sort !== "name") add("sort", S.sort);
+	if (S.cum) add("cum", true);
+	if (S.map) add("map", S.map);
+	if (S.share) add("share", S.share);
 	if (S.fn) add("fn", S.fn);
 	if (S.normalize) add("normalize", true);
 	if (S.elided) add("elided", S.elided);
@@ -229,37 +233,46 @@ function readFragment(h) {
 	S.colors = PALETTES.includes(one("colors")) ? one("colors") : "hot";
 	S.hash = bool("hash", false);
 	S.inverted = bool("inverted", false);
-	S.view = ["flame", "chart", "top"].includes(one("view")) ? one("view") : "flame";
+	S.view = ["flame", "chart", "top", "tree"].includes(one("view")) ? one("view") : "flame";
 	S.sort = one("sort") === "weight" ? "weight" : "name";
+	S.cum = bool("cum", false);
+	S.map = ["samples", "change", "share"].includes(one("map")) ? one("map") : "";
+	S.share = typeof one("share") === "string" ? one("share") : "";
 	S.fn = typeof one("fn") === "string" ? one("fn") : "";
 	S.normalize = bool("normalize", false);
 	S.elided = ["vs", "selection"].includes(one("elided")) ? one("elided") : "";
 }
 
+// saveFragment keeps the view in the URL: a new history entry for a new
+// selection (Back returns to the one before), the same entry otherwise.
 var lastFragment = null;
-function saveFragment() {
+function saveFragment(entry) {
 	var f = fragment();
 	if (f === lastFragment) return;
+	var push = entry && lastFragment !== null;
 	lastFragment = f;
-	history.replaceState(null, "", f ? "#" + f : location.pathname + location.search);
+	var url = f ? "#" + f : location.pathname + location.search;
+	if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
 }
 
 // ---- filters ----
 var THOK, CPUOK, TMAP; // per thread, per cpu+1, per stack: kept?, and the stack's node in T
 var KMAP; // per stack: its node in T, or -1 when the filters (idle included) drop it
 var T = null; // the tree the filters make: {n, parent, frame, depth, kids (CSR), pre}
-var filterError = "";
+var filterError = "", filterNote = "";
 
-function toRegExp(s) {
-	var flags = "";
-	var m = /^\(\?([a-z]+)\)/.exec(s);
-	if (m) { if (m[1].includes("i")) flags += "i"; s = s.slice(m[0].length); }
-	return new RegExp(s, flags);
+// compileRE compiles a flag's regular expression with Go's syntax and
+// meaning (re2.js), or throws the CLI's reason.
+function compileRE(key, s) {
+	try { return re2Compile(s); } catch (e) { throw new Error("--" + key + " " + JSON.stringify(s) + ": " + e.message); }
 }
-function anyRE2(list) {
+// anyRE2 is one expression for several values of a flag, matching when
+// any matches (each keeps its own flags inside its group).
+function anyRE2(key, list) {
 	if (!list.length) return null;
-	var ci = list.some(function (s) { return /^\(\?[a-z]*i[a-z]*\)/.test(s); });
-	return new RegExp(list.map(function (s) { return "(?:" + s.replace(/^\(\?[a-z]+\)/, "") + ")"; }).join("|"), ci ? "i" : "");
+	if (list.length === 1) return compileRE(key, list[0]);
+	list.forEach(function (s) { compileRE(key, s); });
+	return compileRE(key, list.map(function (s) { return "(?:" + s + ")"; }).join("|"));
 }
 // parseList reads ids and ranges, 0-3,8 (-1 is perf's unknown thread),
 // as package selection does, into a test.
@@ -329,16 +342,16 @@ function applyFilters() {
 	filterError = "";
 	var f = S.f;
 	try {
-		var comm = anyRE2(f.comm), pid = parseList(f.pid), tid = parseList(f.tid), cpu = parseList(f.cpu);
-		var focus = frameTest(anyRE2(f.focus)), ignore = frameTest(anyRE2(f.ignore));
-		var showFrom = frameTest(anyRE2(f["show-from"])), rootAt = frameTest(anyRE2(f["root-at"]));
-		var pruneFrom = frameTest(anyRE2(f["prune-from"]), simplifyName);
-		var hide = frameTest(anyRE2(f.hide)), show = frameTest(anyRE2(f.show));
+		var comm = anyRE2("comm", f.comm), pid = parseList(f.pid), tid = parseList(f.tid), cpu = parseList(f.cpu);
+		var focus = frameTest(anyRE2("focus", f.focus)), ignore = frameTest(anyRE2("ignore", f.ignore));
+		var showFrom = frameTest(anyRE2("show-from", f["show-from"])), rootAt = frameTest(anyRE2("root-at", f["root-at"]));
+		var pruneFrom = frameTest(anyRE2("prune-from", f["prune-from"]), simplifyName);
+		var hide = frameTest(anyRE2("hide", f.hide)), show = frameTest(anyRE2("show", f.show));
 		var merges = f.merge.map(function (m) {
 			// RE[=NAME], split at the last "=" (stackfilter's rule)
 			var i = m.lastIndexOf("="), re = i >= 0 ? m.slice(0, i) : m, name = i >= 0 ? m.slice(i + 1) : m;
 			if (name === "" || name.includes(";")) throw new Error("--merge " + JSON.stringify(m) + ": the name after the last = may not be empty or hold ;");
-			return { test: frameTest(toRegExp(re)), frame: mergedFrame(name) };
+			return { test: frameTest(compileRE("merge", re)), frame: mergedFrame(name) };
 		});
 	} catch (e) {
 		filterError = String(e.message || e);
@@ -354,6 +367,7 @@ function applyFilters() {
 	}
 	CPUOK = new Uint8Array(MAXCPU + 2);
 	for (var c = -1; c <= MAXCPU; c++) CPUOK[c + 1] = !cpu || c >= 0 && cpu(c) ? 1 : 0;
+	filterNote = missingNote(pid, tid, cpu);
 
 	var plain = !showFrom && !rootAt && !pruneFrom && !hide && !show && !merges.length && !S.collapse;
 	TMAP = new Int32Array(NN);
@@ -419,11 +433,42 @@ function applyFilters() {
 		}
 		T = { n: tParent.length, parent: Int32Array.from(tParent), frame: Int32Array.from(tFrame), depth: Int32Array.from(tDepth), plain: false };
 	}
+	trimEmptyTails();
 	buildKids(T);
 	KMAP = TMAP.slice();
 	if (S.noIdle) for (n = 1; n < NN; n++) if (IDLE[n]) KMAP[n] = -1;
 	KE = null; // made again by heatSeries, or by the first sums
 	BLK = null;
+}
+
+// trimEmptyTails ends each stack at its last named frame: flamegraph
+// drops a stack's trailing empty frames ("a;b;; 2" is a;b), after the
+// filters have seen them (timeslice | stackfilter | flamegraph). A stack
+// of empty frames only is left out, as it draws no frame.
+function trimEmptyTails() {
+	if (!F.length || F[0] !== "") return; // F is sorted: "" comes first
+	for (var n = 1; n < NN; n++) {
+		var t = TMAP[n];
+		while (t > 0 && T.frame[t] === 0) t = T.parent[t];
+		if (t !== TMAP[n]) TMAP[n] = t > 0 ? t : -1;
+	}
+}
+
+// missingNote says how many samples the id filters could not judge as
+// their lines lack the field (selection.Missing's message), or "".
+function missingNote(pid, tid, cpu) {
+	if (!pid && !tid && !cpu) return "";
+	var n = 0;
+	for (var e = 0; e < NE; e++) {
+		var t = ET[e];
+		if (pid && !(THAS[t] & 1) || tid && !(THAS[t] & 2) || cpu && EU[e] < 0) n += EN[e];
+	}
+	if (!n) return "";
+	var need = [];
+	if (cpu) need.push("cpu=");
+	if (pid) need.push("pid=");
+	if (tid) need.push("tid=");
+	return fmtInt(n) + " samples carry no " + need.join(" or ") + " field and were not selected: fold the capture again with this stackcollapse (perf.data gives cpu, pid and tid; perf script text gives the fields it prints, e.g. perf script -F +pid,+cpu)";
 }
 
 // buildKids gives T its children lists, siblings by name (flamegraph's
@@ -676,7 +721,26 @@ function normalizeBefore(B, A) {
 	return out;
 }
 
+// elidedSums: FlameScope's elided view, the stacks present in one range
+// only (S.elided: "selection" or "vs"), as difffolded's lines whose
+// other count is 0 (see elidedFilter).
+function elidedSums(A, B) {
+	var keepA = S.elided === "selection", src = keepA ? A : B, other = keepA ? B : A;
+	var self = new Float64Array(T.n), selfN = new Float64Array(T.n);
+	for (var i = 1; i < T.n; i++) if (src.self[i] > 0 && other.self[i] === 0) { self[i] = src.self[i]; selfN[i] = src.selfN[i]; }
+	return totals({ self: self, selfN: selfN });
+}
+
+// viewSums: the sums the view draws and saves: the selection's, or the
+// elided view's.
+function viewSums() {
+	var A = CUR.A || totals(sums(S.sel));
+	if (S.vs && S.elided) return CUR.E || elidedSums(A, CUR.B || totals(sums(S.vs)));
+	return A;
+}
+
 function flameGraph() {
+	CUR.E = null;
 	var A = totals(sums(S.sel)), info = { rootName: "all", tip: tipFor("flame", A) };
 	CUR.A = A;
 	CUR.B = null;
@@ -684,15 +748,12 @@ function flameGraph() {
 		var B = totals(sums(S.vs));
 		CUR.B = B;
 		if (S.elided) {
-			// FlameScope's elided view: the stacks present in one range only
-			var keepA = S.elided === "selection", src = keepA ? A : B, other = keepA ? B : A;
-			var self = new Float64Array(T.n), selfN = new Float64Array(T.n);
-			for (var i = 1; i < T.n; i++) if (src.self[i] > 0 && other.self[i] === 0) { self[i] = src.self[i]; selfN[i] = src.selfN[i]; }
-			var E = totals({ self: self, selfN: selfN });
+			var E = elidedSums(A, B);
+			CUR.E = E;
 			return layoutTree(T, E.tot, E.self, function (c) { return c === 0 ? "rgb(200,200,200)" : colorOf(T.frame[c]); }, { rootName: "all", tip: tipFor("flame", E) });
 		}
 		var before = normalizeBefore(B, A), maxDelta = 1, delta = new Float64Array(T.n);
-		for (i = 1; i < T.n; i++) {
+		for (var i = 1; i < T.n; i++) {
 			delta[i] = A.self[i] - before[i];
 			if (A.self[i] > 0 || before[i] > 0 || B.self[i] > 0) maxDelta = Math.max(maxDelta, Math.abs(delta[i]));
 		}
@@ -705,52 +766,73 @@ function flameGraph() {
 	return layoutTree(T, A.tot, A.self, function (c) { return c === 0 ? colorOf(-1) : colorOf(T.frame[c]); }, info);
 }
 
-// flameChart lays the selection out in time order at cell resolution: each
+// chartLayout lays range r out in time order at cell resolution: each
 // cell's stacks in flamegraph's order, merged with the cell before where
-// they share frames (flamegraph --flamechart over the cells).
-function flameChart() {
-	var r = S.sel, A = totals(sums(r));
-	CUR.A = A;
-	CUR.B = null;
-	var gb = new GraphBuilder(), info = { rootName: "all", tip: tipFor("chart", A) };
-	if (!r || !(A.tot[0] > 0)) return gb.done(0, info);
-	gb.add(0, A.tot[0], 0, -1, 0, colorOf(-1));
-	var open = [], openX = [], x = 0;
+// they share frames. It is flamegraph --flamechart (Builder.Add) over its
+// lines, a line per stack and cell in that order: lines holds them
+// (node of T, weight), nodes the frames in pre-order (node of T, start,
+// end), as flamegraph's layout does.
+function chartLayout(r) {
+	var out = { lines: [], node: [0], start: [0], end: [0], total: 0 };
+	if (!r) return out;
+	if (!KE) entryTargets();
+	var open = [], openIdx = [], x = 0;
 	var acc = new Float64Array(T.n), touched = [];
-	var ij = entryRange(r.c0, r.c1), e = ij[0];
+	var ij = entryRange(r.c0, r.c1);
 	function flushCell() {
 		touched.sort(function (a, b) { return T.pre[a] - T.pre[b]; });
 		for (var k = 0; k < touched.length; k++) {
 			var t = touched[k], w = acc[t];
 			acc[t] = 0;
+			out.lines.push(t, w);
 			var path = [];
 			for (var v = t; v > 0; v = T.parent[v]) path.push(v);
 			path.reverse();
 			var d = 0;
 			while (d < open.length && d < path.length && open[d] === path[d]) d++;
 			closeTo(d);
-			for (; d < path.length; d++) { open.push(path[d]); openX.push(x); }
+			for (; d < path.length; d++) {
+				open.push(path[d]);
+				openIdx.push(out.node.length);
+				out.node.push(path[d]); out.start.push(x); out.end.push(x);
+			}
 			x += w;
 		}
 		touched = [];
 	}
 	function closeTo(d) {
-		while (open.length > d) {
-			var v = open.pop(), x0 = openX.pop();
-			gb.add(x0, x - x0, T.depth[v], T.frame[v], v, colorOf(T.frame[v]));
-		}
+		while (open.length > d) { open.pop(); out.end[openIdx.pop()] = x; }
 	}
 	var cell = null;
-	for (; e < ij[1]; e++) {
+	for (var e = ij[0]; e < ij[1]; e++) {
 		if (EC[e] !== cell) { flushCell(); cell = EC[e]; }
-		if (LANE[EI[e]] !== r.lane || !keepEntry(e)) continue;
-		var t = TMAP[ES[e]];
+		var t = KE[e];
+		if (t < 0 || LANE[EI[e]] !== r.lane) continue;
 		if (acc[t] === 0) touched.push(t);
 		acc[t] += EW[e];
 	}
 	flushCell();
 	closeTo(0);
-	return gb.done(A.tot[0], info);
+	out.total = out.end[0] = x;
+	return out;
+}
+
+// flameChart draws chartLayout: what the view shows, saves (SVG and
+// folded lines in chart order) and what flamegraph --flamechart draws of
+// those lines.
+function flameChart() {
+	var r = S.sel, A = totals(sums(r));
+	CUR.A = A;
+	CUR.B = null;
+	var gb = new GraphBuilder(), info = { rootName: "all", tip: tipFor("chart", A) };
+	if (!r || !(A.tot[0] > 0)) return gb.done(0, info);
+	var cl = chartLayout(r);
+	CUR.chart = cl;
+	for (var i = 0; i < cl.node.length; i++) {
+		var v = cl.node[i];
+		gb.add(cl.start[i], cl.end[i] - cl.start[i], T.depth[v], v === 0 ? -1 : T.frame[v], v, colorOf(v === 0 ? -1 : T.frame[v]));
+	}
+	return gb.done(cl.total, info);
 }
 
 // sandwich: the callers (a flame graph rooted at fn, callers above) and
@@ -827,8 +909,24 @@ function topTable() {
 	}
 	var rows = [];
 	for (f = 0; f < nf; f++) if (total[f] > 0) rows.push(f);
-	rows.sort(function (a, b) { return self[b] - self[a] || total[b] - total[a] || frameRank(a) - frameRank(b); });
+	// stacktop's order (top.sortRows): flat (--cum: cum), then the name's
+	// bytes, then the other
+	var x = S.cum ? total : self, y = S.cum ? self : total;
+	rows.sort(function (a, b) { return x[b] - x[a] || utf8Cmp(frameName(a), frameName(b)) || y[b] - y[a]; });
 	return { rows: rows, self: self, total: total, all: A.tot[0] };
+}
+
+// utf8Cmp orders strings by their UTF-8 bytes, as Go's strings.Compare
+// (UTF-16 code units order the characters above U+FFFF before U+E000 and
+// up; code points do not).
+function utf8Cmp(a, b) {
+	if (a === b) return 0;
+	var i = 0, n = Math.min(a.length, b.length);
+	while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+	if (i === n) return a.length - b.length;
+	var x = a.codePointAt(i), y = b.codePointAt(i);
+	if (x >= 0xDC00 && x <= 0xDFFF && i > 0) { x = a.codePointAt(i - 1); y = b.codePointAt(i - 1); }
+	return x - y;
 }
 
 // ---- folded text and the SVG of the view ----
@@ -841,7 +939,13 @@ function stackOf(tr, v) {
 // foldedText: the view's stacks as flamegraph reads them; differential
 // (difffolded's "stack before after") when comparing.
 function foldedText() {
-	var A = CUR.A || totals(sums(S.sel)), out = [];
+	var out = [];
+	if (S.view === "chart") {
+		var cl = chartLayout(S.sel);
+		for (var i = 0; i < cl.lines.length; i += 2) out.push(stackOf(T, cl.lines[i]) + " " + goNum(cl.lines[i + 1]));
+		return out.length ? out.join("\n") + "\n" : "";
+	}
+	var A = viewSums();
 	var diff = S.vs && !S.elided, B = diff ? (CUR.B || totals(sums(S.vs))) : null;
 	var before = diff ? normalizeBefore(B, A) : null;
 	var stack = [0];
@@ -861,7 +965,16 @@ function foldedText() {
 }
 
 function svgText() {
-	var A = CUR.A || totals(sums(S.sel)), diff = S.vs && !S.elided, B = diff ? (CUR.B || totals(sums(S.vs))) : null;
+	var o = { colors: S.colors, hash: S.hash, inverted: S.inverted };
+	if (S.view === "chart") {
+		var cl = chartLayout(S.sel), n = cl.node.length;
+		if (!(cl.total > 0)) return "";
+		var lc = { name: [], start: cl.start, end: cl.end, depth: [], delta: new Array(n).fill(0), hasDelta: new Array(n).fill(false), total: cl.total, maxDelta: 1 };
+		for (var q = 0; q < n; q++) { lc.name.push(cl.node[q] === 0 ? "" : frameName(T.frame[cl.node[q]])); lc.depth.push(T.depth[cl.node[q]]); }
+		o.flamechart = true;
+		return renderSVG(lc, o, M.svg.css, M.svg.script);
+	}
+	var A = viewSums(), diff = S.vs && !S.elided, B = diff ? (CUR.B || totals(sums(S.vs))) : null;
 	var before = diff ? normalizeBefore(B, A) : null;
 	var l = { name: [], start: [], end: [], depth: [], delta: [], hasDelta: [], total: A.tot[0], maxDelta: 1 };
 	if (!(l.total > 0)) return "";
@@ -882,7 +995,7 @@ function svgText() {
 		}
 		for (var k = kids.length - 1; k >= 0; k--) stack.push(kids[k]);
 	}
-	return renderSVG(l, { colors: S.colors, hash: S.hash, inverted: S.inverted }, M.svg.css, M.svg.script);
+	return renderSVG(l, o, M.svg.css, M.svg.script);
 }
 
 // ---- commands ----
@@ -949,17 +1062,32 @@ function flamegraphArgs(extra) {
 	return a.join(" ");
 }
 
+// elidedFilter keeps difffolded's lines whose other count is 0 and
+// writes them as plain folded lines: the elided view from the command
+// line (difffolded writes "stack before after").
+function elidedFilter() {
+	return S.elided === "selection" ? " | grep -E ' 0 [^ ]+$' | sed -E 's/ 0 ([^ ]+)$/ \\1/'" : " | grep -E ' [^ ]+ 0$' | sed -E 's/ 0$//'";
+}
+
+// command gives the pipeline that draws (or, for the top table, prints)
+// what the view shows; view=chart and view=top take precedence over the
+// comparison, as they do on the page.
 function command() {
 	if (!S.sel) return "";
 	var fa = filterArgs(), out;
-	if (S.vs && !S.elided) {
-		out = "difffolded " + (S.normalize ? "-n " : "") + "<(" + timesliceCmd(S.vs) + fa + ") <(" + timesliceCmd(S.sel) + fa + ") | " + flamegraphArgs() + " > diff.svg";
+	if (S.view === "top") {
+		out = timesliceCmd(S.sel) + fa + " | stacktop -n 0" + (S.cum ? " --cum" : "");
 	} else if (S.view === "chart") {
 		out = timesliceCmd(S.sel, ["--keep-time"]) + fa + " | " + flamegraphArgs("--flamechart") + " > chart.svg";
+		out += "   # each sample at its own time; the page draws a cell's samples together: flamegraph --flamechart of its saved folded lines is its SVG";
+	} else if (S.vs && S.elided) {
+		out = "difffolded <(" + timesliceCmd(S.vs) + fa + ") <(" + timesliceCmd(S.sel) + fa + ")" + elidedFilter() + " | " + flamegraphArgs() + " > flame.svg";
+	} else if (S.vs) {
+		out = "difffolded " + (S.normalize ? "-n " : "") + "<(" + timesliceCmd(S.vs) + fa + ") <(" + timesliceCmd(S.sel) + fa + ") | " + flamegraphArgs() + " > diff.svg";
 	} else {
 		out = timesliceCmd(S.sel) + fa + " | " + flamegraphArgs() + " > flame.svg";
 	}
-	if (S.search) out += "   # then open the SVG with ?s=" + encodeURIComponent(S.search) + " to search";
+	if (S.search && S.view !== "top") out += "   # then open the SVG with ?s=" + encodeURIComponent(S.search) + " to search";
 	return out;
 }
 
@@ -994,7 +1122,7 @@ function buildUI() {
 	function group(label) { var g = el("span", { class: "group" }); if (label) g.appendChild(el("span", { class: "label" }, label)); bar.appendChild(g); return g; }
 	var g = group("View");
 	UI.views = {};
-	[["flame", "Flame graph"], ["chart", "Flame chart"], ["top", "Top"]].forEach(function (v) {
+	[["flame", "Flame graph"], ["chart", "Flame chart"], ["tree", "Call tree"], ["top", "Top"]].forEach(function (v) {
 		var b = el("button", { type: "button", id: "view-" + v[0], class: "seg" }, v[1]);
 		b.addEventListener("click", function () { S.view = v[0]; update("view"); });
 		g.appendChild(b);
@@ -1008,6 +1136,14 @@ function buildUI() {
 	g.appendChild(UI.colors);
 	UI.colors.addEventListener("change", function () { S.colors = UI.colors.value; update("colors"); });
 	UI.hash = checkbox(g, "hash", "hash", "Colour by a hash of the name (flamegraph --hash)");
+	g = group("Map");
+	UI.map = el("select", { id: "map", title: "What the heat map's cells show" });
+	[["samples", "samples"], ["change", "change"], ["share", "share of…"]].forEach(function (o) { UI.map.appendChild(el("option", { value: o[0] }, o[1])); });
+	g.appendChild(UI.map);
+	UI.map.addEventListener("change", function () { S.map = UI.map.value === MAP_DEFAULT ? "" : UI.map.value; update("map"); });
+	UI.share = el("input", { id: "share", type: "text", size: 12, placeholder: "process or function RE", spellcheck: "false", title: "share: colour cells by the share of the samples whose stack holds a frame matching (stackfilter --focus)" });
+	g.appendChild(UI.share);
+	UI.share.addEventListener("change", function () { S.share = UI.share.value.trim(); if (S.share && mapMode() !== "share") S.map = "share"; update("map"); });
 	g = group("Search");
 	UI.search = el("input", { id: "search", type: "search", placeholder: "regexp (Ctrl-F)", size: 16, spellcheck: "false" });
 	g.appendChild(UI.search);
@@ -1044,8 +1180,11 @@ function buildUI() {
 	UI.reset.addEventListener("click", resetAll);
 	app.appendChild(bar);
 
+	// the filters fold into a panel (open when the link sets one)
+	UI.filterPanel = el("details", { id: "filter-panel" });
+	UI.filterSummary = el("summary", { id: "filter-summary" }, "Filters");
+	UI.filterPanel.appendChild(UI.filterSummary);
 	var fb = el("div", { class: "bar filters", id: "filters" });
-	fb.appendChild(el("span", { class: "label" }, "Filters"));
 	UI.filters = {};
 	[["comm", "comm RE", "process (root frame) regexp"], ["pid", "pid", "0-3,8"], ["tid", "tid", "0-3,8"], ["cpu", "cpu", "0-3,8"],
 		["focus", "focus RE", "keep stacks with a frame matching"], ["ignore", "ignore RE", "drop stacks with a frame matching"],
@@ -1055,9 +1194,13 @@ function buildUI() {
 		["merge", "merge RE=NAME", "rename matching frames"]].forEach(function (f) {
 		var lab = el("label", { class: "filter" });
 		lab.appendChild(el("span", null, f[1]));
-		var inp = el("input", { id: "f-" + f[0], type: "text", size: f[0].length < 4 ? 5 : 10, title: "--" + f[0] + ": " + f[2], spellcheck: "false" });
+		// merge takes a rule per line (rules are not one expression); the
+		// others one value, which shows several of the link OR-ed
+		var inp = f[0] === "merge" ? el("textarea", { id: "f-merge", rows: 1, cols: 14, title: "--merge: " + f[2] + " (a rule per line)", spellcheck: "false" }) :
+			el("input", { id: "f-" + f[0], type: "text", size: f[0].length < 4 ? 5 : 10, title: "--" + f[0] + ": " + f[2], spellcheck: "false" });
 		inp.addEventListener("change", function () {
-			S.f[f[0]] = inp.value.split(/\s*\n\s*/).map(function (s) { return s.trim(); }).filter(Boolean);
+			var v = f[0] === "merge" ? inp.value.split(/\n/) : [inp.value];
+			S.f[f[0]] = v.map(function (s) { return s.trim(); }).filter(Boolean);
 			update("filter");
 		});
 		lab.appendChild(inp);
@@ -1067,12 +1210,17 @@ function buildUI() {
 	UI.collapse = checkbox(fb, "collapse-recursion", "collapse recursion", "--collapse-recursion");
 	UI.filterError = el("span", { id: "filter-error", class: "error" });
 	fb.appendChild(UI.filterError);
-	app.appendChild(fb);
+	UI.filterNote = el("span", { id: "filter-note", class: "note" });
+	fb.appendChild(UI.filterNote);
+	UI.filterPanel.appendChild(fb);
+	app.appendChild(UI.filterPanel);
 
 	UI.heat = el("section", { id: "heat" });
 	app.appendChild(UI.heat);
 	UI.legend = el("div", { id: "legend", class: "note" });
 	app.appendChild(UI.legend);
+	UI.tracks = el("div", { id: "tracks" });
+	app.appendChild(UI.tracks);
 	UI.bursts = el("ol", { id: "bursts" });
 	app.appendChild(UI.bursts);
 	UI.status = el("div", { id: "status" });
@@ -1114,6 +1262,17 @@ function buildUI() {
 	UI.collapse.addEventListener("change", function () { S.collapse = UI.collapse.checked; update("filter"); });
 }
 
+// filterText shows the values of a filter key in its box as one value
+// of the same meaning: ids joined by ",", expressions OR-ed as
+// (?:a)|(?:b) (each keeps its own flags), merge rules a line each.
+function filterText(k) {
+	var v = S.f[k];
+	if (v.length < 2) return v.join("");
+	if (k === "merge") return v.join("\n");
+	if (k === "pid" || k === "tid" || k === "cpu") return v.join(",");
+	return v.map(function (x) { return "(?:" + x + ")"; }).join("|");
+}
+
 function checkbox(parent, id, label, title) {
 	var lab = el("label", { class: "check", title: title });
 	var c = el("input", { type: "checkbox", id: id });
@@ -1134,10 +1293,17 @@ function syncControls() {
 	UI.elided.value = S.elided;
 	UI.noIdle.checked = S.noIdle;
 	UI.collapse.checked = S.collapse;
-	for (var k in UI.filters) if (document.activeElement !== UI.filters[k]) UI.filters[k].value = S.f[k].join("\n");
+	for (var k in UI.filters) if (document.activeElement !== UI.filters[k]) UI.filters[k].value = filterText(k);
 	UI.compare.textContent = S.vs ? "Stop comparing" : "Compare with…";
 	UI.compare.classList.toggle("on", compareNext);
 	UI.filterError.textContent = filterError;
+	UI.map.value = mapMode();
+	if (document.activeElement !== UI.share) UI.share.value = S.share;
+	UI.share.hidden = mapMode() !== "share" && !S.share;
+	UI.filterNote.textContent = filterNote;
+	var on = LIST_KEYS.filter(function (k) { return S.f[k].length; }).length + (S.collapse ? 1 : 0);
+	UI.filterSummary.textContent = "Filters" + (on ? " (" + on + " on)" : "") + (filterError ? " — invalid" : "");
+	if ((on || filterError) && !UI.filterPanel.dataset.shown) { UI.filterPanel.open = true; UI.filterPanel.dataset.shown = "1"; }
 }
 
 // ---- heat map ----
@@ -1174,6 +1340,7 @@ function heatSeries() {
 		HM.series.push(new Float64Array(s[1] - s[0] + 1));
 	}
 	var w = M.measure === "weight", V = w ? EW : EN;
+	var byComm = HM.byComm = new Float64Array(F.length); // lane 0's weight per process (tracks.js)
 	// the entries' targets under the filters, for the ranges' sums
 	KE = new Int32Array(NE);
 	BLK = new Map();
@@ -1187,6 +1354,7 @@ function heatSeries() {
 			if (t < 0 || !THOK[ET[e]] || !CPUOK[EU[e] + 1]) { KE[e] = -1; continue; }
 			KE[e] = t;
 			a[EC[e] - first] += V[e];
+			byComm[TC[ET[e]]] += V[e];
 			if (mk) mk.add(t, e);
 		}
 		if (mk) mk.next(NE);
@@ -1196,6 +1364,7 @@ function heatSeries() {
 			KE[e] = KMAP[ES[e]];
 			var ln = LANE[EI[e]];
 			HM.series[ln][EC[e] - HM.spans[ln][0]] += V[e];
+			if (ln === 0) byComm[TC[ET[e]]] += V[e];
 		}
 	}
 	for (l = 0; l < n; l++) {
@@ -1308,10 +1477,11 @@ function drawHeat() {
 		ctx.restore();
 		// selections
 		if (S.sel && S.sel.lane === li) shade(ctx, g, li, S.sel.c0, S.sel.c1, "rgba(40,90,255,0.22)", "rgb(20,50,200)");
-		if (S.vs && S.vs.lane === li) shade(ctx, g, li, S.vs.c0, S.vs.c1, "rgba(255,160,0,0.25)", "rgb(220,120,0)");
-		if (drag && drag.lane === li && drag.c !== drag.start) shade(ctx, g, li, Math.min(drag.start, drag.c), Math.max(drag.start, drag.c) + 1, drag.vs ? "rgba(255,160,0,0.2)" : "rgba(40,90,255,0.18)");
+		// the comparison range: teal and dashed, apart from the map's reds
+		if (S.vs && S.vs.lane === li) shade(ctx, g, li, S.vs.c0, S.vs.c1, "rgba(0,150,160,0.30)", "rgb(0,110,120)", [4, 3]);
+		if (drag && drag.lane === li && drag.c !== drag.start) shade(ctx, g, li, Math.min(drag.start, drag.c), Math.max(drag.start, drag.c) + 1, drag.vs ? "rgba(0,150,160,0.25)" : "rgba(40,90,255,0.18)");
 		if (pending && pending.lane === li) {
-			ctx.strokeStyle = pending.vs ? "rgb(200,110,0)" : "rgb(20,40,160)";
+			ctx.strokeStyle = pending.vs ? "rgb(0,110,120)" : "rgb(20,40,160)";
 			ctx.lineWidth = 2;
 			var pc = cellXY(g, li, pending.cell);
 			if (pc) ctx.strokeRect(pc[0], pc[1], g.cw, g.ch);
@@ -1319,14 +1489,15 @@ function drawHeat() {
 		if (ln.overview) drawOverview(ln.overview, li, g);
 	});
 	legend();
+	scheduleTracks();
 }
 
 // heatLayer returns a lane's canvas of what no range changes: the cells,
 // the marks (bursts) and the axes, drawn again only when the series or
 // the geometry change.
 function heatLayer(ln, li, g) {
-	var dpr = window.devicePixelRatio || 1, s = HM.series[li];
-	var key = [g.width, g.height, g.cw, g.ch, g.cols, g.first, g.x0, dpr, HM.max[li]].join(",");
+	var dpr = window.devicePixelRatio || 1, ms = mapSeries(li), s = ms.s;
+	var key = [g.width, g.height, g.cw, g.ch, g.cols, g.first, g.x0, dpr, ms.max].join(",");
 	if (ln.layer && ln.layerKey === key && ln.layerSeries === s) return ln.layer;
 	var c = ln.layer || document.createElement("canvas");
 	c.width = Math.round(g.width * dpr);
@@ -1340,7 +1511,7 @@ function heatLayer(ln, li, g) {
 	ctx.fillRect(0, 0, g.width, g.height);
 	ctx.strokeStyle = "#ddd";
 	ctx.strokeRect(g.x0 - 0.5, g.y0 - 0.5, g.cols * g.cw + 1, R * g.ch + 1);
-	var span = HM.spans[li], mx = HM.max[li], shift = HM.shift[li];
+	var span = HM.spans[li], mx = ms.max, shift = HM.shift[li];
 	for (var k = 0; k < s.length; k++) {
 		var v = s[k];
 		if (!v) continue;
@@ -1411,7 +1582,7 @@ function cellXY(g, li, cell) {
 
 // shade tints the cells of a range and draws its outline: a run of cells
 // per column, the range's ends closing it.
-function shade(ctx, g, li, c0, c1, color, line) {
+function shade(ctx, g, li, c0, c1, color, line, dash) {
 	var a = Math.max(c0, (g.first - HM.shift[li]) * R), b = Math.min(c1, (g.first + g.cols - HM.shift[li]) * R);
 	var boxes = [];
 	for (var c = a; c < b;) {
@@ -1424,7 +1595,8 @@ function shade(ctx, g, li, c0, c1, color, line) {
 	boxes.forEach(function (r) { ctx.fillRect(r[0], r[1], r[2], r[3]); });
 	if (!line) return;
 	ctx.strokeStyle = line;
-	ctx.lineWidth = 1.5;
+	ctx.lineWidth = dash ? 2 : 1.5;
+	ctx.setLineDash(dash || []);
 	ctx.beginPath();
 	boxes.forEach(function (r, i) {
 		var x0 = r[0] + 0.75, x1 = r[0] + r[2] - 0.75, y0 = r[1] + 0.75, y1 = r[1] + r[3] - 0.75;
@@ -1434,6 +1606,7 @@ function shade(ctx, g, li, c0, c1, color, line) {
 		if (i === boxes.length - 1) { ctx.moveTo(x1, y0); ctx.lineTo(x1, y1); }
 	});
 	ctx.stroke();
+	ctx.setLineDash([]);
 }
 
 function outline(ctx, g, li, c0, c1) {
@@ -1540,14 +1713,22 @@ function hoverHeat(li, cell) {
 	var a = cellStartNs(cell), b = cellStartNs(cell + 1);
 	UI.details.textContent = (M.lanes.length > 1 ? "host " + M.lanes[li].host + ", " : "") + fmtSecs(a) + " s to " + fmtSecs(b) + " s after the first sample: " +
 		fmtInt(v) + " " + (M.measure === "weight" ? M.unit : "samples") + (S.sel ? "" : "  (click a start cell, then an end cell; or drag; shift: the comparison range)");
+	var top = v ? cellTop(li, cell) : "";
+	if (mapMode() !== "samples" && HM.mode && HM.mode[li] && v) {
+		var k = cell - span[0], sc = HM.mode[li][k];
+		top = (mapMode() === "change" ? "change " + (100 * sc).toFixed(0) + "%" + (HM.rose && HM.rose[li][k] >= 0 ? " (" + F[HM.rose[li][k]] + " rose)" : "") : "share " + (100 * sc).toFixed(1) + "%") + "; " + top;
+	}
+	if (top) UI.details.textContent += " — " + top;
 }
 
 function legend() {
 	var unit = M.measure === "weight" ? M.unit : "samples";
 	var cell = M.seconds > 1 ? fmtDur(M.seconds) : (1000 / M.rows).toFixed(M.rows > 100 ? 1 : 0) + " ms";
-	var t = "Heat map: " + unit + " per " + cell + " cell, white 0 to red " + HM.max.map(fmtInt).join(" / ") +
+	var mx = Math.max.apply(null, HM.max.concat([0]));
+	var t = "Heat map: " + unit + " per " + cell + " cell, " + (mx > 0 ? "white 0 to red " + HM.max.map(fmtInt).join(" / ") : "empty: no samples under the filters") +
 		(S.noIdle ? "; idle CPUs left out" : "; idle CPUs included") + (M.measure === "samples" ? " (cells count samples; flame graphs sum their weights, as flamegraph)" : "") + ".";
 	if (M.full) t += " Cells are " + cell + " wide to keep the page small (" + fmtInt(M.full.entries) + " entries at full resolution); for full detail cut a window of up to " + fmtDur(M.full.fitSeconds) + ", the command below.";
+	if (mapMode() !== "samples") t = mapLegend() + " " + t.replace(/^Heat map: /, "Samples: ");
 	UI.legend.textContent = t;
 }
 
@@ -1556,12 +1737,19 @@ function drawBursts() {
 	if (!M.marks.length) return;
 	UI.bursts.appendChild(el("li", { class: "head" }, "Bursts, best first (green outlines); click one to select it:"));
 	M.marks.forEach(function (m, i) {
-		var li = el("li", { class: "burst", "data-mark": i }, (i + 1) + ". " + m.label);
-		li.addEventListener("click", function () {
+		var li = el("li", { class: "burst", "data-mark": i });
+		var a = el("a", { href: "#", class: "burstsel" }, (i + 1) + ". " + m.label);
+		a.addEventListener("click", function (e) {
+			e.preventDefault();
 			S.sel = { lane: 0, c0: cellOfNs(m.from), c1: cellOfNs(m.to - 1) + 1 };
 			centerOn(S.sel);
 			update("range");
 		});
+		li.appendChild(a);
+		li.appendChild(el("span", { class: "rise" })); // filled by scheduleTracks
+		var b = el("button", { type: "button", class: "whatrose", id: "rise-" + i, title: "The burst against the whole capture scaled to the burst's total (difffolded -n): red rose in the burst" }, "what rose");
+		b.addEventListener("click", function () { showRise(m); });
+		li.appendChild(b);
 		UI.bursts.appendChild(li);
 	});
 }
@@ -1593,14 +1781,20 @@ function status() {
 	syncControls();
 }
 
+// searchRE is the search box's expression (Go's syntax, as the SVG's
+// ?s= is not: see docs/explorer.md), null when empty or refused; the
+// reason is shown beside the box.
+var searchError = "";
 function searchRE() {
+	searchError = "";
 	if (!S.search) return null;
-	try { return toRegExp(S.search); } catch (e) { return null; }
+	try { return re2Compile(S.search); } catch (e) { searchError = "search: " + e.message; return null; }
 }
 
 function showMatch() {
 	var m = UI.flame.matched();
-	UI.matched.textContent = m === null ? "" : "Matched: " + (100 * m).toFixed(1) + "% of " + (UI.flame.zoom >= 0 ? "the zoomed frame" : "all") + " (" + S.search + ")";
+	UI.matched.classList.toggle("error", !!searchError);
+	UI.matched.textContent = searchError ? searchError : m === null ? "" : "Matched: " + (100 * m).toFixed(1) + "% of " + (UI.flame.zoom >= 0 ? "the zoomed frame" : "all") + " (" + S.search + ")";
 }
 
 function drawGraph() {
@@ -1615,23 +1809,55 @@ function drawGraph() {
 		head = S.vs ? (S.elided ? "Elided view: the stacks found " + (S.elided === "selection" ? "in the selection only" : "in the comparison range only") : "Differential flame graph: the selection's frames, red where they grew against the comparison range, blue where they shrank (difffolded | flamegraph)") :
 			(S.inverted ? "Icicle graph" : "Flame graph") + " of the selection" + (S.sort === "weight" ? ", siblings by weight" : "");
 	}
-	UI.graphHead.textContent = S.view === "top" ? "" : head + (g ? "  (click a frame to zoom, again to zoom out)" : "");
-	UI.flameCanvas.parentNode.hidden = !g || S.view === "top";
+	if (g && !(g.total > 0)) {
+		// an empty range says so, rather than drawing a blank band
+		head = emptyText();
+		g = null;
+	}
+	var table = S.view === "top" || S.view === "tree";
+	UI.graphHead.textContent = table ? (S.sel && !(CUR.A && CUR.A.tot[0] > 0) ? emptyText() : "") : head + (g ? "  (click a frame to zoom, again to zoom out)" : "");
+	UI.graphHead.classList.toggle("empty", !!S.sel && !g && !table);
+	UI.flameCanvas.parentNode.hidden = !g || table;
 	if (g) {
 		UI.flame.set(g, S.inverted, searchRE()); // drawn once, with its matches
 		showMatch();
 	}
 	if (S.view === "top" && S.sel) drawTop();
+	if (S.view === "tree" && S.sel && g) drawTree();
 	status();
+}
+
+// drawTop draws the top table: every row, sortable by self (flat) or
+// total (cum) as stacktop [--cum] prints it.
+// emptyText says why a range draws nothing.
+function emptyText() {
+	var what = S.vs && S.elided && S.view !== "chart" ? "No stacks found " + (S.elided === "selection" ? "in the selection only" : "in the comparison range only") : "No samples in " + rangeText(S.sel);
+	var why = [];
+	if (filterError) why.push("a filter is invalid: " + filterError);
+	if (filterNote) why.push(filterNote);
+	var any = LIST_KEYS.some(function (k) { return S.f[k].length; }) || S.collapse;
+	if (!why.length) why.push(any ? "the filters leave none here; the heat map shows where they keep samples" : S.noIdle ? "only idle CPUs here, and idle is left out (no idle)" : "the capture holds none here");
+	return what + ": " + why.join("; ") + ".";
 }
 
 function drawTop() {
 	var t = topTable(), tbl = el("table", { id: "toptable" });
 	var hr = el("tr");
-	["Function", "Self", "Self %", "Sum %", "Total", "Total %"].forEach(function (h) { hr.appendChild(el("th", null, h)); });
+	[["Function", ""], ["Self", "self"], ["Self %", "self"], ["Sum %", ""], ["Total", "cum"], ["Total %", "cum"]].forEach(function (h) {
+		var th = el("th", null, h[0]);
+		if (h[1]) {
+			var on = (h[1] === "cum") === S.cum;
+			th.className = "sortable" + (on ? " on" : "");
+			th.title = "Sort by " + (h[1] === "cum" ? "total (stacktop --cum)" : "self (stacktop)");
+			th.id = "top-sort-" + h[1] + (h[0].endsWith("%") ? "-pct" : "");
+			th.addEventListener("click", function () { S.cum = h[1] === "cum"; update("view"); });
+			if (on) th.textContent += " ▾";
+		}
+		hr.appendChild(th);
+	});
 	tbl.appendChild(hr);
-	var run = 0;
-	t.rows.slice(0, 300).forEach(function (f) {
+	var run = 0, frag = document.createDocumentFragment();
+	t.rows.forEach(function (f) {
 		run += t.self[f];
 		var tr = el("tr", { class: frameName(f) === S.fn ? "on" : "" });
 		var td = el("td", { class: "fn" });
@@ -1640,12 +1866,67 @@ function drawTop() {
 		td.appendChild(a);
 		tr.appendChild(td);
 		[fmtInt(t.self[f]), pct(t.self[f], t.all), pct(run, t.all), fmtInt(t.total[f]), pct(t.total[f], t.all)].forEach(function (v) { tr.appendChild(el("td", { class: "num" }, v)); });
-		tbl.appendChild(tr);
+		frag.appendChild(tr);
 	});
-	UI.top.appendChild(el("div", { class: "head" }, "Functions of the selection by self weight (total counts a function once per stack, recursion included); click one for its callers and callees"));
+	tbl.appendChild(frag);
+	UI.top.appendChild(el("div", { class: "head" }, t.rows.length + " functions of the selection by " + (S.cum ? "total" : "self") + " weight, as stacktop" + (S.cum ? " --cum" : "") + " ranks them (total counts a function once per stack, recursion included); click a column to sort, a function for its callers and callees"));
 	UI.top.appendChild(tbl);
-	if (t.rows.length > 300) UI.top.appendChild(el("div", { class: "note" }, (t.rows.length - 300) + " more functions not shown"));
 	if (S.fn) drawSandwich();
+}
+
+// drawTree draws the call tree of the view (Firefox Profiler's): a row per
+// call path with its total and self, children by total; a click on ▸
+// opens a row, and the heaviest path opens at first.
+function drawTree() {
+	var A = viewSums(), all = A.tot[0], tbl = el("table", { id: "calltree" });
+	var hr = el("tr");
+	["Total", "Total %", "Self", "Self %", "Function"].forEach(function (h) { hr.appendChild(el("th", null, h)); });
+	tbl.appendChild(hr);
+	function kids(v) {
+		var out = [];
+		for (var j = T.first[v]; j < T.first[v + 1]; j++) if (A.tot[T.kids[j]] > 0) out.push(T.kids[j]);
+		return out.sort(function (a, b) { return A.tot[b] - A.tot[a] || frameRank(T.frame[a]) - frameRank(T.frame[b]); });
+	}
+	function row(v, depth) {
+		var tr = el("tr", { "data-node": v, "data-depth": depth });
+		[fmtInt(A.tot[v]), pct(A.tot[v], all), fmtInt(A.self[v]), pct(A.self[v], all)].forEach(function (x) { tr.appendChild(el("td", { class: "num" }, x)); });
+		var td = el("td", { class: "fn" });
+		td.style.paddingLeft = (4 + 14 * depth) + "px";
+		var k = kids(v), btn = el("button", { type: "button", class: "treeopen" }, k.length ? "▸" : "·");
+		btn.disabled = !k.length;
+		td.appendChild(btn);
+		td.appendChild(document.createTextNode(" " + frameDisp(T.frame[v])));
+		tr.appendChild(td);
+		tr.open = false;
+		btn.addEventListener("click", function () { toggle(tr, v, depth); });
+		return tr;
+	}
+	function toggle(tr, v, depth) {
+		var btn = tr.querySelector("button");
+		if (tr.open) {
+			// close: drop the rows below it that are deeper
+			for (var n = tr.nextSibling; n && +n.dataset.depth > depth; n = tr.nextSibling) n.remove();
+			tr.open = false;
+			btn.textContent = "▸";
+			return null;
+		}
+		var after = tr, first = null;
+		kids(v).forEach(function (c) { var r = row(c, depth + 1); after.after(r); after = r; if (!first) first = [r, c]; });
+		tr.open = true;
+		btn.textContent = "▾";
+		return first;
+	}
+	var top = kids(0), firstRow = null;
+	top.forEach(function (c) { var r = row(c, 0); tbl.appendChild(r); if (!firstRow) firstRow = [r, c]; });
+	UI.top.appendChild(el("div", { class: "head" }, "Call tree of the " + (S.vs && S.elided ? "elided view" : "selection") + ": total and self of each call path, children by total; ▸ opens a row"));
+	UI.top.appendChild(tbl);
+	// open the heaviest path while it holds most of its parent
+	for (var d = 0, cur = firstRow; cur && d < 64; d++) {
+		var parentTot = A.tot[cur[1]];
+		var next = toggle(cur[0], cur[1], d);
+		if (!next || A.tot[next[1]] < 0.5 * parentTot) break;
+		cur = next;
+	}
 }
 
 function drawSandwich() {
@@ -1719,8 +2000,10 @@ function step(dir) {
 	var r = S.sel;
 	if (!r) return;
 	var w = r.c1 - r.c0, span = HM.spans[r.lane];
-	var c0 = r.c0 + dir * w;
-	if (c0 + w <= span[0] || c0 > span[1]) return;
+	// clamped to the lane's samples: a range never starts before the
+	// first (a negative --from is no time the tools take) nor after the last
+	var c0 = Math.max(span[0], Math.min(r.c0 + dir * w, span[1] + 1 - w));
+	if (c0 === r.c0) return;
 	S.sel = { lane: r.lane, c0: c0, c1: c0 + w };
 	centerOn(S.sel);
 	update("range");
@@ -1729,15 +2012,16 @@ function step(dir) {
 // update redraws what a change needs and saves the view in the URL.
 function update(what) {
 	if (what === "filter") { applyFilters(); heatSeries(); }
-	if (what === "filter" || what === "range" || what === "init") drawHeat();
+	if (what === "filter" || what === "range" || what === "init" || what === "map") drawHeat();
+	if (what === "map") { syncControls(); saveFragment(false); return; }
 	if (what === "search") {
 		UI.flame.setMatch(searchRE());
 		showMatch();
-		if (S.view === "top") drawGraph();
+		if (S.view === "top" || S.view === "tree") drawGraph();
 	} else drawGraph();
 	UI.cmd.textContent = S.sel ? command() : "";
 	UI.detail.textContent = M.full ? "Full detail: " + detailCommand() : "";
-	saveFragment();
+	saveFragment(what === "range");
 }
 
 function keys(e) {
@@ -1785,6 +2069,7 @@ async function main() {
 	setupHeat();
 	applyFilters();
 	heatSeries();
+	chooseDefaultMap();
 	centerOn(S.sel);
 	drawBursts();
 	update("init");
@@ -1834,7 +2119,9 @@ flamekit.framePoint = function (name) {
 	var r = v.range(), scale = (v.cssW - 20) / r[1];
 	var x = 10 + (g.x[best] - r[0] + g.w[best] / 2) * scale, d = g.depth[best];
 	var y = v.inverted ? d * FRAME_H + 4 + FRAME_H / 2 : v.cssH - 4 - (d + 0.5) * FRAME_H;
-	v.canvas.scrollIntoView({ block: "center" });
+	var box = v.canvas.parentNode;
+	box.scrollTop = Math.max(0, y - box.clientHeight / 2);
+	box.scrollIntoView({ block: "center" });
 	var b = v.canvas.getBoundingClientRect();
 	return [b.left + x, b.top + y];
 };
@@ -1853,6 +2140,32 @@ flamekit.measure = function (what, a, b) {
 	if (what === "filter") { S.f.comm = a ? [a] : []; update("filter"); }
 	return new Promise(function (done) { requestAnimationFrame(function () { setTimeout(function () { done(performance.now() - t0); }, 0); }); });
 };
+// re2 runs the page's regular expressions (re2.js) on inputs: the matches,
+// or Go's message for an expression it refuses.
+flamekit.re2 = function (src, inputs) {
+	try {
+		var re = re2Compile(src);
+		return { ok: true, matches: inputs.map(function (s) { return re.test(s); }) };
+	} catch (e) {
+		return { ok: false, error: String(e.message) };
+	}
+};
+// mapTop: the heat map's mode and the start (ns) of its highest cell.
+flamekit.mapTop = function () {
+	var ms = mapSeries(0), best = -1;
+	for (var i = 0; i < ms.s.length; i++) if (best < 0 || ms.s[i] > ms.s[best]) best = i;
+	return { mode: mapMode(), ns: best < 0 ? -1 : cellStartNs(HM.spans[0][0] + best), value: best < 0 ? 0 : ms.s[best] };
+};
+// tree: the rows the call tree shows.
+flamekit.tree = function () {
+	return [...document.querySelectorAll("#calltree tr[data-node]")].map(function (tr) {
+		var v = +tr.dataset.node;
+		return { name: frameName(T.frame[v]), depth: +tr.dataset.depth, total: CUR.A ? viewSums().tot[v] : 0, self: CUR.A ? viewSums().self[v] : 0 };
+	});
+};
+// settled resolves when the tracks and the bursts' rises are drawn (they
+// are drawn after the map and the graph).
+flamekit.settled = function () { return (TR.pending || Promise.resolve()).then(function () { return true; }); };
 flamekit.heat = function () {
 	return HM.series.map(function (s, l) { var sum = 0; for (var i = 0; i < s.length; i++) sum += s[i]; return { lane: M.lanes[l].host, sum: sum, max: HM.max[l], cells: s.length }; });
 };

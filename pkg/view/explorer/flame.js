@@ -201,6 +201,12 @@ FlameView.prototype.set = function (g, inverted, re) {
 	this.byDepth = null;
 	this.match = re ? this.matches(re) : null;
 	this.draw();
+	// a deep graph scrolls in its box (CSS max-height): the base in view,
+	// the tops a scroll up
+	// (in the next frame: reading or setting the scroll now would lay the
+	// page out at once)
+	var box = this.canvas.parentNode, inverted = this.inverted;
+	if (box) requestAnimationFrame(function () { box.scrollTop = inverted ? 0 : 1e9; });
 };
 
 FlameView.prototype.index = function () {

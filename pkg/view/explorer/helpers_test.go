@@ -64,7 +64,7 @@ func binaries(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		binDir = filepath.Join(shared, "bin")
-		pkgs := []string{"../../../cmd/timeslice", "../../../cmd/flamegraph", "../../../cmd/difffolded"}
+		pkgs := []string{"../../../cmd/timeslice", "../../../cmd/flamegraph", "../../../cmd/difffolded", "../../../cmd/stacktop"}
 		if _, err := os.Stat("../../../cmd/stackfilter"); err == nil {
 			pkgs = append(pkgs, "../../../cmd/stackfilter")
 		}
@@ -162,12 +162,13 @@ func newBrowser(t testing.TB, w, h int) *browser {
 	return b
 }
 
-// open loads a page and waits until it has unpacked its profile.
+// open loads a page and waits until it has unpacked its profile and drawn
+// everything (the tracks come after the map and the graph).
 func (b *browser) open(t testing.TB, url string) {
 	t.Helper()
 	b.Open(t, url)
 	var ok bool
-	b.Eval(t, `flamekit.ready.then(() => true)`, &ok)
+	b.Eval(t, `flamekit.ready.then(() => flamekit.settled())`, &ok)
 }
 
 func (b *browser) text(t testing.TB, id string) string {

@@ -144,7 +144,8 @@ function gcdF(a, b) {
 // renderSVG returns the SVG flamegraph draws for a layout: nodes in
 // flamegraph's order (pre-order, siblings by name) as arrays name, start,
 // end (count units), depth, delta and hasDelta; total; maxDelta. o: colors
-// (palette), hash, inverted; css and script: pkg/svg's.
+// (palette), hash, inverted, flamechart (the title only); css and script:
+// pkg/svg's.
 function renderSVG(l, o, css, script) {
 	var W = 1200, fh = 16, fs = 12, xpad = 10, framepad = 1;
 	var ypad1 = fs * 3, ypad2 = fs * 2 + 10, ypad3 = 0;
@@ -214,7 +215,7 @@ function renderSVG(l, o, css, script) {
 	var text = function (id, x, y, extra, content) {
 		return "<text id=\"" + id + "\" x=\"" + fmtF(x, 2) + "\" y=\"" + goNum(y) + "\" " + extra + ">" + xmlText(content) + "</text>\n";
 	};
-	head += text("title", Math.trunc(W / 2), fs * 2, "", o.inverted ? "Icicle Graph" : "Flame Graph");
+	head += text("title", Math.trunc(W / 2), fs * 2, "", o.flamechart ? "Flame Chart" : o.inverted ? "Icicle Graph" : "Flame Graph");
 	head += text("details", xpad, height - ypad2 / 2, "", " ");
 	head += text("unzoom", xpad, fs * 2, "class=\"hide\"", "Reset Zoom");
 	head += text("search", W - xpad - 100, fs * 2, "", "Search");

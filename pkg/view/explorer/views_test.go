@@ -38,6 +38,10 @@ func TestViewsEqualTheirCommands(t *testing.T) {
 		"from=0s&to=30s&cpu=1&colors=java&inverted",
 		"from=5s&to=25s&comm=^(bash|ls)$&tid=0-100000",
 		"from=13.8s&to=15.8s&no-idle&view=chart",
+		"from=10s&to=20s&cpu=1&colors=java&view=chart",
+		// the elided view saves and copies what it shows (issue 29)
+		"from=13.8s&to=15.8s&vs-from=2s&vs-to=4s&no-idle&elided=selection",
+		"from=13.8s&to=15.8s&vs-from=2s&vs-to=4s&no-idle&elided=vs",
 		// stackfilter's stack filters (FILTERS.md)
 		"from=0s&to=30s&focus=burst_spin|do_syscall&hide=^run$",
 		"from=0s&to=30s&ignore=swapper&ignore=flamekit&show-from=do_syscall_64",
@@ -66,7 +70,7 @@ func TestViewsEqualTheirCommands(t *testing.T) {
 			if totals.Samples == 0 {
 				t.Fatalf("empty selection")
 			}
-			cmd := b.text(t, "cmd")
+			cmd, _, _ := strings.Cut(b.text(t, "cmd"), "   # ")
 			svgOut := regexp.MustCompile(` > (diff|flame|chart)\.svg$`)
 			if !svgOut.MatchString(cmd) {
 				t.Fatalf("command %q", cmd)
@@ -75,13 +79,23 @@ func TestViewsEqualTheirCommands(t *testing.T) {
 			if strings.Contains(frag, "view=chart") {
 				// the chart's command keeps the samples' times: its sums
 				// are the page's
-				lines, _ := readLines(t, shell(t, strings.TrimSuffix(pipe, " | flamegraph --flamechart")))
+				lines, _ := readLines(t, shell(t, pipe[:strings.LastIndex(pipe, " | flamegraph")]))
 				var w float64
 				for _, l := range lines {
 					w += l.count
 				}
 				if w != totals.Weight || len(lines) != int(totals.Samples) {
 					t.Errorf("chart command: %d samples, weight %v; page %v", len(lines), w, totals)
+				}
+				// the chart's SVG is flamegraph --flamechart of its saved
+				// folded lines (cells in time order), byte for byte
+				saved := filepath.Join(t.TempDir(), "chart.folded")
+				if err := os.WriteFile(saved, []byte(b.download(t, "save-folded")), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				args := strings.TrimPrefix(pipe[strings.LastIndex(pipe, "| flamegraph"):], "| ")
+				if got, want := b.download(t, "save-svg"), string(shell(t, args+" < '"+saved+"'")); got != want {
+					t.Errorf("the chart's SVG differs from %s %s: %s", args, saved, firstDiff(got, want))
 				}
 				return
 			}
