@@ -75,6 +75,8 @@
 //     tail probability, multiplied by the number of tests (keys × windows,
 //     KeyBaseline.Tests) and turned back into a z-score, the score
 //     compared with the threshold;
+//   - a window where the key has fewer than MinExcess samples beyond its
+//     typical share is not scored (a few samples of an idle host);
 //   - a key's windows at half the threshold that overlap make a run, a
 //     run holding a window at the threshold is a burst; runs of different
 //     keys that overlap are one burst (a new process's functions rise with
@@ -514,8 +516,8 @@ func (s *Series) rateBursts(m Measure, res *Result, low float64) []Burst {
 	if m == Weight && s.samples > 0 {
 		unit = s.weight / float64(s.samples)
 	}
-	res.Scale = max(1.4826*res.MAD, math.Sqrt(max(res.Median, unit)*unit))
-	res.Scale = max(res.Scale, tailScale(val, s.order(), res.Seconds, res.Median, res.Scale))
+	noise := max(1.4826*res.MAD, math.Sqrt(max(res.Median, unit)*unit))
+	res.Scale = max(noise, tailScale(val, s.order(), res.Seconds, res.Median, noise))
 	if res.Scale <= 0 || math.IsNaN(res.Scale) {
 		return nil
 	}
@@ -524,7 +526,7 @@ func (s *Series) rateBursts(m Measure, res *Result, low float64) []Burst {
 	// Runs of warm seconds in a row that hold a hot one, in time order.
 	var bursts []Burst
 	res.Hot += s.hotRuns(low, res.Threshold, func(i int) (float64, bool) { return z(val[i]), val[i] >= 0 },
-		func(run []int) { bursts = append(bursts, s.burst(m, run, res, z, val)) })
+		func(run []int) { bursts = append(bursts, s.burst(m, run, res, z, val, noise)) })
 	return bursts
 }
 
@@ -641,15 +643,16 @@ func union(a, b Burst) Burst {
 
 // burst builds the burst of a run of warm seconds: its edges refined to
 // the hot bins of its first and last seconds (and of the seconds around
-// them), widened by a bin, and its score.
-func (s *Series) burst(m Measure, run []int, res *Result, z func(float64) float64, val []float64) Burst {
+// them: a bin is hot at the threshold against the noise scale, without
+// the tail's), widened by a bin, and its score.
+func (s *Series) burst(m Measure, run []int, res *Result, z func(float64) float64, val []float64, noise float64) Burst {
 	binZ := func(sec int64, b int) float64 {
 		i, ok := s.c.Block(sec)
 		if !ok {
 			return math.Inf(-1)
 		}
 		v := s.binValue(m, int(i)*s.c.Bins()+b) * float64(s.c.Bins())
-		return (v - res.Median) / (res.Scale * math.Sqrt(float64(s.c.Bins())))
+		return (v - res.Median) / (noise * math.Sqrt(float64(s.c.Bins())))
 	}
 	start, end := s.edges(s.c.Secs()[run[0]], s.c.Secs()[run[len(run)-1]], func(sec int64, b int) bool {
 		return binZ(sec, b) >= res.Threshold

@@ -68,6 +68,12 @@ var WindowLengths = []int{1, 2, 4, 10}
 
 const halfSecond = second / 2
 
+// MinExcess is the fewest samples a key must have in a window beyond
+// its typical share for the window to count: a handful of samples of a
+// mostly idle host are all one kernel worker's now and then, which is no
+// burst (8 samples are 80 ms of a CPU at perf's 97 Hz).
+const MinExcess = 8
+
 // maxRises is the number of keys a burst names at most.
 const maxRises = 5
 
@@ -527,7 +533,7 @@ func (s *Series) shareBursts(m Measure, res *Result, low float64) []Burst {
 					continue
 				}
 				q := vals[ki] / n
-				if q <= b.p {
+				if q <= b.p || (vals[ki]-b.p*n)/x.unit < MinExcess {
 					continue
 				}
 				raw := math.Sqrt(2 * neff * kl(q, b.p) / b.phi)
