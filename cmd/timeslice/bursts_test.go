@@ -79,3 +79,28 @@ func TestHeatmapMarksShare(t *testing.T) {
 		t.Errorf("the SVG does not list the share burst (exit %d): %s", code, stderr)
 	}
 }
+
+// --share-comm and --share-focus shade the text heat map by one process's
+// or one function's share: kubelet_burst's seconds stand out on a
+// saturated host whose counts never move.
+func TestHeatmapShare(t *testing.T) {
+	for _, flag := range []string{"--share-comm=^kubelet_burst$", "--share-focus=^burst_spin$"} {
+		code, out, stderr := run(t, "", "--heatmap=text", "--no-idle", flag, saturatedFile)
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		shares := map[string]float64{}
+		for _, m := range regexp.MustCompile(`(?m)^\s+(\d+)  \|.*\|\s+([0-9.]+)% of`).FindAllStringSubmatch(out, -1) {
+			shares[m[1]], _ = strconv.ParseFloat(m[2], 64)
+		}
+		if len(shares) != 30 || shares["14"] < 60 || shares["5"] != 0 || shares["20"] != 0 {
+			t.Errorf("%s: shares by second %v", flag, shares)
+		}
+		if !strings.Contains(out, "shares: each cell shaded by the share of its samples") {
+			t.Errorf("%s: no legend of shares:\n%s", flag, clip(out))
+		}
+	}
+	if code, _, stderr := run(t, "", "--share-comm=x", saturatedFile); code != 2 {
+		t.Errorf("--share-comm without --heatmap=text: exit %d, %s", code, stderr)
+	}
+}

@@ -43,6 +43,18 @@ type busy struct {
 	series  *bursts.Series
 	idle    idle.Filter
 	seen    *gaps.Finder // every sample's time, for the parts not recorded
+	// shareOf tells the samples the share map counts too (nil: none).
+	shareOf func(stack []byte) bool
+	share   *heatmap.Map
+}
+
+// shareMap returns the map of the samples shareOf counts (an empty one
+// when none came).
+func (b *busy) shareMap() *heatmap.Map {
+	if b.share == nil {
+		b.share = heatmap.New(b.rows, b.heatmap().Origin())
+	}
+	return b.share
 }
 
 // newBusy returns the sink; guess is the first sample as known before
@@ -77,10 +89,13 @@ func (b *busy) Sample(rec *folded.Record) error {
 	b.start(rec.Time)
 	b.seen.Add(rec.Time)
 	if b.hm != nil {
+		n := uint64(1)
 		if b.weights {
-			b.hm.AddN(rec.Time, uint64(math.Round(max(rec.Count, 0))))
-		} else {
-			b.hm.Add(rec.Time)
+			n = uint64(math.Round(max(rec.Count, 0)))
+		}
+		b.hm.AddN(rec.Time, n)
+		if b.shareOf != nil && b.shareOf(rec.Stack) {
+			b.shareMap().AddN(rec.Time, n)
 		}
 	}
 	if b.series == nil {
