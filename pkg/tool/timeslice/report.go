@@ -138,7 +138,7 @@ func (c *run) printBursts(env *Env, res bursts.Result, fs []found, clock *window
 		env.Warnf("bursts: rate: %s per second against the median second of %d%s: median %s, scale %s (the larger of 1.4826×MAD and counting noise); %d seconds at z ≥ %g",
 			res.Measure, res.Seconds, left, formatRate(res.Median), formatRate(res.Scale), res.Hot, res.Threshold)
 		if kb := &res.Keys; kb.Keys > 0 {
-			env.Warnf("bursts: share: each process's, thread's and function's share of the busy %s in windows of 0.5, 1, 2 and 5 s against its own typical share (the capture less its heaviest 12 s) by binomial likelihood ratio, shrunk by its dispersion, Bonferroni-corrected over %d keys × %d windows; %d windows at z ≥ %g, the highest z %.1f",
+			env.Warnf("bursts: share: each process's, thread's and function's share of the busy %s in windows of 0.5, 1, 2 and 5 s against its own typical share (the capture less its heaviest 6 s) by binomial likelihood ratio, shrunk by its dispersion, Bonferroni-corrected over %d keys × %d windows; %d windows at z ≥ %g, the highest z %.1f",
 				res.Measure, kb.Keys, kb.Windows, kb.Hot, res.Threshold, kb.Top)
 		}
 		env.Warnf("bursts: best first, by the larger z-score of the window's rate and share")

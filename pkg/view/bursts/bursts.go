@@ -57,7 +57,7 @@
 // window), from the series' timeline in two passes over its entries:
 //
 //   - a key's baseline at a window length is read from the windows that
-//     tile the capture, less the key's heaviest windows (12 s of them,
+//     tile the capture, less the key's heaviest windows (6 s of them,
 //     plus one: a burst does not inflate its own baseline): its typical
 //     share p (the key's measure over the measure of those windows; half
 //     a sample at least, so that a key never seen has a small share, not

@@ -350,8 +350,10 @@ func (h *topWindows) Pop() any {
 }
 
 // trimSeconds is the time of a key's heaviest windows left out of its
-// baseline: a burst as long as the longest window, and as much again.
-const trimSeconds = 12
+// baseline: a burst as long as the longest window, and a second more
+// (a burst need not start on a tile). More would leave out the usual
+// swings of a key that comes and goes in a short capture.
+const trimSeconds = 6
 
 // baseline is a key's baseline at one window length: its typical share p
 // and the dispersion phi of its counts (1: binomial).
@@ -583,7 +585,12 @@ func (s *Series) shareRuns(x *keyIndex, hits []hit, typical []baseline, threshol
 		}
 	}
 	// Runs of the same time, best first, make one burst.
-	slices.SortFunc(runs, func(a, b run) int { return cmp.Compare(a.from, b.from) })
+	slices.SortFunc(runs, func(a, b run) int {
+		if c := cmp.Compare(a.from, b.from); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.key, b.key)
+	})
 	var out []Burst
 	for i := 0; i < len(runs); {
 		j := i + 1
@@ -593,7 +600,12 @@ func (s *Series) shareRuns(x *keyIndex, hits []hit, typical []baseline, threshol
 		}
 		group := slices.Clone(runs[i:j])
 		i = j
-		slices.SortStableFunc(group, func(a, b run) int { return cmp.Compare(b.z, a.z) })
+		slices.SortFunc(group, func(a, b run) int {
+			if c := cmp.Compare(b.z, a.z); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.key, b.key)
+		})
 		// What rose: the best key, but a process, else a thread, that
 		// scores nearly as well names it better (its functions rose with
 		// it).
