@@ -1,8 +1,8 @@
 // Package bursts finds the windows of a timed profile whose busy rate, or
-// whose composition, stands out from the rest of the capture: the few
-// seconds a person would otherwise look for by eye on a night-long heat
-// map. Both kinds come on one list, ranked by their robust z-scores; a
-// window that stands out both ways is one burst.
+// where one process's, thread's or function's share, stands out from the
+// rest of the capture: the few seconds a person would otherwise look for
+// by eye on a night-long heat map. Both kinds come on one list, ranked by
+// their z-scores; a window that stands out both ways is one burst.
 //
 // # Rate
 //
@@ -219,8 +219,7 @@ func (s *Series) Origin() folded.Time { return s.origin }
 // Bins returns the number of bins per second.
 func (s *Series) Bins() int { return s.bins }
 
-// read lays the series' timeline out (once after each change) and reads
-// its composition.
+// read lays the series' timeline out (once after each change).
 func (s *Series) read() {
 	if s.c != nil {
 		return

@@ -66,8 +66,6 @@ type Rise struct {
 // in, in bins of 0.5 s: 0.5, 1, 2 and 5 seconds.
 var WindowLengths = []int{1, 2, 4, 10}
 
-const halfSecond = second / 2
-
 // MinExcess is the fewest samples a key must have in a window beyond
 // its typical share for the window to count: a handful of samples of a
 // mostly idle host are all one kernel worker's now and then, which is no
@@ -94,19 +92,18 @@ type KeyBaseline struct {
 // process's frame id (0..nf), nf + a function's frame id, or 2 nf + a
 // thread id.
 type keyIndex struct {
-	tl     *timeline.Timeline
-	keep   func(*timeline.Entry) bool
-	m      Measure
-	nf     int
-	nkeys  int
-	per    int64 // cells per half second
-	tid    []bool
-	set    []int32 // per stack node: offset+1 into sets (0: not made)
-	sets   []int32 // the function keys of each stack made, with its length first
-	mark   []int32
-	stamp  int32
-	unit   float64 // mean measure of a sample
-	active int     // keys with busy samples
+	tl    *timeline.Timeline
+	keep  func(*timeline.Entry) bool
+	m     Measure
+	nf    int
+	nkeys int
+	per   int64 // cells per half second
+	tid   []bool
+	set   []int32 // per stack node: offset+1 into sets (0: not made)
+	sets  []int32 // the function keys of each stack made, with its length first
+	mark  []int32
+	stamp int32
+	unit  float64 // mean measure of a sample
 }
 
 func newKeyIndex(tl *timeline.Timeline, keep func(*timeline.Entry) bool, m Measure) *keyIndex {
