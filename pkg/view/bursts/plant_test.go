@@ -27,8 +27,9 @@ import (
 // night; a real burst's stacks (testdata/plant/burst-*.folded.gz), in the
 // order recorded, are planted at a size of one CPU (97 samples a second
 // per CPU, perf's rate here) for a length into one copy of the
-// background; the bursts found are ranked. BURSTS_BENCH_KINDS (a comma
-// list of kinds) runs only those. make test runs nights of
+// background; the bursts found are ranked. BURSTS_BENCH_KINDS and
+// BURSTS_BENCH_BACKGROUNDS (comma lists) run only those kinds and
+// backgrounds. make test runs nights of
 // plantMinutes; BURSTS_BENCH_HOURS=12 (scripts/bursts-bench run) the
 // table of docs/bursts.md.
 
@@ -395,6 +396,9 @@ func TestPlantedBursts(t *testing.T) {
 	table := map[[2]string]*cell{}
 	var lines []string
 	for _, bgName := range backgrounds {
+		if bgs := os.Getenv("BURSTS_BENCH_BACKGROUNDS"); bgs != "" && !slices.Contains(strings.Split(bgs, ","), bgName) {
+			continue
+		}
 		bg := loadBackground(t, bgName)
 		fa := runPlanted(t, bg, bgName, nil, length)
 		lines = append(lines, fmt.Sprintf("| %s | burst-free night | %d bursts |", bgName, fa.found))
