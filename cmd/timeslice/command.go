@@ -10,6 +10,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"flamekit/internal/cli"
+	"flamekit/pkg/filter/selection"
 	"flamekit/pkg/interop/pyroscope"
 	"flamekit/pkg/tool/timeslice"
 	"flamekit/pkg/view/bursts"
@@ -135,7 +136,7 @@ type command struct {
 	Version    cli.VersionFlag `help:"Print the version and exit."`
 	Files      []string        `arg:"" optional:"" help:"Timed folded inputs, gzip or zstd or not (perf.data files and perf script text are folded as stackcollapse folds them); - or none: standard input." placeholder:"FILE"`
 
-	cli.SelectFlags `embed:""`
+	selection.Flags `embed:""`
 	fleetFlags      `embed:""`
 }
 
@@ -167,9 +168,9 @@ func (c *command) options() (timeslice.Config, error) {
 	if err != nil {
 		return timeslice.Config{}, err
 	}
-	sel, err := c.SelectFlags.Selection()
+	sel, err := c.Flags.Selection()
 	if err != nil {
-		return timeslice.Config{}, err
+		return timeslice.Config{}, cli.Usagef("%v", err)
 	}
 	var shareComm, shareFocus *regexp.Regexp
 	for _, f := range []struct {
@@ -180,7 +181,7 @@ func (c *command) options() (timeslice.Config, error) {
 			continue
 		}
 		if *f.to, err = regexp.Compile(f.re); err != nil {
-			return timeslice.Config{}, &timeslice.UsageError{Err: fmt.Errorf("%s: %w", f.flag, err)}
+			return timeslice.Config{}, cli.Usagef("%s: %v", f.flag, err)
 		}
 	}
 	return timeslice.Config{

@@ -13,9 +13,10 @@
 //	f := &capture.Folder{Perf: "perf"}
 //	sum, err := f.Run(os.Stdout, []collapse.Input{f.Data(in, "perf.data")})
 //
-// [Folded] gives any input as folded text, for the commands that read
-// folded stacks (flamegraph, difffolded, stackfilter); [Records] gives a
-// perf capture's folded records themselves, without that text (timeslice).
+// Every tool reads its inputs through [Scan] (one input) or a [Reader]
+// (several, one after another): the one table of how each kind of input
+// becomes folded records, without folded text in between. [Folder.Run]
+// writes the folded text itself, for stackcollapse, whose output it is.
 package capture
 
 import (

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"flamekit/internal/testkit/golden"
+	collapsepkg "flamekit/pkg/fold/collapse"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/perf/perfscript"
 	"flamekit/pkg/perf/sample"
 	"flamekit/pkg/perf/symbols"
 
@@ -251,7 +251,7 @@ func TestCapture(t *testing.T) {
 	}
 	// The metadata line is the one the text path writes from perf
 	// script --header.
-	timed := collapse(t, script, perfscript.Options{})
+	timed := collapse(t, script, collapsepkg.Options{})
 	first, _, _ := strings.Cut(timed, "\n")
 	meta := string(folded.AppendMeta(nil, c.Meta(c.Events[0], "")))
 	if strings.TrimSuffix(meta, "\n") != first {
