@@ -21,8 +21,8 @@ const (
 )
 
 // On a saturated machine the busy rate does not move: --bursts finds the
-// burst by its composition, names its process against its typical share,
-// and its command cuts it.
+// burst by its process's share, names the process with its typical share
+// and its share of the window, and its command cuts it.
 func TestBurstsSaturated(t *testing.T) {
 	utc(t)
 	code, out, stderr := run(t, "", "--bursts", saturatedFile)
@@ -31,11 +31,11 @@ func TestBurstsSaturated(t *testing.T) {
 	}
 	abs, _ := filepath.Abs(saturatedFile)
 	golden(t, "saturated-bursts.txt", strings.ReplaceAll(out, abs, "ABS/saturated.folded.gz"))
-	if !strings.Contains(stderr, "bursts: rate: ") || !strings.Contains(stderr, "; 0 seconds at z ≥ 5\n") || !strings.Contains(stderr, "bursts: composition: ") {
+	if !strings.Contains(stderr, "bursts: rate: ") || !strings.Contains(stderr, "; 0 seconds at z ≥ 5\n") || !strings.Contains(stderr, "bursts: share: ") {
 		t.Errorf("stderr should give both baselines, no second hot by rate:\n%s", stderr)
 	}
 	first, _, _ := strings.Cut(out, "\n")
-	m := regexp.MustCompile(`^1  composition: z [0-9.]+: kubelet_burst (\d+)% of the window, typically 0%  @([0-9.]+) to @([0-9.]+) = .*  top: \d+% kubelet_burst, \d+% trainer[,;].*\|  (timeslice --from @[0-9.]+ --to @[0-9.]+ --no-idle (.*))$`).FindStringSubmatch(first)
+	m := regexp.MustCompile(`^1  share: z [0-9.]+: process kubelet_burst rose from <0.01% to (\d+)% of the busy samples \(with [^)]*\)  @([0-9.]+) to @([0-9.]+) = .*  top: \d+% kubelet_burst, \d+% trainer[,;].*\|  (timeslice --from @[0-9.]+ --to @[0-9.]+ --no-idle (.*))$`).FindStringSubmatch(first)
 	if m == nil {
 		t.Fatalf("first line %q", first)
 	}
@@ -55,16 +55,16 @@ func TestBurstsSaturated(t *testing.T) {
 	}
 }
 
-// The heat map marks the composition burst as it marks rate bursts, and
-// says which process stands out.
-func TestHeatmapMarksComposition(t *testing.T) {
+// The heat map marks the share burst as it marks rate bursts, and says
+// which process rose.
+func TestHeatmapMarksShare(t *testing.T) {
 	utc(t)
 	code, out, stderr := run(t, "", "--heatmap=text", "--no-idle", saturatedFile)
 	if code != 0 {
 		t.Fatal(stderr)
 	}
-	if !regexp.MustCompile(`(?m)^mark 1: @[0-9.]+ to @[0-9.]+: seconds 13.7 to 15.9, composition: z [0-9.]+: kubelet_burst \d+% of the window, typically 0%; top: \d+% kubelet_burst`).MatchString(out) {
-		t.Errorf("no mark of the composition burst:\n%s", clip(out))
+	if !regexp.MustCompile(`(?m)^mark 1: @[0-9.]+ to @[0-9.]+: seconds 13.[67] to 15.9, share: z [0-9.]+: process kubelet_burst rose from <0.01% to \d+% of the busy samples \(with [^)]*\); top: \d+% kubelet_burst`).MatchString(out) {
+		t.Errorf("no mark of the share burst:\n%s", clip(out))
 	}
 	marked := regexp.MustCompile(`(?m)^\s+(\d+)  \|.*<- mark 1$`).FindAllStringSubmatch(out, -1)
 	var secs []string
@@ -75,7 +75,32 @@ func TestHeatmapMarksComposition(t *testing.T) {
 		t.Errorf("marked seconds %v, want 13, 14 and 15", secs)
 	}
 	code, svg, stderr := run(t, "", "--heatmap", "--no-idle", saturatedFile)
-	if code != 0 || !strings.Contains(svg, `data-mark="0"`) || !strings.Contains(svg, "composition: z ") {
-		t.Errorf("the SVG does not list the composition burst (exit %d): %s", code, stderr)
+	if code != 0 || !strings.Contains(svg, `data-mark="0"`) || !strings.Contains(svg, "share: z ") {
+		t.Errorf("the SVG does not list the share burst (exit %d): %s", code, stderr)
+	}
+}
+
+// --share-comm and --share-focus shade the text heat map by one process's
+// or one function's share: kubelet_burst's seconds stand out on a
+// saturated host whose counts never move.
+func TestHeatmapShare(t *testing.T) {
+	for _, flag := range []string{"--share-comm=^kubelet_burst$", "--share-focus=^burst_spin$"} {
+		code, out, stderr := run(t, "", "--heatmap=text", "--no-idle", flag, saturatedFile)
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		shares := map[string]float64{}
+		for _, m := range regexp.MustCompile(`(?m)^\s+(\d+)  \|.*\|\s+([0-9.]+)% of`).FindAllStringSubmatch(out, -1) {
+			shares[m[1]], _ = strconv.ParseFloat(m[2], 64)
+		}
+		if len(shares) != 30 || shares["14"] < 60 || shares["5"] != 0 || shares["20"] != 0 {
+			t.Errorf("%s: shares by second %v", flag, shares)
+		}
+		if !strings.Contains(out, "shares: each cell shaded by the share of its samples") {
+			t.Errorf("%s: no legend of shares:\n%s", flag, clip(out))
+		}
+	}
+	if code, _, stderr := run(t, "", "--share-comm=x", saturatedFile); code != 2 {
+		t.Errorf("--share-comm without --heatmap=text: exit %d, %s", code, stderr)
 	}
 }

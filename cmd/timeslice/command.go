@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -50,20 +51,22 @@ windows do: its second 14, 200 ms is --from 14.2s. A capture longer than
 gives the timeslice command of its cells, naming by absolute path the
 inputs that hold them (- for standard input).
 
---bursts prints the windows that stand out most from the capture's typical
-second, best first, one a line: by rate (busy samples; idle ones never
-count) or by composition (a process's share of the samples far above its
-share of the rest of the capture: on a host whose CPUs are all busy, a
-spike takes CPU from the others and the rate does not move). Each line
-says which: "rate: z" with the rate and its ratio to the median second,
-"composition: z" with the process that stands out, its share of the window
-and its typical share; then where it is (perf clock, after the first
+--bursts prints the windows that stand out most, best first, one a line:
+by rate (busy samples; idle ones never count, a second's robust z-score
+against the median second) or by share: a process, thread or function
+(anywhere on the stack) whose share of the busy samples in a window of 0.5
+to 5 s is far above its own typical share (on a host whose CPUs are all
+busy, or whose mix changes all the time, a spike takes CPU from the others
+and the rate does not move). Each line says which: "rate: z" with the rate
+and its ratio to the median second, "share: z" with what rose, from what
+typical share to what; then where it is (perf clock, after the first
 sample, wall clock), its top processes and stacks, and the timeslice
-command that cuts it. z is a robust z-score ((value - median second) /
-scale); a burst is a run of seconds at z >= --threshold/2 holding one at
---threshold or more, its edges placed to 100 ms; windows that stand out
-both ways are one line, ranked by the larger z. The heat map marks the
-same windows.
+command that cuts it. Share z-scores are binomial likelihood ratios shrunk
+by each key's dispersion and Bonferroni-corrected over keys × windows; a
+burst holds a window at --threshold or more, its edges placed to 100 ms;
+windows that stand out both ways are one line, ranked by the larger z.
+The heat map marks the same windows; --heatmap=text --share-comm RE (or
+--share-focus RE) shades it by one process's (or function's) share.
 
 Every line of every input is read, so captures concatenated in any order,
 with or without their metadata lines, give the same slice as the same files
@@ -79,6 +82,8 @@ Examples:
   timeslice --from 10s --to 20s --no-idle capture.folded > busy.folded
   timeslice --heatmap --no-idle capture.folded.gz > heat.svg     (open in a browser)
   timeslice --heatmap=text --no-idle capture.folded.gz | less -S
+  timeslice --heatmap=text --no-idle --share-comm '^kubelet$' capture.folded.gz   (one process's share)
+  timeslice --heatmap=text --no-idle --share-focus '^shrink_folio_list$' capture.folded.gz
   timeslice --heatmap=html --no-idle capture.folded.gz > explore.html  (one file: attach it)
   timeslice --bursts stacks/*.folded.gz                           (a night: what stood out?)
   stackcollapse < perf.txt | timeslice > classic.folded            (no window: timed -> classic)
@@ -115,20 +120,22 @@ func (h *heatmapFormat) IsBool() bool { return true }
 
 // command is the timeslice command line.
 type command struct {
-	At        string          `help:"Window around a time: TIME±HALF (or TIME+-HALF), e.g. 70s±2.5, @43521.274±2.5, 2026-04-15T10:33:10Z±2.5." placeholder:"TIME±W"`
-	From      string          `help:"Start of the window (included): 65s, @43518.774 or a wall-clock time. Default: the start of the capture." placeholder:"TIME"`
-	To        string          `help:"End of the window (excluded): 75s, @43523.774 or a wall-clock time. Default: the end of the capture." placeholder:"TIME"`
-	NoIdle    bool            `name:"no-idle" help:"Drop the samples of idle CPUs (same list as stackcollapse --no-idle; interrupt and softirq work on an idle CPU is kept)."`
-	KeepTime  bool            `name:"keep-time" help:"Write timed folded lines (one per sample, with a metadata line describing the slice) instead of summed classic stacks, so slices can be chained."`
-	Heatmap   heatmapFormat   `help:"Draw the sub-second heat map instead: --heatmap writes an interactive SVG (over 10 minutes, an overview and the sub-second map of the stretch clicked; hover for details; click a start and an end cell for the timeslice command of that range; bursts are marked), --heatmap=text a terminal view, --heatmap=html the explorer: one self-contained page with the heat map and the flame graph of the range selected, compared, filtered, kept in the link (see docs/explorer.md). Cells count samples (lines, not periods), as FlameScope; for off-CPU input (stackcollapse --off-cpu) they sum its microseconds (see --measure)." placeholder:""`
-	Rows      int             `default:"${rows}" help:"Heat map rows per second (${rows}: ${rowms} ms buckets; 1 to ${maxrows})."`
-	Bursts    bool            `help:"Print the windows that stand out most from the rest of the capture, best first, one a line: by busy rate or by composition (a process's share far above its usual share, as when one takes the CPUs of a saturated host), how far (robust z-score), where it is (perf clock, after the first sample, wall clock), its top processes and stacks, and the timeslice command that cuts it. Idle samples never count. The heat map marks the same windows."`
-	Measure   string          `enum:"auto,samples,weight" default:"auto" help:"What --bursts, the heat map's marks and its cells measure: samples (sample lines), weight (the sum of their counts: off-CPU time, periods) or auto (bursts: weight when the counts differ from line to line; cells: weight when the metadata says the counts are off-CPU time or another weight; else samples)."`
-	Top       int             `default:"${top}" help:"--bursts: print at most N windows." placeholder:"N"`
-	Threshold float64         `default:"${threshold}" help:"--bursts: the robust z-score a second needs to count as busy." placeholder:"Z"`
-	Quiet     bool            `short:"q" help:"Do not print the resolved window and sample count on stderr (warnings still are)."`
-	Version   cli.VersionFlag `help:"Print the version and exit."`
-	Files     []string        `arg:"" optional:"" help:"Timed folded inputs, gzip or zstd or not (perf.data files and perf script text are folded as stackcollapse folds them); - or none: standard input." placeholder:"FILE"`
+	At         string          `help:"Window around a time: TIME±HALF (or TIME+-HALF), e.g. 70s±2.5, @43521.274±2.5, 2026-04-15T10:33:10Z±2.5." placeholder:"TIME±W"`
+	From       string          `help:"Start of the window (included): 65s, @43518.774 or a wall-clock time. Default: the start of the capture." placeholder:"TIME"`
+	To         string          `help:"End of the window (excluded): 75s, @43523.774 or a wall-clock time. Default: the end of the capture." placeholder:"TIME"`
+	NoIdle     bool            `name:"no-idle" help:"Drop the samples of idle CPUs (same list as stackcollapse --no-idle; interrupt and softirq work on an idle CPU is kept)."`
+	KeepTime   bool            `name:"keep-time" help:"Write timed folded lines (one per sample, with a metadata line describing the slice) instead of summed classic stacks, so slices can be chained."`
+	Heatmap    heatmapFormat   `help:"Draw the sub-second heat map instead: --heatmap writes an interactive SVG (over 10 minutes, an overview and the sub-second map of the stretch clicked; hover for details; click a start and an end cell for the timeslice command of that range; bursts are marked), --heatmap=text a terminal view, --heatmap=html the explorer: one self-contained page with the heat map and the flame graph of the range selected, compared, filtered, kept in the link (see docs/explorer.md). Cells count samples (lines, not periods), as FlameScope; for off-CPU input (stackcollapse --off-cpu) they sum its microseconds (see --measure)." placeholder:""`
+	Rows       int             `default:"${rows}" help:"Heat map rows per second (${rows}: ${rowms} ms buckets; 1 to ${maxrows})."`
+	ShareComm  string          `name:"share-comm" placeholder:"RE" help:"With --heatmap=text: shade each cell by the share of its samples whose command name (the stack's first frame) matches RE, as --comm selects (e.g. ^kubelet$), and print each second's share."`
+	ShareFocus string          `name:"share-focus" placeholder:"RE" help:"With --heatmap=text: shade each cell by the share of its samples whose stack has a frame matching RE, as stackfilter --focus (pprof -focus) keeps (e.g. ^shrink_folio_list$), and print each second's share."`
+	Bursts     bool            `help:"Print the windows that stand out most from the rest of the capture, best first, one a line: by busy rate or by share (a process's, thread's or function's share far above its own typical share, as when one takes the CPUs of a busy host), what rose from what share to what, how far (z-score), where it is (perf clock, after the first sample, wall clock), its top processes and stacks, and the timeslice command that cuts it. Idle samples never count. The heat map marks the same windows."`
+	Measure    string          `enum:"auto,samples,weight" default:"auto" help:"What --bursts, the heat map's marks and its cells measure: samples (sample lines), weight (the sum of their counts: off-CPU time, periods) or auto (bursts: weight when the counts differ from line to line; cells: weight when the metadata says the counts are off-CPU time or another weight; else samples)."`
+	Top        int             `default:"${top}" help:"--bursts: print at most N windows." placeholder:"N"`
+	Threshold  float64         `default:"${threshold}" help:"--bursts: the robust z-score a second needs to count as busy." placeholder:"Z"`
+	Quiet      bool            `short:"q" help:"Do not print the resolved window and sample count on stderr (warnings still are)."`
+	Version    cli.VersionFlag `help:"Print the version and exit."`
+	Files      []string        `arg:"" optional:"" help:"Timed folded inputs, gzip or zstd or not (perf.data files and perf script text are folded as stackcollapse folds them); - or none: standard input." placeholder:"FILE"`
 
 	selection.Flags `embed:""`
 	fleetFlags      `embed:""`
@@ -169,9 +176,21 @@ func (c *command) options() (timeslice.Config, error) {
 	if err != nil {
 		return timeslice.Config{}, cli.Usagef("%v", err)
 	}
+	var shareComm, shareFocus *regexp.Regexp
+	for _, f := range []struct {
+		flag, re string
+		to       **regexp.Regexp
+	}{{"--share-comm", c.ShareComm, &shareComm}, {"--share-focus", c.ShareFocus, &shareFocus}} {
+		if f.re == "" {
+			continue
+		}
+		if *f.to, err = regexp.Compile(f.re); err != nil {
+			return timeslice.Config{}, cli.Usagef("%s: %v", f.flag, err)
+		}
+	}
 	return timeslice.Config{
 		Window: spec, HasWindow: hasWindow, NoIdle: c.NoIdle, KeepTime: c.KeepTime,
-		Heatmap: string(c.Heatmap), Rows: c.Rows, Bursts: c.Bursts, Measure: c.Measure,
+		Heatmap: string(c.Heatmap), Rows: c.Rows, ShareComm: shareComm, ShareFocus: shareFocus, Bursts: c.Bursts, Measure: c.Measure,
 		Top: c.Top, Threshold: c.Threshold, Quiet: c.Quiet, Select: sel,
 		Format: c.Format, SampleType: c.SampleType, Push: c.Push, Service: c.Service,
 		Label: c.Label, Bucket: c.Bucket, Files: c.Files, PushTimeout: c.PushTimeout,

@@ -35,8 +35,8 @@
 //
 // Each view builds the timeline it needs, and no more: [Options].Merge
 // says what the entries are not keyed by. The explorer page keeps every
-// key; the bursts' composition keeps the stacks' processes
-// ([MergeFrames], [MergeThreads], [MergeCPUs]); a heat map keeps nothing
+// key; the bursts keep the stacks and threads ([MergeCPUs]: a key's share
+// is a process's, thread's or function's); a heat map keeps nothing
 // but the cell ([MergeAll]: one entry per cell and input, the per-cell
 // series). A view that reads the series only lays it out
 // densely as [Counts], per second and cell (4 bytes a cell where an entry

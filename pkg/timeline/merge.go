@@ -11,8 +11,8 @@ import (
 // one cell and input that differ only by what is merged are one entry. A
 // view builds the timeline it needs and no more: a heat map needs one
 // entry per cell and input (MergeAll: the per-cell series), the bursts'
-// composition the process of each sample (MergeFrames, MergeThreads,
-// MergeCPUs), a flame graph of a range the whole stacks. Memory is one
+// shares the stack and thread of each sample (MergeCPUs), a flame graph of
+// a range the whole stacks. Memory is one
 // entry per distinct key of each cell: the fewer the keys, the fewer the
 // entries.
 type Merge uint8

@@ -8,6 +8,8 @@ package slicecmd
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"flamekit/pkg/folded"
@@ -39,4 +41,33 @@ func Input(name string) string {
 		name = abs
 	}
 	return Quote(name)
+}
+
+// KeyKind is what a key names (the values of package bursts' KeyKind).
+type KeyKind uint8
+
+// The keys a command can keep.
+const (
+	Process  KeyKind = 1 // --comm '^name$'
+	Thread   KeyKind = 2 // --tid N
+	Function KeyKind = 3 // | stackfilter --focus '^name$'
+)
+
+// Key returns the timeslice command that cuts [from, to) keeping one key's
+// samples: a process (--comm, its name as a whole regular expression), a
+// thread (--tid) or a function (the slice piped into stackfilter --focus,
+// which keeps the stacks holding it). args are as Range's, inputs the
+// inputs already quoted.
+func Key(from, to folded.Time, args string, kind KeyKind, name string, tid int32, inputs string) string {
+	switch kind {
+	case Process:
+		return Range(from, to, args+" --comm "+Quote("^"+regexp.QuoteMeta(name)+"$")+" "+inputs)
+	case Thread:
+		if tid >= 0 {
+			return Range(from, to, args+" --tid "+strconv.Itoa(int(tid))+" "+inputs)
+		}
+	case Function:
+		return Range(from, to, args+" "+inputs) + " | stackfilter --focus " + Quote("^"+regexp.QuoteMeta(name)+"$")
+	}
+	return Range(from, to, args+" "+inputs)
 }

@@ -2,6 +2,7 @@ package timeslice
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"flamekit/pkg/filter/idle"
@@ -42,6 +43,18 @@ type busy struct {
 	series  *bursts.Series
 	idle    idle.Filter
 	seen    *gaps.Finder // every sample's time, for the parts not recorded
+	// shareOf tells the samples the share map counts too (nil: none).
+	shareOf func(stack []byte) bool
+	share   *heatmap.Map
+}
+
+// shareMap returns the map of the samples shareOf counts (an empty one
+// when none came).
+func (b *busy) shareMap() *heatmap.Map {
+	if b.share == nil {
+		b.share = heatmap.New(b.rows, b.heatmap().Origin())
+	}
+	return b.share
 }
 
 // newBusy returns the sink; guess is the first sample as known before
@@ -76,10 +89,13 @@ func (b *busy) Sample(rec *folded.Record) error {
 	b.start(rec.Time)
 	b.seen.Add(rec.Time)
 	if b.hm != nil {
+		n := uint64(1)
 		if b.weights {
-			b.hm.AddN(rec.Time, uint64(math.Round(max(rec.Count, 0))))
-		} else {
-			b.hm.Add(rec.Time)
+			n = uint64(math.Round(max(rec.Count, 0)))
+		}
+		b.hm.AddN(rec.Time, n)
+		if b.shareOf != nil && b.shareOf(rec.Stack) {
+			b.shareMap().AddN(rec.Time, n)
 		}
 	}
 	if b.series == nil {
@@ -89,7 +105,7 @@ func (b *busy) Sample(rec *folded.Record) error {
 		b.series.Cover(rec.Time)
 		return nil
 	}
-	b.series.AddStack(rec.Time, rec.Count, rec.Stack)
+	b.series.AddRecord(rec)
 	return nil
 }
 
@@ -171,9 +187,17 @@ func (c *run) find(series *bursts.Series, inputs window.Inputs, unrecorded []gap
 		}
 	}
 	out := make([]found, len(res.Bursts))
+	srcs := sources(inputs)
 	for i, br := range res.Bursts {
 		all := tally.Top(i, -1)
-		out[i] = found{Burst: br, procs: bursts.ByProcess(all, topStacks), top: all[:min(len(all), topStacks)]}
+		f := found{Burst: br, procs: bursts.ByProcess(all, topStacks), top: all[:min(len(all), topStacks)]}
+		f.Command = burstCommand(&f, srcs, c.Select, nil)
+		f.Rises = slices.Clone(f.Rises)
+		for k := range f.Rises {
+			f.Rises[k].Command = burstCommand(&f, srcs, c.Select, &f.Rises[k])
+		}
+		res.Bursts[i] = f.Burst
+		out[i] = f
 	}
 	return res, out, nil
 }
@@ -243,8 +267,10 @@ func sources(inputs window.Inputs) []heatmap.Source {
 
 // burstCommand returns the timeslice command that cuts a burst from the
 // inputs that hold it, with the selection the burst was found under (sel:
-// --cpu, --pid, --tid, --comm).
-func burstCommand(f *found, srcs []heatmap.Source, sel *selection.Selection) string {
+// --cpu, --pid, --tid, --comm) and, for a key that rose in it (nil: none),
+// what keeps that key's samples: --comm or --tid, or stackfilter --focus
+// for a function.
+func burstCommand(f *found, srcs []heatmap.Source, sel *selection.Selection, r *bursts.Rise) string {
 	var names, all []string
 	for _, src := range srcs {
 		all = append(all, src.Arg)
@@ -258,6 +284,9 @@ func burstCommand(f *found, srcs []heatmap.Source, sel *selection.Selection) str
 	args := " --no-idle"
 	for _, a := range sel.Flags() {
 		args += " " + slicecmd.Quote(a)
+	}
+	if r != nil {
+		return slicecmd.Key(f.From, f.To, args, slicecmd.KeyKind(r.Kind), r.Name, r.TID, strings.Join(names, " "))
 	}
 	return slicecmd.Range(f.From, f.To, args+" "+strings.Join(names, " "))
 }

@@ -61,8 +61,9 @@ func stackList(f *found) string {
 }
 
 // score says how a burst stands out: by rate (its z-score, rate and ratio
-// to the median second), by composition (its z-score and the process
-// whose share stands out), or both.
+// to the median second), by share (its z-score and what rose: a process,
+// thread or function, from its typical share to its share of the window,
+// and the next keys that rose with it), or both.
 func score(f *found, res *bursts.Result) string {
 	var parts []string
 	if f.Kind&bursts.Rate != 0 {
@@ -73,8 +74,18 @@ func score(f *found, res *bursts.Result) string {
 		}
 		parts = append(parts, fmt.Sprintf("rate: z %.1f: %s %s, %s the median second", f.RateScore, formatRate(f.Rate), unit(res.Measure), times))
 	}
-	if f.Kind&bursts.Composition != 0 {
-		parts = append(parts, fmt.Sprintf("composition: z %.1f: %s %s of the window, typically %s", f.CompScore, f.Process, percent(f.Share), percent(f.Typical)))
+	if f.Kind&bursts.KeyShare != 0 && len(f.Rises) > 0 {
+		r := &f.Rises[0]
+		p := fmt.Sprintf("share: z %.1f: %s %s rose from %s to %s of the busy %s", f.ShareScore, r.Kind, r.Name, percent(r.Typical), percent(r.Share), res.Measure)
+		var also []string
+		for i := 1; i < len(f.Rises) && i < 3; i++ {
+			o := &f.Rises[i]
+			also = append(also, fmt.Sprintf("%s %s %s→%s", o.Kind, o.Name, percent(o.Typical), percent(o.Share)))
+		}
+		if len(also) > 0 {
+			p += " (with " + strings.Join(also, ", ") + ")"
+		}
+		parts = append(parts, p)
 	}
 	return strings.Join(parts, "; ")
 }
@@ -90,7 +101,7 @@ func percent(v float64) string {
 	case p >= 0.01:
 		return fmt.Sprintf("%.2f%%", p)
 	}
-	return fmt.Sprintf("%.0e%%", p)
+	return "<0.01%"
 }
 
 // when says where a burst is on every clock known.
@@ -127,11 +138,11 @@ func (c *run) printBursts(env *tool.Env, res bursts.Result, fs []found, clock *w
 		}
 		env.Warnf("bursts: rate: %s per second against the median second of %d%s: median %s, scale %s (the larger of 1.4826×MAD and counting noise); %d seconds at z ≥ %g",
 			res.Measure, res.Seconds, left, formatRate(res.Median), formatRate(res.Scale), res.Hot, res.Threshold)
-		if cb := &res.Comp; cb.Seconds > 0 {
-			env.Warnf("bursts: composition: each second's distance from the rest of the capture over %d processes (total variation × n/(n+%s), n its %s) against the median second of %d: median %.3f, scale %.3f (1.4826×MAD above the median, at least %g and one sample of the median second); %d seconds at z ≥ %g, the highest z %.1f",
-				cb.Processes, formatRate(cb.Samples), res.Measure, cb.Seconds, cb.Median, cb.Scale, bursts.MinCompScale, cb.Hot, res.Threshold, cb.Top)
+		if kb := &res.Keys; kb.Keys > 0 {
+			env.Warnf("bursts: share: each process's, thread's and function's share of the busy %s in windows of 0.5, 1, 2 and 5 s against its own typical share (the capture less its heaviest 6 s) by binomial likelihood ratio, shrunk by its dispersion, Bonferroni-corrected over %d keys × %d windows; %d windows at z ≥ %g, the highest z %.1f",
+				res.Measure, kb.Keys, kb.Windows, kb.Hot, res.Threshold, kb.Top)
 		}
-		env.Warnf("bursts: best first, by the larger z-score of the window's rate and composition")
+		env.Warnf("bursts: best first, by the larger z-score of the window's rate and share")
 	}
 	if len(unrec) > 0 {
 		// Never quiet: say where the capture has holes.
@@ -149,12 +160,12 @@ func (c *run) printBursts(env *tool.Env, res bursts.Result, fs []found, clock *w
 		env.Warnf("not recorded: %ss in %d parts (%s): %s", seconds(total), len(unrec), rule.Describe(), strings.Join(list, ", "))
 	}
 	if len(fs) == 0 {
-		env.Warnf("no burst: no second stands out by rate or composition (z ≥ %g)", res.Threshold)
+		env.Warnf("no burst: no window stands out by rate or by a key's share (z ≥ %g)", res.Threshold)
 		return nil
 	}
 	for i := range fs {
 		f := &fs[i]
-		if _, err := fmt.Fprintf(env.Stdout, "%d  %s  %s  top: %s  |  %s\n", i+1, score(f, &res), when(f, clock), stackList(f), burstCommand(f, srcs, c.Select)); err != nil {
+		if _, err := fmt.Fprintf(env.Stdout, "%d  %s  %s  top: %s  |  %s\n", i+1, score(f, &res), when(f, clock), stackList(f), f.Command); err != nil {
 			return err
 		}
 	}

@@ -11,9 +11,11 @@
 package timeslice
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -50,6 +52,11 @@ type Config struct {
 	Heatmap string
 	// Rows is the heat map's rows per second (1 to heatmap.MaxRows).
 	Rows int
+	// ShareComm and ShareFocus (--heatmap=text only) shade each cell by
+	// the share of its samples whose process matches ShareComm (as
+	// --comm) or whose stack has a frame matching ShareFocus (as
+	// stackfilter --focus), instead of by count.
+	ShareComm, ShareFocus *regexp.Regexp
 	// Bursts prints the windows that stand out instead of stacks.
 	Bursts bool
 	// Measure is what the bursts and cells measure: "auto" (or ""),
@@ -196,6 +203,12 @@ func (c *run) check() error {
 	if c.Rows < 1 || c.Rows > heatmap.MaxRows {
 		return tool.Usagef("--rows %d: want 1 to %d", c.Rows, heatmap.MaxRows)
 	}
+	if (c.ShareComm != nil || c.ShareFocus != nil) && c.Heatmap != "text" {
+		return tool.Usagef("--share-comm and --share-focus shade the text heat map: give --heatmap=text")
+	}
+	if c.ShareComm != nil && c.ShareFocus != nil {
+		return tool.Usagef("give --share-comm or --share-focus, not both")
+	}
 	if c.Heatmap != "" && c.KeepTime {
 		return tool.Usagef("--heatmap and --keep-time cannot be combined")
 	}
@@ -326,6 +339,7 @@ func (c *run) output(env *tool.Env, s *window.Slicer, inputs window.Inputs, win 
 		before := inputs.Clock()
 		b := newBusy(c.Rows, c.Heatmap != "", s.Opts.NoIdle, before.Origin, before.HasOrigin)
 		b.weights, b.unit = c.heatWeights(inputs)
+		b.shareOf = c.shareMatch()
 		c.busy = b
 		s.Sink = b
 		s.Opts.Dropped = window.SinkFunc(b.dropped)
@@ -348,6 +362,10 @@ func (c *run) output(env *tool.Env, s *window.Slicer, inputs window.Inputs, win 
 			info := c.heatInfo(inputs, win, clock, srcs)
 			info.Marks = marks(res, fs, clock)
 			info.UnrecordedRule = rule.Describe()
+			if b.shareOf != nil {
+				info.Share = b.shareMap().Grid()
+				info.ShareOf = c.shareWhat()
+			}
 			if c.Heatmap == "text" {
 				return g.WriteText(env.Stdout, info)
 			}
@@ -525,4 +543,39 @@ func (c *run) heatWeights(inputs window.Inputs) (bool, string) {
 		return true, "weight"
 	}
 	return true, m.Label()
+}
+
+// shareMatch returns what tells the samples --share-comm or --share-focus
+// count (nil: neither given).
+func (c *run) shareMatch() func(stack []byte) bool {
+	switch {
+	case c.ShareComm != nil:
+		re := c.ShareComm
+		return func(stack []byte) bool { return re.Match(selection.Comm(stack)) }
+	case c.ShareFocus != nil:
+		re := c.ShareFocus
+		return func(stack []byte) bool {
+			for len(stack) > 0 {
+				f := stack
+				if i := bytes.IndexByte(stack, ';'); i >= 0 {
+					f, stack = stack[:i], stack[i+1:]
+				} else {
+					stack = nil
+				}
+				if re.Match(f) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return nil
+}
+
+// shareWhat names the samples --share-comm or --share-focus count.
+func (c *run) shareWhat() string {
+	if c.ShareComm != nil {
+		return "of a process matching " + c.ShareComm.String() + " (--share-comm)"
+	}
+	return "of stacks with a frame matching " + c.ShareFocus.String() + " (--share-focus)"
 }

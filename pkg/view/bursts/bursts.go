@@ -1,8 +1,8 @@
 // Package bursts finds the windows of a timed profile whose busy rate, or
-// whose composition, stands out from the rest of the capture: the few
-// seconds a person would otherwise look for by eye on a night-long heat
-// map. Both kinds come on one list, ranked by their robust z-scores; a
-// window that stands out both ways is one burst.
+// where one process's, thread's or function's share, stands out from the
+// rest of the capture: the few seconds a person would otherwise look for
+// by eye on a night-long heat map. Both kinds come on one list, ranked by
+// their z-scores; a window that stands out both ways is one burst.
 //
 // # Rate
 //
@@ -44,57 +44,54 @@
 // per second (timeline.Counts, bins × 12 bytes per second that holds a
 // busy sample) and per second and process.
 //
-// # Composition: a burst on a busy host
+// # Share: a burst on a busy host
 //
 // On a host whose CPUs are all busy, a process that spikes takes CPU from
-// the others and the busy rate does not move. What moves is the
-// composition: which processes the samples of a second belong to. For
-// every sample added with AddStack, the series also counts, per second,
-// the samples (and weight) of each process (the stack's root frame, as
-// stackcollapse names it: comm, comm-pid or comm-pid/tid), with the
-// process's samples per bin to place the edges. Find then scores every
-// second that holds busy samples:
+// the others and the busy rate does not move; on a host whose mix of
+// processes changes all the time, every second's mix is far from the
+// average one. What stands out is one key whose share of the busy samples
+// is far above its own typical share: a process (the stack's root frame),
+// a thread (tid=) or a function (inclusive: a frame anywhere below the
+// root, counted once per stack however often it recurs). Find scores
+// every key in every window of 0.5, 1, 2 and 5 s (stepping by half a
+// window), from the series' timeline in two passes over its entries:
 //
-//   - the profile a second is compared with is every process's share of
-//     the rest of the capture (the second left out, so that a burst does
-//     not hide itself in a short capture);
-//   - the second's divergence is the total-variation distance between its
-//     shares and that profile (half the sum of the absolute differences:
-//     the part of the second that would have to move to another process
-//     to look typical, from 0 to 1), times n / (n + m) for a second of n
-//     samples when the median second has m: the shares of a few samples
-//     are mostly noise, and count for little; a second of the median's
-//     samples counts half, one of far more fully. As the noise of the
-//     distance falls as 1/√n, the product is noisiest at n = m: no second
-//     looks far from the profile by its count of samples alone;
-//   - a second's composition z-score is (divergence − median) / scale over
-//     the seconds scored, the scale being the largest of 1.4826 × the
-//     median of the deviations above the median (the divergence is skewed
-//     to the right: the seconds below the median say little of its tail),
-//     MinCompScale (a steady capture's spread is close to 0, and a shift
-//     of a few percent is no burst) and one sample's worth of the median
-//     second, 1/(2m) (a small capture's seconds of a few samples each
-//     are all alike, and one sample is no burst either);
-//   - bursts are runs of seconds as for the rate (hot at the threshold,
-//     warm at half of it); the process that stands out is the one whose
-//     share of the run most exceeds its share of the rest of the capture;
-//     the edges are placed to the bin where that process's share is at
-//     least half-way from its typical share to its share in the run (with
-//     2 samples of it at least), and the score is the z-score of the
-//     window's divergence.
-//   - with Weight as the measure, shares are shares of the weight (off-CPU
-//     time); the edges are still placed by samples. Samples added with Add
-//     count for the rate only.
+//   - a key's baseline at a window length is read from the windows that
+//     tile the capture, less the key's heaviest windows (6 s of them,
+//     plus one: a burst does not inflate its own baseline): its typical
+//     share p (the key's measure over the measure of those windows; half
+//     a sample at least, so that a key never seen has a small share, not
+//     none), and its dispersion φ, Pearson's statistic of its counts
+//     against the binomial ones (Σ(x − np)² / Σ np(1−p), at least 1): a
+//     key that comes and goes (a compressor run every minute) varies far
+//     more than the binomial, and its usual swings are no burst;
+//   - a window of n samples in which the key has the share q > p scores
+//     the signed root of its binomial likelihood ratio, shrunk by the
+//     dispersion: z = √(2 n KL(q‖p) / φ), KL the Kullback–Leibler
+//     divergence of the shares (about (q−p)/√(p(1−p)/n) for small
+//     differences; a new key with many samples scores high);
+//   - the false alarms of testing every key in every window are
+//     controlled by a Bonferroni correction: z is turned into its normal
+//     tail probability, multiplied by the number of tests (keys × windows,
+//     KeyBaseline.Tests) and turned back into a z-score, the score
+//     compared with the threshold;
+//   - a window where the key has fewer than MinExcess samples beyond its
+//     typical share is not scored (a few samples of an idle host);
+//   - a key's windows at half the threshold that overlap make a run, a
+//     run holding a window at the threshold is a burst; runs of different
+//     keys that overlap are one burst (a new process's functions rise with
+//     it), which names its best keys (Burst.Rises), a process or thread
+//     first when it scores nearly as well as the best; its edges are the
+//     100 ms bins where the leading key's share is at least half-way from
+//     its typical share to its share of the run, one bin more either side.
+//   - with Weight as the measure, shares are shares of the weight
+//     (off-CPU time), and counts are in samples of the mean weight.
 //
-// Measured on twelve-hour nights of two real 30-second captures repeated
-// (package internal/testkit/night): without their planted burst, no second of
-// either reaches z 2 (the highest: 1.6 on a mostly idle host, 1.4 on a
-// saturated one); a new process taking 70 % of a saturated host's CPUs
-// for 2 s scores 95.
+// Samples added with Add (no stack) count for the rate only.
 //
-// The search's layout of the composition is one entry per (second,
-// process) with busy samples: about 24 bytes, a map entry and 2 bytes per
-// bin (about 64 bytes with 10 bins), whatever the number of samples.
+// The search's memory is the series' timeline (one entry per 100 ms bin,
+// stack and thread with busy samples) and, per window length, a few sums
+// per key.
 package bursts
 
 import (
@@ -146,11 +143,12 @@ type Series struct {
 	origin folded.Time
 	bins   int
 	b      *timeline.Builder
-	// c is the timeline laid out per second and bin, comp per second and
-	// process, both read from the timeline when a search needs them
-	// (read).
+	// c is the timeline laid out per second and bin, read from the
+	// timeline when a search needs it (read); full is the timeline, of
+	// which keep accepts the busy entries (nil: all).
 	c    *timeline.Counts
-	comp composition
+	full *timeline.Timeline
+	keep func(*timeline.Entry) bool
 	// Whether every busy sample had the same count (for Auto).
 	count0  float64
 	uniform bool
@@ -163,24 +161,25 @@ type Series struct {
 
 // NewSeries returns an empty series whose seconds count from origin, the
 // capture's first sample, with bins bins per second (DefaultBins when
-// bins < 1, at most timeline.MaxRows). It keeps the stacks' processes
-// only: one timeline entry per bin and process.
+// bins < 1, at most timeline.MaxRows; an even number for share bursts).
+// It keeps the stacks and threads of the samples: one timeline entry per
+// bin, stack and thread.
 func NewSeries(origin folded.Time, bins int) *Series {
 	if bins < 1 {
 		bins = DefaultBins
 	}
 	bins = min(bins, timeline.MaxRows)
-	b := timeline.NewBuilder(timeline.Options{Rows: bins, Origin: origin, HasOrigin: true,
-		Merge: timeline.MergeFrames | timeline.MergeThreads | timeline.MergeCPUs})
+	b := timeline.NewBuilder(timeline.Options{Rows: bins, Origin: origin, HasOrigin: true, Merge: timeline.MergeCPUs})
 	return &Series{origin: origin, bins: bins, b: b, uniform: true}
 }
 
 // SeriesOf returns the series of a timeline's samples that keep accepts
 // (nil: all; a timeline that holds idle samples leaves them out so, and
 // they count as covered): the bursts of a timeline built anyway (the
-// explorer page's) without a second model beside it. Its keys are merged
-// to the samples' processes and its cells widened to bins of 100 ms
-// (timeline.MergeKeys, Coarsen). A series made so holds what the timeline
+// explorer page's) without a second model beside it: its rate is read
+// from the timeline with every key merged and its cells widened to bins
+// of 100 ms (timeline.MergeKeys, Coarsen), its shares from the timeline
+// itself. A series made so holds what the timeline
 // did: adding to it is an error (Err). ok is false when the timeline's
 // cells do not make bins of 100 ms (its cells per second are not a
 // multiple of DefaultBins, or a cell is a second or more): the caller
@@ -209,9 +208,8 @@ func SeriesOf(tl *timeline.Timeline, keep func(*timeline.Entry) bool) (s *Series
 		s.samples += int64(e.Samples)
 		s.weight += w
 	}
-	procs := tl.MergeKeys(timeline.MergeFrames|timeline.MergeThreads|timeline.MergeCPUs, keep).Coarsen(tl.Rows / bins)
-	s.c = procs.Counts(nil)
-	s.comp.read(procs, s.c)
+	s.c = tl.MergeKeys(timeline.MergeAll, keep).Coarsen(tl.Rows / bins).Counts(nil)
+	s.full, s.keep = tl, keep
 	return s, true
 }
 
@@ -221,27 +219,46 @@ func (s *Series) Origin() folded.Time { return s.origin }
 // Bins returns the number of bins per second.
 func (s *Series) Bins() int { return s.bins }
 
-// read lays the series' timeline out (once after each change) and reads
-// its composition.
+// read lays the series' timeline out (once after each change).
 func (s *Series) read() {
 	if s.c != nil {
 		return
 	}
-	tl := s.b.Snapshot()
-	s.c = tl.Counts(nil)
-	s.comp.read(tl, s.c)
+	s.full = s.b.Snapshot()
+	s.c = s.full.Counts(nil)
 }
 
 // Add adds a busy sample at time t with the given count (its weight).
 func (s *Series) Add(t folded.Time, count float64) { s.add(t, count, nil) }
 
+// AddStack adds a busy sample at time t with the given count (its
+// weight), as Add does, with its stack, so that Find also finds the
+// windows where its process's or a function's share stands out.
+func (s *Series) AddStack(t folded.Time, count float64, stack []byte) {
+	if stack == nil {
+		stack = []byte{}
+	}
+	s.add(t, count, stack)
+}
+
+// AddRecord adds a busy timed sample with its stack and thread (tid=), so
+// that Find also finds the windows where its process's, thread's or a
+// function's share stands out.
+func (s *Series) AddRecord(rec *folded.Record) {
+	s.addWith(rec.Time, rec.Count, func() error { return s.b.Add(rec) })
+}
+
 func (s *Series) add(t folded.Time, count float64, stack []byte) {
+	s.addWith(t, count, func() error { return s.b.AddAt(t, count, stack) })
+}
+
+func (s *Series) addWith(t folded.Time, count float64, add func() error) {
 	if s.b == nil {
 		s.err = errDerived
 		return
 	}
 	s.c = nil
-	if err := s.b.AddAt(t, count, stack); err != nil {
+	if err := add(); err != nil {
 		s.err = err
 		return
 	}
@@ -315,10 +332,6 @@ type Options struct {
 	// one); a second partly recorded, and a burst, are measured per
 	// second recorded.
 	Unrecorded []gaps.Span
-	// CompScale is the smallest scale of composition z-scores
-	// (MinCompScale when 0): the divergence beyond the median second's
-	// that counts as one z at least.
-	CompScale float64
 }
 
 // Defaults of Options.
@@ -334,31 +347,35 @@ type Kind uint8
 const (
 	// Rate: its busy rate is far above the capture's median second.
 	Rate Kind = 1 << iota
-	// Composition: what runs in it is far from the capture's profile
-	// (a process's share far above its usual share), whatever the rate.
-	Composition
+	// KeyShare: a process's, thread's or function's share of its busy
+	// samples is far above the key's typical share, whatever the rate.
+	KeyShare
 )
 
 func (k Kind) String() string {
 	switch k {
 	case Rate:
 		return "rate"
-	case Composition:
-		return "composition"
-	case Rate | Composition:
-		return "rate+composition"
+	case KeyShare:
+		return "share"
+	case Rate | KeyShare:
+		return "rate+share"
 	}
 	return "none"
 }
 
-// Burst is a window whose rate or composition stands out.
+// MarshalText names the kind in JSON ("rate", "share", "rate+share").
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// Burst is a window whose rate or a key's share stands out: plain data,
+// for the command line and the explorer page alike.
 type Burst struct {
 	// From and To are the window on perf's clock, [From, To).
 	From, To folded.Time
 	// Kind says how it stands out.
 	Kind Kind
 	// Score ranks the bursts: the larger of RateScore (when Kind holds
-	// Rate) and CompScore (when Kind holds Composition).
+	// Rate) and ShareScore (when Kind holds KeyShare).
 	Score float64
 	// RateScore is the robust z-score of the window's rate:
 	// (Rate − Result.Median) / Result.Scale.
@@ -369,18 +386,17 @@ type Burst struct {
 	// of their counts.
 	Samples int64
 	Weight  float64
-	// Peak is the highest robust z-score of its seconds (by rate, or by
-	// composition for a composition burst).
+	// Peak is the highest z-score of its seconds by rate, or of its
+	// windows by share.
 	Peak float64
-	// The composition of a composition burst (zero otherwise). CompScore
-	// is the robust z-score of the window's divergence from the rest of
-	// the capture: (Divergence − Result.Comp.Median) / Result.Comp.Scale.
-	CompScore, Divergence float64
-	// Process is the process (root frame) whose share stands out most:
-	// Share of the window's measure, against Typical, its share of the
-	// rest of the capture.
-	Process        string
-	Share, Typical float64
+	// ShareScore is the best corrected z-score of a key's share in the
+	// window (KeyShare bursts), and Rises the keys that rose, best first
+	// (at most 5): Rises[0] is what the burst is named by.
+	ShareScore float64
+	Rises      []Rise
+	// Command is the command that slices the window (set by the caller
+	// that knows the inputs: package timeslice).
+	Command string
 }
 
 // Ratio returns how many times the median second the burst's rate is
@@ -411,9 +427,9 @@ type Result struct {
 	Unrecorded int64
 	Hot        int
 	Threshold  float64
-	// Comp is the baseline of composition (zero when no sample was added
-	// with its stack).
-	Comp CompBaseline
+	// Keys says how the shares were scored (zero when no sample was
+	// added with its stack).
+	Keys KeyBaseline
 }
 
 // value returns the measure of second index i (into secs) and of its
@@ -434,8 +450,8 @@ func (s *Series) binValue(m Measure, k int) float64 {
 }
 
 // Find finds the bursts of the series: windows whose rate stands out, and
-// (for samples added with AddStack) windows whose composition does, on one
-// list; windows of both kinds that overlap are one burst.
+// (for samples added with their stacks) windows where a key's share does,
+// on one list; windows of both kinds that overlap are one burst.
 func (s *Series) Find(o Options) Result {
 	m := s.Resolve(o.Measure)
 	res := Result{Measure: m, Threshold: o.Threshold}
@@ -453,7 +469,7 @@ func (s *Series) Find(o Options) Result {
 	low = min(low, res.Threshold)
 	s.rec = newRecorded(s.origin, o.Unrecorded)
 	bursts := s.rateBursts(m, &res, low)
-	bursts = append(bursts, s.compBursts(m, &res, &o, low)...)
+	bursts = append(bursts, s.shareBursts(m, &res, low)...)
 	bursts = merge(bursts)
 	slices.SortStableFunc(bursts, func(a, b Burst) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
@@ -499,7 +515,8 @@ func (s *Series) rateBursts(m Measure, res *Result, low float64) []Burst {
 	if m == Weight && s.samples > 0 {
 		unit = s.weight / float64(s.samples)
 	}
-	res.Scale = max(1.4826*res.MAD, math.Sqrt(max(res.Median, unit)*unit))
+	noise := max(1.4826*res.MAD, math.Sqrt(max(res.Median, unit)*unit))
+	res.Scale = max(noise, tailScale(val, s.order(), res.Seconds, res.Median, noise))
 	if res.Scale <= 0 || math.IsNaN(res.Scale) {
 		return nil
 	}
@@ -508,8 +525,45 @@ func (s *Series) rateBursts(m Measure, res *Result, low float64) []Burst {
 	// Runs of warm seconds in a row that hold a hot one, in time order.
 	var bursts []Burst
 	res.Hot += s.hotRuns(low, res.Threshold, func(i int) (float64, bool) { return z(val[i]), val[i] >= 0 },
-		func(run []int) { bursts = append(bursts, s.burst(m, run, res, z, val)) })
+		func(run []int) { bursts = append(bursts, s.burst(m, run, res, z, val, noise)) })
 	return bursts
+}
+
+// tailRuns is how many separate runs of busy seconds a long capture's
+// rate tail scale leaves above it: what a capture does that often (a
+// night made of a capture repeated does its busiest second again and
+// again) is typical, not a burst.
+const tailRuns = 30
+
+// tailScale returns the scale at which the tailRuns-th highest peak of
+// the runs of seconds above median + 3 base (val in the time order of
+// order, -1 for seconds left out) is as far from the median as the normal
+// tail of tailRuns seconds of the n. It is 0 for a capture of fewer than
+// 10 × tailRuns seconds, or fewer such runs.
+func tailScale(val []float64, order []int, n int64, median, base float64) float64 {
+	if n < 10*tailRuns {
+		return 0
+	}
+	var peaks []float64
+	in := false
+	for _, i := range order {
+		v := val[i]
+		if v < 0 || v <= median+3*base {
+			in = false
+			continue
+		}
+		if !in {
+			peaks = append(peaks, v)
+			in = true
+		}
+		peaks[len(peaks)-1] = max(peaks[len(peaks)-1], v)
+	}
+	if len(peaks) < tailRuns {
+		return 0
+	}
+	slices.Sort(peaks)
+	v := peaks[len(peaks)-tailRuns]
+	return max(v-median, 0) / zOfLogQ(math.Log(float64(tailRuns)/float64(n)))
 }
 
 // hotRuns calls found with each run of seconds in a row (indexes into
@@ -556,8 +610,8 @@ func (s *Series) order() []int {
 }
 
 // merge makes the bursts that overlap one: their union, of the kinds of
-// all, its rate taken from the best of rate and its composition from the
-// best of composition. The result is in time order.
+// all, its rate taken from the best of rate and its keys from the best of
+// share. The result is in time order.
 func merge(bursts []Burst) []Burst {
 	slices.SortStableFunc(bursts, func(a, b Burst) int { return cmp.Compare(a.From, b.From) })
 	var out []Burst
@@ -576,8 +630,8 @@ func union(a, b Burst) Burst {
 	if b.Kind&Rate != 0 && (a.Kind&Rate == 0 || b.RateScore > a.RateScore) {
 		u.RateScore, u.Rate, u.Samples, u.Weight = b.RateScore, b.Rate, b.Samples, b.Weight
 	}
-	if b.Kind&Composition != 0 && (a.Kind&Composition == 0 || b.CompScore > a.CompScore) {
-		u.CompScore, u.Divergence, u.Process, u.Share, u.Typical = b.CompScore, b.Divergence, b.Process, b.Share, b.Typical
+	if b.Kind&KeyShare != 0 && (a.Kind&KeyShare == 0 || b.ShareScore > a.ShareScore) {
+		u.ShareScore, u.Rises = b.ShareScore, b.Rises
 	}
 	u.From, u.To = min(a.From, b.From), max(a.To, b.To)
 	u.Kind = a.Kind | b.Kind
@@ -588,15 +642,16 @@ func union(a, b Burst) Burst {
 
 // burst builds the burst of a run of warm seconds: its edges refined to
 // the hot bins of its first and last seconds (and of the seconds around
-// them), widened by a bin, and its score.
-func (s *Series) burst(m Measure, run []int, res *Result, z func(float64) float64, val []float64) Burst {
+// them: a bin is hot at the threshold against the noise scale, without
+// the tail's), widened by a bin, and its score.
+func (s *Series) burst(m Measure, run []int, res *Result, z func(float64) float64, val []float64, noise float64) Burst {
 	binZ := func(sec int64, b int) float64 {
 		i, ok := s.c.Block(sec)
 		if !ok {
 			return math.Inf(-1)
 		}
 		v := s.binValue(m, int(i)*s.c.Bins()+b) * float64(s.c.Bins())
-		return (v - res.Median) / (res.Scale * math.Sqrt(float64(s.c.Bins())))
+		return (v - res.Median) / (noise * math.Sqrt(float64(s.c.Bins())))
 	}
 	start, end := s.edges(s.c.Secs()[run[0]], s.c.Secs()[run[len(run)-1]], func(sec int64, b int) bool {
 		return binZ(sec, b) >= res.Threshold

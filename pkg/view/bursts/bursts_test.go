@@ -71,19 +71,17 @@ func TestFindsPlantedBurst(t *testing.T) {
 	}
 }
 
-// A short intense burst outranks a long mild one, and a burst outranks
-// the periodic spikes of the rest of the capture.
+// A short intense burst outranks a long mild one; and a burst outranks
+// the periodic spikes of the rest of the capture, which, done 60 times,
+// are typical (the rate's tail scale) and no burst.
 func TestRanking(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	s := NewSeries(origin, 0)
 	poisson(s, rng, 0, 1800, 5, one)
 	poisson(s, rng, 300, 600, 25, one) // five mild minutes
-	for p := 10.0; p < 1800; p += 30 {
-		poisson(s, rng, p, p+0.3, 150, one) // a spike every 30 s
-	}
 	poisson(s, rng, 1015.5, 1017.5, 190, one)
 	res := s.Find(Options{Max: -1})
-	if len(res.Bursts) < 3 {
+	if len(res.Bursts) < 2 {
 		t.Fatalf("%d bursts", len(res.Bursts))
 	}
 	if b := res.Bursts[0]; !near(b.From, 1015.5, 0.21) {
@@ -100,6 +98,19 @@ func TestRanking(t *testing.T) {
 	}
 	if mild.Score > res.Bursts[0].Score/3 {
 		t.Errorf("mild minutes score %.1f against %.1f", mild.Score, res.Bursts[0].Score)
+	}
+
+	s = NewSeries(origin, 0)
+	poisson(s, rng, 0, 1800, 5, one)
+	for p := 10.0; p < 1800; p += 30 {
+		poisson(s, rng, p, p+0.3, 150, one) // a spike every 30 s
+	}
+	poisson(s, rng, 1015.5, 1017.5, 190, one)
+	res = s.Find(Options{Max: -1})
+	// Its edges are placed to whole seconds: the spikes' scale makes no
+	// 100 ms bin of it hot alone.
+	if len(res.Bursts) != 1 || !near(res.Bursts[0].From, 1015.5, 0.7) {
+		t.Errorf("bursts %+v: want the 2-second burst at 1015.5 s only", res.Bursts)
 	}
 }
 

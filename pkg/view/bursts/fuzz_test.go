@@ -43,8 +43,13 @@ func FuzzFind(f *testing.F) {
 			if b.From >= b.To || b.From < lo-folded.Time(2e9) || b.To > hi+folded.Time(2e9) {
 				t.Errorf("burst %d: %v to %v, the samples %v to %v", i, b.From, b.To, lo, hi)
 			}
-			if b.Kind == 0 || math.IsNaN(b.Score) || b.Share < 0 || b.Share > 1+1e-9 || b.Typical < 0 || b.Typical > 1+1e-9 || b.Divergence < 0 || b.Divergence > 1+1e-9 {
+			if b.Kind == 0 || math.IsNaN(b.Score) || b.Kind&KeyShare != 0 && len(b.Rises) == 0 {
 				t.Errorf("burst %d: %+v", i, b)
+			}
+			for _, r := range b.Rises {
+				if r.Share < 0 || r.Share > 1+1e-9 || r.Typical <= 0 || r.Typical > 1+1e-9 || math.IsNaN(r.Score) || r.Name == "" {
+					t.Errorf("burst %d: rise %+v", i, r)
+				}
 			}
 			for _, o := range res.Bursts[:i] {
 				if b.From < o.To && o.From < b.To {

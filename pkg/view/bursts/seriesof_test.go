@@ -12,7 +12,7 @@ import (
 )
 
 // A series made of a timeline (SeriesOf) finds what a series fed the same
-// samples finds, by rate and by composition and whatever the measure: the
+// samples finds, by rate and by share and whatever the measure: the
 // samples the filter leaves out (idle ones) count as covered, as Cover
 // does. It is made of timelines whose cells make bins of 100 ms only, and
 // takes no more samples.
@@ -38,7 +38,7 @@ func TestSeriesOf(t *testing.T) {
 		if strings.HasPrefix(stack, "idle;") {
 			fed.Cover(rec.Time)
 		} else {
-			fed.AddStack(rec.Time, rec.Count, rec.Stack)
+			fed.AddRecord(&rec)
 		}
 		if err := b.Add(&rec); err != nil {
 			t.Fatal(err)
@@ -48,7 +48,7 @@ func TestSeriesOf(t *testing.T) {
 		tm := 100 + rng.Float64()*2
 		stack := fmt.Sprintf("p%d;f%d;g%d", rng.IntN(5), rng.IntN(4), rng.IntN(20))
 		rec.Time, rec.Count, rec.Stack = at(tm), float64(1+rng.IntN(3)), []byte(stack)
-		fed.AddStack(rec.Time, rec.Count, rec.Stack)
+		fed.AddRecord(&rec)
 		if err := b.Add(&rec); err != nil {
 			t.Fatal(err)
 		}
@@ -72,8 +72,8 @@ func TestSeriesOf(t *testing.T) {
 			kinds |= br.Kind
 		}
 	}
-	if kinds != Rate|Composition {
-		t.Errorf("bursts of kinds %v: want both rate and composition found", kinds)
+	if kinds != Rate|KeyShare {
+		t.Errorf("bursts of kinds %v: want both rate and share found", kinds)
 	}
 	if derived.Resolve(Auto) != Weight {
 		t.Errorf("counts of 1 to 3 resolve Auto to %v", derived.Resolve(Auto))

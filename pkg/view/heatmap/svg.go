@@ -50,6 +50,12 @@ type Info struct {
 	// UnrecordedRule says what was taken as not recorded, for the legend
 	// (see Grid.SetUnrecorded and gaps.Rule.Describe).
 	UnrecordedRule string
+	// Share, when not nil, makes the text view shade each cell by the
+	// share of its samples that Share counts too (a map of the same
+	// origin and rows, of some of the samples: one process's, one
+	// function's), named ShareOf ("comm ^kubelet$").
+	Share   *Grid
+	ShareOf string
 }
 
 // Source is one input as the timeslice command names it.

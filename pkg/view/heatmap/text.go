@@ -26,9 +26,22 @@ func Shade(n, fullest int64) byte {
 	return Shades[min(i, int64(len(Shades)-1))]
 }
 
+// ShareShade returns the character of a cell k of whose n samples are
+// the share's: ' ' for none (or no sample), then nine steps ('.' up to
+// 11 %, '@' above 89 %).
+func ShareShade(k, n int64) byte {
+	if k <= 0 || n <= 0 {
+		return Shades[0]
+	}
+	i := (k*int64(len(Shades)-1) + n - 1) / n // 1..9
+	return Shades[min(i, int64(len(Shades)-1))]
+}
+
 // WriteText writes the grid for a terminal, turned a quarter: one line per
 // second (time runs down the screen), one character per sub-second bucket
-// (0 ms on the left), shaded by count; then the count of the second, its
+// (0 ms on the left), shaded by count (or, with Info.Share, by the share
+// of its samples that one process or function has); then the count of
+// the second (with Info.Share: the share of the second, and its count), its
 // start on perf's clock, how much of it was not recorded (cells not
 // recorded are UnrecordedShade) and, for a second a mark covers, the
 // mark's number.
@@ -49,6 +62,9 @@ func (g *Grid) WriteText(w io.Writer, info Info) error {
 	}
 	for _, n := range info.Notes {
 		fmt.Fprintf(bw, "%s\n", oneLine(n))
+	}
+	if info.Share != nil {
+		fmt.Fprintf(bw, "shares: each cell shaded by the share of its samples that are %s, '%s' = 0 .. 100%% in nine steps; the column after the second is that share of the second\n", oneLine(info.ShareOf), Shades)
 	}
 	fmt.Fprintf(bw, "shades: '%s' = 0 .. %d %s per cell", Shades, g.Max, info.unit())
 	if len(g.unrecorded) > 0 {
@@ -89,19 +105,38 @@ func (g *Grid) WriteText(w io.Writer, info Info) error {
 	line := make([]byte, g.Rows)
 	for c := 0; c < g.Cols; c++ {
 		col := g.Column(c)
-		var sum int64
+		var of []uint32
+		if info.Share != nil {
+			of = info.Share.cells[g.First+int64(c)]
+		}
+		var sum, ofSum int64
 		for r := range line {
-			var n int64
+			var n, k int64
 			if col != nil {
 				n = int64(col[r])
 			}
+			if of != nil {
+				k = int64(of[r])
+			}
 			line[r] = Shade(n, int64(g.Max))
+			if info.Share != nil {
+				line[r] = ShareShade(k, n)
+			}
 			if n == 0 && g.UnrecordedCell(c, r) {
 				line[r] = UnrecordedShade
 			}
 			sum += n
+			ofSum += k
 		}
-		fmt.Fprintf(bw, "%6d  |%s| %6d  @%v", g.First+int64(c), line, sum, g.CellStart(c, 0))
+		if info.Share != nil {
+			share := "     -"
+			if sum > 0 {
+				share = fmt.Sprintf("%5.1f%%", 100*float64(ofSum)/float64(sum))
+			}
+			fmt.Fprintf(bw, "%6d  |%s| %s of %6d  @%v", g.First+int64(c), line, share, sum, g.CellStart(c, 0))
+		} else {
+			fmt.Fprintf(bw, "%6d  |%s| %6d  @%v", g.First+int64(c), line, sum, g.CellStart(c, 0))
+		}
 		if u := g.unrecordedIn(c); u > 0 {
 			fmt.Fprintf(bw, "  (%s not recorded)", seconds(u))
 		}
