@@ -56,9 +56,9 @@ type Input struct {
 	rawClose io.Closer     // closes the stream (nil: the caller's)
 	keep     bool          // copy the stream as it is read
 	used     bool          // the stream has been opened
-	spool    string        // the copy of the stream
+	spool    *tempFile     // the copy of the stream
 	whole    bool          // the copy holds all of the stream
-	copyPath string        // the decompressed copy Path made
+	copy     *tempFile     // the decompressed copy Path made
 }
 
 // Open opens the input called name: "-" is Options.Stdin, anything else a
@@ -223,7 +223,7 @@ func (in *Input) Spool() error {
 func (in *Input) Rereadable() bool {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	return in.reopen != nil || in.spool != "" && in.whole
+	return in.reopen != nil || in.spool != nil && in.whole
 }
 
 // Open returns the content of the input from its start, decompressed: a
@@ -274,21 +274,21 @@ func (in *Input) openRaw() (io.Reader, io.Closer, *tee, error) {
 		if !in.keep {
 			return br, closer, nil, nil
 		}
-		f, err := createTemp(in.TempDir, "flamekit-*.spool")
+		tf, err := createTemp(in.TempDir, "flamekit-*.spool")
 		if err != nil {
 			closer.Close()
 			return nil, nil, nil, fmt.Errorf("%s: cannot keep a copy of the stream to read it again (set TMPDIR to a directory with room): %w", in.Display, err)
 		}
-		in.spool = f.Name()
-		t := &tee{in: in, src: br, f: f}
-		return t, closers{t, closer}, t, nil
-	case in.spool != "" && in.whole:
-		f, err := os.Open(in.spool)
+		in.spool = tf
+		t := &tee{in: in, src: br, f: tf.f}
+		return t, closer, t, nil
+	case in.spool != nil && in.whole:
+		f, err := os.Open(in.spool.path)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("%s: reading the copy of the stream: %w", in.Display, err)
 		}
 		return f, f, nil, nil
-	case in.spool != "":
+	case in.spool != nil:
 		return nil, nil, nil, fmt.Errorf("%s: the copy of the stream is incomplete (its first reading stopped before the end): it cannot be read again", in.Display)
 	}
 	return nil, nil, nil, fmt.Errorf("%s can be read only once: it is a stream (standard input, a pipe, a FIFO) and no copy of it was kept", in.Display)
@@ -304,9 +304,12 @@ func (in *Input) Path() (string, error) {
 		return in.file, nil
 	}
 	in.mu.Lock()
-	p := in.copyPath
-	if p == "" && in.Method == decompress.None && in.spool != "" && in.whole {
-		p = in.spool // the copy of an uncompressed stream is its content
+	var p string
+	switch {
+	case in.copy != nil:
+		p = in.copy.path
+	case in.Method == decompress.None && in.spool != nil && in.whole:
+		p = in.spool.path // the copy of an uncompressed stream is its content
 	}
 	in.mu.Unlock()
 	if p != "" {
@@ -317,22 +320,19 @@ func (in *Input) Path() (string, error) {
 		return "", err
 	}
 	defer rc.Close()
-	f, err := createTemp(in.TempDir, "flamekit-*.data")
+	tf, err := createTemp(in.TempDir, "flamekit-*.data")
 	if err != nil {
 		return "", fmt.Errorf("%s: a decompressed copy is needed to read it, and cannot be made (set TMPDIR to a directory with room): %w", in.Display, err)
 	}
-	_, err = io.Copy(f, rc)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		removeTemp(f.Name())
-		return "", fmt.Errorf("%s: making a decompressed copy in %s: %w", in.Display, f.Name(), err)
+	if _, err = io.Copy(tf.f, rc); err != nil {
+		name := tf.f.Name()
+		tf.close()
+		return "", fmt.Errorf("%s: making a decompressed copy in %s: %w", in.Display, name, err)
 	}
 	in.mu.Lock()
-	in.copyPath = f.Name()
+	in.copy = tf
 	in.mu.Unlock()
-	return f.Name(), nil
+	return tf.path, nil
 }
 
 // Size returns the size in bytes of a regular file as stored
@@ -357,12 +357,10 @@ func (in *Input) Close() error {
 		errs = append(errs, in.rawClose.Close())
 	}
 	in.raw = nil
-	for _, p := range []*string{&in.spool, &in.copyPath} {
-		if *p != "" {
-			if err := removeTemp(*p); err != nil && !errors.Is(err, os.ErrNotExist) {
-				errs = append(errs, err)
-			}
-			*p = ""
+	for _, p := range []**tempFile{&in.spool, &in.copy} {
+		if *p != nil {
+			errs = append(errs, (*p).close())
+			*p = nil
 		}
 	}
 	in.whole = false
@@ -415,7 +413,7 @@ func (t *tee) Read(p []byte) (int, error) {
 	if err == io.EOF && !t.eof {
 		t.eof = true
 		t.in.mu.Lock()
-		t.in.whole = t.in.spool == t.f.Name()
+		t.in.whole = t.in.spool != nil && t.in.spool.f == t.f
 		t.in.mu.Unlock()
 	}
 	return n, err
@@ -430,21 +428,9 @@ func (t *tee) drain() error {
 	return err
 }
 
-func (t *tee) Close() error { return t.f.Close() }
-
 type nopCloser struct{}
 
 func (nopCloser) Close() error { return nil }
-
-type closers []io.Closer
-
-func (cs closers) Close() error {
-	var errs []error
-	for _, c := range cs {
-		errs = append(errs, c.Close())
-	}
-	return errors.Join(errs...)
-}
 
 // Inputs are the inputs of one run.
 type Inputs []*Input
