@@ -3,11 +3,13 @@ package source
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"flamekit/pkg/folded"
 	"flamekit/pkg/source/decompress"
@@ -48,6 +50,7 @@ type Input struct {
 	Complete bool              // Head is the whole content
 	TempDir  string            // where copies are made: Options.TempDir, until changed
 
+	gzTime time.Time                     // the MTIME of the gzip header, if any
 	file   string                        // the path of a regular file
 	reopen func() (io.ReadCloser, error) // the raw bytes, again (nil for a stream)
 
@@ -159,6 +162,7 @@ func (in *Input) sniff(br *bufio.Reader) error {
 		return fmt.Errorf("%s: %w", in.Display, err)
 	}
 	in.Method = m
+	in.gzTime = gzipTime(raw)
 	in.Head = bytes.Clone(head)
 	in.Complete = len(raw) < PeekSize && whole
 	in.Sniffed = Sniff(in.Head, in.Complete)
@@ -329,10 +333,50 @@ func (in *Input) Path() (string, error) {
 		tf.close()
 		return "", fmt.Errorf("%s: making a decompressed copy in %s: %w", in.Display, name, err)
 	}
+	if t, ok := in.ModTime(); ok {
+		// The copy is dated as its content (perf script prints it as
+		// "captured on").
+		os.Chtimes(tf.path, t, t)
+	}
 	in.mu.Lock()
 	in.copy = tf
 	in.mu.Unlock()
 	return tf.path, nil
+}
+
+// ModTime returns when the content was written, for the readers that
+// date a capture by it (perf.data's "captured on"): an uncompressed
+// file's modification time; for a gzip input, file or stream, the time its
+// header records (the original file's, as gzip keeps it). Anything else
+// has none (false): a stream not gzipped (standard input), gzip -n, zstd,
+// whose frames hold no time. A compressed file's own time is not used:
+// it is the original's only when gzip or zstd made it in place (not with
+// -c, nor after a copy or a checkout). Path's copies have the time of
+// copying, never the content's.
+func (in *Input) ModTime() (time.Time, bool) {
+	switch {
+	case !in.gzTime.IsZero():
+		return in.gzTime, true
+	case in.file == "" || in.Method != decompress.None:
+		return time.Time{}, false
+	}
+	st, err := os.Stat(in.file)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return st.ModTime(), true
+}
+
+// gzipTime returns the MTIME of a gzip header at the start of raw (zero
+// for none, or 0: "no time stamp", gzip -n or a stream).
+func gzipTime(raw []byte) time.Time {
+	if len(raw) < 8 || raw[0] != 0x1f || raw[1] != 0x8b || raw[2] != 8 {
+		return time.Time{}
+	}
+	if sec := binary.LittleEndian.Uint32(raw[4:8]); sec != 0 {
+		return time.Unix(int64(sec), 0)
+	}
+	return time.Time{}
 }
 
 // Size returns the size in bytes of a regular file as stored

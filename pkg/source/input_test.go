@@ -2,6 +2,7 @@ package source
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"flamekit/pkg/source/decompress"
 
@@ -341,5 +343,45 @@ func TestFormatForced(t *testing.T) {
 	}
 	if in.Kind != PerfScript || in.Sniffed != PerfData {
 		t.Errorf("kind %v sniffed %v", in.Kind, in.Sniffed)
+	}
+}
+
+// TestModTime: the date of the content is a plain file's, a gzip
+// header's (file or stream), and nothing else: not a compressed file's
+// own, not a stream's.
+func TestModTime(t *testing.T) {
+	date := time.Date(2026, 11, 28, 2, 15, 50, 0, time.UTC)
+	gzAt := func(mod time.Time) []byte {
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		w.ModTime = mod
+		w.Write(foldedText)
+		w.Close()
+		return b.Bytes()
+	}
+	plain := write(t, "plain", foldedText)
+	os.Chtimes(plain, date, date)
+	undated := write(t, "undated.gz", gzAt(time.Time{}))
+	os.Chtimes(undated, date, date) // gzip made it in place, maybe: not known
+	for _, tc := range []struct {
+		name string
+		open func() (*Input, error)
+		ok   bool
+	}{
+		{"plain file", func() (*Input, error) { return Open(plain, Options{}) }, true},
+		{"gzip file", func() (*Input, error) { return Open(write(t, "dated.gz", gzAt(date)), Options{}) }, true},
+		{"gzip stream", func() (*Input, error) { return Open("-", Options{Stdin: bytes.NewReader(gzAt(date))}) }, true},
+		{"gzip -n file", func() (*Input, error) { return Open(undated, Options{}) }, false},
+		{"stream", func() (*Input, error) { return Open("-", Options{Stdin: bytes.NewReader(foldedText)}) }, false},
+	} {
+		in, err := tc.open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := in.ModTime()
+		if ok != tc.ok || ok && !got.Equal(date) {
+			t.Errorf("%s: %v %v, want %v %v", tc.name, got, ok, date, tc.ok)
+		}
+		in.Close()
 	}
 }
