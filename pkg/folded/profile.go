@@ -310,7 +310,11 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 	var buf []byte
 	write := func(stack []byte, i int) error {
 		e := &p.entries[i]
-		buf = append(buf[:0], stack...)
+		kind := Classic
+		if e.Diff {
+			kind = Diff
+		}
+		buf, _ = AppendStack(buf[:0], stack, kind)
 		buf = append(buf, ' ')
 		if e.Diff {
 			buf = p.exactBefore[i].append(buf, e.Before)

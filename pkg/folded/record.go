@@ -418,9 +418,10 @@ func lastCount(b []byte) (head, tail []byte, ok bool) {
 	return b[:i-1], b[i:], true
 }
 
-// AppendRecord appends rec as a folded line, with its newline, to dst.
+// AppendRecord appends rec as a folded line, with its newline, to dst;
+// its stack escaped as AppendStack does.
 func AppendRecord(dst []byte, rec *Record) []byte {
-	dst = append(dst, rec.Stack...)
+	dst, _ = AppendStack(dst, rec.Stack, rec.Kind)
 	dst = append(dst, ' ')
 	if rec.Kind == Diff {
 		dst = AppendCount(dst, rec.Before)

@@ -253,7 +253,11 @@ func (t *Timeline) WriteFolded(w io.Writer) (int64, error) {
 			continue
 		}
 		l := &lines[line[it.node]-1]
-		buf = append(buf[:0], path...)
+		kind := folded.Classic
+		if l.diff {
+			kind = folded.Diff
+		}
+		buf, _ = folded.AppendStack(buf[:0], path, kind)
 		buf = append(buf, ' ')
 		if l.diff {
 			buf = l.before.append(buf)

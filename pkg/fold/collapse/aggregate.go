@@ -214,6 +214,9 @@ func writeLists(w io.Writer, lists []sumList, div int64) error {
 				break
 			}
 		}
+		if folded.NeedsEscape(stack, folded.Classic) { // in place: stack is buf's end
+			folded.AppendStack(stack[:0], stack, folded.Classic)
+		}
 		buf = appendSum(buf, sum, div)
 		if len(buf) >= chunkSize {
 			if _, err := w.Write(buf); err != nil {
