@@ -87,14 +87,23 @@ type Client struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// UserAgent is sent with every request.
 	UserAgent string
+	// Total bounds the time of one Ingest, every attempt and wait
+	// included (a server that accepts connections and never answers
+	// would otherwise hold a push for (Retries+1) × the request timeout);
+	// 0 after NewClient means DefaultTotal, a negative value no bound.
+	Total time.Duration
 }
+
+// ErrTotal is the cause of an Ingest stopped by Client.Total.
+var ErrTotal = errors.New("the push's time limit passed")
 
 // Defaults of NewClient.
 const (
 	DefaultRetries    = 4
 	DefaultBackoff    = 250 * time.Millisecond
 	DefaultMaxBackoff = 8 * time.Second
-	DefaultTimeout    = 60 * time.Second
+	DefaultTimeout    = 30 * time.Second // one request
+	DefaultTotal      = 60 * time.Second // one Ingest, retries included
 )
 
 // NewClient returns a Client for the server at rawURL (for example
@@ -201,6 +210,15 @@ func (c *Client) Ingest(ctx context.Context, r Request) (Result, error) {
 	if retries < 0 {
 		retries = 0
 	}
+	total := c.Total
+	if total == 0 {
+		total = DefaultTotal
+	}
+	if total > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, total, ErrTotal)
+		defer cancel()
+	}
 	wait := c.Backoff
 	var res Result
 	for {
@@ -211,7 +229,7 @@ func (c *Client) Ingest(ctx context.Context, r Request) (Result, error) {
 		case err == nil && status/100 == 2:
 			return res, nil
 		case ctx.Err() != nil:
-			return res, ctx.Err()
+			return res, c.stopped(ctx, total, res.Attempts)
 		case err == nil && !retryable(status):
 			return res, &RefusedError{Status: status, Message: msg, Attempts: res.Attempts}
 		}
@@ -229,6 +247,9 @@ func (c *Client) Ingest(ctx context.Context, r Request) (Result, error) {
 			d = c.MaxBackoff
 		}
 		if err := c.sleep(ctx, d); err != nil {
+			if ctx.Err() != nil {
+				return res, c.stopped(ctx, total, res.Attempts)
+			}
 			return res, err
 		}
 		wait *= 2
@@ -236,6 +257,15 @@ func (c *Client) Ingest(ctx context.Context, r Request) (Result, error) {
 			wait = c.MaxBackoff
 		}
 	}
+}
+
+// stopped is the error of an Ingest whose ctx is done: the time limit,
+// said with its figures, or the caller's cancellation.
+func (c *Client) stopped(ctx context.Context, total time.Duration, attempts int) error {
+	if errors.Is(context.Cause(ctx), ErrTotal) {
+		return fmt.Errorf("%w: no answer from %s within %v (%d attempts); the push gives up on this profile", ErrTotal, c.base.Host, total, attempts)
+	}
+	return ctx.Err()
 }
 
 // send makes one request; it returns the status, the server's message for

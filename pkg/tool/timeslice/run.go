@@ -16,6 +16,7 @@ import (
 	"flamekit/pkg/tool"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -208,8 +209,8 @@ func (c *run) check() error {
 	if c.Bursts && (c.Heatmap != "" || c.KeepTime || c.Push != "" || c.Format == "pprof") {
 		return usagef("--bursts prints windows: it cannot be combined with --heatmap (which marks them), --keep-time, --format pprof or --push")
 	}
-	if c.Top < 1 || c.Threshold <= 0 {
-		return usagef("--top wants 1 or more, --threshold more than 0")
+	if c.Top < 1 || !(c.Threshold > 0) || math.IsInf(c.Threshold, 1) {
+		return usagef("--top wants 1 or more, --threshold a finite number more than 0 (got %g)", c.Threshold)
 	}
 	return nil
 }

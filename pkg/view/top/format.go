@@ -166,7 +166,7 @@ type jsonDoc struct {
 	Total       float64    `json:"total"`
 	TotalBefore *float64   `json:"total_before,omitempty"`
 	Count       int        `json:"count"`
-	Rows        []jsonRow  `json:"rows,omitempty"`
+	Rows        []jsonRow  `json:"rows"`
 	Peek        []jsonPeek `json:"peek,omitempty"`
 }
 
