@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -789,10 +790,11 @@ func (r *Reader) head(rec *sampleRec) {
 		s.HasTime = true
 	}
 	if of.period {
-		s.Period = int64(rec.period)
+		p := rec.period
 		if a.sampleType&samplePeriod == 0 {
-			s.Period = int64(a.period)
+			p = a.period
 		}
+		s.Period = int64(min(p, math.MaxInt64)) // 2^64-1 stays out of range, not -1
 		s.HasPeriod = true
 	}
 	s.Event = a.nameBytes
