@@ -41,3 +41,17 @@ func TestClassicSumBeyondRange(t *testing.T) {
 		t.Errorf("exit %d, output %q: %s", code, out, stderr)
 	}
 }
+
+// TestHashComm: a process that renames itself "#evil": perf script prints
+// its samples' headers where its comments are, and they are skipped, as
+// stackcollapse-perf.pl skips them, but counted and said.
+func TestHashComm(t *testing.T) {
+	sample := "%s 123 [000] 100.%06d: 5 cpu-clock:ppp: \n\t4005d6 leaf+0x0 (/bin/prog)\n\n"
+	in := "# ========\n# captured on    : Sat Nov 28 02:15:50 2026\n# ========\n#\n" +
+		fmt.Sprintf(sample, "#evil", 1) + fmt.Sprintf(sample, "#evil", 2) + fmt.Sprintf(sample, "good", 3)
+	code, out, stderr := run(t, []byte(in))
+	if code != 0 || !strings.Contains(out, "good;leaf 5 @100.000003") || strings.Contains(out, "evil") ||
+		!strings.Contains(stderr, "skipped 2 malformed lines") || !strings.Contains(stderr, "process whose name starts with '#'") {
+		t.Errorf("exit %d, output %q: %s", code, out, stderr)
+	}
+}
