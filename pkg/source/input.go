@@ -62,6 +62,7 @@ type Input struct {
 	spool    *tempFile     // the copy of the stream
 	whole    bool          // the copy holds all of the stream
 	copy     *tempFile     // the decompressed copy Path made
+	cut      error         // the compressed input is cut short: the copy holds what came before
 }
 
 // Open opens the input called name: "-" is Options.Stdin, anything else a
@@ -302,7 +303,8 @@ func (in *Input) openRaw() (io.Reader, io.Closer, *tee, error) {
 // decompressed: the input itself when it is an uncompressed regular file,
 // the copy of an uncompressed stream spooled whole (see Spool), else a
 // temporary copy (made once; Close removes it). For readers that
-// read at offsets (perf.data).
+// read at offsets (perf.data). A compressed input cut short gives a copy
+// of what came before the cut, and Cut says so.
 func (in *Input) Path() (string, error) {
 	if in.file != "" && in.Method == decompress.None {
 		return in.file, nil
@@ -328,7 +330,15 @@ func (in *Input) Path() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: a decompressed copy is needed to read it, and cannot be made (set TMPDIR to a directory with room): %w", in.Display, err)
 	}
-	if _, err = io.Copy(tf.f, rc); err != nil {
+	var cut error
+	if _, err = io.Copy(tf.f, rc); errors.Is(err, decompress.ErrTruncated) {
+		// A perf.data.gz cut off (a copy interrupted, a full disk):
+		// the copy holds the content up to the cut, which a reader of
+		// a perf.data cut short reads to its last complete record, as
+		// it reads the same cut uncompressed.
+		cut, err = err, nil
+	}
+	if err != nil {
 		name := tf.f.Name()
 		tf.close()
 		return "", fmt.Errorf("%s: making a decompressed copy in %s: %w", in.Display, name, err)
@@ -339,9 +349,18 @@ func (in *Input) Path() (string, error) {
 		os.Chtimes(tf.path, t, t)
 	}
 	in.mu.Lock()
-	in.copy = tf
+	in.copy, in.cut = tf, cut
 	in.mu.Unlock()
 	return tf.path, nil
+}
+
+// Cut returns why the decompressed copy Path made holds less than the
+// input should (a compressed stream cut short: what came before the cut
+// is there, whole), nil when it is whole or none was made.
+func (in *Input) Cut() error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.cut
 }
 
 // ModTime returns when the content was written, for the readers that

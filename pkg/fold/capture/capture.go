@@ -137,6 +137,9 @@ func (f *Folder) openData(in *source.Input) (collapse.Producer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cut := in.Cut(); cut != nil {
+		f.warnf("%s: %v: reading the perf.data it holds up to the cut", path, cut)
+	}
 	opt := perfdata.Options{Symbolizer: f.Resolver, AllowForeign: f.AllowForeign}
 	// A copy (gzipped, standard input) is dated as the capture, or not
 	// at all: never by the time of copying.
