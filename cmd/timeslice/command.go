@@ -9,6 +9,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"flamekit/internal/cli"
+	"flamekit/pkg/filter/selection"
 	"flamekit/pkg/interop/pyroscope"
 	"flamekit/pkg/tool/timeslice"
 	"flamekit/pkg/view/bursts"
@@ -128,7 +129,7 @@ type command struct {
 	Version   cli.VersionFlag `help:"Print the version and exit."`
 	Files     []string        `arg:"" optional:"" help:"Timed folded inputs, gzip or zstd or not (perf.data files and perf script text are folded as stackcollapse folds them); - or none: standard input." placeholder:"FILE"`
 
-	cli.SelectFlags `embed:""`
+	selection.Flags `embed:""`
 	fleetFlags      `embed:""`
 }
 
@@ -160,9 +161,9 @@ func (c *command) options() (timeslice.Config, error) {
 	if err != nil {
 		return timeslice.Config{}, err
 	}
-	sel, err := c.SelectFlags.Selection()
+	sel, err := c.Flags.Selection()
 	if err != nil {
-		return timeslice.Config{}, err
+		return timeslice.Config{}, cli.Usagef("%v", err)
 	}
 	return timeslice.Config{
 		Window: spec, HasWindow: hasWindow, NoIdle: c.NoIdle, KeepTime: c.KeepTime,

@@ -15,7 +15,7 @@ const maxBadLines = 1
 type badLine struct {
 	line int    // line number within the chunk
 	text []byte // the line, in the chunk
-	err  error  // why it was skipped (nil: ErrNotPerfScript)
+	err  error  // why it was skipped (nil: ErrNotPerfScriptLine)
 }
 
 // parser turns perf script lines into samples, one chunk at a time. A
