@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	gold "flamekit/internal/testkit/golden"
 )
 
 // TestPerfDataDateOfCopies: a perf.data read from a copy (gzipped, or on
@@ -20,7 +22,10 @@ import (
 // window at the time of reading, hours off, "about ±1 s").
 func TestPerfDataDateOfCopies(t *testing.T) {
 	utc(t)
-	raw := gunzip(t, "../../pkg/perf/perfdata/testdata/go.data.gz")
+	raw, err := gold.Read("../../pkg/perf/perfdata/testdata/go.data.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
 	date := time.Date(2026, 11, 28, 2, 15, 50, 0, time.UTC)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "go.data")
