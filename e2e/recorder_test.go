@@ -335,6 +335,26 @@ func TestPerfTimetravelStandInFaults(t *testing.T) {
 		}
 	})
 
+	t.Run("conversion failed or killed", func(t *testing.T) {
+		// A window named, but its conversion failed (a full disk) or was
+		// killed with the recorder: a .data without its .folded.gz. The
+		// next start converts it, or the heat map draws its seconds as
+		// not recorded.
+		dir := t.TempDir()
+		tt := filepath.Join(dir, "tt")
+		if err := os.MkdirAll(tt, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		left := filepath.Join(tt, "perf-old-20260101-000000-120s.data")
+		ok(t, dir, "zcat "+filepath.Join(root, "e2e", "testdata", "record", "window.data.gz")+" > "+left)
+		r := ok(t, dir, rec+" -o tt -w 1 -n 1 --convert --no-marker")
+		_, folded := windows(t, tt)
+		if !slices.Contains(folded, "perf-old-20260101-000000-120s.folded.gz") || len(folded) != 2 ||
+			!strings.Contains(string(r.stderr), "converting 1 window(s) an earlier run recorded but did not convert") {
+			t.Errorf("want the window left unconverted converted, and a new one; got %v:\n%s", folded, r.stderr)
+		}
+	})
+
 	t.Run("finished partial of an older recorder", func(t *testing.T) {
 		// The recorder before version 2 wrote each window to its own
 		// .NAME.data.partial; killed, it left the window perf finished

@@ -9,7 +9,8 @@ import (
 
 // TestCountsBeyond2e53: counts up to 2^53 and their sums up to 2^53 are
 // written exactly; a count beyond is refused, naming its file and line;
-// a sum beyond is written rounded, with a warning.
+// a sum beyond is refused (exit 1), never written rounded: no reader
+// would accept it.
 func TestCountsBeyond2e53(t *testing.T) {
 	dir := t.TempDir()
 	before, after := filepath.Join(dir, "before.folded"), filepath.Join(dir, "after.folded")
@@ -35,8 +36,8 @@ func TestCountsBeyond2e53(t *testing.T) {
 	}
 
 	os.WriteFile(after, []byte("a;b 9007199254740992\na;b 3\n"), 0o644)
-	_, errs, code = run(t, "", before, after)
-	if code != 0 || !strings.Contains(errs, `warning: the counts of "a;b" sum to about 9007199254740996, beyond 2^53, and are written rounded`) {
+	out, errs, code = run(t, "", before, after)
+	if code != 1 || out != "" || !strings.Contains(errs, `the counts of "a;b" sum to about 9007199254740996, beyond 2^53, the largest count a folded reader accepts`) {
 		t.Errorf("a sum beyond 2^53: exit %d, stderr %q", code, errs)
 	}
 }

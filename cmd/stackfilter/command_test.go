@@ -198,3 +198,23 @@ func TestCommandLine(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapesWhatWouldMislead: the fuzz find of FuzzFilter on the command
+// line: a frame "# flamekit v1 timed x" that --hide makes the first is
+// written so that it does not read as a metadata line, and a frame that
+// ends in " <digits>" (a perf-map symbol "Evil 5") so that the classic
+// line does not read as differential; every line reads back, with its
+// count.
+func TestEscapesWhatWouldMislead(t *testing.T) {
+	in := "java;# flamekit v1 timed x;leaf 5\njava;Evil 5;leaf 3\n"
+	out, stderr, code := run(t, in, "--hide", "^(java|leaf)$")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if out != "#_flamekit v1 timed x 5\nEvil_5 3\n" {
+		t.Errorf("got %q", out)
+	}
+	if n, lines := sum(t, out); n != 8 || lines != 2 {
+		t.Errorf("read back: %v in %d lines", n, lines)
+	}
+}

@@ -148,3 +148,15 @@ func TestCommandLine(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyJSONHasRows: an empty input gives JSON with an empty "rows",
+// which a script can iterate, and says so on stderr.
+func TestEmptyJSONHasRows(t *testing.T) {
+	out, stderr, _ := run(t, "", "--format", "json")
+	var doc struct {
+		Rows *[]json.RawMessage `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Rows == nil || len(*doc.Rows) != 0 {
+		t.Errorf("empty input: %v, rows %v:\n%s%s", err, doc.Rows, out, stderr)
+	}
+}

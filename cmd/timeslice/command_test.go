@@ -360,6 +360,9 @@ func TestUsageErrors(t *testing.T) {
 		{"--heatmap=png"},
 		{"--heatmap", "--keep-time"},
 		{"-", "-"},
+		{"--bursts", "--threshold", "NaN"},
+		{"--bursts", "--threshold", "+Inf"},
+		{"--bursts", "--threshold", "0"},
 	} {
 		code, out, stderr := run(t, "", args...)
 		if code != 2 || out != "" {

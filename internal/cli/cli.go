@@ -110,10 +110,12 @@ type VersionFlag = kong.VersionFlag
 // Main parses os.Args into cmd, runs it and exits. description is the
 // first paragraph of --help, examples are shown after the flags.
 //
-// SIGINT and SIGTERM end the command at once, as they would without
-// Main, but first remove the temporary files its inputs made (copies of
-// standard input, decompressed perf.data files): the exit status is then
-// 130 or 143, as the shell reports a command killed by them.
+// SIGINT, SIGTERM and SIGHUP end the command at once, as they would
+// without Main, but first remove the temporary files its inputs made that
+// still have a name (copies of standard input, decompressed perf.data
+// files; on Linux they are unlinked as soon as they are made, see
+// pkg/source): the exit status is then 130, 143 or 129, as the shell
+// reports a command killed by them.
 func Main(name, description string, cmd Command) {
 	onSignals(source.RemoveTemps)
 	askHugePages(os.Args[1:], os.Stdin)
@@ -126,17 +128,17 @@ func Main(name, description string, cmd Command) {
 	os.Exit(code)
 }
 
-// onSignals makes SIGINT and SIGTERM run cleanup, then exit with 128 plus
+// onSignals makes SIGINT, SIGTERM and SIGHUP run cleanup, then exit with 128 plus
 // the signal's number.
 func onSignals(cleanup func()) {
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		sig := <-ch
 		cleanup()
 		code := 128 + int(syscall.SIGTERM)
-		if sig == syscall.SIGINT {
-			code = 128 + int(syscall.SIGINT)
+		if s, ok := sig.(syscall.Signal); ok {
+			code = 128 + int(s)
 		}
 		os.Exit(code)
 	}()

@@ -302,15 +302,26 @@ func (p *Profile) sorted() []Entry {
 
 // WriteTo writes the profile as folded lines sorted bytewise by stack:
 // "stack count", or "stack before after" for stacks that got diff lines.
-// Sums of integer counts are written exactly, whatever their size and the
-// order they were added in.
+// Sums of integer counts are written exactly, whatever the order they
+// were added in; a sum beyond MaxCount, which no reader would accept, is
+// an error (*SumError), not a rounded line.
 func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 64<<10)
 	var buf []byte
 	write := func(stack []byte, i int) error {
 		e := &p.entries[i]
-		buf = append(buf[:0], stack...)
+		if err := p.exact[i].check(stack, e.Count); err != nil {
+			return err
+		}
+		if err := p.exactBefore[i].check(stack, e.Before); e.Diff && err != nil {
+			return err
+		}
+		kind := Classic
+		if e.Diff {
+			kind = Diff
+		}
+		buf, _ = AppendStack(buf[:0], stack, kind)
 		buf = append(buf, ' ')
 		if e.Diff {
 			buf = p.exactBefore[i].append(buf, e.Before)
@@ -336,6 +347,18 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 	}
 	err := bw.Flush()
 	return cw.n, err
+}
+
+// check returns a *SumError for a sum beyond MaxCount (f the float64
+// sum, the one kept once a fraction or an overflow made it inexact).
+func (s *exactSum) check(stack []byte, f float64) error {
+	switch {
+	case !s.inexact && s.n > MaxCount:
+		return &SumError{Stack: string(stack), Sum: strconv.FormatInt(s.n, 10)}
+	case s.inexact && f > MaxCount:
+		return &SumError{Stack: string(stack), Sum: "about " + FormatCount(f)}
+	}
+	return nil
 }
 
 // append appends the sum: exact when it is, else the float64 sum f.

@@ -2,6 +2,7 @@ package folded
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 )
@@ -180,6 +181,25 @@ func (e *CountError) Error() string {
 
 // Is makes errors.Is(err, ErrCountRange) true.
 func (e *CountError) Is(target error) bool { return target == ErrCountRange }
+
+// SumError is a sum of counts beyond MaxCount, which a writer refuses to
+// write: no folded reader would accept the line, and a float64 would
+// round it.
+type SumError struct {
+	Stack string // the stack whose counts sum beyond MaxCount
+	Sum   string // the sum, as exactly as known
+}
+
+func (e *SumError) Error() string {
+	stack := e.Stack
+	if len(stack) > 80 {
+		stack = "..." + stack[len(stack)-77:]
+	}
+	return fmt.Sprintf("the counts of %q sum to %s, beyond 2^53, the largest count a folded reader accepts: not written rather than rounded (cut the input in shorter windows, or give smaller weights)", stack, e.Sum)
+}
+
+// Is makes errors.Is(err, ErrCountRange) true.
+func (e *SumError) Is(target error) bool { return target == ErrCountRange }
 
 // NewCountError returns the *CountError of the count written as b.
 func NewCountError(b []byte) *CountError {
@@ -418,9 +438,10 @@ func lastCount(b []byte) (head, tail []byte, ok bool) {
 	return b[:i-1], b[i:], true
 }
 
-// AppendRecord appends rec as a folded line, with its newline, to dst.
+// AppendRecord appends rec as a folded line, with its newline, to dst;
+// its stack escaped as AppendStack does.
 func AppendRecord(dst []byte, rec *Record) []byte {
-	dst = append(dst, rec.Stack...)
+	dst, _ = AppendStack(dst, rec.Stack, rec.Kind)
 	dst = append(dst, ' ')
 	if rec.Kind == Diff {
 		dst = AppendCount(dst, rec.Before)

@@ -243,19 +243,22 @@ func TestMeta(t *testing.T) {
 	}
 }
 
-// TestProfileExactSums: integer counts are summed exactly, beyond 2^53 and
-// in any order; a fraction falls back to float64.
+// TestProfileExactSums: integer counts are summed exactly, in any order,
+// up to 2^53, the range every reader accepts; a fraction falls back to
+// float64; a sum beyond 2^53 is a *SumError, never a rounded line.
 func TestProfileExactSums(t *testing.T) {
 	big := float64(1 << 53)
 	tests := []struct {
 		name   string
 		counts []float64
-		want   string
+		want   string // "" for a *SumError
 	}{
-		{"beyond 2^53", []float64{big, 1, 1}, "a 9007199254740994\n"},
-		{"other order", []float64{1, 1, big}, "a 9007199254740994\n"},
+		{"up to 2^53", []float64{big - 2, 1, 1}, "a 9007199254740992\n"},
+		{"other order", []float64{1, 1, big - 2}, "a 9007199254740992\n"},
 		{"fraction", []float64{1.5, 2}, "a 3.5\n"},
-		{"overflow falls back to float", []float64{9e18, 9e18}, "a 18000000000000000000\n"},
+		{"beyond 2^53", []float64{big, 1, 1}, ""},
+		{"beyond int64", []float64{9e15, 9e15}, ""},
+		{"fraction beyond 2^53", []float64{big, 1.5}, ""},
 	}
 	for _, tc := range tests {
 		var p Profile
@@ -263,9 +266,10 @@ func TestProfileExactSums(t *testing.T) {
 			p.Add(&Record{Stack: []byte("a"), Count: c, Kind: Classic})
 		}
 		var b strings.Builder
-		p.WriteTo(&b)
-		if b.String() != tc.want {
-			t.Errorf("%s: %q, want %q", tc.name, b.String(), tc.want)
+		_, err := p.WriteTo(&b)
+		var se *SumError
+		if tc.want == "" && (!errors.As(err, &se) || se.Stack != "a" || b.Len() != 0) || tc.want != "" && (err != nil || b.String() != tc.want) {
+			t.Errorf("%s: %q %v, want %q", tc.name, b.String(), err, tc.want)
 		}
 	}
 }

@@ -3,11 +3,13 @@ package source
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"flamekit/pkg/folded"
 	"flamekit/pkg/source/decompress"
@@ -48,6 +50,7 @@ type Input struct {
 	Complete bool              // Head is the whole content
 	TempDir  string            // where copies are made: Options.TempDir, until changed
 
+	gzTime time.Time                     // the MTIME of the gzip header, if any
 	file   string                        // the path of a regular file
 	reopen func() (io.ReadCloser, error) // the raw bytes, again (nil for a stream)
 
@@ -56,9 +59,10 @@ type Input struct {
 	rawClose io.Closer     // closes the stream (nil: the caller's)
 	keep     bool          // copy the stream as it is read
 	used     bool          // the stream has been opened
-	spool    string        // the copy of the stream
+	spool    *tempFile     // the copy of the stream
 	whole    bool          // the copy holds all of the stream
-	copyPath string        // the decompressed copy Path made
+	copy     *tempFile     // the decompressed copy Path made
+	cut      error         // the compressed input is cut short: the copy holds what came before
 }
 
 // Open opens the input called name: "-" is Options.Stdin, anything else a
@@ -159,6 +163,7 @@ func (in *Input) sniff(br *bufio.Reader) error {
 		return fmt.Errorf("%s: %w", in.Display, err)
 	}
 	in.Method = m
+	in.gzTime = gzipTime(raw)
 	in.Head = bytes.Clone(head)
 	in.Complete = len(raw) < PeekSize && whole
 	in.Sniffed = Sniff(in.Head, in.Complete)
@@ -223,7 +228,7 @@ func (in *Input) Spool() error {
 func (in *Input) Rereadable() bool {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	return in.reopen != nil || in.spool != "" && in.whole
+	return in.reopen != nil || in.spool != nil && in.whole
 }
 
 // Open returns the content of the input from its start, decompressed: a
@@ -274,21 +279,21 @@ func (in *Input) openRaw() (io.Reader, io.Closer, *tee, error) {
 		if !in.keep {
 			return br, closer, nil, nil
 		}
-		f, err := createTemp(in.TempDir, "flamekit-*.spool")
+		tf, err := createTemp(in.TempDir, "flamekit-*.spool")
 		if err != nil {
 			closer.Close()
 			return nil, nil, nil, fmt.Errorf("%s: cannot keep a copy of the stream to read it again (set TMPDIR to a directory with room): %w", in.Display, err)
 		}
-		in.spool = f.Name()
-		t := &tee{in: in, src: br, f: f}
-		return t, closers{t, closer}, t, nil
-	case in.spool != "" && in.whole:
-		f, err := os.Open(in.spool)
+		in.spool = tf
+		t := &tee{in: in, src: br, f: tf.f}
+		return t, closer, t, nil
+	case in.spool != nil && in.whole:
+		f, err := os.Open(in.spool.path)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("%s: reading the copy of the stream: %w", in.Display, err)
 		}
 		return f, f, nil, nil
-	case in.spool != "":
+	case in.spool != nil:
 		return nil, nil, nil, fmt.Errorf("%s: the copy of the stream is incomplete (its first reading stopped before the end): it cannot be read again", in.Display)
 	}
 	return nil, nil, nil, fmt.Errorf("%s can be read only once: it is a stream (standard input, a pipe, a FIFO) and no copy of it was kept", in.Display)
@@ -298,15 +303,19 @@ func (in *Input) openRaw() (io.Reader, io.Closer, *tee, error) {
 // decompressed: the input itself when it is an uncompressed regular file,
 // the copy of an uncompressed stream spooled whole (see Spool), else a
 // temporary copy (made once; Close removes it). For readers that
-// read at offsets (perf.data).
+// read at offsets (perf.data). A compressed input cut short gives a copy
+// of what came before the cut, and Cut says so.
 func (in *Input) Path() (string, error) {
 	if in.file != "" && in.Method == decompress.None {
 		return in.file, nil
 	}
 	in.mu.Lock()
-	p := in.copyPath
-	if p == "" && in.Method == decompress.None && in.spool != "" && in.whole {
-		p = in.spool // the copy of an uncompressed stream is its content
+	var p string
+	switch {
+	case in.copy != nil:
+		p = in.copy.path
+	case in.Method == decompress.None && in.spool != nil && in.whole:
+		p = in.spool.path // the copy of an uncompressed stream is its content
 	}
 	in.mu.Unlock()
 	if p != "" {
@@ -317,22 +326,76 @@ func (in *Input) Path() (string, error) {
 		return "", err
 	}
 	defer rc.Close()
-	f, err := createTemp(in.TempDir, "flamekit-*.data")
+	tf, err := createTemp(in.TempDir, "flamekit-*.data")
 	if err != nil {
 		return "", fmt.Errorf("%s: a decompressed copy is needed to read it, and cannot be made (set TMPDIR to a directory with room): %w", in.Display, err)
 	}
-	_, err = io.Copy(f, rc)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	var cut error
+	if _, err = io.Copy(tf.f, rc); errors.Is(err, decompress.ErrTruncated) {
+		// A perf.data.gz cut off (a copy interrupted, a full disk):
+		// the copy holds the content up to the cut, which a reader of
+		// a perf.data cut short reads to its last complete record, as
+		// it reads the same cut uncompressed.
+		cut, err = err, nil
 	}
 	if err != nil {
-		removeTemp(f.Name())
-		return "", fmt.Errorf("%s: making a decompressed copy in %s: %w", in.Display, f.Name(), err)
+		name := tf.f.Name()
+		tf.close()
+		return "", fmt.Errorf("%s: making a decompressed copy in %s: %w", in.Display, name, err)
+	}
+	if t, ok := in.ModTime(); ok {
+		// The copy is dated as its content (perf script prints it as
+		// "captured on").
+		os.Chtimes(tf.path, t, t)
 	}
 	in.mu.Lock()
-	in.copyPath = f.Name()
+	in.copy, in.cut = tf, cut
 	in.mu.Unlock()
-	return f.Name(), nil
+	return tf.path, nil
+}
+
+// Cut returns why the decompressed copy Path made holds less than the
+// input should (a compressed stream cut short: what came before the cut
+// is there, whole), nil when it is whole or none was made.
+func (in *Input) Cut() error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.cut
+}
+
+// ModTime returns when the content was written, for the readers that
+// date a capture by it (perf.data's "captured on"): an uncompressed
+// file's modification time; for a gzip input, file or stream, the time its
+// header records (the original file's, as gzip keeps it). Anything else
+// has none (false): a stream not gzipped (standard input), gzip -n, zstd,
+// whose frames hold no time. A compressed file's own time is not used:
+// it is the original's only when gzip or zstd made it in place (not with
+// -c, nor after a copy or a checkout). Path's copies have the time of
+// copying, never the content's.
+func (in *Input) ModTime() (time.Time, bool) {
+	switch {
+	case !in.gzTime.IsZero():
+		return in.gzTime, true
+	case in.file == "" || in.Method != decompress.None:
+		return time.Time{}, false
+	}
+	st, err := os.Stat(in.file)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return st.ModTime(), true
+}
+
+// gzipTime returns the MTIME of a gzip header at the start of raw (zero
+// for none, or 0: "no time stamp", gzip -n or a stream).
+func gzipTime(raw []byte) time.Time {
+	if len(raw) < 8 || raw[0] != 0x1f || raw[1] != 0x8b || raw[2] != 8 {
+		return time.Time{}
+	}
+	if sec := binary.LittleEndian.Uint32(raw[4:8]); sec != 0 {
+		return time.Unix(int64(sec), 0)
+	}
+	return time.Time{}
 }
 
 // Size returns the size in bytes of a regular file as stored
@@ -357,12 +420,10 @@ func (in *Input) Close() error {
 		errs = append(errs, in.rawClose.Close())
 	}
 	in.raw = nil
-	for _, p := range []*string{&in.spool, &in.copyPath} {
-		if *p != "" {
-			if err := removeTemp(*p); err != nil && !errors.Is(err, os.ErrNotExist) {
-				errs = append(errs, err)
-			}
-			*p = ""
+	for _, p := range []**tempFile{&in.spool, &in.copy} {
+		if *p != nil {
+			errs = append(errs, (*p).close())
+			*p = nil
 		}
 	}
 	in.whole = false
@@ -415,7 +476,7 @@ func (t *tee) Read(p []byte) (int, error) {
 	if err == io.EOF && !t.eof {
 		t.eof = true
 		t.in.mu.Lock()
-		t.in.whole = t.in.spool == t.f.Name()
+		t.in.whole = t.in.spool != nil && t.in.spool.f == t.f
 		t.in.mu.Unlock()
 	}
 	return n, err
@@ -430,21 +491,9 @@ func (t *tee) drain() error {
 	return err
 }
 
-func (t *tee) Close() error { return t.f.Close() }
-
 type nopCloser struct{}
 
 func (nopCloser) Close() error { return nil }
-
-type closers []io.Closer
-
-func (cs closers) Close() error {
-	var errs []error
-	for _, c := range cs {
-		errs = append(errs, c.Close())
-	}
-	return errors.Join(errs...)
-}
 
 // Inputs are the inputs of one run.
 type Inputs []*Input

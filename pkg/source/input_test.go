@@ -2,6 +2,7 @@ package source
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"flamekit/pkg/source/decompress"
 
@@ -120,11 +122,12 @@ func TestStreamKeep(t *testing.T) {
 			t.Fatalf("read %d: %d bytes, want %d", i, len(got), len(foldedText))
 		}
 	}
-	spools, _ := filepath.Glob(filepath.Join(dir, "*"))
-	if len(spools) != 1 {
-		t.Fatalf("copies: %v", spools)
+	// The copy has no name in dir from the start (it is unlinked as
+	// soon as it is made): a run killed now leaves nothing behind.
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+		t.Errorf("copies with a name while open: %v", left)
 	}
-	if b, _ := os.ReadFile(spools[0]); !bytes.Equal(b, raw) {
+	if b, _ := os.ReadFile(in.spool.path); !bytes.Equal(b, raw) {
 		t.Errorf("the copy holds %d bytes, want the %d of the stream", len(b), len(raw))
 	}
 	if err := in.Close(); err != nil {
@@ -195,9 +198,8 @@ func TestStreamSpool(t *testing.T) {
 			if b, _ := os.ReadFile(p); !bytes.Equal(b, foldedText) {
 				t.Errorf("Path holds %d bytes, want the %d of the content", len(b), len(foldedText))
 			}
-			copies, _ := filepath.Glob(filepath.Join(dir, "*"))
-			if want := map[string]int{"plain": 1, "gzip": 2}[tc.name]; len(copies) != want {
-				t.Errorf("copies %v, want %d", copies, want)
+			if copies, _ := filepath.Glob(filepath.Join(dir, "*")); len(copies) != 0 {
+				t.Errorf("copies with a name: %v, want none (unlinked when made)", copies)
 			}
 		})
 	}
@@ -212,8 +214,11 @@ func TestStreamSpool(t *testing.T) {
 	}
 }
 
-// TestRemoveTemps: what a signal handler calls removes every copy.
+// TestRemoveTemps: without /proc, the copies keep their names while
+// open, and what a signal handler calls removes them all.
 func TestRemoveTemps(t *testing.T) {
+	defer func(p string) { procFD = p; temps.closing = false }(procFD)
+	procFD = "/nonexistent/%d/%d"
 	dir := t.TempDir()
 	in, err := OpenReader("pipe", bytes.NewReader(gz(foldedText)), Options{TempDir: dir})
 	if err != nil {
@@ -286,15 +291,18 @@ func TestPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(p); !bytes.HasPrefix(b, []byte("PERFILE2")) || filepath.Dir(p) != dir {
+	if b, _ := os.ReadFile(p); !bytes.HasPrefix(b, []byte("PERFILE2")) {
 		t.Errorf("copy %s does not hold the perf.data file", p)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+		t.Errorf("the copy has a name in TMPDIR while open: %v", left)
 	}
 	if p2, _ := in.Path(); p2 != p {
 		t.Errorf("second copy %s", p2)
 	}
 	in.Close()
-	if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("copy left after Close: %v", err)
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+		t.Errorf("copy left after Close: %v", left)
 	}
 }
 
@@ -335,5 +343,45 @@ func TestFormatForced(t *testing.T) {
 	}
 	if in.Kind != PerfScript || in.Sniffed != PerfData {
 		t.Errorf("kind %v sniffed %v", in.Kind, in.Sniffed)
+	}
+}
+
+// TestModTime: the date of the content is a plain file's, a gzip
+// header's (file or stream), and nothing else: not a compressed file's
+// own, not a stream's.
+func TestModTime(t *testing.T) {
+	date := time.Date(2026, 11, 28, 2, 15, 50, 0, time.UTC)
+	gzAt := func(mod time.Time) []byte {
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		w.ModTime = mod
+		w.Write(foldedText)
+		w.Close()
+		return b.Bytes()
+	}
+	plain := write(t, "plain", foldedText)
+	os.Chtimes(plain, date, date)
+	undated := write(t, "undated.gz", gzAt(time.Time{}))
+	os.Chtimes(undated, date, date) // gzip made it in place, maybe: not known
+	for _, tc := range []struct {
+		name string
+		open func() (*Input, error)
+		ok   bool
+	}{
+		{"plain file", func() (*Input, error) { return Open(plain, Options{}) }, true},
+		{"gzip file", func() (*Input, error) { return Open(write(t, "dated.gz", gzAt(date)), Options{}) }, true},
+		{"gzip stream", func() (*Input, error) { return Open("-", Options{Stdin: bytes.NewReader(gzAt(date))}) }, true},
+		{"gzip -n file", func() (*Input, error) { return Open(undated, Options{}) }, false},
+		{"stream", func() (*Input, error) { return Open("-", Options{Stdin: bytes.NewReader(foldedText)}) }, false},
+	} {
+		in, err := tc.open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := in.ModTime()
+		if ok != tc.ok || ok && !got.Equal(date) {
+			t.Errorf("%s: %v %v, want %v %v", tc.name, got, ok, date, tc.ok)
+		}
+		in.Close()
 	}
 }

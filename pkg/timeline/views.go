@@ -124,6 +124,20 @@ func (s *sum) add(n int64, frac float64) {
 	s.frac += frac
 }
 
+// check returns a *folded.SumError for a sum beyond folded.MaxCount,
+// which no reader would accept.
+func (s *sum) check(stack []byte) error {
+	switch {
+	case !s.overflow && s.frac == 0 && s.n > folded.MaxCount:
+		return &folded.SumError{Stack: string(stack), Sum: strconv.FormatInt(s.n, 10)}
+	case s.overflow:
+		return &folded.SumError{Stack: string(stack), Sum: "about " + folded.FormatCount(s.f+s.frac)}
+	case float64(s.n)+s.frac > folded.MaxCount:
+		return &folded.SumError{Stack: string(stack), Sum: "about " + folded.FormatCount(float64(s.n)+s.frac)}
+	}
+	return nil
+}
+
 // append writes the sum as a folded count: exactly while every count was
 // a whole number and the sum fits in an int64, else as a float64.
 func (s *sum) append(dst []byte) []byte {
@@ -253,7 +267,17 @@ func (t *Timeline) WriteFolded(w io.Writer) (int64, error) {
 			continue
 		}
 		l := &lines[line[it.node]-1]
-		buf = append(buf[:0], path...)
+		if err := l.after.check(path); err != nil {
+			return cw.n, err
+		}
+		if err := l.before.check(path); l.diff && err != nil {
+			return cw.n, err
+		}
+		kind := folded.Classic
+		if l.diff {
+			kind = folded.Diff
+		}
+		buf, _ = folded.AppendStack(buf[:0], path, kind)
 		buf = append(buf, ' ')
 		if l.diff {
 			buf = l.before.append(buf)

@@ -2,6 +2,7 @@ package timeline_test
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"flamekit/pkg/folded"
@@ -45,7 +46,7 @@ func profileOf(text []byte) string {
 // TestWriteFoldedIsProfile: the summed view of a one-cell timeline is
 // folded.Profile's output byte for byte, with one entry per distinct
 // stack, on a real capture and on odd lines (classic, differential,
-// fractions, empty frames, sums past 2^53).
+// fractions, empty frames, sums up to 2^53).
 func TestWriteFoldedIsProfile(t *testing.T) {
 	tests := map[string][]byte{
 		"burst":    collapse(t, "burst"),
@@ -53,7 +54,7 @@ func TestWriteFoldedIsProfile(t *testing.T) {
 		"diff":     []byte("a;b 1 2\na;c 3\na;b 0.25 0.5\nx 0.1\nx 0.2\n"),
 		"odd":      []byte(" 1 @1.0\n;x 1 @1.0\na;;b 1 @1.0\na;b; 1 @1.0\na 2\na;b 1\na;b1 1\na;b;c 1\n"),
 		"prefixes": []byte("a;b 1\na;b1 1\na;b;c 1\na;b! 1\na;b.x;y 1\na 1\na! 1\n; 1\na;;b 1\nb;a 1\na;b;c;d 1\na;b;;x 1\na;b:1 1\na;b:;q 2\n"),
-		"big":      []byte("a 9007199254740992 @1\na 9007199254740992 @2\na 3 @3\nb 0.5\nb 0.25 @4\n"),
+		"big":      []byte("a 9007199254740990 @1\na 1 @2\na 1 @3\nb 0.5\nb 0.25 @4\n"),
 	}
 	for name, text := range tests {
 		got, tl := summed(t, text)
@@ -108,5 +109,28 @@ func TestWidthCells(t *testing.T) {
 	}
 	if first, _, _ := tl.Span(); first != tl.CellOf(-50) {
 		t.Errorf("span starts at cell %d", first)
+	}
+}
+
+// TestWriteFoldedRefusesBeyondRange: a sum beyond 2^53, which no reader
+// accepts, is an error of the timeline's view as of folded.Profile, not a
+// rounded line.
+func TestWriteFoldedRefusesBeyondRange(t *testing.T) {
+	text := []byte("a 9007199254740992 @1\na 9007199254740992 @2\na 3 @3\nb 1 @4\n")
+	b := timeline.NewBuilder(timeline.Options{Whole: true, Merge: timeline.MergeInputs | timeline.MergeThreads | timeline.MergeCPUs})
+	var p folded.Profile
+	rd := folded.NewReader(bytes.NewReader(text), "in")
+	for rd.Next() {
+		b.Add(rd.Record())
+		p.Add(rd.Record())
+	}
+	var out bytes.Buffer
+	_, err := b.Build().WriteFolded(&out)
+	var se *folded.SumError
+	if !errors.As(err, &se) || se.Stack != "a" || !errors.Is(err, folded.ErrCountRange) {
+		t.Errorf("timeline: %v", err)
+	}
+	if _, err := p.WriteTo(&out); !errors.As(err, &se) || se.Sum != "18014398509481987" {
+		t.Errorf("folded.Profile: %v", err)
 	}
 }

@@ -2,7 +2,6 @@ package stackfilter
 
 import (
 	"bufio"
-	"bytes"
 	"strconv"
 
 	"flamekit/pkg/folded"
@@ -19,10 +18,12 @@ type Stats struct {
 	// Unknown counts the lines dropped because the selection needs a
 	// field (cpu=, pid=, tid=) the line does not carry.
 	Unknown int64
-	// Escaped counts the classic lines whose new stack ended in a blank
-	// and a number ("f 2" after --hide of the frames after it), which a
-	// reader would take for the first count of a differential line: that
-	// blank was written '_' (see Escape).
+	// Escaped counts the lines whose new stack a reader would misread:
+	// a classic one ending in a blank and a number ("f 2" after --hide
+	// of the frames after it), the first count of a differential line;
+	// one that begins as a metadata line ("# flamekit v1 timed x" after
+	// --hide of the frames before it). That blank was written '_' (see
+	// folded.AppendStack).
 	Escaped int64
 }
 
@@ -125,11 +126,9 @@ func (c *Copier) Record(rec *folded.Record, text []byte) error {
 	if !keep {
 		return nil
 	}
-	if rec.Kind == folded.Classic && !sameSlice(out, rec.Stack) {
-		if e, ok := Escape(out); ok {
-			out = e
-			st.Escaped++
-		}
+	if !sameSlice(out, rec.Stack) && folded.NeedsEscape(out, rec.Kind) {
+		out, _ = folded.AppendStack(nil, out, rec.Kind)
+		st.Escaped++
 	}
 	if err := writeLine(c.w, text, rec, out); err != nil {
 		return err
@@ -165,31 +164,6 @@ func writeLine(w *bufio.Writer, text []byte, rec *folded.Record, out []byte) err
 		return err
 	}
 	return w.WriteByte('\n')
-}
-
-// Escape returns stack with the blank before a trailing number replaced
-// by '_', when it ends in whitespace and a number: "stack count" would
-// then read as a differential line. ok is false (and stack returned as
-// is) when the stack needs no escape.
-func Escape(stack []byte) ([]byte, bool) {
-	i := len(stack)
-	for i > 0 && (stack[i-1] >= '0' && stack[i-1] <= '9' || stack[i-1] == '.') {
-		i--
-	}
-	if i == len(stack) || i == 0 {
-		return stack, false
-	}
-	switch stack[i-1] {
-	case ' ', '\t', '\n', '\r', '\f', '\v':
-	default:
-		return stack, false
-	}
-	if _, ok := folded.ParseCount(stack[i:]); !ok {
-		return stack, false
-	}
-	e := bytes.Clone(stack)
-	e[i-1] = '_'
-	return e, true
 }
 
 // sameSlice reports whether a and b are the same bytes in memory: what

@@ -165,10 +165,9 @@ func FuzzFilter(f *testing.F) {
 			in += r.Count
 			s, keep := reference(o, string(r.Stack))
 			if keep {
-				if r.Kind == folded.Classic && s != string(r.Stack) {
-					if e, ok := Escape([]byte(s)); ok {
-						s = string(e)
-					}
+				if s != string(r.Stack) {
+					e, _ := folded.AppendStack(nil, []byte(s), r.Kind)
+					s = string(e)
 				}
 				r.Stack = []byte(s)
 				want = append(want, r)

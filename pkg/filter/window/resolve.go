@@ -54,7 +54,7 @@ func (c *Clock) Resolve(sp Spec) (Window, error) {
 	var err error
 	if wall, ok := sp.wallAnchor(); ok {
 		if len(c.Refs) == 0 {
-			return w, fmt.Errorf("cannot place wall-clock time %s: the input carries neither a clock reference (perf record -k, or the recorder's marker) nor a \"captured on\" date with the time of the last sample; give the time on perf's clock (--at @SECONDS±W) or relative to the first sample (--at 70s±W)", wall.Format(time.RFC3339Nano))
+			return w, fmt.Errorf("cannot place wall-clock time %s: the input carries neither a clock reference (perf record -k, or the recorder's marker) nor a \"captured on\" date with the time of the last sample (a perf.data read from standard input, or gzipped with -n, or zstd, has no date: its copy's would be the time of reading; name the file itself); give the time on perf's clock (--at @SECONDS±W) or relative to the first sample (--at 70s±W)", wall.Format(time.RFC3339Nano))
 		}
 		r := c.refForWall(wall)
 		w.Ref = &r

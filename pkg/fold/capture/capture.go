@@ -139,7 +139,18 @@ func (f *Folder) openData(in *source.Input) (collapse.Producer, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := perfdata.Open(file, perfdata.Options{Symbolizer: f.Resolver, AllowForeign: f.AllowForeign})
+	if cut := in.Cut(); cut != nil {
+		f.warnf("%s: %v: reading the perf.data it holds up to the cut", path, cut)
+	}
+	opt := perfdata.Options{Symbolizer: f.Resolver, AllowForeign: f.AllowForeign}
+	// A copy (gzipped, standard input) is dated as the capture, or not
+	// at all: never by the time of copying.
+	if t, ok := in.ModTime(); ok {
+		opt.ModTime = t
+	} else {
+		opt.NoModTime = true
+	}
+	r, err := perfdata.Open(file, opt)
 	var unsupported *perfdata.UnsupportedError
 	if errors.As(err, &unsupported) {
 		if f.Perf == "" {

@@ -214,6 +214,12 @@ func writeLists(w io.Writer, lists []sumList, div int64) error {
 				break
 			}
 		}
+		if err := checkSum(stack, sum, div); err != nil {
+			return err
+		}
+		if folded.NeedsEscape(stack, folded.Classic) { // in place: stack is buf's end
+			folded.AppendStack(stack[:0], stack, folded.Classic)
+		}
 		buf = appendSum(buf, sum, div)
 		if len(buf) >= chunkSize {
 			if _, err := w.Write(buf); err != nil {
@@ -224,6 +230,21 @@ func writeLists(w io.Writer, lists []sumList, div int64) error {
 	}
 	_, err := w.Write(buf)
 	return err
+}
+
+// checkSum returns a *folded.SumError for a sum (saturated at the
+// largest int64) that divided by div is beyond folded.MaxCount: no reader
+// would accept the line, so it is refused rather than rounded.
+func checkSum(stack []byte, sum, div int64) error {
+	switch {
+	case sum == math.MaxInt64:
+		return &folded.SumError{Stack: string(stack), Sum: "more than " + strconv.FormatInt(sum/div, 10)}
+	case div == 1 && sum > folded.MaxCount:
+		return &folded.SumError{Stack: string(stack), Sum: strconv.FormatInt(sum, 10)}
+	case float64(sum)/float64(div) > folded.MaxCount:
+		return &folded.SumError{Stack: string(stack), Sum: "about " + folded.FormatCount(float64(sum)/float64(div))}
+	}
+	return nil
 }
 
 // appendSum appends the end of a classic line: a space, sum divided by

@@ -2,6 +2,7 @@ package collapse
 
 import (
 	"bytes"
+	"flamekit/pkg/folded"
 	"io"
 	"math/bits"
 	"runtime"
@@ -306,7 +307,7 @@ func (c chunks) put(b []byte) {
 // are sorted, their counts divided by div, in chunks of about chunkSize
 // bytes taken from free (a line is never cut): the sums of keys of one
 // text are added.
-func (l *keyList) appendLines(out [][]byte, free chunks, div int64) [][]byte {
+func (l *keyList) appendLines(out [][]byte, free chunks, div int64, bad *sumErr) [][]byte {
 	buf := free.get()
 	text, n, ok := l.next()
 	for ok {
@@ -324,9 +325,36 @@ func (l *keyList) appendLines(out [][]byte, free chunks, div int64) [][]byte {
 			}
 			sum = addSat(sum, n)
 		}
+		if err := checkSum(line, sum, div); err != nil {
+			bad.set(err)
+		}
+		if folded.NeedsEscape(line, folded.Classic) { // in place: line is buf's end
+			folded.AppendStack(line[:0], line, folded.Classic)
+		}
 		buf = appendSum(buf, sum, div)
 	}
 	return append(out, buf)
+}
+
+// sumErr keeps the first sum beyond folded.MaxCount that the goroutines
+// making lines found.
+type sumErr struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (e *sumErr) set(err error) {
+	e.mu.Lock()
+	if e.err == nil {
+		e.err = err
+	}
+	e.mu.Unlock()
+}
+
+func (e *sumErr) get() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
 }
 
 // writeTo writes the classic lines of the keys to w, their counts divided
@@ -348,6 +376,7 @@ func (kr *keyRanges) writeTo(w io.Writer, div int64) error {
 		done[r] = make(chan [][]byte, 1)
 	}
 	quit := make(chan struct{})
+	var bad sumErr
 	var next atomic.Int32
 	var wg sync.WaitGroup
 	for range workers {
@@ -365,14 +394,18 @@ func (kr *keyRanges) writeTo(w io.Writer, div int64) error {
 				if r >= kr.n {
 					return
 				}
-				done[r] <- kr.sorted(r, &scratch).appendLines(nil, free, div)
+				done[r] <- kr.sorted(r, &scratch).appendLines(nil, free, div, &bad)
 			}
 		}()
 	}
 	var err error
 write:
 	for r := range kr.n {
-		for _, buf := range <-done[r] {
+		bufs := <-done[r]
+		if err = bad.get(); err != nil {
+			break // a sum out of range: its line is not written
+		}
+		for _, buf := range bufs {
 			if _, err = w.Write(buf); err != nil {
 				break write
 			}
@@ -382,6 +415,9 @@ write:
 	}
 	close(quit)
 	wg.Wait()
+	if err == nil {
+		err = bad.get()
+	}
 	return err
 }
 

@@ -52,6 +52,7 @@ type stage struct {
 	weight    int64 // in base units: periods, payload values, or ns
 	events    eventCounts
 	noWeight  int64
+	huge      int64
 	sym       symCounts
 	symDone   bool
 	sums      *sharedSums // classic sums of the workers
@@ -270,6 +271,7 @@ func (st *stage) merge(b *batch) error {
 	}
 	st.events.merge(b.events)
 	st.noWeight += b.noWeight
+	st.huge += b.huge
 	st.sym.merge(&b.sym)
 	if in.off != nil {
 		for i := range b.items {
@@ -525,6 +527,9 @@ func (st *stage) report(sum *Summary) {
 	}
 	if st.noWeight > 0 {
 		st.warn("left out %s samples without a numeric payload field %q (--weight)", thousands(st.noWeight), opt.Weight)
+	}
+	if st.huge > 0 {
+		st.warn("left out %s samples whose weight (perf's period, or --weight) is beyond 2^53, the largest count a folded reader accepts (perf prints 2^64-1 for a broken counter)", thousands(st.huge))
 	}
 }
 

@@ -46,6 +46,7 @@ type batch struct {
 	all      folded.Span // of every sample with a time: the capture's ends
 	events   eventCounts
 	noWeight int64    // samples without the --weight field
+	huge     int64    // samples whose weight is beyond folded.MaxCount
 	items    []item   // off-CPU input, in input order
 	recs     []outRec // RunRecords: the timed lines, their bytes in out
 	arena    []byte
@@ -150,6 +151,13 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 			weight = v
 		case s.HasPeriod && s.Period != 0:
 			weight = s.Period
+		}
+		if weight > folded.MaxCount || weight < 0 {
+			// No reader accepts the line (perf's 2^64-1, a broken
+			// counter): left out and counted, never wrapped nor rounded.
+			b.huge++
+			b.events.add(s.Event, false)
+			return
 		}
 		if !b.d.timed && !w.st.offCPU && !opt.Inline && !opt.Srcline {
 			// The classic sums go by key: numbers, not text.

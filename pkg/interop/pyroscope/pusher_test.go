@@ -455,3 +455,30 @@ func TestPusherLate(t *testing.T) {
 		t.Errorf("classic record: %v", err)
 	}
 }
+
+// TestIngestSilentServer: a server that accepts the connection and never
+// answers holds one Ingest no longer than Client.Total, every attempt
+// included, and the error says so.
+func TestIngestSilentServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer ln.Close()
+	go func() { // accept, read, never answer
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go io.Copy(io.Discard, conn)
+		}
+	}()
+	var s sleeps
+	c := client(t, "http://"+ln.Addr().String(), Auth{}, &s)
+	c.Total = 300 * time.Millisecond
+	_, err = c.Ingest(context.Background(), Request{Name: "svc{}", Profile: []byte("x")})
+	if !errors.Is(err, ErrTotal) || !strings.Contains(err.Error(), "within 300ms") {
+		t.Fatalf("err %v, want the time limit", err)
+	}
+}

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"flamekit/pkg/folded"
 	"flamekit/pkg/perf/sample"
@@ -32,6 +34,17 @@ type Options struct {
 	// Damage), which names and decodes tracepoint events. Default:
 	// /sys/kernel/tracing, else /sys/kernel/debug/tracing.
 	TraceFS string
+	// ModTime, when not zero, is when the capture was written, for its
+	// "captured on" (which perf takes from the file's modification
+	// time): the original's, for a file that is a copy of it (a
+	// decompressed perf.data.gz, standard input), whose own time is that
+	// of the copying.
+	ModTime time.Time
+	// NoModTime says the file is a copy and nothing tells when the
+	// capture was written (standard input, gzip -n, zstd): it then has no
+	// "captured on", and no wall clock unless it recorded one (perf
+	// record -k) — rather than the time of the copying, hours off.
+	NoModTime bool
 }
 
 // Stats counts what a Reader read and what it skipped.
@@ -123,7 +136,7 @@ type outFields struct {
 // mode, --call-graph dwarf not of x86-64, LBR call stacks, a big-endian file, a capture
 // from another host whose objects are not here), a *FormatError when it
 // is not a perf.data file. The capture's "captured on" is the file's
-// modification time, as perf prints it.
+// modification time, as perf prints it (see Options.ModTime for a copy).
 func Open(path string, opt Options) (*Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -153,7 +166,13 @@ func newReader(f file, name string, opt Options) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi.capture.CapturedOn = ctime(st.ModTime())
+	switch {
+	case opt.NoModTime:
+	case !opt.ModTime.IsZero():
+		fi.capture.CapturedOn = ctime(opt.ModTime)
+	default:
+		fi.capture.CapturedOn = ctime(st.ModTime())
+	}
 	if fi.damage != nil && fi.tracing == nil {
 		fi.tracing = lostTracing(fi, opt.TraceFS)
 	}
@@ -778,10 +797,11 @@ func (r *Reader) head(rec *sampleRec) {
 		s.HasTime = true
 	}
 	if of.period {
-		s.Period = int64(rec.period)
+		p := rec.period
 		if a.sampleType&samplePeriod == 0 {
-			s.Period = int64(a.period)
+			p = a.period
 		}
+		s.Period = int64(min(p, math.MaxInt64)) // 2^64-1 stays out of range, not -1
 		s.HasPeriod = true
 	}
 	s.Event = a.nameBytes

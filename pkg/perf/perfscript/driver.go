@@ -22,6 +22,11 @@ const DefaultChunkSize = 2 << 20
 // ErrNotPerfScriptLine is the error of a skipped line.
 var ErrNotPerfScriptLine = errors.New("not a perf script sample header, frame, comment or blank line")
 
+// ErrHashComm is the error of a sample whose comm starts with '#': perf
+// script's text cannot tell its header from a comment, and it is skipped
+// (as stackcollapse-perf.pl skips it), counted.
+var ErrHashComm = errors.New("a sample of a process whose name starts with '#', which perf script text cannot tell from a comment: skipped, as stackcollapse-perf.pl skips it (read the perf.data file itself to keep it)")
+
 // chunkBuffers returns a function that makes chunk buffers of size bytes
 // (for one goroutine). The first is allocated alone: an input of one chunk
 // needs no more. When a second is needed, it and the next n-2 are cut
@@ -173,7 +178,11 @@ func (c *textChunk) Fold(s *collapse.Sink) {
 func (c *textChunk) Done() {
 	t := c.t
 	for _, b := range c.bad {
-		t.skips.Note(t.name, t.lineBase+b.line, b.text, ErrNotPerfScriptLine)
+		err := b.err
+		if err == nil {
+			err = ErrNotPerfScriptLine
+		}
+		t.skips.Note(t.name, t.lineBase+b.line, b.text, err)
 	}
 	t.skips.Count += c.skipped - len(c.bad)
 	t.lineBase += c.lines

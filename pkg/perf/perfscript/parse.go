@@ -15,6 +15,7 @@ const maxBadLines = 1
 type badLine struct {
 	line int    // line number within the chunk
 	text []byte // the line, in the chunk
+	err  error  // why it was skipped (nil: ErrNotPerfScriptLine)
 }
 
 // parser turns perf script lines into samples, one chunk at a time. A
@@ -88,6 +89,19 @@ func (p *parser) next() *sample.Sample {
 // line handles one line; it reports whether a sample is complete.
 func (p *parser) line(line []byte) bool {
 	if len(line) > 0 && line[0] == '#' {
+		// A comment ("# ...", "#"), or the header of a sample whose
+		// comm starts with '#' (a process may name itself "#evil"):
+		// skipped as Perl skips it, but counted and said.
+		if len(line) < 2 || isSpace(line[1]) {
+			return false
+		}
+		p.toks = splitTokens(p.toks[:0], line)
+		if _, ok := parseHeader(line, p.toks); ok {
+			p.skipped++
+			if len(p.bad) < maxBadLines {
+				p.bad = append(p.bad, badLine{p.lineNo, line, ErrHashComm})
+			}
+		}
 		return false
 	}
 	if n := len(line); n > 0 && line[n-1] == '\r' {
@@ -114,7 +128,7 @@ func (p *parser) line(line []byte) bool {
 	}
 	p.skipped++
 	if len(p.bad) < maxBadLines {
-		p.bad = append(p.bad, badLine{p.lineNo, line})
+		p.bad = append(p.bad, badLine{p.lineNo, line, nil})
 	}
 	return false
 }

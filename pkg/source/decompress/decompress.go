@@ -145,11 +145,16 @@ func (d *reader) Close() error {
 	return c()
 }
 
+// ErrTruncated is what the error of a compressed stream cut short is
+// (errors.Is): what was decompressed before the cut is the content's
+// start, whole.
+var ErrTruncated = errors.New("truncated (unexpected end of file)")
+
 // describe makes the error of a compressed stream say what is wrong in
 // words a user acts on.
 func describe(m Method, err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("%s data is truncated (unexpected end of file)", m)
+		return fmt.Errorf("%s data is %w", m, ErrTruncated)
 	}
 	if strings.HasPrefix(err.Error(), m.String()+":") {
 		return err

@@ -56,8 +56,8 @@ func Run(c Config, env *tool.Env) error {
 	}
 	for _, l := range lines {
 		if l.Before > folded.MaxCount || l.After > folded.MaxCount {
-			env.Warnf("warning: the counts of %q sum to about %s, beyond 2^53, and are written rounded", l.Stack, folded.FormatCount(max(l.Before, l.After)))
-			break
+			// The range every reader accepts: refused, not rounded.
+			return &folded.SumError{Stack: l.Stack, Sum: "about " + folded.FormatCount(max(l.Before, l.After))}
 		}
 	}
 	var line []byte

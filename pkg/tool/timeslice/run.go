@@ -15,6 +15,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -218,8 +219,8 @@ func (c *run) check() error {
 	if c.Bursts && (c.Heatmap != "" || c.KeepTime || c.Push != "" || c.Format != "folded") {
 		return tool.Usagef("--bursts prints windows: it cannot be combined with --heatmap (which marks them), --keep-time, --format pprof/otlp or --push")
 	}
-	if c.Top < 1 || c.Threshold <= 0 {
-		return tool.Usagef("--top wants 1 or more, --threshold more than 0")
+	if c.Top < 1 || !(c.Threshold > 0) || math.IsInf(c.Threshold, 1) {
+		return tool.Usagef("--top wants 1 or more, --threshold a finite number more than 0 (got %g)", c.Threshold)
 	}
 	return nil
 }

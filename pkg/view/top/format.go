@@ -166,7 +166,7 @@ type jsonDoc struct {
 	Total       float64    `json:"total"`
 	TotalBefore *float64   `json:"total_before,omitempty"`
 	Count       int        `json:"count"`
-	Rows        []jsonRow  `json:"rows,omitempty"`
+	Rows        *[]jsonRow `json:"rows,omitempty"` // set (maybe empty) by WriteJSON, nil for peek
 	Peek        []jsonPeek `json:"peek,omitempty"`
 }
 
@@ -199,14 +199,15 @@ func WriteJSON(w io.Writer, t *Table, n int) error {
 		rows = rows[:n]
 	}
 	d := t.doc()
-	d.Rows = []jsonRow{}
+	out := []jsonRow{} // "rows": [] for an empty input, never absent
 	var sum float64
 	for _, r := range rows {
 		sum += r.Flat
 		j := t.jsonRow(r)
 		j.SumPct = ptr(pct(sum, t.Total))
-		d.Rows = append(d.Rows, j)
+		out = append(out, j)
 	}
+	d.Rows = &out
 	return writeJSON(w, d)
 }
 
