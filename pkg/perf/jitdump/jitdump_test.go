@@ -222,7 +222,7 @@ func TestBad(t *testing.T) {
 func FuzzRead(f *testing.F) {
 	f.Add(sample(binary.LittleEndian))
 	f.Add(sample(binary.BigEndian))
-	if seeds, _ := filepath.Glob("testdata/*.dump"); len(seeds) > 0 {
+	if seeds, _ := filepath.Glob("testdata/*.dump"); len(seeds) > 0 { // uncompressed dumps, if a maintainer adds some
 		for _, s := range seeds {
 			if data, err := os.ReadFile(s); err == nil && len(data) < 1<<16 {
 				f.Add(data)
