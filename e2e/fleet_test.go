@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"flamekit/pkg/folded"
-	"flamekit/pkg/pprof"
+	"flamekit/pkg/interop/pprof"
 )
 
 // ingestRecorder is an httptest server that records /ingest requests and

@@ -2,11 +2,11 @@ package main
 
 import (
 	"flamekit/internal/cli"
-	"flamekit/pkg/capture"
-	"flamekit/pkg/collapse"
-	"flamekit/pkg/difffolded"
+	"flamekit/pkg/fold/capture"
+	"flamekit/pkg/fold/collapse"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/source"
+	"flamekit/pkg/view/difffolded"
 )
 
 // command is the difffolded command line.

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"flamekit/internal/cli"
-	"flamekit/internal/golden"
-	"flamekit/pkg/difffolded"
+	"flamekit/internal/testkit/golden"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/source"
+	"flamekit/pkg/view/difffolded"
 )
 
 // run runs the difffolded command line and returns stdout, stderr and the

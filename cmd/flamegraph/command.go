@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"flamekit/internal/cli"
-	"flamekit/pkg/flamegraph/tool"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/svg"
+	"flamekit/pkg/tool/flamegraph"
 )
 
 // description is the first paragraph of --help.
@@ -141,15 +141,15 @@ func (c *command) Options() (*svg.Options, error) {
 }
 
 // Run reads the input and writes the SVG: the flags are the Config of
-// tool.Run.
+// flamegraph.Run.
 func (c *command) Run(env *cli.Env) error {
 	o, err := c.Options()
 	if err != nil {
 		return err
 	}
-	err = tool.Run(tool.Config{Options: *o, NameAttr: c.NameAttr, CP: c.CP, Reverse: c.Reverse, Files: c.Files},
+	err = flamegraph.Run(flamegraph.Config{Options: *o, NameAttr: c.NameAttr, CP: c.CP, Reverse: c.Reverse, Files: c.Files},
 		env.Tool())
-	if errors.Is(err, tool.ErrNoStacks) {
+	if errors.Is(err, flamegraph.ErrNoStacks) {
 		return &cli.ExitError{Code: cli.ExitUsage}
 	}
 	return err

@@ -2,7 +2,7 @@ package main
 
 import (
 	"flamekit/internal/cli"
-	"flamekit/pkg/collapse/tool"
+	"flamekit/pkg/tool/stackcollapse"
 )
 
 // description is the stackcollapse --help text.
@@ -75,9 +75,9 @@ type command struct {
 	SampleType string `name:"sample-type" placeholder:"NAME|INDEX" help:"pprof input: the sample type to fold, by name (alloc_space) or index, as go tool pprof -sample_index. Default: the profile's default type, else the last."`
 }
 
-// Run runs the command: the flags are the Config of tool.Run.
+// Run runs the command: the flags are the Config of stackcollapse.Run.
 func (c *command) Run(env *cli.Env) error {
-	cfg := tool.Config{
+	cfg := stackcollapse.Config{
 		PID: c.PID, TID: c.TID, Kernel: c.Kernel, JIT: c.JIT, All: c.All, Addrs: c.Addrs,
 		EventFilter: c.EventFilter, Weight: c.Weight, OffCPU: c.OffCPU, States: c.States,
 		MinBlock: c.MinBlock, MaxBlock: c.MaxBlock, ClipOpen: c.ClipOpen, Wakers: c.Wakers,
@@ -86,5 +86,5 @@ func (c *command) Run(env *cli.Env) error {
 		Jobs: c.Jobs, Format: c.Format, NoPerf: c.NoPerf, Map: c.Map,
 		SampleType: c.SampleType, Files: c.Files,
 	}
-	return tool.Run(cfg, env.Tool())
+	return stackcollapse.Run(cfg, env.Tool())
 }

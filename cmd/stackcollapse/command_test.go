@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"flamekit/internal/cli"
-	"flamekit/internal/golden"
+	"flamekit/internal/testkit/golden"
 )
 
 // TestBadInput: garbage never panics, is counted, and the exit status
@@ -79,8 +79,8 @@ func TestBadInput(t *testing.T) {
 
 // TestCommandLine checks Perl's option spellings and stdin.
 func TestCommandLine(t *testing.T) {
-	in := readFile(t, "../../pkg/perfscript/testdata/compat/perf-script-pid-tid-period.txt")
-	want := string(readFile(t, "../../pkg/perfscript/testdata/compat/expected/perf-script-pid-tid-period.collapsed-tid.txt"))
+	in := readFile(t, "../../pkg/perf/perfscript/testdata/compat/perf-script-pid-tid-period.txt")
+	want := string(readFile(t, "../../pkg/perf/perfscript/testdata/compat/expected/perf-script-pid-tid-period.collapsed-tid.txt"))
 	procs := runtime.GOMAXPROCS(0)
 	for _, args := range [][]string{{"--no-time", "--tid"}, {"-no-time", "-tid"}, {"--no-time", "--TID", "-"}, {"-j", "1", "--no-time", "--tid"}, {"--jobs", "2", "--no-time", "--tid"}} {
 		var out, errb bytes.Buffer
@@ -168,7 +168,7 @@ func clip(s string) string {
 // (go test -update rewrites them).
 func TestDerivedTestdata(t *testing.T) {
 	for _, tc := range []struct{ from, to string }{
-		{"../../testdata/perf/burst.txt.gz", "../../pkg/timeslice/testdata/burst.folded.gz"},
+		{"../../testdata/perf/burst.txt.gz", "../../pkg/filter/window/testdata/burst.folded.gz"},
 		{"../../testdata/perf/before.txt.gz", "../timeslice/testdata/before.folded.gz"},
 		{"../../testdata/perf/clock-mono.txt.gz", "../timeslice/testdata/clock-mono.folded.gz"},
 	} {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"flamekit/internal/golden"
+	"flamekit/internal/testkit/golden"
 )
 
 // TestFlameGraphVertx runs FlameGraph's own test input

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"flamekit/internal/cli"
-	"flamekit/internal/golden"
+	"flamekit/internal/testkit/golden"
 )
 
 // run runs stackcollapse with args and stdin, returning exit status,
@@ -33,15 +33,15 @@ func TestFormatsByContent(t *testing.T) {
 		stderr string
 	}{
 		{name: "bpftrace dump", file: bpf + "bpftrace-profile.txt.gz", args: []string{"--kernel"},
-			golden: "../../pkg/bpftrace/testdata/golden/profile-kernel.folded"},
+			golden: "../../pkg/interop/bpftrace/testdata/golden/profile-kernel.folded"},
 		{name: "bpftrace, a named map", file: bpf + "bpftrace-maps.txt.gz", args: []string{"--kernel", "--map", "@cpu"},
-			golden: "../../pkg/bpftrace/testdata/golden/maps-cpu-kernel.folded"},
+			golden: "../../pkg/interop/bpftrace/testdata/golden/maps-cpu-kernel.folded"},
 		{name: "bpftrace, first map with stacks", file: bpf + "bpftrace-maps.txt.gz",
-			golden: "../../pkg/bpftrace/testdata/golden/maps.folded", stderr: "folded map @bytes; @cpu also has stacks (choose with --map)"},
+			golden: "../../pkg/interop/bpftrace/testdata/golden/maps.folded", stderr: "folded map @bytes; @cpu also has stacks (choose with --map)"},
 		{name: "bcc offwaketime -f passed through", file: bpf + "bcc-offwaketime.txt.gz"},
 		{name: "bcc profile -f -d passed through", file: bpf + "bcc-profile.txt.gz"},
 		{name: "async-profiler collapsed passed through", file: bpf + "async-profiler.txt.gz"},
-		{name: "timed folded passed through", file: "../../pkg/timeslice/testdata/burst.folded.gz"},
+		{name: "timed folded passed through", file: "../../pkg/filter/window/testdata/burst.folded.gz"},
 		{name: "perf script as before", file: "../../testdata/perf/kernel.txt.gz", args: []string{"--no-time"},
 			golden: "../../testdata/perf/perl/kernel.collapsed-none.txt.gz"},
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"flamekit/internal/cli"
-	"flamekit/internal/golden"
+	"flamekit/internal/testkit/golden"
 )
 
 // TestPerfDataParity is issue 13's differential test: for every real
@@ -25,13 +25,13 @@ func TestPerfDataParity(t *testing.T) {
 	if err != nil {
 		t.Skip("perf is not installed: the differential test needs perf script as the reference")
 	}
-	captures, _ := filepath.Glob("../../pkg/perfdata/testdata/*.data.gz")
+	captures, _ := filepath.Glob("../../pkg/perf/perfdata/testdata/*.data.gz")
 	if len(captures) == 0 {
-		t.Fatal("no perf.data captures in pkg/perfdata/testdata")
+		t.Fatal("no perf.data captures in pkg/perf/perfdata/testdata")
 	}
 	// Every flag of stackcollapse-perf.pl, in groups: the rules behind
 	// them are shared by both paths and tested one by one on perf script
-	// text (pkg/perfscript); here what matters is that the samples are
+	// text (pkg/perf/perfscript); here what matters is that the samples are
 	// the same.
 	flagSets := [][]string{{}, {"--tid", "--all", "--addrs"}, {"--pid", "--kernel", "--no-idle"}, {"--jit"}}
 	extra := map[string][][]string{
@@ -100,11 +100,11 @@ func TestPerfDataDamaged(t *testing.T) {
 		}
 		return path
 	}
-	killed, err := golden.Read("../../pkg/perfdata/testdata/killed.data.gz")
+	killed, err := golden.Read("../../pkg/perf/perfdata/testdata/killed.data.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cut, err := golden.Read("../../pkg/perfdata/testdata/cut.data.gz")
+	cut, err := golden.Read("../../pkg/perf/perfdata/testdata/cut.data.gz")
 	if err != nil {
 		t.Fatal(err)
 	}

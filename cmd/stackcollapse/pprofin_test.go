@@ -10,8 +10,8 @@ import (
 	"flamekit/pkg/folded"
 )
 
-const goCPU = "../../pkg/pprof/testdata/go/cpu.pprof"
-const goMem = "../../pkg/pprof/testdata/go/mem.pprof"
+const goCPU = "../../pkg/interop/pprof/testdata/go/cpu.pprof"
+const goMem = "../../pkg/interop/pprof/testdata/go/mem.pprof"
 
 func runSC(t *testing.T, stdin []byte, args ...string) (int, string, string) {
 	t.Helper()

@@ -4,10 +4,10 @@ import (
 	"io"
 
 	"flamekit/internal/cli"
-	"flamekit/pkg/capture"
+	"flamekit/pkg/filter/stackfilter"
+	"flamekit/pkg/fold/capture"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/source"
-	"flamekit/pkg/stackfilter"
 )
 
 // command is the stackfilter command line.

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"flamekit/internal/cli"
-	"flamekit/internal/golden"
-	"flamekit/internal/testcapture"
+	"flamekit/internal/testkit/golden"
+	"flamekit/internal/testkit/testcapture"
 	"flamekit/pkg/folded"
 )
 

@@ -4,10 +4,10 @@ import (
 	"regexp"
 
 	"flamekit/internal/cli"
-	captures "flamekit/pkg/capture" // "capture" names a test file of this package
-	"flamekit/pkg/collapse"
+	captures "flamekit/pkg/fold/capture" // "capture" names a test file of this package
+	"flamekit/pkg/fold/collapse"
 	"flamekit/pkg/source"
-	"flamekit/pkg/top"
+	"flamekit/pkg/view/top"
 )
 
 // command is the stacktop command line.

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"flamekit/internal/cli"
-	"flamekit/internal/golden"
+	"flamekit/internal/testkit/golden"
 )
 
 // run runs the stacktop command line and returns stdout, stderr and the

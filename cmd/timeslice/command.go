@@ -9,10 +9,10 @@ import (
 	"github.com/alecthomas/kong"
 
 	"flamekit/internal/cli"
-	"flamekit/pkg/bursts"
-	"flamekit/pkg/heatmap"
-	"flamekit/pkg/pyroscope"
-	"flamekit/pkg/timeslice/tool"
+	"flamekit/pkg/interop/pyroscope"
+	"flamekit/pkg/tool/timeslice"
+	"flamekit/pkg/view/bursts"
+	"flamekit/pkg/view/heatmap"
 )
 
 // description is the first part of timeslice --help.
@@ -150,21 +150,21 @@ func (c *command) Defaults() map[string]string {
 		"rows": strconv.Itoa(heatmap.DefaultRows), "rowms": strconv.Itoa(1000 / heatmap.DefaultRows),
 		"maxrows": strconv.Itoa(heatmap.MaxRows),
 		"top":     strconv.Itoa(bursts.DefaultMax), "threshold": strconv.FormatFloat(bursts.DefaultThreshold, 'f', -1, 64),
-		"bucket": pyroscope.DefaultBucket.String(), "pprofbucket": tool.DefaultPprofBucket.String(),
+		"bucket": pyroscope.DefaultBucket.String(), "pprofbucket": timeslice.DefaultPprofBucket.String(),
 	}
 }
 
 // options turns the flags into timeslice's Config.
-func (c *command) options() (tool.Config, error) {
-	spec, hasWindow, err := tool.ParseWindow(c.At, c.From, c.To)
+func (c *command) options() (timeslice.Config, error) {
+	spec, hasWindow, err := timeslice.ParseWindow(c.At, c.From, c.To)
 	if err != nil {
-		return tool.Config{}, err
+		return timeslice.Config{}, err
 	}
 	sel, err := c.SelectFlags.Selection()
 	if err != nil {
-		return tool.Config{}, err
+		return timeslice.Config{}, err
 	}
-	return tool.Config{
+	return timeslice.Config{
 		Window: spec, HasWindow: hasWindow, NoIdle: c.NoIdle, KeepTime: c.KeepTime,
 		Heatmap: string(c.Heatmap), Rows: c.Rows, Bursts: c.Bursts, Measure: c.Measure,
 		Top: c.Top, Threshold: c.Threshold, Quiet: c.Quiet, Select: sel,
@@ -179,5 +179,5 @@ func (c *command) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	return tool.Run(cfg, env.Tool())
+	return timeslice.Run(cfg, env.Tool())
 }

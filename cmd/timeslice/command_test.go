@@ -15,21 +15,21 @@ import (
 	"time"
 
 	"flamekit/internal/cli"
-	gold "flamekit/internal/golden"
-	"flamekit/pkg/bursts"
+	gold "flamekit/internal/testkit/golden"
+	"flamekit/pkg/filter/idle"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/heatmap"
-	"flamekit/pkg/idle"
-	"flamekit/pkg/pyroscope"
-	"flamekit/pkg/slicecmd"
-	"flamekit/pkg/timeslice/tool"
+	"flamekit/pkg/interop/pyroscope"
+	"flamekit/pkg/tool/slicecmd"
+	"flamekit/pkg/tool/timeslice"
+	"flamekit/pkg/view/bursts"
+	"flamekit/pkg/view/heatmap"
 )
 
 // The real capture: 30 s system-wide, perf record -a -g -F 97, with a 2 s
 // busy process named flamekit_burst starting at @427.204232 (its dmesg
 // marker, testdata/perf/burst.dmesg.txt), collapsed to timed folded.
 const (
-	burstFile  = "../../pkg/timeslice/testdata/burst.folded.gz"
+	burstFile  = "../../pkg/filter/window/testdata/burst.folded.gz"
 	burstStart = "427.204232"
 	burstComm  = "flamekit_burst"
 )
@@ -922,7 +922,7 @@ func TestHeatmapSumsOffCPUTime(t *testing.T) {
 // --bucket are those of the packages that use them.
 // bucketOf is the time resolution the flags of c give.
 func bucketOf(c *command) time.Duration {
-	cfg := tool.Config{Push: c.Push, Format: c.Format, Bucket: c.Bucket}
+	cfg := timeslice.Config{Push: c.Push, Format: c.Format, Bucket: c.Bucket}
 	return cfg.Resolution()
 }
 
@@ -932,7 +932,7 @@ func TestNoFlagsGivesDefaults(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (the flags are parsed, then the input is missing)", code)
 	}
-	if c.Rows != heatmap.DefaultRows || c.Top != bursts.DefaultMax || c.Threshold != bursts.DefaultThreshold || c.Bucket != nil || bucketOf(&c) != tool.DefaultPprofBucket {
+	if c.Rows != heatmap.DefaultRows || c.Top != bursts.DefaultMax || c.Threshold != bursts.DefaultThreshold || c.Bucket != nil || bucketOf(&c) != timeslice.DefaultPprofBucket {
 		t.Errorf("defaults: rows %d, top %d, threshold %v, bucket %v (%v)", c.Rows, c.Top, c.Threshold, c.Bucket, bucketOf(&c))
 	}
 	if c.Push = "http://localhost:4040"; bucketOf(&c) != pyroscope.DefaultBucket {

@@ -37,7 +37,7 @@ func TestHeatmapHTML(t *testing.T) {
 	if head.Samples != 3189 || !head.NoIdle || head.Rows != 50 {
 		t.Errorf("header: %d samples, no-idle %t, %d rows; want 3189, true, 50", head.Samples, head.NoIdle, head.Rows)
 	}
-	if len(head.Inputs) != 1 || !strings.HasSuffix(head.Inputs[0].File, "/pkg/timeslice/testdata/burst.folded.gz") || head.Inputs[0].Host != "vm" {
+	if len(head.Inputs) != 1 || !strings.HasSuffix(head.Inputs[0].File, "/pkg/filter/window/testdata/burst.folded.gz") || head.Inputs[0].Host != "vm" {
 		t.Errorf("inputs %+v: want the absolute path of the input, host vm", head.Inputs)
 	}
 	if len(head.Marks) == 0 || head.Marks[0].From > 13_900_000_000 || head.Marks[0].To < 15_700_000_000 || !strings.Contains(head.Marks[0].Label, burstComm) {

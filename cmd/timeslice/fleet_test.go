@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"flamekit/pkg/folded"
-	"flamekit/pkg/pprof"
-	"flamekit/pkg/timeslice/tool"
+	"flamekit/pkg/interop/pprof"
+	"flamekit/pkg/tool/timeslice"
 )
 
 // TestFormatPprof: the window as pprof has the folded window's stacks and
@@ -43,7 +43,7 @@ func TestFormatPprof(t *testing.T) {
 		}
 		// One pprof sample per stack and 100 ms (by default): its
 		// samples/count says how many samples it holds.
-		res := int64(tool.DefaultPprofBucket)
+		res := int64(timeslice.DefaultPprofBucket)
 		if bucket != "" {
 			d, _ := time.ParseDuration(bucket)
 			res = int64(d)

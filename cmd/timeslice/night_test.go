@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"flamekit/internal/browsertest"
 	"flamekit/internal/cli"
-	"flamekit/internal/night"
+	"flamekit/internal/testkit/browsertest"
+	"flamekit/internal/testkit/night"
 )
 
 func TestMain(m *testing.M) {

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"flamekit/internal/testcapture"
+	"flamekit/internal/testkit/testcapture"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/perfscript"
-	"flamekit/pkg/pprof"
+	"flamekit/pkg/interop/pprof"
+	"flamekit/pkg/perf/perfscript"
 )
 
 // collapsed folds a committed perf capture (testdata/perf) as stackcollapse

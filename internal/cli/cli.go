@@ -6,7 +6,7 @@ package cli
 import (
 	"bufio"
 	"errors"
-	"flamekit/pkg/runenv"
+	"flamekit/pkg/tool"
 	"fmt"
 	"io"
 	"os"
@@ -65,9 +65,9 @@ func (e *Env) Warnf(format string, args ...any) {
 
 // Tool is the Env of a tool called as a library (pkg/*/tool): the same
 // streams, with its warnings printed as this command's. A
-// runenv.UsageError it returns is reported as a usage error (exit 2).
-func (e *Env) Tool() *runenv.Env {
-	return &runenv.Env{Stdin: e.Stdin, Stdout: e.Stdout, Stderr: e.Stderr,
+// tool.UsageError it returns is reported as a usage error (exit 2).
+func (e *Env) Tool() *tool.Env {
+	return &tool.Env{Stdin: e.Stdin, Stdout: e.Stdout, Stderr: e.Stderr,
 		Warn: func(msg string) { e.Warnf("%s", msg) }}
 }
 
@@ -87,9 +87,9 @@ func (e *ExitError) Error() string {
 func (e *ExitError) Unwrap() error { return e.Err }
 
 // Usagef returns an error that Main reports as a usage error (exit 2):
-// the runenv.UsageError the tools return, so that a usage error has one
+// the tool.UsageError the tools return, so that a usage error has one
 // type whether a command or the tool it calls finds it.
-func Usagef(format string, args ...any) error { return runenv.Usagef(format, args...) }
+func Usagef(format string, args ...any) error { return tool.Usagef(format, args...) }
 
 // Command is a kong grammar with a Run method.
 type Command interface {
@@ -237,7 +237,7 @@ func report(name string, err error, stderr io.Writer) int {
 	}
 	code := ExitFailure
 	var ee *ExitError
-	if ue := (*runenv.UsageError)(nil); errors.As(err, &ue) {
+	if ue := (*tool.UsageError)(nil); errors.As(err, &ue) {
 		code = ExitUsage
 	} else if errors.As(err, &ee) {
 		code = ee.Code

@@ -3,7 +3,7 @@ package cli
 import (
 	"os"
 
-	"flamekit/internal/hugepage"
+	"flamekit/internal/base/hugepage"
 )
 
 // Heap sizes for hugepage.Heap: asked for when the named inputs are

@@ -3,7 +3,7 @@ package cli
 import (
 	"regexp"
 
-	"flamekit/pkg/selection"
+	"flamekit/pkg/filter/selection"
 )
 
 // SelectFlags are the flags that pick samples by where they ran, the same

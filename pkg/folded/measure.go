@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Metadata keys of a stream read back from pprof (pkg/pprof writes them):
+// Metadata keys of a stream read back from pprof (pkg/interop/pprof writes them):
 // the sample type its counts are, which describes the whole stream and
 // wins over the event and weight of the capture's own lines.
 const (

@@ -3,7 +3,7 @@ package folded
 import (
 	"bufio"
 	"encoding/binary"
-	"flamekit/internal/hugepage"
+	"flamekit/internal/base/hugepage"
 	"io"
 	"iter"
 	"math"

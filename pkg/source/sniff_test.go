@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"flamekit/pkg/folded"
-	"flamekit/pkg/pprof"
+	"flamekit/pkg/interop/pprof"
 	"flamekit/pkg/source/decompress"
 )
 
@@ -48,12 +48,12 @@ func TestRealInputs(t *testing.T) {
 		{"../../testdata/bpf/bpftrace-*.txt.gz", Bpftrace},
 		{"../../testdata/bpf/bcc-*.txt.gz", Folded}, // bcc -f, with - and --
 		{"../../testdata/bpf/async-profiler.txt.gz", Folded},
-		{"../../pkg/timeslice/testdata/*.folded.gz", Folded}, // timed lines from stackcollapse
+		{"../filter/window/testdata/*.folded.gz", Folded}, // timed lines from stackcollapse
 		{"../../cmd/difffolded/testdata/*.folded", Folded},
-		{"../../pkg/svg/testdata/compat/diff-input.folded", Folded}, // differential lines
-		{"testdata/cpu.pprof", Pprof},                               // go test -cpuprofile (gzipped by Go)
-		{"testdata/perf.data.gz", PerfData},                         // perf record -F 199 -g, gzipped here
-		{"../perfdata/testdata/pipe.data.gz", PerfDataPipe},         // perf record -o -
+		{"../svg/testdata/compat/diff-input.folded", Folded},     // differential lines
+		{"testdata/cpu.pprof", Pprof},                            // go test -cpuprofile (gzipped by Go)
+		{"testdata/perf.data.gz", PerfData},                      // perf record -F 199 -g, gzipped here
+		{"../perf/perfdata/testdata/pipe.data.gz", PerfDataPipe}, // perf record -o -
 	}
 	for _, g := range globs {
 		paths, err := filepath.Glob(g.glob)
@@ -222,7 +222,7 @@ func TestFormats(t *testing.T) {
 	}
 }
 
-// TestPprofSniff: profiles as Go writes them and as pkg/pprof builds
+// TestPprofSniff: profiles as Go writes them and as pkg/interop/pprof builds
 // them are pprof; text, even with a control byte, is not.
 func TestPprofSniff(t *testing.T) {
 	ours := pprof.NewBuilder(pprof.Options{})
@@ -243,7 +243,7 @@ func TestPprofSniff(t *testing.T) {
 		want Kind
 	}{
 		{"go cpu, first 256 bytes", gunzip(t, b)[:256], Pprof},
-		{"built by pkg/pprof", built.Bytes(), Pprof},
+		{"built by pkg/interop/pprof", built.Bytes(), Pprof},
 		{"short text with a control byte", []byte("H\x01x"), Unknown},
 		{"perf script", []byte("\nswapper     0 [000] 413.417927: cpu-clock:\n"), PerfScript},
 		{"folded", []byte("# flamekit v1 timed\nmain;a 1 @1.0\n"), Folded},

@@ -6,9 +6,9 @@ import (
 	"os"
 	"testing"
 
-	"flamekit/pkg/flamegraph"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/source/decompress"
+	"flamekit/pkg/view/flamegraph"
 )
 
 // BenchmarkFlamegraph60k reads, lays out and renders a folded file of

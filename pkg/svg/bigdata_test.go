@@ -1,7 +1,7 @@
 package svg
 
 import (
-	"flamekit/internal/testcapture"
+	"flamekit/internal/testkit/testcapture"
 	"fmt"
 	"os"
 	"path/filepath"

@@ -11,14 +11,14 @@ import (
 	"testing"
 	"time"
 
-	"flamekit/internal/browsertest"
-	"flamekit/pkg/flamegraph"
+	"flamekit/internal/testkit/browsertest"
+	"flamekit/pkg/view/flamegraph"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
 
-// browser is a headless Chromium (see internal/browsertest).
+// browser is a headless Chromium (see internal/testkit/browsertest).
 type browser struct{ *browsertest.Browser }
 
 func newBrowser(t testing.TB) *browser { return &browser{browsertest.NewSize(t, 1300, 900)} }

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"flamekit/pkg/flamegraph"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/view/flamegraph"
 )
 
 // draw lays out and renders a folded file the way the flamegraph command

@@ -4,7 +4,7 @@ import (
 	"math"
 	"strconv"
 
-	"flamekit/pkg/flamegraph"
+	"flamekit/pkg/view/flamegraph"
 )
 
 // frameData appends the frame data the script draws zoomed views from, as

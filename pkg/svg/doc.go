@@ -4,7 +4,7 @@
 // Ctrl-I for case), with everything from the input escaped.
 //
 // The model (stacks merged into frames, their widths and depths, pruning,
-// the --reverse and chain rewrites) is pkg/flamegraph's [flamegraph.Layout];
+// the --reverse and chain rewrites) is pkg/view/flamegraph's [flamegraph.Layout];
 // this package only renders one: [Render] with [Options] (whose
 // [DefaultOptions] are flamegraph.pl's defaults). It also owns what is
 // about drawing: the palettes ([Colorer], [DiffColor], [Background]),

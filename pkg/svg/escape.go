@@ -4,11 +4,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"flamekit/internal/xmlesc"
+	"flamekit/internal/base/xmlesc"
 )
 
 // Escaping. Everything that comes from input or flags goes through
-// internal/xmlesc (text and attributes) or one of the functions here
+// internal/base/xmlesc (text and attributes) or one of the functions here
 // (comments, script strings) before it reaches the SVG: frame names,
 // titles, tooltips, notes, nameattr values.
 

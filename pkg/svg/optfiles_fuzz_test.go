@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"flamekit/pkg/flamegraph"
+	"flamekit/pkg/view/flamegraph"
 )
 
 // FuzzNameAttr checks that no --nameattr file panics the parser, and that

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"flamekit/internal/golden"
-	"flamekit/pkg/flamegraph"
+	"flamekit/internal/testkit/golden"
+	"flamekit/pkg/view/flamegraph"
 )
 
 // realCases are real captures (folded by stackcollapse-perf.pl, in

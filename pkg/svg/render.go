@@ -9,8 +9,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"flamekit/internal/xmlesc"
-	"flamekit/pkg/flamegraph"
+	"flamekit/internal/base/xmlesc"
+	"flamekit/pkg/view/flamegraph"
 )
 
 //go:embed flamegraph.js
@@ -112,7 +112,7 @@ func RenderEmpty(w io.Writer, o *Options) error {
 	return err
 }
 
-// Render writes the interactive SVG of layout l (made by pkg/flamegraph),
+// Render writes the interactive SVG of layout l (made by pkg/view/flamegraph),
 // drawn with o: frames narrower than o's --minwidth left out, the others
 // scaled to o.Width, stacked up from the bottom (or down from the top
 // when o.Inverted), coloured by o's palette, labelled and given tooltips.

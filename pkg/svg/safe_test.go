@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"flamekit/pkg/flamegraph"
+	"flamekit/pkg/view/flamegraph"
 )
 
 // wellFormed parses doc with encoding/xml and reports the first error.

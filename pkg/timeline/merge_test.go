@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"flamekit/pkg/folded"
-	"flamekit/pkg/heatmap"
 	"flamekit/pkg/timeline"
+	"flamekit/pkg/view/heatmap"
 )
 
 // readAll builds a timeline of text with o, adding its records through a

@@ -16,7 +16,7 @@ import (
 // walked down the tree as they come.
 type stackTable struct {
 	// idx finds a stack's id by two independent 64-bit hashes of its
-	// text (as pkg/pprof's Builder did): 16 bytes a stack, whatever the
+	// text (as pkg/interop/pprof's Builder did): 16 bytes a stack, whatever the
 	// length of its text, and nothing for the garbage collector to scan.
 	// Two distinct texts share both hashes with a probability of about
 	// n²/2^129 (1e-26 for 2 million stacks), far below that of a memory

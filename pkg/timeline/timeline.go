@@ -200,7 +200,7 @@ func cellOf(rel int64, rows, seconds int) int64 {
 
 // CellStart returns the first time (on the axis) of cell c: the cell holds
 // the times from CellStart(c) included to CellStart(c+1) excluded. These
-// are the heat map's boundaries (pkg/heatmap's Map.CellStart).
+// are the heat map's boundaries (pkg/view/heatmap's Map.CellStart).
 func (t *Timeline) CellStart(c int64) folded.Time {
 	switch {
 	case t.Whole:

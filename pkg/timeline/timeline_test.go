@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"flamekit/internal/testcapture"
+	"flamekit/internal/testkit/testcapture"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/heatmap"
 	"flamekit/pkg/timeline"
+	"flamekit/pkg/view/heatmap"
 )
 
 // collapse folds a real capture with stackcollapse's library (timed lines,

@@ -1,0 +1,374 @@
+// Package capture folds inputs of every kind into folded stacks, the way
+// stackcollapse does: it makes perf captures inputs of the one fold driver
+// (collapse.Driver), folded on every core, any mix of them in one run:
+// perf.data files, read directly with pkg/perf/perfdata and pkg/perf/symbols, and
+// the text of `perf script`, read with pkg/perf/perfscript; and it converts
+// pprof profiles (pkg/interop/pprof) and bpftrace map dumps (pkg/interop/bpftrace). Where
+// the perf.data reader cannot print what perf script would (DWARF or LBR
+// call graphs, pipe mode, a capture from another host without its
+// binaries), it runs perf script on the file instead, when allowed to, and
+// says so.
+//
+//	in, _ := source.Open("perf.data", source.Options{})
+//	f := &capture.Folder{Perf: "perf"}
+//	sum, err := f.Run(os.Stdout, []collapse.Input{f.Data(in, "perf.data")})
+//
+// [Folded] gives any input as folded text, for the commands that read
+// folded stacks (flamegraph, difffolded, stackfilter); [Records] gives a
+// perf capture's folded records themselves, without that text (timeslice).
+package capture
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+
+	"flamekit/pkg/fold/collapse"
+	"flamekit/pkg/folded"
+	"flamekit/pkg/perf/perfdata"
+	"flamekit/pkg/perf/perfscript"
+	"flamekit/pkg/perf/sample"
+	"flamekit/pkg/perf/symbols"
+	"flamekit/pkg/source"
+	"flamekit/pkg/source/decompress"
+)
+
+// DefaultResolver returns the Resolver with perf's default places
+// (symbols.Options{}), made on first use and shared by every Folder that
+// has none, so that a symbol table is loaded once per process however many
+// perf.data files are read.
+var DefaultResolver = sync.OnceValue(func() *symbols.Resolver {
+	return symbols.NewResolver(symbols.Options{})
+})
+
+// Folder makes the inputs of a collapse.Driver from captures, and runs it.
+type Folder struct {
+	// Driver folds the inputs: its options, workers and Warnf, which
+	// also prints why perf script is run, what a perf.data file held
+	// that was skipped, and the lines of perf script text that were not
+	// read.
+	collapse.Driver
+	// Perf is the perf binary to run (perf script --header -i FILE) on a
+	// perf.data file that the reader cannot read as perf does; "" never
+	// runs perf, and such a file is an error.
+	Perf string
+	// Resolver resolves addresses to symbols in perf.data files; nil
+	// means DefaultResolver.
+	Resolver *symbols.Resolver
+	// AllowForeign reads a capture made on another host whose binaries
+	// are not here, their frames [unknown] (as perf script here would
+	// print them), instead of running perf script on it.
+	AllowForeign bool
+	// Skipped counts the lines of perf script text that were not read,
+	// and Frameless the perf.data samples left out because perf script
+	// prints them without frames (an event recorded without -g whose
+	// samples have no ip); complete once Run returns.
+	Skipped   folded.Skips
+	Frameless int64
+
+	texts []*perfscript.Text
+}
+
+func (f *Folder) warnf(format string, args ...any) {
+	if f.Warnf != nil {
+		f.Warnf(format, args...)
+	}
+}
+
+// Run folds the inputs (made by f.Data and f.Text) in order, as one
+// stream, and writes the folded output to w; see collapse.Driver.Run.
+func (f *Folder) Run(w io.Writer, inputs []collapse.Input) (collapse.Summary, error) {
+	f.texts = f.texts[:0]
+	sum, err := f.Driver.Run(w, inputs)
+	f.noteSkips()
+	return sum, err
+}
+
+// noteSkips counts and reports the lines of perf script text not read.
+func (f *Folder) noteSkips() {
+	for _, t := range f.texts {
+		if sk := t.Skips(); sk.Count > 0 {
+			f.Skipped.Merge(sk)
+			f.warnf("%s", sk)
+		}
+	}
+	f.texts = nil
+}
+
+// Text returns the input of the perf script text that open opens (plain
+// text): name names it in messages, source in the metadata ("" for
+// none).
+func (f *Folder) Text(name, source string, open func() (io.ReadCloser, error)) collapse.Input {
+	return collapse.Input{Name: name, Source: source, Open: func() (collapse.Producer, error) {
+		rc, err := open()
+		if err != nil {
+			return nil, err
+		}
+		return f.text(rc, name), nil
+	}}
+}
+
+func (f *Folder) text(rc io.ReadCloser, name string) *perfscript.Text {
+	t := perfscript.NewText(rc, name, f.Srcline)
+	f.texts = append(f.texts, t)
+	return t
+}
+
+// Data returns the input of the perf.data file in; srcName is its name in
+// the metadata ("" for none). A compressed file, or one on standard input
+// or a pipe, is read from a decompressed copy (see source.Input.Path).
+func (f *Folder) Data(in *source.Input, srcName string) collapse.Input {
+	return collapse.Input{Name: in.Display, Source: srcName, Open: func() (collapse.Producer, error) {
+		return f.openData(in)
+	}}
+}
+
+// openData opens the perf.data file in: its reader, or perf script's text
+// when the reader cannot read it as perf does.
+func (f *Folder) openData(in *source.Input) (collapse.Producer, error) {
+	if f.Resolver == nil {
+		f.Resolver = DefaultResolver()
+	}
+	path := in.Display
+	file, err := in.Path()
+	if err != nil {
+		return nil, err
+	}
+	r, err := perfdata.Open(file, perfdata.Options{Symbolizer: f.Resolver, AllowForeign: f.AllowForeign})
+	var unsupported *perfdata.UnsupportedError
+	if errors.As(err, &unsupported) {
+		if f.Perf == "" {
+			return nil, fmt.Errorf("%s: %s: needs perf script; %s | stackcollapse, or allow stackcollapse to run it (without --no-perf)", path, unsupported.Reason, scriptAdvice(in))
+		}
+		f.warnf("%s: %s: reading it with %s script instead", path, unsupported.Reason, f.Perf)
+		return f.script(file, path)
+	}
+	if err != nil {
+		return nil, named(err, file, path)
+	}
+	r.DeferFrames()
+	return &dataProducer{f: f, r: r, file: file, path: path, free: make(chan *dataChunk, 64)}, nil
+}
+
+// chunkSamples is how many samples of a perf.data file a chunk holds (a
+// variable for the tests).
+var chunkSamples = 2048
+
+// dataProducer cuts the samples of a perf.data file into chunks: the
+// reading of records, their time order and the side-band records (maps,
+// threads) run on the reading goroutine; the resolution of addresses
+// (deferred frames, one perfdata.FrameCache per worker) and the folding
+// of the samples on workers.
+type dataProducer struct {
+	f         *Folder
+	r         *perfdata.Reader
+	file      string // read (a decompressed copy, maybe)
+	path      string // as the user named it
+	pending   bool   // the reader's current sample goes first in the next chunk
+	end       bool
+	frameless int64
+	free      chan *dataChunk
+
+	mu     sync.Mutex
+	caches []*perfdata.FrameCache // by worker number
+}
+
+// cache returns the FrameCache of worker w.
+func (p *dataProducer) cache(w int) *perfdata.FrameCache {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.caches) <= w {
+		p.caches = append(p.caches, nil)
+	}
+	if p.caches[w] == nil {
+		p.caches[w] = p.r.NewFrameCache()
+	}
+	return p.caches[w]
+}
+
+// dataChunk is a run of samples of a perf.data file.
+type dataChunk struct {
+	p       *dataProducer
+	samples perfdata.Samples
+	s       sample.Sample
+}
+
+func (c *dataChunk) Fold(k *collapse.Sink) {
+	fc := c.p.cache(k.Worker())
+	for i := range c.samples.Len() {
+		c.samples.Head(i, &c.s)
+		k.AddChain(&c.s, fc.Chain(&c.samples, i), fc)
+	}
+}
+
+func (c *dataChunk) Done() {
+	c.samples.Reset()
+	select {
+	case c.p.free <- c:
+	default:
+	}
+}
+
+func (p *dataProducer) Next(pre *collapse.Prescan) (collapse.Chunk, error) {
+	if p.end {
+		return nil, nil
+	}
+	var c *dataChunk
+	select {
+	case c = <-p.free:
+	default:
+		c = &dataChunk{p: p}
+	}
+	r := p.r
+	for c.samples.Len() < chunkSamples {
+		if !p.pending {
+			if !r.Next() {
+				p.end = true
+				break
+			}
+			if !r.PrintsFrames() {
+				// perf script prints such a sample (an event recorded
+				// without a call graph and without an ip) on one
+				// indented line, which stackcollapse-perf.pl does not
+				// read.
+				p.frameless++
+				continue
+			}
+		}
+		p.pending = false
+		if pre.Wanted() && !pre.See(r.Head()) {
+			p.pending = true
+			break
+		}
+		r.Keep(&c.samples)
+	}
+	var err error
+	if p.end {
+		err = named(r.Err(), p.file, p.path)
+	}
+	if d := r.Damage(); p.end && err == nil && d != nil && d.Samples == 0 {
+		err = fmt.Errorf("%s: %s", p.path, d)
+	}
+	if c.samples.Len() == 0 {
+		return nil, err
+	}
+	return c, err
+}
+
+func (p *dataProducer) Capture() *sample.Capture { return p.r.Capture() }
+
+func (p *dataProducer) Close() error {
+	r := p.r
+	err := r.Close()
+	d := r.Damage()
+	if p.end && r.Err() == nil && (d == nil || d.Samples > 0) {
+		p.f.Frameless += p.frameless
+		if d != nil {
+			p.f.warnf("%s: %s", p.path, d)
+		}
+		p.f.report(p.path, r.Stats(), p.frameless)
+	}
+	return err
+}
+
+// report says what the reader skipped or perf lost, so that nothing is
+// left out without a word.
+func (f *Folder) report(path string, s perfdata.Stats, frameless int64) {
+	var parts []string
+	add := func(n int64, what string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+		}
+	}
+	add(frameless, "samples without an ip or call graph left out (perf script prints them on one line, which stackcollapse-perf.pl does not read)")
+	add(s.DroppedChains, "call chains dropped as perf drops them (a bad context marker)")
+	add(s.GuestSamples, "samples of a virtual machine's guest left out, as perf script does")
+	add(s.Lost, "events lost by the kernel while recording (LOST records)")
+	add(s.LostSamples, "samples lost by the kernel while recording")
+	add(s.Unknown, "records of unknown types skipped")
+	if len(parts) > 0 {
+		f.warnf("%s: %s", path, strings.Join(parts, "; "))
+	}
+}
+
+// script returns the producer of the text perf script prints for the
+// perf.data file at file (path as the user named it).
+func (f *Folder) script(file, path string) (collapse.Producer, error) {
+	cmd := exec.Command(f.Perf, "script", "--header", "-i", file)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s: running %s script: %w (install perf, or run perf script where the capture was made)", path, f.Perf, err)
+	}
+	return f.text(&scriptOutput{ReadCloser: out, cmd: cmd, stderr: &stderr, path: path, perf: f.Perf}, path), nil
+}
+
+// scriptOutput is the output of perf script; closing it stops perf if it
+// was not read to its end, and waits for it.
+type scriptOutput struct {
+	io.ReadCloser
+	cmd    *exec.Cmd
+	stderr *strings.Builder
+	path   string
+	perf   string
+	eof    bool
+}
+
+func (s *scriptOutput) Read(p []byte) (int, error) {
+	n, err := s.ReadCloser.Read(p)
+	if err == io.EOF {
+		s.eof = true
+	}
+	return n, err
+}
+
+func (s *scriptOutput) Close() error {
+	if !s.eof {
+		s.cmd.Process.Kill() // the output failed, or the reader stopped: perf's text is not wanted
+	}
+	io.Copy(io.Discard, s.ReadCloser)
+	err := s.cmd.Wait()
+	if err != nil && s.eof {
+		return fmt.Errorf("%s: %s script failed: %w: %s", s.path, s.perf, err, strings.TrimSpace(s.stderr.String()))
+	}
+	return nil
+}
+
+// named makes the perf.data reader's error name the input as the user
+// named it, rather than the decompressed copy read.
+func named(err error, file, path string) error {
+	var fe *perfdata.FormatError
+	if errors.As(err, &fe) && fe.File == file {
+		fe.File = path
+	}
+	var ue *perfdata.UnsupportedError
+	if errors.As(err, &ue) && ue.File == file {
+		ue.File = path
+	}
+	return err
+}
+
+// scriptAdvice says how to run perf script on the input.
+func scriptAdvice(in *source.Input) string {
+	switch {
+	case in.Stream:
+		return "save it to a file and run perf script --header -i FILE"
+	case in.Method != decompress.None:
+		name := in.Name
+		for _, ext := range []string{".gz", ".zst", ".zstd"} {
+			name = strings.TrimSuffix(name, ext)
+		}
+		if name == in.Name {
+			name += ".data"
+		}
+		return fmt.Sprintf("decompress it (%s -dc %s > %s) and run perf script --header -i %s", in.Method, in.Name, name, name)
+	}
+	return "run perf script --header -i " + in.Name
+}

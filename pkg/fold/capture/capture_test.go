@@ -1,0 +1,270 @@
+package capture
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"flamekit/internal/testkit/golden"
+	"flamekit/pkg/fold/collapse"
+	"flamekit/pkg/folded"
+	"flamekit/pkg/perf/symbols"
+	"flamekit/pkg/source"
+)
+
+// noSymbols is a resolver that finds nothing, so that the tests give the
+// same answers on every machine: every frame is [unknown] and the output
+// depends on the capture alone.
+func noSymbols(t *testing.T) *symbols.Resolver {
+	dir := t.TempDir()
+	return symbols.NewResolver(symbols.Options{BuildIDDir: dir, DebugDir: dir, Kallsyms: filepath.Join(dir, "none"),
+		KernelNotes: filepath.Join(dir, "none"), PerfMapDir: dir})
+}
+
+// fold runs a Folder on the input in makes and returns the output and the
+// messages.
+func fold(t *testing.T, opt collapse.Options, setup func(*Folder), in func(*Folder) collapse.Input) (string, string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	var msgs strings.Builder
+	warnf := func(format string, args ...any) {
+		msgs.WriteString(strings.TrimSpace(fmt.Sprintf(format, args...)) + "\n")
+	}
+	f := &Folder{Driver: collapse.Driver{Options: opt, Warnf: warnf}, Resolver: noSymbols(t), AllowForeign: true}
+	if setup != nil {
+		setup(f)
+	}
+	_, err := f.Run(&out, []collapse.Input{in(f)})
+	return out.String(), msgs.String(), err
+}
+
+// textInput opens text as a perf script input.
+func textInput(text []byte) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(text)), nil }
+}
+
+// open opens an input for the tests.
+func open(t *testing.T, path string) *source.Input {
+	t.Helper()
+	in, err := source.Open(path, source.Options{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close() })
+	return in
+}
+
+// roots reduces timed folded output to each sample's process, count and
+// time: what a capture says whatever the symbols found.
+func roots(t *testing.T, out string) []string {
+	t.Helper()
+	rd := folded.NewReader(strings.NewReader(out), "out")
+	var rs []string
+	for rd.Next() {
+		r := rd.Record()
+		root, _, _ := strings.Cut(string(r.Stack), ";")
+		rs = append(rs, root+" "+folded.FormatCount(r.Count)+" @"+r.Time.String())
+	}
+	if err := rd.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+// TestDataAgreesWithPerfScript folds real perf.data files (gzipped, as
+// committed) and the perf script text perf printed for them, and checks
+// that both give the same samples: process, weight and time, in order.
+func TestDataAgreesWithPerfScript(t *testing.T) {
+	for _, name := range []string{"cpp", "syswide", "zstd", "mixed"} {
+		t.Run(name, func(t *testing.T) {
+			data := filepath.Join("../../perf/perfdata/testdata", name+".data.gz")
+			text, err := golden.Read(filepath.Join("../../perf/perfdata/testdata", name+".script.gz"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fromData, _, err := fold(t, collapse.Options{}, nil, func(f *Folder) collapse.Input { return f.Data(open(t, data), "x") })
+			if err != nil {
+				t.Fatal(err)
+			}
+			fromText, _, err := fold(t, collapse.Options{}, nil, func(f *Folder) collapse.Input { return f.Text("text", "x", textInput(text)) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, b := roots(t, fromData), roots(t, fromText)
+			if len(a) == 0 || strings.Join(a, "\n") != strings.Join(b, "\n") {
+				t.Errorf("perf.data gives %d samples, its perf script text %d, or they differ:\n%s",
+					len(a), len(b), golden.Diff([]byte(strings.Join(b, "\n")), []byte(strings.Join(a, "\n"))))
+			}
+		})
+	}
+}
+
+// TestFallbackToPerfScript: a perf.data file the reader cannot read as
+// perf does (--call-graph dwarf) is read through perf script, with a
+// message; without perf, it is an error that says what to run.
+func TestFallbackToPerfScript(t *testing.T) {
+	data := "../../perf/perfdata/testdata/dwarf.data.gz"
+	text, err := golden.Read("../../../testdata/perf/dwarf.txt.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A stand-in for perf: prints the text of a dwarf capture.
+	dir := t.TempDir()
+	txt := filepath.Join(dir, "dwarf.txt")
+	if err := os.WriteFile(txt, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	perf := filepath.Join(dir, "perf")
+	script := "#!/bin/sh\n[ \"$1\" = script ] || exit 2\nexec cat " + txt + "\n"
+	if err := os.WriteFile(perf, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, msgs, err := fold(t, collapse.Options{NoTime: true}, func(f *Folder) { f.Perf = perf }, func(f *Folder) collapse.Input { return f.Data(open(t, data), "x") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, _ := fold(t, collapse.Options{NoTime: true}, nil, func(f *Folder) collapse.Input { return f.Text("text", "x", textInput(text)) })
+	if out != want || out == "" {
+		t.Errorf("the fallback's output differs from folding perf script's text:\n%s", golden.Diff([]byte(want), []byte(out)))
+	}
+	if !strings.Contains(msgs, "dwarf.data.gz: ") || !strings.Contains(msgs, "reading it with "+perf+" script instead") {
+		t.Errorf("no message saying perf script was run:\n%s", msgs)
+	}
+	_, _, err = fold(t, collapse.Options{}, nil, func(f *Folder) collapse.Input { return f.Data(open(t, data), "x") })
+	if err == nil || !strings.Contains(err.Error(), "gzip -dc "+data+" > ../../perf/perfdata/testdata/dwarf.data) and run perf script --header -i ../../perf/perfdata/testdata/dwarf.data") {
+		t.Errorf("without perf: %v, want an error saying to run perf script", err)
+	}
+}
+
+// TestFolded: the pipe gives what a Folder writes, and a reader that stops
+// early stops the folding without its messages.
+func TestFolded(t *testing.T) {
+	data := "../../perf/perfdata/testdata/syswide.data.gz"
+	want, _, err := fold(t, collapse.Options{}, nil, func(f *Folder) collapse.Input { return f.Data(open(t, data), data) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Folded uses the default resolver; compare what does not depend on
+	// symbols.
+	var msgs []string
+	warnf := func(format string, args ...any) { msgs = append(msgs, fmt.Sprintf(format, args...)) }
+	rc, err := Folded(open(t, data), Options{Warnf: warnf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil && !strings.Contains(err.Error(), "another host") {
+		t.Fatal(err)
+	}
+	if err == nil && strings.Join(roots(t, string(got)), "\n") != strings.Join(roots(t, want), "\n") {
+		t.Error("Folded's output differs from the Folder's")
+	}
+	msgs = nil
+	rc, err = Folded(open(t, data), Options{Warnf: warnf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 10)
+	io.ReadFull(rc, buf)
+	rc.Close()
+	if len(msgs) != 0 {
+		t.Errorf("messages of a fold stopped early: %q", msgs)
+	}
+}
+
+// TestFoldedKinds: Folded gives folded text for every kind of input:
+// folded stacks as they are, the others folded, binary data of no known
+// kind an error.
+func TestFoldedKinds(t *testing.T) {
+	dir := t.TempDir()
+	elf := filepath.Join(dir, "a.out")
+	os.WriteFile(elf, append([]byte("\x7fELF\x02\x01\x01\x00"), bytes.Repeat([]byte{0, 1, 2, 3}, 100)...), 0o644)
+	tests := []struct {
+		path  string
+		kind  source.Kind
+		timed bool // timed lines, else classic
+	}{
+		{"../../../testdata/perf/burst.txt.gz", source.PerfScript, true},
+		{"../../perf/perfdata/testdata/syswide.data.gz", source.PerfData, true},
+		{"../../source/testdata/cpu.pprof", source.Pprof, false},
+		{"../../../testdata/bpf/bpftrace-profile.txt.gz", source.Bpftrace, false},
+		{"../../../testdata/bpf/bcc-profile.txt.gz", source.Folded, false},
+	}
+	for _, tt := range tests {
+		in := open(t, tt.path)
+		if in.Kind != tt.kind {
+			t.Fatalf("%s: %v, want %v", tt.path, in.Kind, tt.kind)
+		}
+		rc, err := Folded(in, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd := folded.NewReader(rc, tt.path)
+		n, timed := 0, 0
+		for rd.Next() {
+			n++
+			if rd.Record().Kind == folded.Timed {
+				timed++
+			}
+		}
+		rc.Close()
+		if err := rd.Err(); err != nil && !strings.Contains(err.Error(), "another host") {
+			t.Fatalf("%s: %v", tt.path, err)
+		}
+		if rd.Err() == nil && (n == 0 || (timed == n) != tt.timed) {
+			t.Errorf("%s: %d lines, %d timed", tt.path, n, timed)
+		}
+	}
+	if _, err := Folded(open(t, elf), Options{}); !errors.Is(err, source.ErrUnknown) {
+		t.Errorf("ELF: %v", err)
+	}
+	in := open(t, "../../../testdata/bpf/bcc-profile.txt.gz")
+	rc, _ := Folded(in, Options{})
+	got, _ := io.ReadAll(rc)
+	rc.Close()
+	want, _ := golden.Read("../../../testdata/bpf/bcc-profile.txt.gz")
+	if !bytes.Equal(got, want) {
+		t.Error("folded input is not passed as it is")
+	}
+}
+
+var capturedOn = regexp.MustCompile(` captured-on="[^"]*"`)
+
+// TestDataCutDoesNotMatter: a perf.data file folded by two workers in
+// chunks of a few samples gives what one worker gives on one chunk, timed
+// and classic, with and without the off-CPU stage.
+func TestDataCutDoesNotMatter(t *testing.T) {
+	for _, data := range []string{"../../perf/perfdata/testdata/syswide.data.gz", "../../perf/perfdata/testdata/sched.data.gz", "../../perf/perfdata/testdata/switch.data.gz"} {
+		if _, err := os.Stat(data); err != nil {
+			continue
+		}
+		for _, opt := range []collapse.Options{{}, {NoTime: true, PID: true}, {OffCPU: true}, {HotCold: true, NoTime: true}} {
+			fold1 := func(workers, size int) string {
+				defer func(n int) { chunkSamples = n }(chunkSamples)
+				chunkSamples = size
+				out, _, err := fold(t, opt, func(f *Folder) { f.Workers = workers }, func(f *Folder) collapse.Input { return f.Data(open(t, data), data) })
+				if err != nil && !strings.Contains(err.Error(), "--off-cpu needs") {
+					t.Fatal(err)
+				}
+				// The gunzipped copy's time is the "captured on".
+				return capturedOn.ReplaceAllString(out, "")
+			}
+			want := fold1(1, 1<<30)
+			if want == "" {
+				t.Fatalf("%s %+v: no output", data, opt)
+			}
+			for _, size := range []int{1, 7, 100} {
+				if got := fold1(2, size); got != want {
+					t.Errorf("%s %+v: chunks of %d samples differ from one chunk:\n%.600s\nwant:\n%.600s", data, opt, size, got, want)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package pprof
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"flamekit/internal/testkit/testcapture"
+	"flamekit/pkg/folded"
+)
+
+// collapse runs stackcollapse's library on a real capture and returns the
+// timed folded text.
+func collapse(t testing.TB, name string) []byte { return testcapture.Fold(t, name) }
+
+// stream is a folded stream read back: its metadata and records (stacks
+// copied).
+type stream struct {
+	metas []folded.Meta
+	recs  []folded.Record
+}
+
+func readStream(t testing.TB, b []byte) stream {
+	t.Helper()
+	var s stream
+	rd := folded.NewReader(bytes.NewReader(b), "folded")
+	for rd.Next() {
+		r := *rd.Record()
+		r.Stack = bytes.Clone(r.Stack)
+		s.recs = append(s.recs, r)
+	}
+	if err := rd.Err(); err != nil {
+		t.Fatal(err)
+	}
+	s.metas = rd.Meta()
+	return s
+}
+
+func (s stream) total() float64 {
+	var n float64
+	for _, r := range s.recs {
+		n += r.Count
+	}
+	return n
+}
+
+// build makes a profile of a folded stream.
+func build(t testing.TB, s stream, opts Options) (*profile.Profile, Stats) {
+	t.Helper()
+	if opts.Location == nil {
+		opts.Location = time.UTC
+	}
+	b := NewBuilder(opts)
+	for _, m := range s.metas {
+		b.AddMeta(m)
+	}
+	for i := range s.recs {
+		if err := b.Add(&s.recs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := b.Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.CheckValid(); err != nil {
+		t.Fatal(err)
+	}
+	return p, b.Stats()
+}
+
+// encode writes p gzipped and parses it back with Read.
+func encode(t testing.TB, p *profile.Profile) ([]byte, *profile.Profile) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := p.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	q, err := Read(bytes.NewReader(buf.Bytes()), "profile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), q
+}
+
+// valueSum sums sample type i over p's samples.
+func valueSum(p *profile.Profile, i int) int64 {
+	var n int64
+	for _, s := range p.Sample {
+		n += s.Value[i]
+	}
+	return n
+}
+
+func writeTemp(t testing.TB, name string, b []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

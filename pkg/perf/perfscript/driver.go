@@ -1,0 +1,384 @@
+package perfscript
+
+import (
+	"bytes"
+	"errors"
+	"flamekit/internal/base/freelist"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"sync"
+
+	"flamekit/internal/base/hugepage"
+	"flamekit/pkg/fold/collapse"
+	"flamekit/pkg/folded"
+	"flamekit/pkg/perf/sample"
+)
+
+// DefaultChunkSize is how much input one worker parses at a time.
+const DefaultChunkSize = 2 << 20
+
+// Options are the collapse options (see package collapse).
+type Options = collapse.Options
+
+// Input is one perf script text to read.
+type Input struct {
+	Name   string                        // shown in messages
+	Source string                        // "source" metadata value ("" for stdin)
+	Open   func() (io.ReadCloser, error) // opens (and decompresses) the input
+}
+
+// Collapser turns perf script text into folded stacks through the collapse
+// stage (package collapse): classic output (sorted, summed per stack, as
+// stackcollapse-perf.pl prints it) or, when the input has timestamps and
+// Options.NoTime is false, one timed line per sample in input order,
+// framed by metadata lines.
+//
+// The input is cut at sample boundaries into chunks that Workers
+// goroutines parse at once; the output does not depend on the cut.
+type Collapser struct {
+	Options
+	Workers   int // parsers running at once; 0 means GOMAXPROCS
+	ChunkSize int // bytes per chunk; 0 means DefaultChunkSize
+	// Warnf prints a message on standard error (may be nil).
+	Warnf func(format string, args ...any)
+}
+
+// Summary is what a run read and wrote.
+type Summary struct {
+	collapse.Summary
+	// Skipped counts the lines that were neither a sample header, a
+	// frame, a comment nor blank.
+	Skipped folded.Skips
+}
+
+// ErrNotPerfScript is the error of a skipped line.
+var ErrNotPerfScript = errors.New("not a perf script sample header, frame, comment or blank line")
+
+// chunkBuffers returns a function that makes chunk buffers of size bytes
+// (for one goroutine). The first is allocated alone: an input of one chunk
+// needs no more. When a second is needed, it and the next n-2 are cut
+// from one allocation on huge pages, so that filling them does not cost a
+// page fault per 4 kB (tens of milliseconds per run on some virtual
+// machines); any more are allocated alone.
+func chunkBuffers(n, size int) func() *[]byte {
+	var slab []byte
+	made := 0
+	return func() *[]byte {
+		made++
+		if made == 1 || made > n {
+			b := make([]byte, 0, size)
+			return &b
+		}
+		if slab == nil {
+			slab = hugepage.Bytes((n - 1) * size)[:(n-1)*size]
+		}
+		i := made - 2
+		b := slab[i*size : i*size : (i+1)*size]
+		return &b
+	}
+}
+
+// Run reads the inputs in order, as one stream, and writes the folded
+// output to w. Inputs that cannot be read are reported in the returned
+// error (after the others were processed); a write error stops the run.
+func (c *Collapser) Run(w io.Writer, inputs []Input) (Summary, error) {
+	texts := make([]*Text, len(inputs))
+	ins := make([]collapse.Input, len(inputs))
+	for i, in := range inputs {
+		ins[i] = collapse.Input{Name: in.Name, Source: in.Source, Open: func() (collapse.Producer, error) {
+			rc, err := in.Open()
+			if err != nil {
+				return nil, err
+			}
+			t := NewText(rc, in.Name, c.Srcline)
+			t.ChunkSize = c.ChunkSize
+			texts[i] = t
+			return t, nil
+		}}
+	}
+	d := &collapse.Driver{Options: c.Options, Workers: c.Workers, Warnf: c.Warnf}
+	cs, err := d.Run(w, ins)
+	sum := Summary{Summary: cs}
+	for _, t := range texts {
+		if t != nil {
+			sum.Skipped.Merge(t.Skips())
+		}
+	}
+	if sum.Skipped.Count > 0 {
+		c.warn("%s", sum.Skipped)
+	}
+	return sum, err
+}
+
+func (c *Collapser) warn(format string, args ...any) {
+	if c.Warnf != nil {
+		c.Warnf(format, args...)
+	}
+}
+
+// Text is the collapse.Producer of one perf script text: it cuts the text
+// at sample boundaries into chunks that workers parse at once.
+type Text struct {
+	// ChunkSize is how much text a chunk holds, set before the first
+	// Next; 0 means DefaultChunkSize.
+	ChunkSize int
+
+	rc      io.ReadCloser
+	name    string
+	srcline bool
+	started bool
+	ch      chunker
+	bufs    *freelist.List[*[]byte]
+	fs      fileState
+	rest    []byte  // the part of the last chunk read not yet returned
+	restBuf *[]byte // its buffer
+	err     error   // the read error that ended the input
+	done    bool    // the last chunk was read
+
+	// Merge side (chunk.Done).
+	lineBase int
+	skips    folded.Skips
+}
+
+// NewText returns the Producer of the perf script text read from rc (plain
+// text: see decompress.NewReader for gzip), which it closes; name is used in
+// messages. With srcline, the text was printed with perf script
+// -F+srcline (stackcollapse --srcline): a source line may follow a blank
+// line, so the text is not cut.
+func NewText(rc io.ReadCloser, name string, srcline bool) *Text {
+	return &Text{rc: rc, name: name, srcline: srcline}
+}
+
+// fileState is the reader's view of one input.
+type fileState struct {
+	capture    sample.Capture
+	headerSeen bool // a sample header was met (the --header block is over)
+}
+
+// Next implements collapse.Producer.
+func (t *Text) Next(pre *collapse.Prescan) (collapse.Chunk, error) {
+	if !t.started {
+		t.started = true
+		size := t.ChunkSize
+		if size <= 0 {
+			size = DefaultChunkSize
+		}
+		if t.srcline {
+			size = int(^uint(0) >> 2)
+		}
+		t.ch = chunker{r: t.rc, size: size}
+		// Chunks in flight: a queue and one per worker, one being read.
+		n := 3*runtime.GOMAXPROCS(0) + 4
+		t.bufs = freelist.New(n, chunkBuffers(n, min(size, DefaultChunkSize)+64<<10))
+	}
+	if t.restBuf == nil {
+		if t.done {
+			return nil, nil
+		}
+		bp := t.bufs.Get()
+		data, last, err := t.ch.next(bp)
+		t.rest, t.restBuf, t.done = data, bp, last
+		if err != nil {
+			t.err = fmt.Errorf("%s: %w", t.name, err)
+		}
+	}
+	data := t.rest
+	if pre.Wanted() || !t.fs.headerSeen {
+		if cut := prescan(data, &t.fs, pre); cut < len(data) {
+			// A sample in the chunk changes the decisions: what comes
+			// before it is a chunk of its own, folded under the
+			// decisions before it. The buffer goes with the last piece.
+			t.rest = data[cut:]
+			return &textChunk{t: t, data: data[:cut]}, nil
+		}
+	}
+	c := &textChunk{t: t, data: data, buf: t.restBuf}
+	t.rest, t.restBuf = nil, nil
+	if t.done {
+		return c, t.err
+	}
+	return c, nil
+}
+
+// Capture implements collapse.Producer: the facts of the --header block
+// (empty without one).
+func (t *Text) Capture() *sample.Capture { return &t.fs.capture }
+
+// Close implements collapse.Producer.
+func (t *Text) Close() error { return t.rc.Close() }
+
+// Skips returns the lines that were neither a sample header, a frame, a
+// comment nor blank; complete once the run is over.
+func (t *Text) Skips() folded.Skips { return t.skips }
+
+// parsers keeps the workers' parsers between chunks.
+var parsers = sync.Pool{New: func() any { return &parser{} }}
+
+// textChunk is a piece of text that starts and ends at sample boundaries.
+type textChunk struct {
+	t       *Text
+	data    []byte
+	buf     *[]byte // the buffer data is in, nil when a later chunk has it
+	lines   int
+	skipped int
+	bad     []badLine
+}
+
+func (c *textChunk) Fold(s *collapse.Sink) {
+	p := parsers.Get().(*parser)
+	p.srcline = nil
+	if c.t.srcline {
+		p.srcline = s.SrclineCount
+	}
+	p.reset(c.data)
+	for smp := p.next(); smp != nil; smp = p.next() {
+		s.Add(smp)
+	}
+	c.lines, c.skipped = p.lineNo, p.skipped
+	c.bad = append(c.bad[:0], p.bad...)
+	p.srcline = nil
+	parsers.Put(p)
+}
+
+func (c *textChunk) Done() {
+	t := c.t
+	for _, b := range c.bad {
+		t.skips.Note(t.name, t.lineBase+b.line, b.text, ErrNotPerfScript)
+	}
+	t.skips.Count += c.skipped - len(c.bad)
+	t.lineBase += c.lines
+	if c.buf != nil {
+		t.bufs.Put(c.buf)
+	}
+	c.data, c.buf = nil, nil
+}
+
+// prescan reads a chunk's header block and first sample headers before it
+// is handed to a worker: the capture facts of the --header block and what
+// the stage decides from the first samples (the default event, timed or
+// classic output) must be known in input order. Frame lines are not
+// parsed. It returns len(data), or the offset of a sample that would
+// change the decisions and is not the chunk's first (see
+// collapse.Prescan.See): the chunk is to be cut there.
+func prescan(data []byte, fs *fileState, pre *collapse.Prescan) int {
+	var toks []token
+	var s sample.Sample
+	for pos := 0; pos < len(data); {
+		start := pos
+		var line []byte
+		if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
+			line, pos = data[pos:pos+i], pos+i+1
+		} else {
+			line, pos = data[pos:], len(data)
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] == '#' {
+			if !fs.headerSeen {
+				headerLine(&fs.capture, line)
+			}
+			continue
+		}
+		if isSpace(line[0]) && fs.headerSeen {
+			continue // a frame; single-line samples only come in files without them
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		toks = splitTokens(toks[:0], line)
+		h, ok := parseHeader(line, toks)
+		if !ok || h.sideBand {
+			continue
+		}
+		fs.headerSeen = true
+		s.Event, s.Payload, s.HasTime = h.event, h.payload, false
+		if h.time != nil {
+			_, err := folded.ParseTime(h.time)
+			s.HasTime = err == nil
+		}
+		if !pre.See(&s) {
+			return start
+		}
+		if !pre.Wanted() {
+			return len(data)
+		}
+	}
+	return len(data)
+}
+
+// chunker cuts a stream into chunks that end at a sample boundary: after
+// a blank line, or after a sample printed on one line.
+type chunker struct {
+	r     io.Reader
+	size  int
+	carry []byte
+	done  bool
+}
+
+// next fills *bp with the next chunk and returns it; last is true for the
+// last one (the rest of the input, whatever it is), err is the read error
+// that ended the input, if any.
+func (c *chunker) next(bp *[]byte) (data []byte, last bool, err error) {
+	b := append((*bp)[:0], c.carry...)
+	want := max(c.size, len(c.carry)+c.size/2)
+	eof := false
+	split := -1
+	for {
+		for len(b) < want && !eof {
+			if cap(b)-len(b) < 32<<10 {
+				b = slices.Grow(b, max(len(b), 64<<10))
+			}
+			n, rerr := c.r.Read(b[len(b):cap(b)])
+			b = b[:len(b)+n]
+			if rerr == io.EOF {
+				eof = true
+			} else if rerr != nil {
+				err, eof = rerr, true
+			}
+		}
+		if eof {
+			break
+		}
+		if split = findSplit(b); split > 0 {
+			break
+		}
+		want = 2 * len(b) // one sample larger than a chunk: read on
+	}
+	*bp = b
+	if eof {
+		c.done = true
+		return b, true, err
+	}
+	c.carry = append(c.carry[:0], b[split:]...)
+	return b[:split], false, nil
+}
+
+// findSplit returns the end of the last safe boundary in b (just after a
+// blank line, or after a line that is a whole sample), or -1.
+func findSplit(b []byte) int {
+	// The last blank line ("\n" or "\r\n" after a newline).
+	for pos := len(b); ; {
+		i := bytes.LastIndexByte(b[:pos], '\n')
+		if i < 1 {
+			break
+		}
+		if b[i-1] == '\n' || i >= 2 && b[i-1] == '\r' && b[i-2] == '\n' {
+			return i + 1
+		}
+		pos = i
+	}
+	// No blank line: samples without a call graph are one line each.
+	end := bytes.LastIndexByte(b, '\n')
+	var toks []token
+	for n := 0; end > 0 && n < 256; n++ {
+		start := bytes.LastIndexByte(b[:end], '\n') + 1
+		line := bytes.TrimSuffix(b[start:end], []byte("\r"))
+		toks = splitTokens(toks[:0], line)
+		if h, ok := parseHeader(line, toks); ok && h.hasFrame {
+			return end + 1
+		}
+		end = start - 1
+	}
+	return -1
+}

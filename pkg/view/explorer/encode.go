@@ -1,0 +1,262 @@
+package explorer
+
+import (
+	"cmp"
+	"encoding/binary"
+	"math"
+	"slices"
+	"strings"
+
+	"flamekit/pkg/filter/idle"
+	"flamekit/pkg/folded"
+	"flamekit/pkg/timeline"
+	"flamekit/pkg/view/flamegraph"
+)
+
+// The data the page's script reads is one gzipped byte string of unsigned
+// varints ("uv"), zigzag varints ("zv") and raw bytes, base64 in an inert
+// <script type="application/octet-stream"> element:
+//
+//	frames  uv n, then n times: uv length, UTF-8 bytes
+//	        (sorted by name+";" bytewise: the order flamegraph gives
+//	        siblings, so sorting by id sorts by name)
+//	nodes   uv n (the root not counted), then n times: uv distance to the
+//	        parent (node i's parent is i - distance; the root is 0), uv frame
+//	        (nodes in pre-order, siblings by frame: flamegraph's layout order)
+//	idle    uv n, then n times uv the gap to the previous idle node (+1)
+//	threads uv n, then n times: uv which ids the lines carried (1: pid,
+//	        2: tid), zv pid, zv tid, uv comm frame
+//	cells   uv n, then n times: zv cell - previous cell, uv entries in it
+//	entries uv n, then columns of n values each: zv stack - previous stack
+//	        in the cell, uv thread, uv cpu+1, uv input, uv samples, then the
+//	        weights: zv weight - samples*unit when integral (unit in the
+//	        page's header), else 8 bytes of float64, little endian.
+//
+// Frames, nodes and threads are renumbered in that order; names are data:
+// the script puts them in the page with textContent and the canvas only.
+
+// encoder appends varints.
+type encoder struct{ b []byte }
+
+func (e *encoder) uv(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+func (e *encoder) zv(v int64)  { e.b = binary.AppendVarint(e.b, v) }
+
+// encoded is the data and what the header says of it.
+type encoded struct {
+	data       []byte
+	integral   bool
+	unit       int64 // the usual weight of one sample
+	frames     int
+	nodes      int
+	entries    int
+	idleStacks int
+}
+
+// encode writes the timeline's data for the page.
+func encode(tl *timeline.Timeline) encoded {
+	var e encoder
+	// Frames by name+";" bytewise.
+	order := make([]int32, len(tl.Frames))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return compareNames(tl.Frames[a], tl.Frames[b]) })
+	frameID := make([]int32, len(tl.Frames))
+	e.uv(uint64(len(order)))
+	for id, old := range order {
+		frameID[old] = int32(id)
+		e.uv(uint64(len(tl.Frames[old])))
+		e.b = append(e.b, tl.Frames[old]...)
+	}
+
+	// Nodes in pre-order, children by frame.
+	n := len(tl.Nodes)
+	first := make([]int32, n+1) // children of node p: kids[first[p]:first[p+1]]
+	for i := 1; i < n; i++ {
+		first[tl.Nodes[i].Parent+1]++
+	}
+	for p := 1; p <= n; p++ {
+		first[p] += first[p-1]
+	}
+	kids := make([]int32, max(n-1, 0))
+	fill := slices.Clone(first)
+	for i := 1; i < n; i++ {
+		p := tl.Nodes[i].Parent
+		kids[fill[p]] = int32(i)
+		fill[p]++
+	}
+	for p := 0; p < n; p++ {
+		k := kids[first[p]:first[p+1]]
+		slices.SortFunc(k, func(a, b int32) int { return cmp.Compare(frameID[tl.Nodes[a].Frame], frameID[tl.Nodes[b].Frame]) })
+	}
+	nodeID := make([]int32, n)
+	e.uv(uint64(n - 1))
+	stack := []int32{0}
+	next := int32(1)
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if p != 0 {
+			nodeID[p] = next
+			e.uv(uint64(next - nodeID[tl.Nodes[p].Parent]))
+			e.uv(uint64(frameID[tl.Nodes[p].Frame]))
+			next++
+		}
+		k := kids[first[p]:first[p+1]]
+		for i := len(k) - 1; i >= 0; i-- {
+			stack = append(stack, k[i])
+		}
+	}
+
+	// Idle stacks (the samples of an idle CPU, pkg/filter/idle), by new id.
+	var idleIDs []int32
+	for i, is := range IdleStacks(tl) {
+		if is {
+			idleIDs = append(idleIDs, nodeID[i])
+		}
+	}
+	slices.Sort(idleIDs)
+	e.uv(uint64(len(idleIDs)))
+	prev := int32(0)
+	for _, id := range idleIDs {
+		e.uv(uint64(id - prev))
+		prev = id
+	}
+
+	e.uv(uint64(len(tl.Threads)))
+	for _, th := range tl.Threads {
+		var has uint64
+		if th.Has&folded.HasPID != 0 {
+			has |= 1
+		}
+		if th.Has&folded.HasTID != 0 {
+			has |= 2
+		}
+		e.uv(has)
+		e.zv(int64(th.PID))
+		e.zv(int64(th.TID))
+		e.uv(uint64(frameID[th.Comm]))
+	}
+
+	// Entries: renumbered, and sorted within each cell by new stack id.
+	type ent struct {
+		i     int32
+		stack int32
+	}
+	ents := make([]ent, len(tl.Entries))
+	for i := range tl.Entries {
+		ents[i] = ent{int32(i), nodeID[tl.Entries[i].Stack]}
+	}
+	cells := tl.Cells()
+	e.uv(uint64(len(cells)))
+	prevCell := int64(0)
+	for k, c := range cells {
+		i, j := tl.Range(c, c+1)
+		slices.SortFunc(ents[i:j], func(a, b ent) int {
+			if c := cmp.Compare(a.stack, b.stack); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.i, b.i)
+		})
+		if k == 0 {
+			e.zv(c)
+		} else {
+			e.zv(c - prevCell)
+		}
+		prevCell = c
+		e.uv(uint64(j - i))
+	}
+	e.uv(uint64(len(ents)))
+	last := int32(0)
+	lastCell := int32(math.MinInt32)
+	for _, x := range ents {
+		en := &tl.Entries[x.i]
+		if en.Cell != lastCell {
+			last, lastCell = 0, en.Cell
+		}
+		e.zv(int64(x.stack - last))
+		last = x.stack
+	}
+	for _, x := range ents {
+		e.uv(uint64(tl.Entries[x.i].Thread))
+	}
+	for _, x := range ents {
+		e.uv(uint64(int64(tl.Entries[x.i].CPU) + 1))
+	}
+	for _, x := range ents {
+		e.uv(uint64(tl.Entries[x.i].Input))
+	}
+	for _, x := range ents {
+		e.uv(uint64(tl.Entries[x.i].Samples))
+	}
+	out := encoded{integral: tl.Integral(), frames: len(order), nodes: n - 1, entries: len(ents), idleStacks: len(idleIDs)}
+	if out.integral {
+		for _, en := range tl.Entries {
+			if en.Weight > 1<<53 {
+				out.integral = false // beyond what the script's numbers hold exactly
+			}
+		}
+	}
+	if out.integral {
+		out.unit = usualWeight(tl)
+		for _, x := range ents {
+			en := &tl.Entries[x.i]
+			e.zv(en.Weight - int64(en.Samples)*out.unit)
+		}
+	} else {
+		for _, x := range ents {
+			e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(tl.WeightOf(int(x.i))))
+		}
+	}
+	out.data = e.b
+	return out
+}
+
+// IdleStacks says which stacks of the timeline are an idle CPU's (see
+// pkg/filter/idle), by StackID: the text of a stack is made only when its
+// process is the idle task's.
+func IdleStacks(tl *timeline.Timeline) []bool {
+	out := make([]bool, len(tl.Nodes))
+	var buf []byte
+	for i := 1; i < len(tl.Nodes); i++ {
+		comm := tl.Comm(timeline.StackID(i))
+		if !strings.HasPrefix(tl.Frames[comm], idle.Process) {
+			continue
+		}
+		buf = tl.AppendStack(buf[:0], timeline.StackID(i))
+		out[i] = idle.Is(buf)
+	}
+	return out
+}
+
+// usualWeight returns the most common weight of a one-sample entry (a
+// cpu-clock period), so that most weights are written as a 0: the
+// weight minus samples times it.
+func usualWeight(tl *timeline.Timeline) int64 {
+	count := map[int64]int{}
+	for i, en := range tl.Entries {
+		if en.Samples == 1 {
+			count[en.Weight]++
+		}
+		if i > 100000 {
+			break
+		}
+	}
+	best, n := int64(0), 0
+	for w, c := range count {
+		if c > n || c == n && w < best {
+			best, n = w, c
+		}
+	}
+	// samples * best must not overflow.
+	for _, en := range tl.Entries {
+		if best > 0 && int64(en.Samples) > math.MaxInt64/4/best {
+			return 0
+		}
+	}
+	return best
+}
+
+// compareNames orders frame names as flamegraph orders siblings: by
+// name+";" bytewise (flamegraph.CompareStacks of two one-frame stacks).
+func compareNames(a, b string) int { return flamegraph.CompareStacks(a, b) }

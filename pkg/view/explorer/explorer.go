@@ -1,0 +1,447 @@
+// Package explorer writes the explorer page: one self-contained HTML file
+// that holds a timed profile and runs FlameScope's loop in the browser,
+// without a server or the network. The sub-second heat map (one lane per
+// host, the night overview for long captures, bursts marked) selects a
+// range; the flame graph of the range is drawn below it (flamegraph's
+// colours, zoom, search), or compared with a second range (red/blue, as
+// difffolded | flamegraph, and the elided view), filtered by comm, pid,
+// tid, CPU and stackfilter's stack filters, shown as an icicle, a flame
+// chart, a top table or a sandwich. The page's state lives in the URL
+// fragment, whose keys are the command-line flags; it gives the pipeline
+// that draws the same flame graph from the command line, and saves the
+// view's flame graph (the SVG flamegraph draws) and folded stacks.
+//
+// The data is a [timeline.Timeline] aggregated per cell (see encode.go for
+// the format), gzipped and carried as base64 in the page; the script
+// unpacks it with the browser's DecompressionStream. Names are data: the
+// script writes them with textContent or on a canvas, never as markup.
+// Without script, the page shows the heat map as a picture.
+package explorer
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+
+	"flamekit/pkg/folded"
+	"flamekit/pkg/svg"
+	"flamekit/pkg/timeline"
+	"flamekit/pkg/view/flamegraph"
+	"flamekit/pkg/view/heatmap"
+)
+
+//go:embed explorer.css
+var css string
+
+//go:embed explorer.js
+var script string
+
+//go:embed flame.js
+var flameScript string
+
+//go:embed svgout.js
+var svgScript string
+
+// DefaultBudget is the number of entries (distinct cell, input, stack,
+// thread and CPU) a page holds at full resolution: about 14 MB of page for
+// perf captures. Beyond it the cells are widened until the entries fit,
+// and the page says which window to cut for full detail.
+const DefaultBudget = 2_500_000
+
+// Options say what the page shows besides the timeline.
+type Options struct {
+	// Title heads the page.
+	Title string
+	// Notes are lines under the title (the window cut, what was left out).
+	Notes []string
+	// Files are the timeline's inputs as the commands the page gives name
+	// them (shell words: absolute paths quoted, "-" for standard input),
+	// by input index.
+	Files []string
+	// Select are the selection flags (--comm RE, --cpu LIST …, as
+	// selection.Selection.Flags gives them) the timeline's samples were
+	// kept under: every command the page gives carries them, as the
+	// page holds no other samples.
+	Select []string
+	// NoIdle starts the page with idle samples left out (timeslice
+	// --no-idle).
+	NoIdle bool
+	// Weights makes heat map cells sum the samples' weights (off-CPU
+	// time) rather than count them; Unit names that weight ("µs
+	// off-CPU").
+	Weights bool
+	Unit    string
+	// Marks are windows to point out (bursts), best first, on the
+	// timeline's axis.
+	Marks []heatmap.Mark
+	// Wall maps the axis to the wall clock (nil when unknown);
+	// WallEstimated says it is an estimate.
+	Wall          func(folded.Time) time.Time
+	WallEstimated bool
+	// Picture is the heat map's description for the picture shown
+	// without script (its Marks, Wall and Unit are taken from here).
+	Picture heatmap.Info
+	// Budget bounds the entries held at full resolution (DefaultBudget
+	// when 0).
+	Budget int
+}
+
+// Stats say what a page holds.
+type Stats struct {
+	Frames, Stacks, Threads, Entries int
+	// Rows and Seconds are the cells the page holds (see timeline); they
+	// differ from the timeline's when the budget made them wider.
+	Rows, Seconds int
+	// DataBytes is the size of the gzipped data, PageBytes of the page.
+	DataBytes, PageBytes int
+}
+
+// Write writes the page of tl to w.
+func Write(w io.Writer, tl *timeline.Timeline, o Options) (Stats, error) {
+	budget := o.Budget
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	full := tl
+	tl = fit(tl, budget)
+	enc := encode(tl)
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, 7)
+	zw.Write(enc.data)
+	zw.Close()
+
+	m, err := header(full, tl, &enc, &o)
+	if err != nil {
+		return Stats{}, err
+	}
+	head, err := json.Marshal(m)
+	if err != nil {
+		return Stats{}, err
+	}
+	// Without script, the heat map as a picture (none for a span the heat
+	// map refuses to draw, over 31 days: the page still works).
+	pic, picErr := picture(tl, &o)
+
+	var b bytes.Buffer
+	b.Grow(gz.Len()*4/3 + len(pic)*4/3 + 200<<10)
+	title := o.Title
+	if title == "" {
+		title = "Profile explorer"
+	}
+	fmt.Fprintf(&b, `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="flamekit timeslice --heatmap=html">
+<title>%s</title>
+<style>
+%s</style>
+</head>
+<body>
+<header id="top"><h1 id="title">%s</h1>
+`, html.EscapeString(title), css, html.EscapeString(title))
+	for _, n := range o.Notes {
+		fmt.Fprintf(&b, "<p class=\"note\">%s</p>\n", html.EscapeString(n))
+	}
+	b.WriteString("</header>\n<noscript><p class=\"note\">This page draws flame graphs with JavaScript, which is off: here is the heat map as a picture. The same view from the command line: timeslice --heatmap.</p>\n")
+	if picErr == nil {
+		b.WriteString("<img alt=\"sub-second heat map\" src=\"data:image/svg+xml;base64,")
+		b.WriteString(base64.StdEncoding.EncodeToString(pic))
+		b.WriteString("\">")
+	} else {
+		fmt.Fprintf(&b, "<p class=\"note\">No picture: %s</p>", html.EscapeString(picErr.Error()))
+	}
+	b.WriteString("</noscript>\n<div id=\"app\"><p id=\"loading\" class=\"note\">Unpacking the profile…</p></div>\n")
+	b.WriteString("<script id=\"fx-meta\" type=\"application/json\">")
+	b.Write(head)
+	b.WriteString("</script>\n<script id=\"fx-data\" type=\"application/octet-stream\">")
+	b.WriteString(base64.StdEncoding.EncodeToString(gz.Bytes()))
+	b.WriteString("</script>\n<script>\n\"use strict\";\n")
+	b.WriteString(flameScript)
+	b.WriteString(svgScript)
+	b.WriteString(script)
+	b.WriteString("</script>\n</body>\n</html>\n")
+	st := Stats{Frames: enc.frames, Stacks: enc.nodes, Threads: len(tl.Threads), Entries: enc.entries,
+		Rows: tl.Rows, Seconds: tl.Seconds, DataBytes: gz.Len(), PageBytes: b.Len()}
+	_, err = w.Write(b.Bytes())
+	return st, err
+}
+
+// MaxCells bounds the cells of a host's lane (from its first sample to
+// its last): the page keeps a number per cell of each lane, so 5 million
+// (28 hours of 20 ms cells) is 40 MB in the browser.
+const MaxCells = 5_000_000
+
+// fit widens the cells until the entries fit in budget and every lane in
+// MaxCells: from 20 ms to 100 ms, 200 ms, 1 s, then 10 s, 1 min, 10 min,
+// 1 h, 1 day.
+func fit(tl *timeline.Timeline, budget int) *timeline.Timeline {
+	for len(tl.Entries) > budget || laneCells(tl) > MaxCells {
+		var next *timeline.Timeline
+		if tl.Rows > 1 {
+			for _, r := range []int{10, 5, 2, 1} {
+				if r < tl.Rows && tl.Rows%r == 0 {
+					next = tl.Coarsen(tl.Rows / r)
+					break
+				}
+			}
+		} else {
+			for _, s := range []int{10, 60, 600, 3600, 86400} {
+				if s > tl.Seconds && s%tl.Seconds == 0 {
+					next = tl.Coarsen(s / tl.Seconds)
+					break
+				}
+			}
+		}
+		if next == nil {
+			break // as wide as cells go: the page is larger than planned
+		}
+		tl = next
+	}
+	return tl
+}
+
+// laneCells returns the most cells a host's lane spans.
+func laneCells(tl *timeline.Timeline) int64 {
+	type span struct{ lo, hi int32 }
+	spans := map[string]*span{}
+	for i := range tl.Entries {
+		e := &tl.Entries[i]
+		h := tl.Inputs[e.Input].Host
+		s := spans[h]
+		if s == nil {
+			spans[h] = &span{e.Cell, e.Cell}
+			continue
+		}
+		s.lo, s.hi = min(s.lo, e.Cell), max(s.hi, e.Cell)
+	}
+	var n int64
+	for _, s := range spans {
+		n = max(n, int64(s.hi)-int64(s.lo)+1)
+	}
+	return n
+}
+
+type jsonMeta struct {
+	Version  int         `json:"v"`
+	Title    string      `json:"title"`
+	Rows     int         `json:"rows"`
+	Seconds  int         `json:"seconds"`
+	Origin   string      `json:"origin"` // the axis time of cell 0, ns
+	Wall     *jsonWall   `json:"wall"`
+	Inputs   []jsonInput `json:"inputs"`
+	Lanes    []jsonLane  `json:"lanes"`
+	Marks    []jsonMark  `json:"marks"`
+	Measure  string      `json:"measure"` // what heat map cells hold: samples or weight
+	Unit     string      `json:"unit"`
+	NoIdle   bool        `json:"noIdle"`
+	Select   []string    `json:"select,omitempty"` // Options.Select
+	Palette  []string    `json:"palette"`
+	Integral bool        `json:"integral"`
+	WUnit    int64       `json:"wunit"`
+	Event    string      `json:"event"`
+	Samples  int64       `json:"samples"`
+	Weight   string      `json:"weight"`
+	Full     *jsonFull   `json:"full"` // set when cells were widened to fit
+	SVG      jsonSVG     `json:"svg"`
+	Sizes    [3]int      `json:"sizes"` // frames, nodes, entries
+	Untimed  int64       `json:"untimed"`
+}
+
+type jsonWall struct {
+	Ms        float64 `json:"ms"` // wall-clock time of the origin, ms since 1970
+	Estimated bool    `json:"estimated"`
+}
+
+type jsonInput struct {
+	Name    string `json:"name"`
+	File    string `json:"file"`
+	Host    string `json:"host"`
+	First   string `json:"first"` // perf-clock ns
+	Last    string `json:"last"`
+	Samples int64  `json:"samples"`
+	Offset  string `json:"offset"`
+}
+
+type jsonLane struct {
+	Host   string  `json:"host"`
+	Inputs []int   `json:"inputs"`
+	WallMs float64 `json:"wallMs"` // wall-clock time of the axis origin on this host (0: unknown)
+	Exact  bool    `json:"exact"`
+}
+
+type jsonMark struct {
+	From  int64  `json:"from"` // ns after the origin
+	To    int64  `json:"to"`
+	Label string `json:"label"`
+}
+
+type jsonFull struct {
+	Rows       int     `json:"rows"`
+	Entries    int     `json:"entries"`
+	FitSeconds float64 `json:"fitSeconds"` // the span that fits at full resolution
+}
+
+type jsonSVG struct {
+	CSS    string `json:"css"`
+	Script string `json:"script"`
+}
+
+func header(full, tl *timeline.Timeline, enc *encoded, o *Options) (*jsonMeta, error) {
+	m := &jsonMeta{Version: 1, Title: o.Title, Rows: tl.Rows, Seconds: tl.Seconds, Select: o.Select,
+		Origin: strconv.FormatInt(int64(tl.Origin), 10), NoIdle: o.NoIdle,
+		Integral: enc.integral, WUnit: enc.unit, Samples: tl.Samples, Untimed: tl.Untimed,
+		Sizes: [3]int{enc.frames, enc.nodes, enc.entries}, Marks: []jsonMark{}, Inputs: []jsonInput{}}
+	_, wt := tl.Total()
+	m.Weight = folded.FormatCount(wt)
+	m.Measure, m.Unit = "samples", "samples"
+	if o.Weights {
+		m.Measure, m.Unit = "weight", o.Unit
+	}
+	if o.Wall != nil {
+		m.Wall = &jsonWall{Ms: float64(o.Wall(tl.Origin).UnixNano()) / 1e6, Estimated: o.WallEstimated}
+	}
+	lanes := map[string]int{}
+	for i, in := range tl.Inputs {
+		file := "-"
+		if i < len(o.Files) {
+			file = o.Files[i]
+		}
+		ji := jsonInput{Name: in.Name, File: file, Host: in.Host, Samples: in.Samples, Offset: strconv.FormatInt(int64(in.Offset), 10)}
+		if in.Seen.OK {
+			ji.First, ji.Last = strconv.FormatInt(int64(in.Seen.First), 10), strconv.FormatInt(int64(in.Seen.Last), 10)
+		}
+		m.Inputs = append(m.Inputs, ji)
+		for k := range in.Metas {
+			if ev, ok := in.Metas[k].Get(folded.KeyEvent); ok && m.Event == "" {
+				m.Event = ev
+			}
+		}
+		l, ok := lanes[in.Host]
+		if !ok {
+			l = len(m.Lanes)
+			lanes[in.Host] = l
+			m.Lanes = append(m.Lanes, jsonLane{Host: in.Host})
+		}
+		m.Lanes[l].Inputs = append(m.Lanes[l].Inputs, i)
+	}
+	if len(m.Lanes) == 0 {
+		m.Lanes = []jsonLane{{}}
+	}
+	if len(m.Lanes) > 1 {
+		placeLanes(tl, m)
+	}
+	for _, mk := range o.Marks {
+		m.Marks = append(m.Marks, jsonMark{From: int64(mk.From - tl.Origin), To: int64(mk.To - tl.Origin), Label: mk.Label})
+	}
+	for _, c := range heatmap.Palette() {
+		m.Palette = append(m.Palette, c.String())
+	}
+	if tl != full {
+		fe := len(full.Entries)
+		f, l, _ := full.Span()
+		span := float64(l-f+1) / float64(full.Rows)
+		fit := math.Min(span*float64(o.budget())/float64(max(fe, 1)), float64(MaxCells)/float64(full.Rows))
+		m.Full = &jsonFull{Rows: full.Rows, Entries: fe, FitSeconds: math.Floor(fit)}
+	}
+	css, err := svgCSS()
+	if err != nil {
+		return nil, err
+	}
+	m.SVG = jsonSVG{CSS: css, Script: svg.Script()}
+	return m, nil
+}
+
+func (o *Options) budget() int {
+	if o.Budget > 0 {
+		return o.Budget
+	}
+	return DefaultBudget
+}
+
+// placeLanes gives each host's lane the wall-clock time of the axis
+// origin on that host's clock, from its inputs' metadata (perf record -k,
+// or captured-on estimates).
+func placeLanes(tl *timeline.Timeline, m *jsonMeta) {
+	for l := range m.Lanes {
+		lane := &m.Lanes[l]
+		var merged folded.Meta
+		var span folded.Span
+		for _, i := range lane.Inputs {
+			in := &tl.Inputs[i]
+			span.Merge(in.Seen)
+			for k := range in.Metas {
+				for _, f := range in.Metas[k].Fields {
+					merged.Set(f.Key, f.Value)
+				}
+			}
+		}
+		ref, ok := folded.RefFromMeta(&merged, span.First, span.Last, span.OK, time.Local)
+		if !ok {
+			continue
+		}
+		lane.WallMs = float64(ref.ToWall(tl.Origin).UnixNano()) / 1e6
+		lane.Exact = ref.Exact
+	}
+}
+
+// svgCSS returns the style sheet of the SVG flamegraph draws with its
+// default options, which the page's SVG writer copies.
+func svgCSS() (string, error) {
+	b := flamegraph.NewBuilder()
+	b.Add("a", 1, 0, false)
+	o := svg.DefaultOptions()
+	var out bytes.Buffer
+	if err := svg.Render(&out, b.Layout(), &o); err != nil {
+		return "", err
+	}
+	s := out.String()
+	const open, end = "<style type=\"text/css\">\n", "</style>"
+	i := strings.Index(s, open)
+	j := strings.Index(s, end)
+	if i < 0 || j < i {
+		return "", fmt.Errorf("explorer: no style sheet in the flame graph SVG")
+	}
+	return s[i+len(open) : j], nil
+}
+
+// picture draws the heat map as the SVG timeslice --heatmap writes, from
+// the timeline's per-cell series (heatmap.Of), for browsers without
+// script.
+func picture(tl *timeline.Timeline, o *Options) ([]byte, error) {
+	var keep func(*timeline.Entry) bool
+	if o.NoIdle {
+		idle := IdleStacks(tl)
+		keep = func(e *timeline.Entry) bool { return !idle[e.Stack] }
+	}
+	m := timeline.Samples
+	if o.Weights {
+		m = timeline.Weight
+	}
+	hm := heatmap.Of(tl, m, keep)
+	info := o.Picture
+	if info.Title == "" {
+		info.Title = o.Title
+	}
+	info.NoIdle = o.NoIdle
+	if o.Weights {
+		info.Unit = o.Unit
+	}
+	info.Marks, info.Wall, info.WallEstimated = o.Marks, o.Wall, o.WallEstimated
+	var b bytes.Buffer
+	if err := hm.Grid().WriteSVG(&b, info); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
