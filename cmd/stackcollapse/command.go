@@ -69,6 +69,7 @@ type command struct {
 	Format      string          `name:"format" enum:"auto,perf,bpftrace,pprof,perf-data,folded" default:"auto" help:"Input format: auto (recognise each input by its content), perf (perf script text), pprof (profile.proto, gzipped or not: Go's -cpuprofile/-memprofile, perf_data_converter, timeslice --format pprof), bpftrace (map dump), folded (passed through), perf-data (perf record's file, read directly)."`
 	NoPerf      bool            `name:"no-perf" help:"Never run perf script: a perf.data file that stackcollapse cannot read as perf does (--call-graph dwarf, LBR, pipe mode, another host's capture without perf archive) is an error instead."`
 	Map         string          `name:"map" placeholder:"@NAME" help:"bpftrace input: the map to fold (default: the first map with a stack in its key)."`
+	cli.SymbolFlags `embed:""`
 	Version     cli.VersionFlag `help:"Print the version and exit."`
 	Files       []string        `arg:"" optional:"" name:"FILE" help:"Input files: perf script text, pprof, bpftrace dumps, folded stacks (.gz read transparently); '-' or none for standard input."`
 
@@ -85,6 +86,7 @@ func (c *command) Run(env *cli.Env) error {
 		NoIdle: c.NoIdle, NoTime: c.NoTime, RefWall: c.RefWall, RefPerf: c.RefPerf,
 		Jobs: c.Jobs, Format: c.Format, NoPerf: c.NoPerf, Map: c.Map,
 		SampleType: c.SampleType, Files: c.Files,
+		NoDebuginfod: c.NoDebuginfod, Force: c.Force,
 	}
 	return stackcollapse.Run(cfg, env.Tool())
 }

@@ -129,6 +129,7 @@ type command struct {
 	Files     []string        `arg:"" optional:"" help:"Timed folded inputs, gzip or zstd or not (perf.data files and perf script text are folded as stackcollapse folds them); - or none: standard input." placeholder:"FILE"`
 
 	cli.SelectFlags `embed:""`
+	cli.SymbolFlags `embed:""`
 	fleetFlags      `embed:""`
 }
 
@@ -165,6 +166,7 @@ func (c *command) options() (timeslice.Config, error) {
 		return timeslice.Config{}, err
 	}
 	return timeslice.Config{
+		NoDebuginfod: c.NoDebuginfod, Force: c.Force,
 		Window: spec, HasWindow: hasWindow, NoIdle: c.NoIdle, KeepTime: c.KeepTime,
 		Heatmap: string(c.Heatmap), Rows: c.Rows, Bursts: c.Bursts, Measure: c.Measure,
 		Top: c.Top, Threshold: c.Threshold, Quiet: c.Quiet, Select: sel,

@@ -11,6 +11,7 @@ import (
 	"flamekit/pkg/folded"
 	"flamekit/pkg/interop/bpftrace"
 	"flamekit/pkg/interop/pprof"
+	"flamekit/pkg/perf/symbols"
 	"flamekit/pkg/source"
 )
 
@@ -30,6 +31,9 @@ type Options struct {
 	// SampleType picks the sample type of pprof profiles (see
 	// pprof.ReadOptions).
 	SampleType string
+	// Resolver resolves the addresses of perf.data files (nil:
+	// DefaultResolver); NewResolver makes one for a SymbolConfig.
+	Resolver *symbols.Resolver
 	// Warnf receives the messages of a fold (a perf.data file read
 	// through perf script, frames without symbols, lines skipped), once
 	// the input has been read to its end; may be nil.
@@ -105,7 +109,7 @@ var errStopped = errors.New("the reader of the folded stacks stopped")
 func foldTo(w io.Writer, in *source.Input, o Options, warnf func(string, ...any)) error {
 	switch {
 	case in.Kind.IsPerfData() || in.Kind == source.PerfScript:
-		f := &Folder{Driver: collapse.Driver{Options: o.Collapse, Workers: o.Workers, Warnf: warnf}, Perf: o.Perf}
+		f := &Folder{Driver: collapse.Driver{Options: o.Collapse, Workers: o.Workers, Warnf: warnf}, Perf: o.Perf, Resolver: o.Resolver}
 		input := f.Data(in, SourceName(in))
 		if in.Kind == source.PerfScript {
 			input = f.Text(in.Display, SourceName(in), in.Open)
@@ -223,7 +227,7 @@ func Records(in *source.Input, o Options, out collapse.Records) error {
 		return fmt.Errorf("%s: %s is not a perf capture", in.Display, in.Kind)
 	}
 	var h held
-	f := &Folder{Driver: collapse.Driver{Options: o.Collapse, Workers: o.Workers, Warnf: h.keep}, Perf: o.Perf}
+	f := &Folder{Driver: collapse.Driver{Options: o.Collapse, Workers: o.Workers, Warnf: h.keep}, Perf: o.Perf, Resolver: o.Resolver}
 	input := f.Data(in, SourceName(in))
 	if in.Kind == source.PerfScript {
 		input = f.Text(in.Display, SourceName(in), in.Open)

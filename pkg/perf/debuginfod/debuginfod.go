@@ -70,18 +70,22 @@ type Config struct {
 	HTTP *http.Client
 }
 
-// FromEnv returns the Config elfutils' client would use.
-func FromEnv() Config {
+// FromEnv returns the Config elfutils' client would use, reading the
+// environment with getenv (nil: os.Getenv).
+func FromEnv(getenv func(string) string) Config {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
 	c := Config{
-		URLs:      strings.Fields(os.Getenv("DEBUGINFOD_URLS")),
-		CacheDir:  os.Getenv("DEBUGINFOD_CACHE_PATH"),
+		URLs:      strings.Fields(getenv("DEBUGINFOD_URLS")),
+		CacheDir:  getenv("DEBUGINFOD_CACHE_PATH"),
 		Timeout:   90 * time.Second,
 		CacheMiss: 600 * time.Second,
 	}
 	if c.CacheDir == "" {
-		base := os.Getenv("XDG_CACHE_HOME")
+		base := getenv("XDG_CACHE_HOME")
 		if base == "" {
-			if home, err := os.UserHomeDir(); err == nil {
+			if home := getenv("HOME"); home != "" {
 				base = filepath.Join(home, ".cache")
 			}
 		}
@@ -89,20 +93,20 @@ func FromEnv() Config {
 			c.CacheDir = filepath.Join(base, "debuginfod_client")
 		}
 	}
-	if s, ok := seconds("DEBUGINFOD_TIMEOUT"); ok {
+	if s, ok := seconds(getenv("DEBUGINFOD_TIMEOUT")); ok {
 		c.Timeout = s
 	}
-	if s, ok := seconds("DEBUGINFOD_MAXTIME"); ok {
+	if s, ok := seconds(getenv("DEBUGINFOD_MAXTIME")); ok {
 		c.MaxTime = s
 	}
-	if n, err := strconv.ParseInt(os.Getenv("DEBUGINFOD_MAXSIZE"), 10, 64); err == nil && n > 0 {
+	if n, err := strconv.ParseInt(getenv("DEBUGINFOD_MAXSIZE"), 10, 64); err == nil && n > 0 {
 		c.MaxSize = n
 	}
 	return c
 }
 
-func seconds(env string) (time.Duration, bool) {
-	n, err := strconv.ParseInt(strings.TrimSpace(os.Getenv(env)), 10, 64)
+func seconds(v string) (time.Duration, bool) {
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 	if err != nil || n < 0 {
 		return 0, false
 	}

@@ -60,22 +60,22 @@ func TestFromEnv(t *testing.T) {
 	t.Setenv("DEBUGINFOD_TIMEOUT", "7")
 	t.Setenv("DEBUGINFOD_MAXSIZE", "1000")
 	t.Setenv("DEBUGINFOD_MAXTIME", "9")
-	c := FromEnv()
+	c := FromEnv(nil)
 	if len(c.URLs) != 2 || c.CacheDir != "/x/debuginfod_client" || c.Timeout != 7*time.Second || c.MaxSize != 1000 || c.MaxTime != 9*time.Second {
 		t.Errorf("FromEnv = %+v", c)
 	}
 	t.Setenv("DEBUGINFOD_CACHE_PATH", "/c")
-	if c := FromEnv(); c.CacheDir != "/c" {
+	if c := FromEnv(nil); c.CacheDir != "/c" {
 		t.Errorf("DEBUGINFOD_CACHE_PATH: %q", c.CacheDir)
 	}
 	t.Setenv("DEBUGINFOD_CACHE_PATH", "")
 	t.Setenv("XDG_CACHE_HOME", "")
 	t.Setenv("HOME", "/h")
-	if c := FromEnv(); c.CacheDir != "/h/.cache/debuginfod_client" {
+	if c := FromEnv(nil); c.CacheDir != "/h/.cache/debuginfod_client" {
 		t.Errorf("HOME: %q", c.CacheDir)
 	}
 	t.Setenv("DEBUGINFOD_URLS", "")
-	if New(FromEnv()).Enabled() {
+	if New(FromEnv(nil)).Enabled() {
 		t.Error("enabled without URLs")
 	}
 }

@@ -348,3 +348,15 @@ func reason(err error, dbg bool) string {
 	}
 	return err.Error()
 }
+
+// FileBuildID returns the GNU build-id of the ELF file at path, in
+// hexadecimal ("" when it has none), reading it as the Resolver reads
+// objects (debuginfod checks what it fetched with it).
+func FileBuildID(path string) (string, error) {
+	ef, err := openELF(path)
+	if err != nil {
+		return "", err
+	}
+	defer ef.Close()
+	return ef.buildID(), nil
+}

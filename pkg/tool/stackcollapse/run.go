@@ -69,6 +69,8 @@ type Config struct {
 	// NoPerf never runs perf script on a perf.data file the reader
 	// cannot read as perf does: such a file is an error instead.
 	NoPerf bool
+	// NoDebuginfod and Force: see capture.SymbolConfig.
+	NoDebuginfod, Force bool
 	// Map is the bpftrace map to fold (default: the first with a stack).
 	Map string
 	// SampleType is the sample type of pprof inputs, by name or index.
@@ -206,6 +208,7 @@ func isPerf(in *source.Input) bool {
 // through the one fold driver, as one stream, on every CPU (Jobs).
 func (c *Config) collapsePerf(env *Env, ins source.Inputs, opt perfscript.Options) error {
 	f := &capture.Folder{Driver: collapse.Driver{Options: opt, Workers: c.Jobs, Warnf: env.Warnf}}
+	f.Resolver = capture.ResolverFor(capture.SymbolConfig{NoDebuginfod: c.NoDebuginfod, Force: c.Force, Getenv: env.Getenv, Progress: env.Stderr})
 	if !c.NoPerf {
 		f.Perf = "perf"
 	}

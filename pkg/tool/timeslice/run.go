@@ -77,6 +77,9 @@ type Config struct {
 	// Bucket is the time resolution of --push and --format pprof (nil:
 	// the output's default).
 	Bucket *time.Duration
+	// NoDebuginfod and Force say where perf.data symbols come from: see
+	// capture.SymbolConfig.
+	NoDebuginfod, Force bool
 	// Files are the inputs ("-" or none: standard input).
 	Files []string
 }
@@ -129,7 +132,7 @@ func (c *run) run(env *Env) error {
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
-	inputs, err := Open(names, env)
+	inputs, err := Open(names, capture.SymbolConfig{NoDebuginfod: c.NoDebuginfod, Force: c.Force}, env)
 	if err != nil {
 		return err
 	}
@@ -483,8 +486,8 @@ func (c *run) summary(env *Env, s *window.Slicer, w *window.Window, inputs windo
 // records of the timed folded stacks stackcollapse makes of them, folded
 // again each time they are read, without their text (capture.Records);
 // pprof profiles and bpftrace dumps as their folded stacks (which have no
-// time).
-func Open(names []string, env *Env) (window.Inputs, error) {
+// time). sym says where the symbols of perf.data files come from.
+func Open(names []string, sym capture.SymbolConfig, env *Env) (window.Inputs, error) {
 	if err := source.CheckNames(names); err != nil {
 		return nil, usagef("%v", err)
 	}
@@ -503,7 +506,8 @@ func Open(names []string, env *Env) (window.Inputs, error) {
 			env.Warnf("%s", msg)
 		}
 	}
-	o := capture.Options{Perf: "perf", Warnf: warnf}
+	o := capture.Options{Perf: "perf", Warnf: warnf,
+		Resolver: capture.ResolverFor(capture.SymbolConfig{NoDebuginfod: sym.NoDebuginfod, Force: sym.Force, Getenv: env.Getenv, Progress: env.Stderr})}
 	fold := func(in *source.Input) (io.ReadCloser, error) { return capture.Folded(in, o) }
 	records := func(in *source.Input, out collapse.Records) error { return capture.Records(in, o, out) }
 	inputs := make(window.Inputs, 0, len(srcs))
