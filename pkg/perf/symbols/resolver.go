@@ -607,10 +607,18 @@ func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *
 			if !used {
 				ef.Close()
 			}
-			if syms != nil {
+			if syms != nil && runtime != nil {
 				break
 			}
 		}
+	}
+	if syms != nil && runtime == nil && syms.debugOnly() {
+		// Addresses are file offsets of the executable, which a debug
+		// file's program headers no longer give: no symbol rather than a
+		// wrong one.
+		readErr = fmt.Errorf("%w (%s): install the program, or serve it with debuginfod", ErrNoExecutable, syms.path)
+		syms.Close()
+		syms = nil
 	}
 	if !vdso && syms == nil && runtime != nil {
 		// perf reads the exported symbols of .dynsym: some frames of a

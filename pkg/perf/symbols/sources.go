@@ -3,6 +3,7 @@ package symbols
 import (
 	"bufio"
 	"context"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -314,7 +315,19 @@ func (r *Resolver) Why(path string) string {
 		if r.jitDump(pid) != nil {
 			return ""
 		}
-		err = ErrNoJIT
+		// Its map was read from PerfMapDir, or inside a container.
+		name := "perf-" + strconv.Itoa(pid) + ".map"
+		if p := r.proc(pid); p.nspid != pid {
+			name = "perf-" + strconv.Itoa(p.nspid) + ".map"
+		}
+		for _, m := range r.Missing() {
+			if filepath.Base(m.Path) == name || filepath.Base(m.Path) == "perf-"+strconv.Itoa(pid)+".map" {
+				err = m.Err
+			}
+		}
+		if err == nil {
+			err = ErrNoJIT
+		}
 	}
 	if err == nil {
 		return ""
@@ -329,6 +342,8 @@ func reason(err error, dbg bool) string {
 	switch {
 	case errors.As(err, &se):
 		return se.Error()
+	case errors.Is(err, ErrNoExecutable):
+		return err.Error()
 	case errors.Is(err, ErrNoJIT):
 		return "no jitdump nor perf map: run the JIT with its perf support (node --perf-prof, or --perf-basic-prof for a map; java with a perf agent), recording with perf record -k mono for jitdump"
 	case errors.As(err, &de) && !errors.Is(err, debuginfod.ErrDisabled):
@@ -348,6 +363,18 @@ func reason(err error, dbg bool) string {
 	}
 	return err.Error()
 }
+
+// debugOnly reports whether ef is a debug file without code (objcopy
+// --only-keep-debug): its program headers no longer say where code is in
+// the executable, so it cannot map addresses alone.
+func (ef *elfFile) debugOnly() bool {
+	_, text := ef.section(".text")
+	return text != nil && text.Type == elf.SHT_NOBITS
+}
+
+// ErrNoExecutable: only a debug file was found, which cannot place
+// addresses without the executable.
+var ErrNoExecutable = errors.New("a debug file without its executable")
 
 // FileBuildID returns the GNU build-id of the ELF file at path, in
 // hexadecimal ("" when it has none), reading it as the Resolver reads
