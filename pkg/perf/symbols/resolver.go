@@ -262,6 +262,7 @@ func (r *Resolver) Preload(path, buildID string) {
 		preload(r, r.perfMaps, pid, func(miss *[]Missing) *Table { return r.loadPerfMap(pid, miss) })
 		return
 	}
+	r.prefetch(path, strings.ToLower(buildID))
 	preload(r, r.dsos, dsoKey{path, buildID}, func(miss *[]Missing) *Table {
 		// One core: the caller is busy on the other.
 		return r.loadDSO(path, strings.ToLower(buildID), 1, miss)

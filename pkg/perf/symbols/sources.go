@@ -206,6 +206,19 @@ func (r *Resolver) fetch(buildID string, kind debuginfod.Kind) (string, error) {
 	return c.Fetch(context.Background(), buildID, kind)
 }
 
+// prefetch starts fetching, in the background and several at once, the
+// files of an object that is plainly not here (neither its path nor the
+// build-id cache has it): the loads that need them then wait for less.
+func (r *Resolver) prefetch(path, buildID string) {
+	c := r.opts.Debuginfod
+	if !c.Enabled() || buildID == "" || path == "[vdso]" || isRegular(path) ||
+		isRegular(r.buildIDPath(buildID, "elf")) || isRegular(r.buildIDPath(buildID, "debug")) {
+		return
+	}
+	c.Prefetch(context.Background(), debuginfod.Debuginfo, buildID)
+	c.Prefetch(context.Background(), debuginfod.Executable, buildID)
+}
+
 // note records why path's symbols are partial (a stripped object read
 // from its .dynsym), for Why.
 func (r *Resolver) note(path string, err error) {

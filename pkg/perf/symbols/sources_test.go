@@ -336,9 +336,13 @@ func TestContainer(t *testing.T) {
 		os.WriteFile(filepath.Join(serve, "ct"), data, 0o755)
 		url := debugfiles.Server(t, serve, id)
 		c := debuginfod.New(debuginfod.Config{URLs: []string{url}, CacheDir: t.TempDir(), Timeout: time.Minute, BuildID: FileBuildID})
-		c.Prefetch(context.Background(), debuginfod.Debuginfo, id)
 		r := NewResolver(Options{BuildIDDir: empty, DebugDir: empty, Debuginfod: c, Proc: filepath.Join(empty, "noproc")})
 		r.Mapped(1<<22-1, path)
+		r.Preload(path, id) // not here: fetched in the background at once
 		compare(t, r, gone)
+		// Fetched once, however many asked.
+		if p, err := c.Fetch(context.Background(), id, debuginfod.Executable); err != nil || !strings.HasSuffix(p, id+"/executable") {
+			t.Errorf("the executable: %q %v", p, err)
+		}
 	})
 }
