@@ -235,16 +235,16 @@ func (c *Client) run(ctx context.Context, id string, kind Kind, f *fetch) {
 	defer close(f.done)
 	id = strings.ToLower(id)
 	f.path, f.err = c.get(ctx, id, kind)
+	// One line at a time, rewritten in place: under the lock.
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.done++
-	done, total, bytes := c.done, len(c.files), c.bytes
-	c.mu.Unlock()
 	if c.cfg.Progress != nil {
 		end := "\r"
-		if done == total {
+		if c.done == len(c.files) {
 			end = "\n"
 		}
-		fmt.Fprintf(c.cfg.Progress, "debuginfod: %d of %d files, %.1f MB%s", done, total, float64(bytes)/1e6, end)
+		fmt.Fprintf(c.cfg.Progress, "debuginfod: %d of %d files, %.1f MB%s", c.done, len(c.files), float64(c.bytes)/1e6, end)
 	}
 }
 
