@@ -341,6 +341,13 @@ func (r *Resolver) Why(path string) string {
 		if err == nil {
 			err = ErrNoJIT
 		}
+		r.src.mu.Lock()
+		l := r.src.jits[pid]
+		r.src.mu.Unlock()
+		if l != nil && l.err != nil && !errors.As(err, new(*safefile.Error)) {
+			// The capture mapped a jitdump that cannot be read.
+			err = fmt.Errorf("%w (the jitdump %s: %v)", ErrNoJIT, l.path, l.err)
+		}
 	}
 	if err == nil {
 		return ""
@@ -358,7 +365,7 @@ func reason(err error, dbg bool) string {
 	case errors.Is(err, ErrNoExecutable):
 		return err.Error()
 	case errors.Is(err, ErrNoJIT):
-		return "no jitdump nor perf map: run the JIT with its perf support (node --perf-prof, or --perf-basic-prof for a map; java with a perf agent), recording with perf record -k mono for jitdump"
+		return err.Error() + ": run the JIT with its perf support (node --perf-prof, or --perf-basic-prof for a map; java with a perf agent), recording with perf record -k mono for jitdump"
 	case errors.As(err, &de) && !errors.Is(err, debuginfod.ErrDisabled):
 		return "debuginfod miss: " + de.Error() + "; publish its debug file to a server, or install it locally"
 	case errors.Is(err, ErrProcessGone):

@@ -95,6 +95,14 @@ func TestHostilePerfMaps(t *testing.T) {
 	if why := r.Why("/tmp/perf-999.map"); !strings.Contains(why, "no jitdump nor perf map") {
 		t.Errorf("no map: Why = %q", why)
 	}
+	// A jitdump the capture mapped, gone since.
+	r.Mapped(998, "/nonexistent/jit-998.dump")
+	if _, ok := r.PerfMap(998, 0x1004); ok {
+		t.Error("a symbol from nowhere")
+	}
+	if why := r.Why("/tmp/perf-998.map"); !strings.Contains(why, "no jitdump nor perf map") || !strings.Contains(why, "/nonexistent/jit-998.dump") {
+		t.Errorf("jitdump gone: Why = %q", why)
+	}
 }
 
 // TestDebuginfod resolves a stripped program whose symbols only a real
