@@ -140,16 +140,21 @@ func (f *Folder) warnf(format string, args ...any) {
 // stream, and writes the folded output to w; see collapse.Driver.Run.
 func (f *Folder) Run(w io.Writer, inputs []collapse.Input) (collapse.Summary, error) {
 	f.texts = f.texts[:0]
+	f.prepare()
+	sum, err := f.Driver.Run(w, inputs)
+	f.noteSkips()
+	return sum, err
+}
+
+// prepare sets the Resolver (DefaultResolver when none) and lets the
+// symbol check name why objects have no symbols (Resolver.Why).
+func (f *Folder) prepare() {
 	if f.Resolver == nil {
 		f.Resolver = DefaultResolver()
 	}
 	if f.WhyNoSymbols == nil {
-		// The symbol check names why objects have no symbols.
 		f.WhyNoSymbols = f.Resolver.Why
 	}
-	sum, err := f.Driver.Run(w, inputs)
-	f.noteSkips()
-	return sum, err
 }
 
 // noteSkips counts and reports the lines of perf script text not read.

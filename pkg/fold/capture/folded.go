@@ -203,6 +203,7 @@ func Bpftrace(in *source.Input, opt bpftrace.Options, w io.Writer, warnf func(st
 // as text: see collapse.Driver.RunRecords.
 func (f *Folder) RunRecords(out collapse.Records, inputs []collapse.Input) (collapse.Summary, error) {
 	f.texts = f.texts[:0]
+	f.prepare()
 	sum, err := f.Driver.RunRecords(out, inputs)
 	f.noteSkips()
 	return sum, err

@@ -289,10 +289,9 @@ func (c *symCounts) messages() []string {
 	if !brokenMsg {
 		cure += "; short or broken stacks come from code built without frame pointers: build with -fno-omit-frame-pointer or record with --call-graph dwarf"
 	}
+	// The same line for perf script text and perf.data; for perf.data
+	// the resolver also says why, per object.
 	whys := c.whyLines(c.dsoUnknown)
-	if len(whys) > 0 {
-		cure = "why, per object:"
-	}
 	msgs = append(msgs, fmt.Sprintf("%d%% of the user frames have no symbol, most in %s: %s",
 		pct(dsoUnknown, c.user), topCounts(c.dsoUnknown), cure))
 	return append(msgs, whys...)

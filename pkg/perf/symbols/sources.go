@@ -245,7 +245,8 @@ func (r *Resolver) readPerfMap(pid int) ([]byte, string, error) {
 	}
 	data, err := safefile.ReadFile(host, rule)
 	if errors.Is(err, fs.ErrNotExist) {
-		err = fmt.Errorf("%w: %w", ErrNoJIT, err)
+		// The frames name the map already: no path to repeat.
+		err = fmt.Errorf("%w: %w", ErrNoJIT, fs.ErrNotExist)
 	}
 	return data, host, err
 }
