@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"flamekit/internal/testkit/golden"
 )
 
 // Unix manners of every command: files or stdin, .gz inputs, | head, exit
@@ -80,7 +82,7 @@ func TestStdinVersusFiles(t *testing.T) {
 			for _, form := range tt.forms[1:] {
 				got := ok(t, dir, form)
 				if !bytes.Equal(sourceless(got.stdout), sourceless(want.stdout)) {
-					t.Errorf("%q and %q differ:\n%s", form, tt.forms[0], firstDiff(got.stdout, want.stdout))
+					t.Errorf("%q and %q differ:\n%s", form, tt.forms[0], golden.Diff(want.stdout, got.stdout))
 				}
 			}
 		})
@@ -113,7 +115,7 @@ func TestGzipInputs(t *testing.T) {
 				t.Fatalf("%s wrote nothing", tt.plain)
 			}
 			if !bytes.Equal(sourceless(got.stdout), sourceless(want.stdout)) {
-				t.Errorf("%q and %q differ:\n%s", tt.gzip, tt.plain, firstDiff(got.stdout, want.stdout))
+				t.Errorf("%q and %q differ:\n%s", tt.gzip, tt.plain, golden.Diff(want.stdout, got.stdout))
 			}
 		})
 	}
@@ -125,17 +127,6 @@ var sourceRE = regexp.MustCompile(`(?m)^(# flamekit .*) source="(?:[^"\\]|\\.)*"
 // the input (a file, or nothing for stdin), so it rightly differs.
 func sourceless(b []byte) []byte {
 	return sourceRE.ReplaceAll(b, []byte("$1"))
-}
-
-// firstDiff shows the first line where a and b differ.
-func firstDiff(a, b []byte) string {
-	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
-	for i := 0; i < len(la) && i < len(lb); i++ {
-		if la[i] != lb[i] {
-			return fmt.Sprintf("line %d:\n  %.300s\n  %.300s", i+1, la[i], lb[i])
-		}
-	}
-	return fmt.Sprintf("one output is a prefix of the other (%d and %d lines)", len(la), len(lb))
 }
 
 // TestHeadEndsQuietly: cmd | head -1 prints one line, nothing on stderr,

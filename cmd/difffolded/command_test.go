@@ -9,6 +9,7 @@ import (
 
 	"flamekit/internal/cli"
 	"flamekit/internal/testkit/golden"
+	"flamekit/pkg/fold/capture"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/source"
 	"flamekit/pkg/view/difffolded"
@@ -113,8 +114,9 @@ func TestFlamegraphReadsOutput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, _, _, err := difffolded.Read(source.NewFiles(ins, true))
-		if err != nil {
+		rd := capture.NewReader(ins, capture.Options{})
+		p, _ := difffolded.Read(rd.All())
+		if err := rd.Err(); err != nil {
 			t.Fatal(err)
 		}
 		return p

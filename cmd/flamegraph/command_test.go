@@ -152,12 +152,12 @@ func TestNoFlagsGivesDefaults(t *testing.T) {
 	if code := cli.Run("flamegraph", description, &c, []string{"/nonexistent"}, strings.NewReader(""), io.Discard, io.Discard); code != 1 {
 		t.Fatalf("exit %d, want 1", code)
 	}
-	got, err := c.Options()
+	cfg, err := c.Config()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := svg.DefaultOptions(); !reflect.DeepEqual(*got, want) {
-		t.Errorf("no flags gives\n%+v\nwant svg.DefaultOptions\n%+v", *got, want)
+	if want := svg.DefaultOptions(); !reflect.DeepEqual(cfg.Options, want) {
+		t.Errorf("no flags gives\n%+v\nwant svg.DefaultOptions\n%+v", cfg.Options, want)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"flamekit/internal/cli"
+	"flamekit/pkg/filter/selection"
 	"flamekit/pkg/interop/pyroscope"
 	"flamekit/pkg/tool/timeslice"
 	"flamekit/pkg/view/bursts"
@@ -128,9 +129,11 @@ type command struct {
 	Version   cli.VersionFlag `help:"Print the version and exit."`
 	Files     []string        `arg:"" optional:"" help:"Timed folded inputs, gzip or zstd or not (perf.data files and perf script text are folded as stackcollapse folds them); - or none: standard input." placeholder:"FILE"`
 
-	cli.SelectFlags `embed:""`
-	cli.SymbolFlags `embed:""`
-	fleetFlags      `embed:""`
+	selection.Flags `embed:""`
+
+	NoDebuginfod bool `name:"no-debuginfod" group:"Symbols" help:"Never fetch debug files from the debuginfod servers of DEBUGINFOD_URLS (elfutils' cache and variables; with no URLs set nothing is fetched anyway)."`
+	Force        bool `name:"force" group:"Symbols" help:"Read perf maps and jitdump files whoever owns them (perf's -f); else only those of root, you or the profiled process's user."`
+	fleetFlags   `embed:""`
 }
 
 // fleetFlags are the flags that send the window elsewhere than folded
@@ -161,9 +164,9 @@ func (c *command) options() (timeslice.Config, error) {
 	if err != nil {
 		return timeslice.Config{}, err
 	}
-	sel, err := c.SelectFlags.Selection()
+	sel, err := c.Flags.Selection()
 	if err != nil {
-		return timeslice.Config{}, err
+		return timeslice.Config{}, cli.Usagef("%v", err)
 	}
 	return timeslice.Config{
 		NoDebuginfod: c.NoDebuginfod, Force: c.Force,

@@ -215,7 +215,7 @@ func TestWindowForms(t *testing.T) {
 }
 
 func TestStdinAndGzip(t *testing.T) {
-	raw := gunzip(t, burstFile)
+	raw := gold.MustRead(t, burstFile)
 	_, fromFile, _ := run(t, "", "-q", "--at", "15s±1", burstFile)
 	code, fromStdin, stderr := run(t, string(raw), "-q", "--at", "15s±1")
 	if code != 0 || fromStdin != fromFile {
@@ -240,16 +240,6 @@ func TestStdinAndGzip(t *testing.T) {
 	if conv != want.String() {
 		t.Error("conversion without a window differs from folded.Profile")
 	}
-}
-
-// gunzip returns the content of a gzipped test file.
-func gunzip(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := gold.Read(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 func TestNoIdle(t *testing.T) {
@@ -395,7 +385,7 @@ func TestUsageErrors(t *testing.T) {
 // with its own metadata head, alternately gzipped and plain.
 func split(t *testing.T, n int) []string {
 	t.Helper()
-	raw := gunzip(t, burstFile)
+	raw := gold.MustRead(t, burstFile)
 	var recs [][]byte
 	var times []folded.Time
 	for line := range bytes.Lines(raw) {
@@ -465,7 +455,7 @@ func TestManyInputs(t *testing.T) {
 }
 
 func TestDisorderedInputs(t *testing.T) {
-	raw := gunzip(t, burstFile)
+	raw := gold.MustRead(t, burstFile)
 	lines := strings.SplitAfter(string(raw), "\n")
 	sorted := slices.Clone(lines)
 	slices.Sort(sorted) // sort(1): metadata first, then by stack
@@ -557,7 +547,7 @@ func TestHeatmapCommandReproducesSlice(t *testing.T) {
 	golden(t, "burst-heatmap.svg", heatmapStructure(svg))
 	origin := sec("413.417927")
 	hm := heatmap.New(50, origin)
-	raw := gunzip(t, burstFile)
+	raw := gold.MustRead(t, burstFile)
 	rd := folded.NewReader(bytes.NewReader(raw), "burst")
 	for rd.Next() {
 		if r := rd.Record(); r.Kind == folded.Timed && !isIdle(r.Stack) {
@@ -729,7 +719,7 @@ func TestBurstsRealCapture(t *testing.T) {
 		t.Errorf("the slice of the first burst is not the burst")
 	}
 	// From standard input, the same, naming it -.
-	code, stdin, stderr := run(t, string(gunzip(t, burstFile)), "--bursts")
+	code, stdin, stderr := run(t, string(gold.MustRead(t, burstFile)), "--bursts")
 	if want := strings.ReplaceAll(out, abs, "-"); code != 0 || stdin != want {
 		t.Errorf("from standard input: exit %d\n%s\nwant\n%s\n%s", code, stdin, want, stderr)
 	}
@@ -816,7 +806,7 @@ func TestConcatenationOrder(t *testing.T) {
 		}
 		return out
 	}
-	a, b, c := gunzip(t, "testdata/before.folded.gz"), gunzip(t, burstFile), gunzip(t, "testdata/clock-mono.folded.gz")
+	a, b, c := gold.MustRead(t, "testdata/before.folded.gz"), gold.MustRead(t, burstFile), gold.MustRead(t, "testdata/clock-mono.folded.gz")
 	fa, fb, fc := plain("A.folded", a), plain("B.folded", b), plain("C.folded", c)
 	na, nb := plain("A.nometa", noMeta(a)), plain("B.nometa", noMeta(b))
 	cat := func(parts ...[]byte) string { return string(bytes.Join(parts, nil)) }

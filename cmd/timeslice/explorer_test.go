@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	gold "flamekit/internal/testkit/golden"
 )
 
 // --heatmap=html writes the explorer page: its header names the inputs as
@@ -47,7 +49,7 @@ func TestHeatmapHTML(t *testing.T) {
 		t.Errorf("stderr %q", stderr)
 	}
 	// From standard input, the page names it "-".
-	if code, out, stderr = run(t, string(gunzip(t, burstFile)), "-q", "--heatmap=html"); code != 0 || !strings.Contains(out, `"file":"-"`) {
+	if code, out, stderr = run(t, string(gold.MustRead(t, burstFile)), "-q", "--heatmap=html"); code != 0 || !strings.Contains(out, `"file":"-"`) {
 		t.Errorf("stdin: exit %d, %s", code, stderr)
 	}
 	// Off-CPU time: the page's cells sum microseconds, and it says so.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	gold "flamekit/internal/testkit/golden"
 	"flamekit/pkg/folded"
 )
 
@@ -12,7 +13,7 @@ import (
 // lines carry cpu= and tid=. The parts add up to the whole, and a
 // selection keeps exactly the lines it names.
 func TestSelection(t *testing.T) {
-	lines := gunzip(t, burstFile)
+	lines := gold.MustRead(t, burstFile)
 	var whole float64
 	perCPU := map[int32]float64{}
 	perTID := map[int32]float64{}

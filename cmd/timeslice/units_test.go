@@ -12,14 +12,14 @@ import (
 	"testing"
 
 	"flamekit/internal/testkit/testcapture"
+	"flamekit/pkg/fold/collapse"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/interop/pprof"
-	"flamekit/pkg/perf/perfscript"
 )
 
 // collapsed folds a committed perf capture (testdata/perf) as stackcollapse
 // does with opts and writes the timed folded text to a temporary file.
-func collapsed(t *testing.T, capture string, opts perfscript.Options) string {
+func collapsed(t *testing.T, capture string, opts collapse.Options) string {
 	t.Helper()
 	name := filepath.Join(t.TempDir(), capture+".folded")
 	if err := os.WriteFile(name, testcapture.FoldWith(t, capture, opts), 0o644); err != nil {
@@ -68,7 +68,7 @@ var pprofTotalRe = regexp.MustCompile(`of (\d+)(ns|B|) total`)
 type unitCase struct {
 	name    string
 	capture string
-	opts    perfscript.Options
+	opts    collapse.Options
 	typ     string // pprof sample type, TYPE/UNIT
 	unit    string // go tool pprof -unit that prints the total as an integer
 	scale   float64
@@ -77,11 +77,11 @@ type unitCase struct {
 }
 
 var unitCases = []unitCase{
-	{"cpu-clock", "burst", perfscript.Options{}, "cpu/nanoseconds", "ns", 1, "samples", "ns on-CPU"},
-	{"page-faults", "mixed-events", perfscript.Options{EventFilter: "page-faults"}, "page_faults/count", "", 1, "samples", "page-faults"},
-	{"off-cpu", "offcpu", perfscript.Options{OffCPU: true}, "off_cpu/microseconds", "ns", 1000, "µs off-CPU", "µs off-CPU"},
-	{"hot-cold", "hotcold", perfscript.Options{HotCold: true}, "hot_cold/microseconds", "ns", 1000, "µs on- or off-CPU", "µs on- or off-CPU"},
-	{"malloc", "malloc", perfscript.Options{Weight: "size"}, "malloc/bytes", "B", 1, "bytes of malloc (size)", "bytes of malloc (size)"},
+	{"cpu-clock", "burst", collapse.Options{}, "cpu/nanoseconds", "ns", 1, "samples", "ns on-CPU"},
+	{"page-faults", "mixed-events", collapse.Options{EventFilter: "page-faults"}, "page_faults/count", "", 1, "samples", "page-faults"},
+	{"off-cpu", "offcpu", collapse.Options{OffCPU: true}, "off_cpu/microseconds", "ns", 1000, "µs off-CPU", "µs off-CPU"},
+	{"hot-cold", "hotcold", collapse.Options{HotCold: true}, "hot_cold/microseconds", "ns", 1000, "µs on- or off-CPU", "µs on- or off-CPU"},
+	{"malloc", "malloc", collapse.Options{Weight: "size"}, "malloc/bytes", "B", 1, "bytes of malloc (size)", "bytes of malloc (size)"},
 }
 
 // TestUnits: every output says the unit of what it sums, from the
@@ -184,10 +184,10 @@ func TestPushUnits(t *testing.T) {
 // also when they are concatenated into one stream.
 func TestMixedUnitsRefused(t *testing.T) {
 	t.Setenv("TZ", "UTC")
-	cpu := collapsed(t, "mixed-events", perfscript.Options{EventFilter: "cpu-clock"})
-	faults := collapsed(t, "mixed-events", perfscript.Options{EventFilter: "page-faults"})
-	burst := collapsed(t, "burst", perfscript.Options{})
-	offcpu := collapsed(t, "offcpu", perfscript.Options{OffCPU: true})
+	cpu := collapsed(t, "mixed-events", collapse.Options{EventFilter: "cpu-clock"})
+	faults := collapsed(t, "mixed-events", collapse.Options{EventFilter: "page-faults"})
+	burst := collapsed(t, "burst", collapse.Options{})
+	offcpu := collapsed(t, "offcpu", collapse.Options{OffCPU: true})
 	srv := &pushServer{status: 200}
 	hs := httptest.NewServer(srv)
 	defer hs.Close()

@@ -6,7 +6,6 @@ package cli
 import (
 	"bufio"
 	"errors"
-	"flamekit/pkg/tool"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"flamekit/pkg/source"
+	"flamekit/pkg/tool"
 )
 
 // Exit statuses of every flamekit command.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"iter"
 	"strconv"
 	"unicode/utf8"
 )
@@ -222,6 +223,18 @@ func (r *Reader) Next() bool {
 			continue
 		}
 		return true
+	}
+}
+
+// All returns the records of r as an iterator: each step is a Next, the
+// record valid for that step; Err then reports what ended it.
+func (r *Reader) All() iter.Seq[*Record] {
+	return func(yield func(*Record) bool) {
+		for r.Next() {
+			if !yield(&r.rec) {
+				return
+			}
+		}
 	}
 }
 

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"flamekit/internal/testkit/golden"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/interop/pprof"
 	"flamekit/pkg/source/decompress"
@@ -21,19 +21,6 @@ func gz(b []byte) []byte {
 	zw.Write(b)
 	zw.Close()
 	return buf.Bytes()
-}
-
-func gunzip(t *testing.T, b []byte) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // TestRealInputs opens every real capture of the repository, compressed
@@ -78,7 +65,7 @@ func TestRealInputs(t *testing.T) {
 			if in.Method != decompress.Gzip {
 				continue
 			}
-			plain := gunzip(t, whole)
+			plain := golden.Gunzip(t, whole)
 			s, err := OpenReader("plain", bytes.NewReader(plain), Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -145,7 +132,7 @@ func TestPprofPlain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain := gunzip(t, b)
+	plain := golden.Gunzip(t, b)
 	if got := Sniff(plain, true); got != Pprof {
 		t.Fatalf("plain profile: %v", got)
 	}
@@ -242,7 +229,7 @@ func TestPprofSniff(t *testing.T) {
 		data []byte
 		want Kind
 	}{
-		{"go cpu, first 256 bytes", gunzip(t, b)[:256], Pprof},
+		{"go cpu, first 256 bytes", golden.Gunzip(t, b)[:256], Pprof},
 		{"built by pkg/interop/pprof", built.Bytes(), Pprof},
 		{"short text with a control byte", []byte("H\x01x"), Unknown},
 		{"perf script", []byte("\nswapper     0 [000] 413.417927: cpu-clock:\n"), PerfScript},

@@ -20,14 +20,10 @@ func realStacks(t testing.TB) []string {
 		t.Skip("skipping: no real captures in testdata/perf/perl")
 	}
 	seen := map[string]bool{}
-	fs := testcapture.Files(t, files, true)
-	for fs.Next() {
-		if _, rest, ok := strings.Cut(string(fs.Record().Stack), ";"); ok {
+	for rec := range testcapture.Records(t, files...) {
+		if _, rest, ok := strings.Cut(string(rec.Stack), ";"); ok {
 			seen[rest] = true
 		}
-	}
-	if err := fs.Err(); err != nil {
-		t.Fatal(err)
 	}
 	out := make([]string, 0, len(seen))
 	for s := range seen {

@@ -2,9 +2,7 @@ package svg
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,7 +47,7 @@ func TestPerlRealCaptures(t *testing.T) {
 			}
 			in := filepath.Join(dir, tc.input+".txt.gz")
 			folded := filepath.Join(t.TempDir(), tc.input+".folded")
-			if err := os.WriteFile(folded, gunzip(t, mustRead(t, in)), 0o644); err != nil {
+			if err := os.WriteFile(folded, golden.Gunzip(t, mustRead(t, in)), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			path := filepath.Join("testdata/real", tc.input+"."+tc.palette+".svg.gz")
@@ -66,7 +64,7 @@ func TestPerlRealCaptures(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			want := gunzip(t, mustRead(t, path))
+			want := golden.Gunzip(t, mustRead(t, path))
 			o := DefaultOptions()
 			o.Colors = tc.palette
 			got := draw(t, folded, o, flamegraph.Rewrite{Chain: tc.palette == "chain"}, false)
@@ -80,7 +78,7 @@ func TestPerlRealCaptures(t *testing.T) {
 			// The root's total is the input's: sum the last field of
 			// every line (all these inputs are classic folded lines).
 			var total int64
-			for _, line := range strings.Split(strings.TrimSpace(string(gunzip(t, mustRead(t, in)))), "\n") {
+			for _, line := range strings.Split(strings.TrimSpace(string(golden.Gunzip(t, mustRead(t, in)))), "\n") {
 				n, err := strconv.ParseInt(line[strings.LastIndexByte(line, ' ')+1:], 10, 64)
 				if err != nil {
 					t.Fatalf("%s: %q: %v", in, line, err)
@@ -104,17 +102,4 @@ func commas(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-func gunzip(t testing.TB, data []byte) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

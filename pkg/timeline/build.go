@@ -4,14 +4,12 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"sort"
 	"time"
 
 	"flamekit/pkg/folded"
-	"flamekit/pkg/source/decompress"
 )
 
 // Options set a Builder's cells.
@@ -471,29 +469,4 @@ func (t *Timeline) mergeRuns() {
 	if t.Diffs != nil {
 		t.Diffs = t.Diffs[:w]
 	}
-}
-
-// Read builds a Timeline from one folded stream (gzipped or not), read
-// leniently: malformed lines are skipped and counted in the returned
-// Skips. The stream's metadata lines are kept on its Input.
-func Read(r io.Reader, name string, o Options) (*Timeline, folded.Skips, error) {
-	rc, _, err := decompress.NewReader(r)
-	if err != nil {
-		return nil, folded.Skips{}, fmt.Errorf("%s: %w", name, err)
-	}
-	defer rc.Close()
-	b := NewBuilder(o)
-	in := b.Input(name, "", 0)
-	rd := folded.NewReader(rc, name)
-	rd.Lenient = true
-	for rd.Next() {
-		if err := b.Add(rd.Record()); err != nil {
-			return nil, rd.Skips(), fmt.Errorf("%s:%d: %w", name, rd.Line(), err)
-		}
-	}
-	if err := rd.Err(); err != nil {
-		return nil, rd.Skips(), err
-	}
-	b.SetMetas(in, rd.Meta())
-	return b.Build(), rd.Skips(), nil
 }

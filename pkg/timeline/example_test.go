@@ -18,10 +18,19 @@ app;main;work 10 @100.005000
 app;main;idle 10 @100.021000
 gc;sweep 30 @100.045000
 `
-	tl, _, err := timeline.Read(strings.NewReader(input), "profile.folded", timeline.Options{})
-	if err != nil {
+	b := timeline.NewBuilder(timeline.Options{})
+	in := b.Input("profile.folded", "", 0)
+	rd := folded.NewReader(strings.NewReader(input), "profile.folded")
+	for rec := range rd.All() {
+		if err := b.Add(rec); err != nil {
+			panic(err)
+		}
+	}
+	if err := rd.Err(); err != nil {
 		panic(err)
 	}
+	b.SetMetas(in, rd.Meta())
+	tl := b.Build()
 	fmt.Printf("host %s, %d samples, %d entries, %d frames, %d stacks (tree nodes)\n",
 		tl.Inputs[0].Host, tl.Samples, len(tl.Entries), len(tl.Frames), len(tl.Nodes)-1)
 

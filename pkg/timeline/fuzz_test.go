@@ -26,7 +26,7 @@ func FuzzBuild(f *testing.F) {
 			t.Fatalf("summed view\n%s\nwant\n%s", got, profileOf(data))
 		}
 		for _, rows := range []int{50, 7} {
-			tl, _, err := timeline.Read(bytes.NewReader(data), "in", timeline.Options{Rows: rows})
+			tl, _, err := read(bytes.NewReader(data), "in", timeline.Options{Rows: rows})
 			if err != nil {
 				return
 			}
@@ -82,7 +82,7 @@ func FuzzBuild(f *testing.F) {
 				t.Fatalf("%d stacks, want %d", len(got), len(want))
 			}
 			// Merged down to one entry per cell, the series is the same.
-			all, _, err := timeline.Read(bytes.NewReader(data), "in", timeline.Options{Rows: rows, Merge: timeline.MergeAll})
+			all, _, err := read(bytes.NewReader(data), "in", timeline.Options{Rows: rows, Merge: timeline.MergeAll})
 			if err != nil {
 				t.Fatalf("merged: %v", err)
 			}

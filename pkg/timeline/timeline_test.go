@@ -3,6 +3,7 @@ package timeline_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"flamekit/internal/testkit/testcapture"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source/decompress"
 	"flamekit/pkg/timeline"
 	"flamekit/pkg/view/heatmap"
 )
@@ -41,7 +43,7 @@ func records(t testing.TB, text []byte) (samples []sample, metas []folded.Meta) 
 
 func build(t testing.TB, text []byte, o timeline.Options) *timeline.Timeline {
 	t.Helper()
-	tl, skips, err := timeline.Read(bytes.NewReader(text), "in", o)
+	tl, skips, err := read(bytes.NewReader(text), "in", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,4 +316,29 @@ func TestSpan(t *testing.T) {
 	if err := add("99999999.0"); err == nil || !strings.Contains(err.Error(), "--from") {
 		t.Errorf("a sample 3 years later: error %v, want one that says to cut a window", err)
 	}
+}
+
+// read builds a Timeline from one folded stream (gzipped or not), read
+// leniently: malformed lines are skipped and counted in the returned
+// Skips. The stream's metadata lines are kept on its Input.
+func read(r io.Reader, name string, o timeline.Options) (*timeline.Timeline, folded.Skips, error) {
+	rc, _, err := decompress.NewReader(r)
+	if err != nil {
+		return nil, folded.Skips{}, fmt.Errorf("%s: %w", name, err)
+	}
+	defer rc.Close()
+	b := timeline.NewBuilder(o)
+	in := b.Input(name, "", 0)
+	rd := folded.NewReader(rc, name)
+	rd.Lenient = true
+	for rd.Next() {
+		if err := b.Add(rd.Record()); err != nil {
+			return nil, rd.Skips(), fmt.Errorf("%s:%d: %w", name, rd.Line(), err)
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return nil, rd.Skips(), err
+	}
+	b.SetMetas(in, rd.Meta())
+	return b.Build(), rd.Skips(), nil
 }

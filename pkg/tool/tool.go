@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"flamekit/pkg/source"
 )
 
 // Env is where a run reads and writes: standard input and output,
@@ -52,4 +54,15 @@ func (e *UsageError) Unwrap() error { return e.Err }
 // Usagef returns a UsageError formatted as fmt.Errorf.
 func Usagef(format string, args ...any) error {
 	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// Open opens the inputs named ("-" is env.Stdin; no names: standard
+// input) through the one input layer, for a tool that reads them with
+// capture.Reader or capture.Scan. Names that cannot go together (two
+// "-") are a UsageError.
+func Open(names []string, env *Env) (source.Inputs, error) {
+	if err := source.CheckNames(names); err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	return source.OpenAll(names, source.Options{Stdin: env.Stdin})
 }

@@ -122,3 +122,29 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// MustRead is Read for a test: the file's bytes, gunzipped when it ends
+// in .gz; the test fails if it cannot be read.
+func MustRead(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Gunzip returns the decompressed bytes of gzip data; the test fails if
+// they are not gzip.
+func Gunzip(t testing.TB, data []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

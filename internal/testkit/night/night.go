@@ -40,9 +40,10 @@ import (
 
 	"github.com/klauspost/pgzip"
 
+	"flamekit/internal/testkit/testcapture"
 	"flamekit/pkg/filter/idle"
+	"flamekit/pkg/fold/collapse"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/perf/perfscript"
 	"flamekit/pkg/source/decompress"
 )
 
@@ -145,11 +146,11 @@ func (c *Source) collapse() ([]Sample, folded.Meta, error) {
 			return nil, folded.Meta{}, fmt.Errorf("night: %s: %w", path, err)
 		}
 	} else {
-		col := perfscript.Collapser{}
-		in := perfscript.Input{Name: path, Source: c.File, Open: func() (io.ReadCloser, error) { return decompress.Open(path) }}
-		if _, err := col.Run(&out, []perfscript.Input{in}); err != nil {
+		f, err := testcapture.FoldFile(path, c.File, collapse.Options{}, nil)
+		if err != nil {
 			return nil, folded.Meta{}, err
 		}
+		out.Write(f.Text)
 	}
 	rd := folded.NewReader(&out, path)
 	var samples []Sample

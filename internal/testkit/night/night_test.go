@@ -104,10 +104,8 @@ func TestGenerateAndEachIn(t *testing.T) {
 	if len(gen.Files) != 3 || gen.Samples != n.Samples || gen.BurstFrom != n.BurstFrom || gen.Last != n.Last {
 		t.Errorf("Generate: %d files, %+v; Each: %+v", len(gen.Files), gen, n)
 	}
-	fs := testcapture.Files(t, gen.Files, false)
 	i := 0
-	for fs.Next() {
-		r := fs.Record()
+	for r := range testcapture.Records(t, gen.Files...) {
 		if r.Kind != folded.Timed {
 			continue
 		}
@@ -115,9 +113,6 @@ func TestGenerateAndEachIn(t *testing.T) {
 			t.Fatalf("sample %d of the files differs from Each's", i)
 		}
 		i++
-	}
-	if err := fs.Err(); err != nil {
-		t.Fatal(err)
 	}
 	if i != len(want) {
 		t.Errorf("the files hold %d samples, Each %d", i, len(want))

@@ -12,10 +12,8 @@ import (
 // it, only swapper stacks may be idle, and the softirq work seen on the
 // idle CPUs must be kept.
 func TestRealCapture(t *testing.T) {
-	fs := testcapture.Files(t, []string{"../../../testdata/perf/perl/burst.collapsed-none.txt.gz"}, false)
 	var idleN, busy, irqOnIdle float64
-	for fs.Next() {
-		rec := fs.Record()
+	for rec := range testcapture.Records(t, "../../../testdata/perf/perl/burst.collapsed-none.txt.gz") {
 		st := string(rec.Stack)
 		if idle.Is(rec.Stack) {
 			idleN += rec.Count
@@ -28,9 +26,6 @@ func TestRealCapture(t *testing.T) {
 		if strings.HasPrefix(st, "swapper;") && strings.Contains(st, "handle_softirqs") {
 			irqOnIdle += rec.Count
 		}
-	}
-	if err := fs.Err(); err != nil {
-		t.Fatal(err)
 	}
 	if share := idleN / (idleN + busy); share < 0.5 || share > 0.95 {
 		t.Errorf("idle share %.2f, want most of a mostly idle capture but not all of it", share)

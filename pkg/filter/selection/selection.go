@@ -183,3 +183,43 @@ func (s *Selection) Missing(n int64) string {
 	return fmt.Sprintf("%d samples carry no %s field and were not selected: fold the capture again with this stackcollapse (perf.data gives cpu, pid and tid; perf script text gives the fields it prints, e.g. perf script -F +pid,+cpu)",
 		n, strings.Join(need, " or "))
 }
+
+// Flags are the command-line flags that pick samples by where they ran,
+// the same in every tool that has them: a command embeds them
+// (`embed:""`), and their tags are its flags.
+type Flags struct {
+	CPU  string `name:"cpu" group:"Selection" help:"Keep only the samples of these CPUs: ids and ranges, e.g. 0-3,8 (the cpu= field of timed lines)." placeholder:"LIST"`
+	PID  string `name:"pid" group:"Selection" help:"Keep only the samples of these processes (pid= field), e.g. 4242,4250-4260." placeholder:"LIST"`
+	TID  string `name:"tid" group:"Selection" help:"Keep only the samples of these threads (tid= field)." placeholder:"LIST"`
+	Comm string `name:"comm" group:"Selection" help:"Keep only the samples whose command name (the stack's first frame) matches this regular expression, e.g. ^kubelet$." placeholder:"RE"`
+}
+
+// Selection returns the selection the flags give (nil when none is set),
+// or an error naming the flag that is wrong.
+func (f *Flags) Selection() (*Selection, error) {
+	var s Selection
+	for _, l := range [...]struct {
+		flag, text string
+		dst        **List
+	}{{"--cpu", f.CPU, &s.CPU}, {"--pid", f.PID, &s.PID}, {"--tid", f.TID, &s.TID}} {
+		if l.text == "" {
+			continue
+		}
+		list, err := ParseList(l.text)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", l.flag, err)
+		}
+		*l.dst = list
+	}
+	if f.Comm != "" {
+		re, err := regexp.Compile(f.Comm)
+		if err != nil {
+			return nil, fmt.Errorf("--comm: %v", err)
+		}
+		s.Comm = re
+	}
+	if s.Empty() {
+		return nil, nil
+	}
+	return &s, nil
+}

@@ -51,68 +51,96 @@ func (s *Stats) Add(o Stats) {
 // dropped. The capture's span (first, last) is kept, so that relative
 // times of the filtered stream still count from the capture's start.
 func (f *Filter) Copy(w *bufio.Writer, rd *folded.Reader) (Stats, error) {
-	var st Stats
+	c := f.NewCopier(w)
 	metas := 0
-	var timedIn, timedOut int64 // since the last samples= line
 	flushMeta := func() error {
 		all := rd.Meta()
 		for ; metas < len(all); metas++ {
-			m := all[metas]
-			if v, ok := m.Get(folded.KeySamples); ok {
-				m.Fields = append([]folded.Field(nil), m.Fields...)
-				if n, err := strconv.ParseInt(v, 10, 64); err == nil && n == timedIn {
-					m.Set(folded.KeySamples, strconv.FormatInt(timedOut, 10))
-				} else {
-					m.Set(folded.KeySamples, "")
-				}
-				timedIn, timedOut = 0, 0
-			}
-			if _, err := w.Write(folded.AppendMeta(nil, &m)); err != nil {
+			if err := c.Meta(&all[metas]); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	for rd.Next() {
-		if len(rd.Meta()) > metas {
-			if err := flushMeta(); err != nil {
-				return st, err
-			}
+		if err := flushMeta(); err != nil {
+			return c.Stats, err
 		}
-		rec := rd.Record()
-		st.Lines++
-		st.In += rec.Count
-		st.InBefore += rec.Before
-		if rec.Kind == folded.Timed {
-			timedIn++
-		}
-		if !f.selectFields(rec, &st) {
-			continue
-		}
-		out, keep := f.Stack(rec.Stack)
-		if !keep {
-			continue
-		}
-		if rec.Kind == folded.Classic && !sameSlice(out, rec.Stack) {
-			if e, ok := Escape(out); ok {
-				out = e
-				st.Escaped++
-			}
-		}
-		if err := writeLine(w, rd.Text(), rec, out); err != nil {
-			return st, err
-		}
-		st.Written++
-		st.Out += rec.Count
-		st.OutBefore += rec.Before
-		if rec.Kind == folded.Timed {
-			timedOut++
+		if err := c.Record(rd.Record(), rd.Text()); err != nil {
+			return c.Stats, err
 		}
 	}
 	if err := rd.Err(); err != nil {
-		return st, err
+		return c.Stats, err
 	}
-	return st, flushMeta()
+	return c.Stats, flushMeta()
+}
+
+// A Copier filters one input's records into a writer, as Copy does, given
+// one at a time: its metadata lines (Meta) where they stand among its
+// records (Record).
+type Copier struct {
+	// Stats counts what was read and written so far.
+	Stats Stats
+
+	f                 *Filter
+	w                 *bufio.Writer
+	timedIn, timedOut int64 // since the last samples= line
+}
+
+// NewCopier returns a Copier of one input into w.
+func (f *Filter) NewCopier(w *bufio.Writer) *Copier { return &Copier{f: f, w: w} }
+
+// Meta writes a metadata line, its samples= count made the count written
+// (see Copy).
+func (c *Copier) Meta(m *folded.Meta) error {
+	mm := *m
+	if v, ok := mm.Get(folded.KeySamples); ok {
+		mm.Fields = append([]folded.Field(nil), mm.Fields...)
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n == c.timedIn {
+			mm.Set(folded.KeySamples, strconv.FormatInt(c.timedOut, 10))
+		} else {
+			mm.Set(folded.KeySamples, "")
+		}
+		c.timedIn, c.timedOut = 0, 0
+	}
+	_, err := c.w.Write(folded.AppendMeta(nil, &mm))
+	return err
+}
+
+// Record filters one record: text is its line as read (nil when it was
+// never formatted: it is then written anew).
+func (c *Copier) Record(rec *folded.Record, text []byte) error {
+	st := &c.Stats
+	st.Lines++
+	st.In += rec.Count
+	st.InBefore += rec.Before
+	if rec.Kind == folded.Timed {
+		c.timedIn++
+	}
+	if !c.f.selectFields(rec, st) {
+		return nil
+	}
+	out, keep := c.f.Stack(rec.Stack)
+	if !keep {
+		return nil
+	}
+	if rec.Kind == folded.Classic && !sameSlice(out, rec.Stack) {
+		if e, ok := Escape(out); ok {
+			out = e
+			st.Escaped++
+		}
+	}
+	if err := writeLine(c.w, text, rec, out); err != nil {
+		return err
+	}
+	st.Written++
+	st.Out += rec.Count
+	st.OutBefore += rec.Before
+	if rec.Kind == folded.Timed {
+		c.timedOut++
+	}
+	return nil
 }
 
 // writeLine writes the line text of rec with its stack replaced by out:
@@ -122,7 +150,7 @@ func writeLine(w *bufio.Writer, text []byte, rec *folded.Record, out []byte) err
 		text = text[:n-1]
 	}
 	s := rec.Stack
-	if len(s) > len(text) || len(s) > 0 && &s[0] != &text[0] {
+	if len(s) > len(text) || len(s) > 0 && &s[0] != &text[0] || len(s) == 0 && text == nil {
 		// Not a prefix of the line (a Reader that copied it): write the
 		// record anew.
 		r := *rec

@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"testing"
 
+	"flamekit/pkg/fold/capture"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source"
 )
 
 // tally is what a read kept: samples and the sum of their counts.
@@ -87,11 +89,24 @@ func parts(data []byte, n int, seed uint64) [][]byte {
 func files(pieces [][]byte) Inputs {
 	var ins Inputs
 	for i, p := range pieces {
-		ins = append(ins, NewInput("part"+strconv.Itoa(i), func() (io.ReadCloser, error) {
+		src, err := source.OpenFunc("part"+strconv.Itoa(i), func() (io.ReadCloser, error) {
 			return io.NopCloser(bytes.NewReader(p)), nil
-		}))
+		}, source.Options{})
+		if err != nil {
+			panic(err)
+		}
+		ins = append(ins, FromSource(src, capture.Options{}))
 	}
 	return ins
+}
+
+// stdin returns data as the one input "-", standard input: a stream.
+func stdin(data []byte) Inputs {
+	src, err := source.Open("-", source.Options{Stdin: bytes.NewReader(data)})
+	if err != nil {
+		panic(err)
+	}
+	return Inputs{FromSource(src, capture.Options{})}
 }
 
 // FuzzSlice: any input, read as one file, as several files in either
@@ -127,7 +142,7 @@ func FuzzSlice(f *testing.F) {
 				"one file":               slice(t, files([][]byte{data}), w),
 				"several files":          slice(t, files(pieces), w),
 				"several files reversed": slice(t, files(reversed), w),
-				"stream":                 slice(t, NewInputs([]string{"-"}, bytes.NewReader(data)), w),
+				"stream":                 slice(t, stdin(data), w),
 			}
 			for how, got := range reads {
 				if got != want {
@@ -137,8 +152,8 @@ func FuzzSlice(f *testing.F) {
 		}
 		// The two halves of a split add up to the whole.
 		all := oracle(t, data, windows[0])
-		lo := slice(t, NewInputs([]string{"-"}, bytes.NewReader(data)), windows[2])
-		hi := slice(t, NewInputs([]string{"-"}, bytes.NewReader(data)), windows[1])
+		lo := slice(t, stdin(data), windows[2])
+		hi := slice(t, stdin(data), windows[1])
 		if lo.n+hi.n != all.n {
 			t.Fatalf("%d before %v + %d after != %d in all", lo.n, folded.Time(from), hi.n, all.n)
 		}
@@ -149,7 +164,7 @@ func FuzzSlice(f *testing.F) {
 // read again from its spooled copy, and that the copy is removed.
 func TestSurveyThenReadStream(t *testing.T) {
 	data := []byte("# flamekit v1 timed first=\"1.0\" last=\"3.0\"\na 1 @1.0\nb 1 @2.0\nc 1 @3.0\n")
-	ins := NewInputs([]string{"-"}, bytes.NewReader(data))
+	ins := stdin(data)
 	dir := t.TempDir()
 	if err := ins.Survey(dir); err != nil {
 		t.Fatal(err)

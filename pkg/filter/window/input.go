@@ -3,8 +3,8 @@ package window
 import (
 	"errors"
 	"fmt"
-	"io"
 
+	"flamekit/pkg/fold/capture"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/source"
 )
@@ -33,50 +33,21 @@ type Input struct {
 
 	head head // what Heads read
 
-	src     *source.Input                              // nil when opening failed
-	err     error                                      // why opening failed, reported when the input is read
-	fold    func(*source.Input) (io.ReadCloser, error) // the folded text of src; nil: its content
-	records Fold                                       // the records of src, a perf capture (FromCapture)
+	src  *source.Input   // nil when opening failed
+	err  error           // why opening failed, reported when the input is read
+	fold capture.Options // how an input that is not folded stacks is folded (capture.Scan)
 }
 
-// FromSource returns the input of src: fold, when not nil, turns it into
-// folded text (capture.Folded folds pprof profiles and bpftrace dumps as
-// stackcollapse does, and perf captures, which FromCapture reads without
-// that text); nil reads its content as folded text.
-func FromSource(src *source.Input, fold func(*source.Input) (io.ReadCloser, error)) *Input {
-	return &Input{Name: src.Name, Display: src.Display, src: src, fold: fold}
-}
-
-// NewInput returns an input read through open, which returns its bytes
-// (compressed or not) from the start each time it is called: a file, or
-// any storage a program has. name is shown in messages.
-func NewInput(name string, open func() (io.ReadCloser, error)) *Input {
-	src, err := source.OpenFunc(name, open, source.Options{})
-	return &Input{Name: name, Display: name, src: src, err: err}
-}
-
-// NewStream returns an input that can be read only once, such as a
-// network stream; a window that needs two passes keeps a copy of it in a
-// temporary file (see Survey).
-func NewStream(name string, r io.Reader) *Input {
-	src, err := source.OpenReader(name, r, source.Options{})
-	return &Input{Name: name, Display: name, src: src, err: err}
+// FromSource returns the input of src, read as folded records through
+// capture.Scan each time it is read: folded stacks as they are, perf
+// captures folded with o (into timed records, unless o.Collapse.NoTime),
+// pprof profiles and bpftrace dumps converted.
+func FromSource(src *source.Input, o capture.Options) *Input {
+	return &Input{Name: src.Name, Display: src.Display, src: src, fold: o}
 }
 
 // Inputs are the inputs of one run, in the order they were named.
 type Inputs []*Input
-
-// NewInputs returns the named inputs ("-" is standard input, read from
-// stdin), read as folded text. A name that cannot be opened is reported
-// when it is read.
-func NewInputs(names []string, stdin io.Reader) Inputs {
-	ins := make(Inputs, 0, len(names))
-	for _, name := range names {
-		src, err := source.Open(name, source.Options{Stdin: stdin})
-		ins = append(ins, &Input{Name: name, Display: folded.DisplayName(name), src: src, err: err})
-	}
-	return ins
-}
 
 // Close removes the copies of streams (see source.Input.Close).
 func (ins Inputs) Close() error {
@@ -92,29 +63,6 @@ func (ins Inputs) Close() error {
 // stream reports whether the input can be read only once: a stream not
 // copied whole yet (see Spool).
 func (in *Input) stream() bool { return in.src != nil && in.src.Stream && !in.src.Rereadable() }
-
-// open opens the input's folded text for a full read: the file, the
-// stream the first time, or the stream's copy.
-func (in *Input) open() (io.ReadCloser, error) {
-	if in.err != nil {
-		return nil, in.err
-	}
-	if in.fold != nil {
-		return in.fold(in.src)
-	}
-	return in.src.Open()
-}
-
-// openHead opens the input's folded text for reading its first lines.
-func (in *Input) openHead() (io.ReadCloser, error) {
-	if in.err != nil {
-		return nil, in.err
-	}
-	if in.fold != nil {
-		return in.fold(in.src)
-	}
-	return in.src.OpenLight()
-}
 
 // reset forgets what an earlier read found, before the input is read again.
 func (in *Input) reset() {

@@ -107,9 +107,6 @@ func (s *Slicer) Read(in *Input) error {
 		return sc.stopped
 	}
 	err := sc.err
-	if err == nil {
-		err = sc.closeErr
-	}
 	s.Stats.Malformed.Merge(sc.skips)
 	in.Metas = sc.metas
 	in.Read = true

@@ -106,10 +106,11 @@ func TestDataAgreesWithPerfScript(t *testing.T) {
 }
 
 // TestFallbackToPerfScript: a perf.data file the reader cannot read as
-// perf does (--call-graph dwarf) is read through perf script, with a
-// message; without perf, it is an error that says what to run.
+// perf does (here pipe mode) is read through perf script, with a message;
+// without perf, it is an error that says what to run. (The stand-in perf
+// prints the text of another capture.)
 func TestFallbackToPerfScript(t *testing.T) {
-	data := "../../perf/perfdata/testdata/dwarf.data.gz"
+	data := "../../perf/perfdata/testdata/pipe.data.gz"
 	text, err := golden.Read("../../../testdata/perf/dwarf.txt.gz")
 	if err != nil {
 		t.Fatal(err)
@@ -133,63 +134,93 @@ func TestFallbackToPerfScript(t *testing.T) {
 	if out != want || out == "" {
 		t.Errorf("the fallback's output differs from folding perf script's text:\n%s", golden.Diff([]byte(want), []byte(out)))
 	}
-	if !strings.Contains(msgs, "dwarf.data.gz: ") || !strings.Contains(msgs, "reading it with "+perf+" script instead") {
+	if !strings.Contains(msgs, "pipe.data.gz: ") || !strings.Contains(msgs, "reading it with "+perf+" script instead") {
 		t.Errorf("no message saying perf script was run:\n%s", msgs)
 	}
 	_, _, err = fold(t, collapse.Options{}, nil, func(f *Folder) collapse.Input { return f.Data(open(t, data), "x") })
-	if err == nil || !strings.Contains(err.Error(), "gzip -dc "+data+" > ../../perf/perfdata/testdata/dwarf.data) and run perf script --header -i ../../perf/perfdata/testdata/dwarf.data") {
+	if err == nil || !strings.Contains(err.Error(), "gzip -dc "+data+" > ../../perf/perfdata/testdata/pipe.data) and run perf script --header -i ../../perf/perfdata/testdata/pipe.data") {
 		t.Errorf("without perf: %v, want an error saying to run perf script", err)
 	}
 }
 
-// TestFolded: the pipe gives what a Folder writes, and a reader that stops
-// early stops the folding without its messages.
-func TestFolded(t *testing.T) {
-	data := "../../perf/perfdata/testdata/syswide.data.gz"
-	want, _, err := fold(t, collapse.Options{}, nil, func(f *Folder) collapse.Input { return f.Data(open(t, data), data) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Folded uses the default resolver; compare what does not depend on
-	// symbols.
+// foldText is the folded text stackcollapse writes for the perf capture
+// in (Folder.Run, the default resolver), and the fold's messages.
+func foldText(t *testing.T, in *source.Input, o Options) (string, []string) {
+	t.Helper()
 	var msgs []string
-	warnf := func(format string, args ...any) { msgs = append(msgs, fmt.Sprintf(format, args...)) }
-	rc, err := Folded(open(t, data), Options{Warnf: warnf})
+	f := &Folder{Driver: collapse.Driver{Options: o.Collapse, Warnf: func(format string, args ...any) {
+		msgs = append(msgs, fmt.Sprintf(format, args...))
+	}}, Perf: o.Perf}
+	input := f.Data(in, SourceName(in))
+	if in.Kind == source.PerfScript {
+		input = f.Text(in.Display, SourceName(in), in.Open)
+	}
+	var buf bytes.Buffer
+	if _, err := f.Run(&buf, []collapse.Input{input}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String(), msgs
+}
+
+// scanText is what Scan gives of in, each record written as a folded
+// line, and its messages.
+func scanLines(t *testing.T, in *source.Input, o Options) (string, Scanned, []string) {
+	t.Helper()
+	var msgs []string
+	o.Warnf = func(format string, args ...any) { msgs = append(msgs, fmt.Sprintf(format, args...)) }
+	var out []byte
+	sc, err := Scan(in, o, ScanOptions{}, func(rec *folded.Record, _ int, _ []byte) error {
+		out = folded.AppendRecord(out, rec)
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := io.ReadAll(rc)
-	rc.Close()
-	if err != nil && !strings.Contains(err.Error(), "another host") {
-		t.Fatal(err)
+	return string(out), sc, msgs
+}
+
+// TestScan: Scan gives the records of the text a Folder writes, and a
+// reading stopped early stops the folding without its messages.
+func TestScan(t *testing.T) {
+	data := "../../perf/perfdata/testdata/syswide.data.gz"
+	o := Options{Collapse: collapse.Options{NoTime: true}}
+	text, wantMsgs := foldText(t, open(t, data), o)
+	var want []byte
+	rd := folded.NewReader(strings.NewReader(text), data)
+	rd.Lenient = true
+	for rd.Next() {
+		want = folded.AppendRecord(want, rd.Record())
 	}
-	if err == nil && strings.Join(roots(t, string(got)), "\n") != strings.Join(roots(t, want), "\n") {
-		t.Error("Folded's output differs from the Folder's")
+	got, sc, msgs := scanLines(t, open(t, data), o)
+	if got != string(want) || len(sc.Metas) != len(rd.Meta()) || strings.Join(msgs, "\n") != strings.Join(wantMsgs, "\n") {
+		t.Errorf("Scan differs from the Folder's text: %d and %d bytes, %d and %d metadata lines, messages %q and %q", len(got), len(want), len(sc.Metas), len(rd.Meta()), msgs, wantMsgs)
 	}
 	msgs = nil
-	rc, err = Folded(open(t, data), Options{Warnf: warnf})
-	if err != nil {
-		t.Fatal(err)
+	n := 0
+	o.Warnf = func(format string, args ...any) { msgs = append(msgs, fmt.Sprintf(format, args...)) }
+	if _, err := Scan(open(t, data), o, ScanOptions{}, func(*folded.Record, int, []byte) error {
+		if n++; n == 3 {
+			return ErrStop
+		}
+		return nil
+	}); err != nil || n != 3 {
+		t.Errorf("stopped: %v after %d records", err, n)
 	}
-	buf := make([]byte, 10)
-	io.ReadFull(rc, buf)
-	rc.Close()
 	if len(msgs) != 0 {
 		t.Errorf("messages of a fold stopped early: %q", msgs)
 	}
 }
 
-// TestFoldedKinds: Folded gives folded text for every kind of input:
-// folded stacks as they are, the others folded, binary data of no known
-// kind an error.
-func TestFoldedKinds(t *testing.T) {
+// TestScanKinds: Scan reads every kind of input: folded stacks as they
+// are, the others folded, binary data of no known kind an error.
+func TestScanKinds(t *testing.T) {
 	dir := t.TempDir()
 	elf := filepath.Join(dir, "a.out")
 	os.WriteFile(elf, append([]byte("\x7fELF\x02\x01\x01\x00"), bytes.Repeat([]byte{0, 1, 2, 3}, 100)...), 0o644)
 	tests := []struct {
 		path  string
 		kind  source.Kind
-		timed bool // timed lines, else classic
+		timed bool // timed records, else classic
 	}{
 		{"../../../testdata/perf/burst.txt.gz", source.PerfScript, true},
 		{"../../perf/perfdata/testdata/syswide.data.gz", source.PerfData, true},
@@ -202,36 +233,32 @@ func TestFoldedKinds(t *testing.T) {
 		if in.Kind != tt.kind {
 			t.Fatalf("%s: %v, want %v", tt.path, in.Kind, tt.kind)
 		}
-		rc, err := Folded(in, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd := folded.NewReader(rc, tt.path)
 		n, timed := 0, 0
-		for rd.Next() {
+		_, err := Scan(in, Options{}, ScanOptions{}, func(rec *folded.Record, _ int, _ []byte) error {
 			n++
-			if rd.Record().Kind == folded.Timed {
+			if rec.Kind == folded.Timed {
 				timed++
 			}
-		}
-		rc.Close()
-		if err := rd.Err(); err != nil && !strings.Contains(err.Error(), "another host") {
+			return nil
+		})
+		if err != nil && !strings.Contains(err.Error(), "another host") {
 			t.Fatalf("%s: %v", tt.path, err)
 		}
-		if rd.Err() == nil && (n == 0 || (timed == n) != tt.timed) {
-			t.Errorf("%s: %d lines, %d timed", tt.path, n, timed)
+		if err == nil && (n == 0 || (timed == n) != tt.timed) {
+			t.Errorf("%s: %d records, %d timed", tt.path, n, timed)
 		}
 	}
-	if _, err := Folded(open(t, elf), Options{}); !errors.Is(err, source.ErrUnknown) {
+	if _, err := Scan(open(t, elf), Options{}, ScanOptions{}, func(*folded.Record, int, []byte) error { return nil }); !errors.Is(err, source.ErrUnknown) {
 		t.Errorf("ELF: %v", err)
 	}
-	in := open(t, "../../../testdata/bpf/bcc-profile.txt.gz")
-	rc, _ := Folded(in, Options{})
-	got, _ := io.ReadAll(rc)
-	rc.Close()
+	var got []byte
+	Scan(open(t, "../../../testdata/bpf/bcc-profile.txt.gz"), Options{}, ScanOptions{}, func(_ *folded.Record, _ int, text []byte) error {
+		got = append(append(got, text...), '\n')
+		return nil
+	})
 	want, _ := golden.Read("../../../testdata/bpf/bcc-profile.txt.gz")
 	if !bytes.Equal(got, want) {
-		t.Error("folded input is not passed as it is")
+		t.Error("folded input is not read as it is")
 	}
 }
 

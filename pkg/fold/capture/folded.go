@@ -2,6 +2,7 @@ package capture
 
 import (
 	"errors"
+	"flamekit/pkg/perf/symbols"
 	"fmt"
 	"io"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"flamekit/pkg/folded"
 	"flamekit/pkg/interop/bpftrace"
 	"flamekit/pkg/interop/pprof"
-	"flamekit/pkg/perf/symbols"
 	"flamekit/pkg/source"
 )
 
@@ -20,6 +20,9 @@ type Options struct {
 	// Collapse are the options of perf captures (perf.data, perf script
 	// text): Collapse.NoTime gives classic lines, summed and sorted.
 	Collapse collapse.Options
+	// Resolver resolves the addresses of perf.data files (nil:
+	// DefaultResolver); NewResolver makes one for a SymbolConfig.
+	Resolver *symbols.Resolver
 	// Perf is as Folder.Perf: the perf binary run on a perf.data file
 	// the reader cannot read as perf does; "" never runs it.
 	Perf string
@@ -31,9 +34,6 @@ type Options struct {
 	// SampleType picks the sample type of pprof profiles (see
 	// pprof.ReadOptions).
 	SampleType string
-	// Resolver resolves the addresses of perf.data files (nil:
-	// DefaultResolver); NewResolver makes one for a SymbolConfig.
-	Resolver *symbols.Resolver
 	// Warnf receives the messages of a fold (a perf.data file read
 	// through perf script, frames without symbols, lines skipped), once
 	// the input has been read to its end; may be nil.
@@ -52,84 +52,6 @@ func SourceName(in *source.Input) string {
 // ErrNotPerfScript is wrapped by the error of perf script text in which no
 // sample was found and some lines were not perf script's.
 var ErrNotPerfScript = errors.New("no samples found, and the input has lines that are not perf script text (counted above): is it the output of 'perf script'?")
-
-// Folded returns in as folded text: its content when it is folded stacks
-// (or empty, or text of no known kind, which a folded.Reader reports line
-// by line), and otherwise the folded stacks stackcollapse writes for it,
-// made on another goroutine as they are read: timed lines from perf
-// captures (classic with o.Collapse.NoTime), what the converters make of
-// pprof profiles and bpftrace dumps. Binary data of no known kind is an
-// error that says what it looks like. Closing the reader before its end
-// stops the folding, and drops its messages (about a part of the input).
-func Folded(in *source.Input, o Options) (io.ReadCloser, error) {
-	switch in.Kind {
-	case source.Folded, source.Empty:
-		return in.Open()
-	case source.Unknown:
-		if !source.IsText(in.Head) {
-			return nil, in.Check()
-		}
-		return in.Open()
-	}
-	pr, pw := io.Pipe()
-	fr := &foldReader{pr: pr, done: make(chan struct{})}
-	go func() {
-		defer close(fr.done)
-		var h held
-		err := foldTo(pw, in, o, h.keep)
-		if err == nil {
-			h.say(o.Warnf)
-		}
-		pw.CloseWithError(err) // nil: the reader sees io.EOF
-	}()
-	return fr, nil
-}
-
-// foldReader is the reading end of a fold: closing it stops the fold and
-// waits for it to end.
-type foldReader struct {
-	pr   *io.PipeReader
-	done chan struct{}
-	once sync.Once
-}
-
-func (r *foldReader) Read(p []byte) (int, error) { return r.pr.Read(p) }
-
-func (r *foldReader) Close() error {
-	r.once.Do(func() {
-		r.pr.CloseWithError(errStopped)
-		<-r.done
-	})
-	return nil
-}
-
-var errStopped = errors.New("the reader of the folded stacks stopped")
-
-// foldTo writes the folded stacks of in to w.
-func foldTo(w io.Writer, in *source.Input, o Options, warnf func(string, ...any)) error {
-	switch {
-	case in.Kind.IsPerfData() || in.Kind == source.PerfScript:
-		f := &Folder{Driver: collapse.Driver{Options: o.Collapse, Workers: o.Workers, Warnf: warnf}, Perf: o.Perf, Resolver: o.Resolver}
-		input := f.Data(in, SourceName(in))
-		if in.Kind == source.PerfScript {
-			input = f.Text(in.Display, SourceName(in), in.Open)
-		}
-		sum, err := f.Run(w, []collapse.Input{input})
-		if err == nil && sum.Samples == 0 && f.Skipped.Count > 0 {
-			err = fmt.Errorf("%s: %w", in.Display, ErrNotPerfScript)
-		}
-		return err
-	case in.Kind == source.Pprof:
-		fw := folded.NewWriter(w)
-		if err := Pprof(in, o.SampleType, fw, warnf); err != nil {
-			return err
-		}
-		return fw.Flush()
-	case in.Kind == source.Bpftrace:
-		return Bpftrace(in, o.Bpftrace, w, warnf)
-	}
-	return fmt.Errorf("%s: %s cannot be folded", in.Display, in.Kind)
-}
 
 // Pprof converts the pprof profile in into folded records written to sink,
 // the sample type chosen by sampleType (see pprof.ReadOptions); what was
@@ -165,18 +87,23 @@ func Pprof(in *source.Input, sampleType string, sink pprof.Sink, warnf func(stri
 }
 
 // Bpftrace writes the stacks of the bpftrace map dump in to w, summed and
-// sorted; which map was folded when several have stacks, and the entries
-// skipped, are said through warnf.
+// sorted, as stackcollapse does; which map was folded when several have
+// stacks, and the entries skipped, are said through warnf.
 func Bpftrace(in *source.Input, opt bpftrace.Options, w io.Writer, warnf func(string, ...any)) error {
-	rc, err := in.Open()
-	if err != nil {
+	var prof folded.Profile
+	if err := bpftraceFold(in, opt, func(rec *folded.Record) error {
+		prof.Add(rec)
+		return nil
+	}, warnf); err != nil {
 		return err
 	}
-	defer rc.Close()
-	sum, err := bpftrace.Collapse(rc, in.Display, opt, w)
-	if err != nil {
-		return err
-	}
+	_, err := prof.WriteTo(w)
+	return err
+}
+
+// bpftraceSummary says what a bpftrace dump held besides the stacks
+// folded: an error when it held no map at all.
+func bpftraceSummary(in *source.Input, opt bpftrace.Options, sum bpftrace.Summary, warnf func(string, ...any)) error {
 	if len(sum.Maps) == 0 && sum.Other > 0 {
 		return fmt.Errorf("%s: no bpftrace map in it (%d lines, none \"@name[key]: value\"): is it what bpftrace printed?", in.Display, sum.Other)
 	}
@@ -203,21 +130,14 @@ func Bpftrace(in *source.Input, opt bpftrace.Options, w io.Writer, warnf func(st
 // as text: see collapse.Driver.RunRecords.
 func (f *Folder) RunRecords(out collapse.Records, inputs []collapse.Input) (collapse.Summary, error) {
 	f.texts = f.texts[:0]
-	f.prepare()
 	sum, err := f.Driver.RunRecords(out, inputs)
 	f.noteSkips()
 	return sum, err
 }
 
-// IsPerf reports whether Records folds in: a perf.data file or perf script
-// text.
-func IsPerf(in *source.Input) bool {
-	return in.Kind.IsPerfData() || in.Kind == source.PerfScript
-}
-
-// Records folds the perf capture in (IsPerf) as Folded does, and gives out
-// the records, metadata lines and malformed lines that a lenient
-// folded.Reader would read from Folded's text, without that text (see
+// Records folds the perf capture in (IsPerf) as stackcollapse does, and
+// gives out the records, metadata lines and malformed lines that a lenient
+// folded.Reader would read from the folded text, without that text (see
 // collapse.Driver.RunRecords): the records of one input, in order, on the
 // fold's merging goroutine while Records waits. The fold's messages go to
 // o.Warnf once the input was read to its end without an error. An error
@@ -265,10 +185,4 @@ func (h *held) say(warnf func(string, ...any)) {
 	for _, m := range h.msgs {
 		warnf("%s", m)
 	}
-}
-
-// Fold returns Folded with options o, for source.Files.Fold and
-// timeslice.FromSource.
-func Fold(o Options) func(*source.Input) (io.ReadCloser, error) {
-	return func(in *source.Input) (io.ReadCloser, error) { return Folded(in, o) }
 }

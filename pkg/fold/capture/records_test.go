@@ -14,16 +14,6 @@ import (
 	"flamekit/pkg/source"
 )
 
-// firstDiff shows the first line that differs, whole.
-func firstDiff(got, want []string) string {
-	for i := range min(len(got), len(want)) {
-		if got[i] != want[i] {
-			return fmt.Sprintf("got  %s\nwant %s", got[i], want[i])
-		}
-	}
-	return fmt.Sprintf("%d lines, want %d", len(got), len(want))
-}
-
 // readEvents is what a folded.Reader gives, as a list a test can compare:
 // metadata lines, records (with the text of untimed ones), malformed
 // lines, with their line numbers.
@@ -146,7 +136,7 @@ func TestRunRecords(t *testing.T) {
 					t.Errorf("%s: only %d lines", name, len(want.events))
 				}
 				if g, w := strings.Join(got.events, "\n"), strings.Join(want.events, "\n"); g != w {
-					t.Errorf("%s: records differ from the text's:\n%s", name, firstDiff(got.events, want.events))
+					t.Errorf("%s: records differ from the text's:\n%s", name, golden.Diff([]byte(strings.Join(want.events, "\n")), []byte(strings.Join(got.events, "\n"))))
 				}
 			}
 		}
@@ -197,23 +187,16 @@ func (s *stopAfter) Record(rec *folded.Record, line int, text []byte) error {
 	return s.readEvents.Record(rec, line, text)
 }
 
-// TestRecords: Records folds a perf capture as Folded does; an error of
+// TestRecords: Records gives what a reader reads of the text a Folder
+// writes; an error of
 // the Records stops the fold and comes back as it is, the fold's
 // messages dropped.
 func TestRecords(t *testing.T) {
 	in := open(t, "../../../testdata/perf/offcpu.txt.gz")
 	var said []string
 	o := Options{Collapse: collapse.Options{OffCPU: true}, Warnf: func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) }}
-	rc, err := Folded(in, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	buf.ReadFrom(rc)
-	rc.Close()
-	want := readText(t, buf.String())
-	wantSaid := said
-	said = nil
+	text, wantSaid := foldText(t, in, o)
+	want := readText(t, text)
 	got := &readEvents{}
 	if err := Records(in, o, got); err != nil {
 		t.Fatal(err)
@@ -253,7 +236,7 @@ func FuzzRunRecords(f *testing.F) {
 			t.Fatalf("error %v, want %v", err2, err1)
 		}
 		if g, w := strings.Join(got.events, "\n"), strings.Join(want.events, "\n"); g != w || fmt.Sprint(got.skips) != fmt.Sprint(want.skips) {
-			t.Fatalf("records differ from the text's:\n%s\nskips %v, want %v", firstDiff(got.events, want.events), got.skips, want.skips)
+			t.Fatalf("records differ from the text's:\n%s\nskips %v, want %v", golden.Diff([]byte(strings.Join(want.events, "\n")), []byte(strings.Join(got.events, "\n"))), got.skips, want.skips)
 		}
 	})
 }

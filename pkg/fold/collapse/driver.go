@@ -2,11 +2,11 @@ package collapse
 
 import (
 	"errors"
-	"flamekit/internal/base/freelist"
 	"io"
 	"runtime"
 	"sync"
 
+	"flamekit/internal/base/freelist"
 	"flamekit/pkg/perf/sample"
 )
 

@@ -3,33 +3,29 @@ package collapse_test
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
 	"flamekit/internal/testkit/golden"
+	"flamekit/internal/testkit/testcapture"
 	"flamekit/pkg/fold/collapse"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/perf/perfscript"
 )
 
 // collapseFile runs the perf script text reader and the collapse stage on a
 // testdata file.
-func collapseFile(t *testing.T, path string, opt collapse.Options) (out, stderr string, sum perfscript.Summary) {
+func collapseFile(t *testing.T, path string, opt collapse.Options) (out, stderr string, sum collapse.Summary) {
 	t.Helper()
 	data, err := golden.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var o, e bytes.Buffer
-	c := &perfscript.Collapser{Options: opt, Warnf: func(f string, a ...any) { fmt.Fprintf(&e, f+"\n", a...) }}
-	sum, err = c.Run(&o, []perfscript.Input{{Name: path, Open: func() (io.ReadCloser, error) {
-		return io.NopCloser(bytes.NewReader(data)), nil
-	}}})
+	var e bytes.Buffer
+	f, err := testcapture.FoldText(path, data, opt, func(f string, a ...any) { fmt.Fprintf(&e, f+"\n", a...) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	return o.String(), e.String(), sum
+	return string(f.Text), e.String(), f.Summary
 }
 
 // TestSchedStatFixture: on the input of FlameGraph's

@@ -45,7 +45,7 @@ func (d *Driver) RunRecords(out Records, inputs []Input) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	st.rec = r
+	st.out = r
 	sum, err := d.run(st, inputs)
 	if ferr := r.flush(); err == nil {
 		err = ferr
@@ -118,8 +118,8 @@ func (r *recordOut) parse(line []byte) error {
 	return r.out.Record(&r.rec, r.line, text)
 }
 
-// meta gives a metadata line to out, as a reader reads it back.
-func (r *recordOut) meta(m *folded.Meta) error {
+// metaLine gives a metadata line to out, as a reader reads it back.
+func (r *recordOut) metaLine(m *folded.Meta) error {
 	r.line++
 	c := folded.Meta{Fields: append([]folded.Field(nil), m.Fields...), Line: r.line}
 	return r.out.Meta(&c)
@@ -142,12 +142,6 @@ type outRec struct {
 	weight int64
 	time   folded.Time
 	where  where
-}
-
-// plainLine appends the line Run writes for an on-CPU sample of timed
-// output, with its newline.
-func plainLine(dst, stack []byte, weight int64, s *sample.Sample) []byte {
-	return lineEnd(append(dst, stack...), weight, s)
 }
 
 // lineEnd appends what follows the stack in a timed line: the count,
@@ -203,16 +197,15 @@ func (e *lineEnds) add(dst []byte, weight int64, s *sample.Sample) []byte {
 	return append(dst, '\n')
 }
 
-// record adds an on-CPU sample of timed output to a batch made for
-// RunRecords: its stack and what its line carries, or, when a
-// folded.Reader would not read its line as written, that line.
-func (b *batch) record(stack []byte, weight int64, s *sample.Sample) {
-	if !s.HasTime || weight < 0 || weight > folded.MaxCount || s.CPU > math.MaxInt32 || !plainStack(stack) {
-		b.out = plainLine(b.out, stack, weight, s)
+// sample ends the timed line of an on-CPU sample whose stack the worker
+// folded at b.out[mark:]: its record, or, when a folded.Reader would not
+// read its line as written, that line.
+func (r *recordOut) sample(_ *worker, b *batch, mark int, weight int64, s *sample.Sample) {
+	if !s.HasTime || weight < 0 || weight > folded.MaxCount || s.CPU > math.MaxInt32 || !plainStack(b.out[mark:]) {
+		b.out = lineEnd(b.out, weight, s)
 		b.recs = append(b.recs, outRec{end: len(b.out), text: true})
 		return
 	}
-	b.out = append(b.out, stack...)
 	b.recs = append(b.recs, outRec{end: len(b.out), weight: weight, time: s.Time, where: whereOf(s)})
 }
 
@@ -223,8 +216,8 @@ func plainStack(stack []byte) bool {
 	return bytes.IndexByte(stack, '\n') < 0 && !bytes.HasPrefix(stack, []byte(folded.MetaPrefix))
 }
 
-// writeRecords gives out the lines of a batch made for RunRecords.
-func (st *stage) writeRecords(b *batch) {
+// batch gives out the lines of a batch made for RunRecords.
+func (r *recordOut) batch(st *stage, b *batch) {
 	start := 0
 	for i := range b.recs {
 		if st.err != nil {
@@ -234,45 +227,32 @@ func (st *stage) writeRecords(b *batch) {
 		p := b.out[start:o.end]
 		start = o.end
 		if o.text {
-			_, st.err = st.rec.Write(p)
+			_, st.err = r.Write(p)
 			continue
 		}
-		st.err = st.rec.timed(p, float64(o.weight), o.time, o.where)
+		st.err = r.timed(p, float64(o.weight), o.time, o.where)
 	}
 }
 
-// writeMeta writes a metadata line, or gives it to the Records.
-func (st *stage) writeMeta(m *folded.Meta) {
-	if st.rec == nil {
-		st.buf = folded.AppendMeta(st.buf[:0], m)
-		st.write(st.buf)
-		return
-	}
+// meta gives a metadata line to the Records.
+func (r *recordOut) meta(st *stage, m *folded.Meta) {
 	if st.err == nil {
-		st.err = st.rec.meta(m)
+		st.err = r.metaLine(m)
 	}
 }
 
-// writePiece gives out the line of an off-CPU piece: its record when the
+// piece gives out the line of an off-CPU piece: its record when the
 // line holds a time and a count that a reader reads back as the same
 // float64 (under 10^15 ns, 15 digits: every interval shorter than 11
 // days), else its text.
-func (st *stage) writePiece(stack []byte, p *piece) {
+func (r *recordOut) piece(st *stage, stack []byte, p *piece) {
 	if st.err != nil {
 		return
 	}
 	if p.hasTime && p.ns >= 0 && p.ns < 1e15 && plainStack(stack) {
-		st.err = st.rec.timed(stack, float64(p.ns)/1000, p.t, p.where)
+		st.err = r.timed(stack, float64(p.ns)/1000, p.t, p.where)
 		return
 	}
-	line := append(st.buf[:0], stack...)
-	line = append(line, ' ')
-	line = folded.AppendCount(line, float64(p.ns)/1000)
-	if p.hasTime {
-		line = append(line, " @"...)
-		line = p.t.Append(line)
-		line = p.where.append(line)
-	}
-	st.buf = append(line, '\n')
-	_, st.err = st.rec.Write(st.buf)
+	st.buf = p.appendLine(st.buf[:0], stack)
+	_, st.err = r.Write(st.buf)
 }

@@ -37,7 +37,7 @@ type stage struct {
 	warnf func(format string, args ...any)
 
 	w      io.Writer
-	rec    *recordOut // RunRecords: the output's Records (w writes to it)
+	out    output // where timed output goes: text (Run) or records (RunRecords)
 	opt    Options
 	inl    *inliner
 	offCPU bool // the off-CPU state machine runs
@@ -87,7 +87,7 @@ func newStage(w io.Writer, opt Options) (*stage, error) {
 	if opt.Wakers {
 		opt.OffCPU = true
 	}
-	st := &stage{w: w, opt: opt, offCPU: opt.offCPU(), sums: newSharedSums(), keys: newKeySums(newPieceTable(), opt.NoIdle), stacks: newAggregator(), agg: newAggregator()}
+	st := &stage{w: w, out: &textOutput{}, opt: opt, offCPU: opt.offCPU(), sums: newSharedSums(), keys: newKeySums(newPieceTable(), opt.NoIdle), stacks: newAggregator(), agg: newAggregator()}
 	if st.offCPU && !opt.HotCold {
 		st.d.filterKnown = true // no filter: the scheduler's events are read
 	}
@@ -186,6 +186,9 @@ func (st *stage) begin(c *sample.Capture, source string) {
 		c = &sample.Capture{}
 	}
 	in := &input{capture: c, source: source}
+	if dwarfCmdline(c.Cmdline) {
+		st.sym.dwarf = true
+	}
 	first, err1 := folded.ParseTime([]byte(c.First))
 	last, err2 := folded.ParseTime([]byte(c.Last))
 	if err1 == nil && err2 == nil && first <= last {
@@ -279,13 +282,9 @@ func (st *stage) merge(b *batch) error {
 	}
 	if b.d.timed && !in.started {
 		in.started = true
-		st.writeMeta(st.meta(st.event(&b.d, -1)))
+		st.out.meta(st, st.meta(st.event(&b.d, -1)))
 	}
-	if st.rec != nil {
-		st.writeRecords(b)
-	} else {
-		st.write(b.out)
-	}
+	st.out.batch(st, b)
 	st.samples += b.samples
 	st.weight = addSat(st.weight, b.weight)
 	in.samples += b.samples
@@ -309,7 +308,7 @@ func (st *stage) end() error {
 		m.Set(folded.KeySamples, strconv.FormatInt(in.samples, 10))
 		m.Set(folded.KeySource, in.source)
 		st.unitMeta(m)
-		st.writeMeta(m)
+		st.out.meta(st, m)
 	}
 	st.checkSymbols()
 	st.in = nil
@@ -435,41 +434,16 @@ func (st *stage) endOffCPU() {
 		}
 		event = st.event(&st.d, s)
 	}
-	st.buf = st.buf[:0]
-	if st.rec != nil {
-		st.writeMeta(st.meta(event))
-	} else {
-		st.buf = folded.AppendMeta(st.buf, st.meta(event))
-	}
+	st.out.meta(st, st.meta(event))
 	for i := range pieces {
 		p := &pieces[i]
-		if st.rec != nil {
-			st.writePiece(st.stacks.stackBytes(p.stack), p)
-			if p.hasTime {
-				in.span.Add(p.t)
-			}
-			st.samples++
-			in.samples++
-			st.weight = addSat(st.weight, p.ns)
-			continue
-		}
-		st.buf = append(st.buf, st.stacks.stacks[p.stack]...)
-		st.buf = append(st.buf, ' ')
-		st.buf = folded.AppendCount(st.buf, float64(p.ns)/1000)
+		st.out.piece(st, st.stacks.stackBytes(p.stack), p)
 		if p.hasTime {
-			st.buf = append(st.buf, " @"...)
-			st.buf = p.t.Append(st.buf)
-			st.buf = p.where.append(st.buf)
 			in.span.Add(p.t)
 		}
-		st.buf = append(st.buf, '\n')
 		st.samples++
 		in.samples++
 		st.weight = addSat(st.weight, p.ns)
-		if len(st.buf) >= 64<<10 {
-			st.write(st.buf)
-			st.buf = st.buf[:0]
-		}
 	}
 	m := &folded.Meta{}
 	m.Set(folded.KeyEvent, event)
@@ -477,12 +451,7 @@ func (st *stage) endOffCPU() {
 	m.Set(folded.KeySamples, strconv.FormatInt(in.samples, 10))
 	m.Set(folded.KeySource, in.source)
 	st.unitMeta(m)
-	if st.rec != nil {
-		st.writeMeta(m)
-		return
-	}
-	st.buf = folded.AppendMeta(st.buf, m)
-	st.write(st.buf)
+	st.out.meta(st, m)
 }
 
 // splitSeconds appends the timed lines of an interval: one per whole

@@ -37,9 +37,18 @@ type symCounts struct {
 	brokenZero            bool             // one of those addresses was 0
 	brokenComm            map[string]int64 // broken samples per program (comm)
 	brokenBelow           map[string]int64 // per file of the frame before the break
-	jitDSO                map[string]int64 // unresolved JIT frames per perf map
+	// dwarf: the capture was recorded with --call-graph dwarf, whose
+	// user stacks were unwound from stack dumps, not frame pointers.
+	dwarf  bool
+	jitDSO map[string]int64 // unresolved JIT frames per perf map
 	// why says why an object has no symbols (Driver.WhyNoSymbols).
 	why func(dso string) string
+}
+
+// dwarfCmdline reports whether a perf record command line asked for
+// --call-graph dwarf.
+func dwarfCmdline(cmd string) bool {
+	return strings.Contains(cmd, "--call-graph dwarf") || strings.Contains(cmd, "--call-graph=dwarf")
 }
 
 func (c *symCounts) merge(o *symCounts) {
@@ -269,10 +278,17 @@ func (c *symCounts) messages() []string {
 		if len(c.brokenBelow) > 0 {
 			below = " (" + topNames(c.brokenBelow) + ")"
 		}
-		msgs = append(msgs, fmt.Sprintf("the user stacks of %s are broken (%d%% of the samples with user frames): "+
-			"they run code built without frame pointers%s, where the frame-pointer walk reached %s. "+
-			"Record with perf record --call-graph dwarf, or build that code with -fno-omit-frame-pointer",
-			topNames(c.brokenComm), pct(c.broken, c.userSamples), below, where))
+		if c.dwarf {
+			msgs = append(msgs, fmt.Sprintf("the user stacks of %s are broken (%d%% of the samples with user frames): "+
+				"unwinding their stack dumps%s reached %s, as perf's unwinder does. "+
+				"The code there has no CFI (JIT code, or objects not on this machine): record it with frame pointers (-g) instead",
+				topNames(c.brokenComm), pct(c.broken, c.userSamples), below, where))
+		} else {
+			msgs = append(msgs, fmt.Sprintf("the user stacks of %s are broken (%d%% of the samples with user frames): "+
+				"they run code built without frame pointers%s, where the frame-pointer walk reached %s. "+
+				"Record with perf record --call-graph dwarf, or build that code with -fno-omit-frame-pointer",
+				topNames(c.brokenComm), pct(c.broken, c.userSamples), below, where))
+		}
 	}
 	if c.userUnknown < minUnknownFrames || float64(c.userUnknown) < userUnknownShare*float64(c.user) {
 		return msgs
@@ -286,15 +302,14 @@ func (c *symCounts) messages() []string {
 		return append(msgs, c.whyLines(c.jitDSO)...)
 	}
 	cure := "install their debug symbols (Debian: the -dbgsym packages) or build with -g"
-	if !brokenMsg {
+	if !brokenMsg && !c.dwarf {
 		cure += "; short or broken stacks come from code built without frame pointers: build with -fno-omit-frame-pointer or record with --call-graph dwarf"
 	}
 	// The same line for perf script text and perf.data; for perf.data
 	// the resolver also says why, per object.
-	whys := c.whyLines(c.dsoUnknown)
 	msgs = append(msgs, fmt.Sprintf("%d%% of the user frames have no symbol, most in %s: %s",
 		pct(dsoUnknown, c.user), topCounts(c.dsoUnknown), cure))
-	return append(msgs, whys...)
+	return append(msgs, c.whyLines(c.dsoUnknown)...)
 }
 
 // whyLines says, for the objects of m with the most frames without

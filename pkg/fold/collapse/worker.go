@@ -161,7 +161,7 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 			return
 		}
 		// A timed line's stack is folded in place, in b.out.
-		direct := b.d.timed && !w.st.offCPU && w.st.rec == nil
+		direct := b.d.timed && !w.st.offCPU
 		mark := len(b.out)
 		var st []byte
 		if direct {
@@ -189,15 +189,8 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 			w.sums.add(w.st.sums, st, weight)
 			return
 		}
-		if w.st.rec != nil {
-			b.record(st, weight, s)
-			if s.HasTime && s.Time != 0 {
-				b.span.Add(s.Time)
-			}
-			return
-		}
 		// The stack is in b.out already (direct).
-		b.out = w.ends.add(b.out, weight, s)
+		w.st.out.sample(w, b, mark, weight, s)
 		if s.HasTime && s.Time != 0 {
 			b.span.Add(s.Time)
 		}

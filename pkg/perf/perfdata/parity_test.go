@@ -3,7 +3,6 @@ package perfdata
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +11,8 @@ import (
 	"time"
 
 	"flamekit/internal/testkit/golden"
-	"flamekit/pkg/perf/perfscript"
+	"flamekit/internal/testkit/testcapture"
+	collapsepkg "flamekit/pkg/fold/collapse"
 	"flamekit/pkg/perf/sample"
 	"flamekit/pkg/perf/symbols"
 )
@@ -53,15 +53,15 @@ var knownDiffs = map[string]struct {
 // tests.
 var flagSets = []struct {
 	name string
-	opt  perfscript.Options
+	opt  collapsepkg.Options
 }{
-	{"none", perfscript.Options{}},
-	{"pid", perfscript.Options{PID: true}},
-	{"tid", perfscript.Options{TID: true}},
-	{"kernel", perfscript.Options{Kernel: true}},
-	{"jit", perfscript.Options{JIT: true}},
-	{"all", perfscript.Options{Kernel: true, JIT: true}},
-	{"addrs", perfscript.Options{Addrs: true}},
+	{"none", collapsepkg.Options{}},
+	{"pid", collapsepkg.Options{PID: true}},
+	{"tid", collapsepkg.Options{TID: true}},
+	{"kernel", collapsepkg.Options{Kernel: true}},
+	{"jit", collapsepkg.Options{JIT: true}},
+	{"all", collapsepkg.Options{Kernel: true, JIT: true}},
+	{"addrs", collapsepkg.Options{Addrs: true}},
 }
 
 const ctimeLayout = "Mon Jan _2 15:04:05 2006"
@@ -324,18 +324,14 @@ func appendHeader(dst []byte, c *sample.Capture) []byte {
 	return append(dst, "# ========\n#\n"...)
 }
 
-// collapse folds perf script text with the text path's Collapser.
-func collapse(t testing.TB, text []byte, opt perfscript.Options) string {
+// collapse folds perf script text as stackcollapse does.
+func collapse(t testing.TB, text []byte, opt collapsepkg.Options) string {
 	t.Helper()
-	var out bytes.Buffer
-	c := &perfscript.Collapser{Options: opt, Workers: 1}
-	_, err := c.Run(&out, []perfscript.Input{{Name: "text", Open: func() (io.ReadCloser, error) {
-		return io.NopCloser(bytes.NewReader(text)), nil
-	}}})
+	f, err := testcapture.FoldText("text", text, opt, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out.String()
+	return string(f.Text)
 }
 
 // lineDiff returns the lines only in a and only in b (as multisets).

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"flamekit/internal/testkit/golden"
+	collapsepkg "flamekit/pkg/fold/collapse"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/perf/perfscript"
 	"flamekit/pkg/perf/sample"
 	"flamekit/pkg/perf/symbols"
 
@@ -68,12 +68,14 @@ func TestUnsupported(t *testing.T) {
 	copy(bigEndian, "2ELIFREP")
 	v1 := bytes.Clone(cpp)
 	copy(v1, "PERFFILE")
+	// A DWARF capture of another architecture: only x86-64 is unwound.
+	otherArch := bytes.ReplaceAll(readData(t, "dwarf"), []byte("x86_64\x00"), []byte("mips64\x00"))
 	tests := []struct {
 		name string
 		data []byte
 		want string
 	}{
-		{"dwarf", readData(t, "dwarf"), "--call-graph dwarf"},
+		{"dwarf mips64", otherArch, "--call-graph dwarf capture of mips64"},
 		{"pipe", readData(t, "pipe"), "pipe-mode"},
 		{"lbr", lbr, "--call-graph lbr"},
 		{"big-endian", bigEndian, "big-endian"},
@@ -251,7 +253,7 @@ func TestCapture(t *testing.T) {
 	}
 	// The metadata line is the one the text path writes from perf
 	// script --header.
-	timed := collapse(t, script, perfscript.Options{})
+	timed := collapse(t, script, collapsepkg.Options{})
 	first, _, _ := strings.Cut(timed, "\n")
 	meta := string(folded.AppendMeta(nil, c.Meta(c.Events[0], "")))
 	if strings.TrimSuffix(meta, "\n") != first {

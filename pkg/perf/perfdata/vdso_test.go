@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"flamekit/internal/testkit/golden"
-	"flamekit/pkg/perf/perfscript"
+	collapsepkg "flamekit/pkg/fold/collapse"
 )
 
 // TestVDSOWithoutBuildID folds the captures that recorded no build-id
@@ -26,7 +26,7 @@ func TestVDSOWithoutBuildID(t *testing.T) {
 			path := extract(t, name, script)
 			sy := byBuildID{Resolver: committedResolver(t), kernelFromText: true}
 			got := readOurs(t, path, Options{Symbolizer: sy, AllowForeign: true}, nil, false)
-			folded := collapse(t, got.text, perfscript.Options{NoTime: true})
+			folded := collapse(t, got.text, collapsepkg.Options{NoTime: true})
 			if !strings.Contains(folded, ";__vdso_") || strings.Contains(folded, "[[vdso]]") {
 				t.Errorf("vdso frames not named:\n%.2000s", folded)
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"flamekit/internal/testkit/golden"
 	"flamekit/pkg/folded"
 )
 
@@ -218,7 +219,7 @@ func TestParallelEqualsSequential(t *testing.T) {
 				par := collapseText(t, data, opt, cfg[0], cfg[1])
 				if par.out != seq.out || par.stderr != seq.stderr || !sameSummary(par.sum, seq.sum) {
 					t.Fatalf("%s %+v workers %d chunk %d: differs from sequential:\n%s\nstderr %q vs %q",
-						path, opt, cfg[0], cfg[1], firstDiff(seq.out, par.out), seq.stderr, par.stderr)
+						path, opt, cfg[0], cfg[1], golden.Diff([]byte(seq.out), []byte(par.out)), seq.stderr, par.stderr)
 				}
 			}
 		}

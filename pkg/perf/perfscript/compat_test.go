@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"flamekit/internal/testkit/golden"
 )
 
 // TestPerlFixtures runs the inputs of ../shared/compat/fixtures (copied to
@@ -49,7 +51,7 @@ func TestPerlFixtures(t *testing.T) {
 				known := append(slices.Clone(deliberate[name]), dropped[name]...)
 				if len(known) == 0 {
 					if got.out != want {
-						t.Fatalf("differs from stackcollapse-perf.pl:\n%s", firstDiff(want, got.out))
+						t.Fatalf("differs from stackcollapse-perf.pl:\n%s", golden.Diff([]byte(want), []byte(got.out)))
 					}
 				} else {
 					onlyPerl, _ := lineDiff(want, got.out)
@@ -83,7 +85,7 @@ func TestPerlFixtures(t *testing.T) {
 		got := sequential(t, data, Options{NoTime: true, EventFilter: "task-clock"})
 		want := string(readFile(t, "testdata/compat/expected/perf-script-two-events.collapsed-event-filter-task-clock.txt"))
 		if got.out != want {
-			t.Fatalf("differs:\n%s", firstDiff(want, got.out))
+			t.Fatalf("differs:\n%s", golden.Diff([]byte(want), []byte(got.out)))
 		}
 		if strings.Contains(got.stderr, "the input holds") {
 			t.Errorf("stderr %q, want no list of events when --event-filter is given", got.stderr)
@@ -162,7 +164,7 @@ func TestRealCaptures(t *testing.T) {
 				d, ok := perlDeliberate[name]
 				if !ok {
 					if got.out != want {
-						t.Fatalf("differs from stackcollapse-perf.pl:\n%s", firstDiff(want, got.out))
+						t.Fatalf("differs from stackcollapse-perf.pl:\n%s", golden.Diff([]byte(want), []byte(got.out)))
 					}
 					return
 				}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"flamekit/internal/testkit/golden"
 )
 
 // FuzzParse feeds arbitrary text to the parser: no panic, the output is
@@ -33,7 +35,7 @@ func FuzzParse(f *testing.F) {
 			}
 			par := collapseText(t, data, opt, 3, 7)
 			if par.out != seq.out || !sameSummary(par.sum, seq.sum) || fmt.Sprint(par.err) != fmt.Sprint(seq.err) {
-				t.Fatalf("parallel differs:\n%s", firstDiff(seq.out, par.out))
+				t.Fatalf("parallel differs:\n%s", golden.Diff([]byte(seq.out), []byte(par.out)))
 			}
 		}
 	})

@@ -88,31 +88,6 @@ func sameSummary(a, b Summary) bool {
 	return reflect.DeepEqual(a.Summary, b.Summary) && a.Skipped.String() == b.Skipped.String()
 }
 
-// firstDiff shows the first differing line of two outputs.
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return fmt.Sprintf("line %d:\nwant %q\ngot  %q\n(%d vs %d lines)", i+1, trunc(a), trunc(b), len(w), len(g))
-		}
-	}
-	return "(no line differs)"
-}
-
-func trunc(s string) string {
-	if len(s) > 300 {
-		return s[:300] + "..."
-	}
-	return s
-}
-
 // lineDiff returns the lines only in a and the lines only in b (as
 // multisets of lines).
 func lineDiff(a, b string) (onlyA, onlyB []string) {

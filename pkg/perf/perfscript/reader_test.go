@@ -3,6 +3,8 @@ package perfscript
 import (
 	"path/filepath"
 	"testing"
+
+	"flamekit/internal/testkit/golden"
 )
 
 // TestCutDoesNotMatter: one worker reading each capture in one chunk writes
@@ -26,7 +28,7 @@ func TestCutDoesNotMatter(t *testing.T) {
 				t.Fatalf("%s %+v: error %v, in one chunk %v", path, opt, got.err, want.err)
 			}
 			if got.out != want.out {
-				t.Fatalf("%s %+v: cut in chunks differs from one chunk:\n%s", path, opt, firstDiff(want.out, got.out))
+				t.Fatalf("%s %+v: cut in chunks differs from one chunk:\n%s", path, opt, golden.Diff([]byte(want.out), []byte(got.out)))
 			}
 			if got.sum.Weight != want.sum.Weight || got.sum.Samples != want.sum.Samples || got.sum.Skipped.Count != want.sum.Skipped.Count {
 				t.Errorf("%s %+v: summary %+v, in one chunk %+v", path, opt, got.sum, want.sum)

@@ -1,5 +1,5 @@
 // Package flamegraph is the whole flamegraph tool as a call: [Run] takes a
-// [Config] (the drawing options, the inputs) and an [Env] (standard
+// [Config] (the drawing options, the inputs) and a [tool.Env] (standard
 // streams, warnings). It reads the inputs through the one input layer
 // (folding perf captures, pprof profiles and bpftrace dumps as
 // stackcollapse does), merges them into the flame graph model (package
@@ -10,15 +10,14 @@ package flamegraph
 
 import (
 	"errors"
-	"flamekit/pkg/tool"
 	"fmt"
 	"io"
 
 	"flamekit/pkg/fold/capture"
 	"flamekit/pkg/fold/collapse"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/source"
 	"flamekit/pkg/svg"
+	"flamekit/pkg/tool"
 	flame "flamekit/pkg/view/flamegraph"
 )
 
@@ -37,20 +36,13 @@ type Config struct {
 	Files []string
 }
 
-// Env is where a run reads and writes (package tool).
-type Env = tool.Env
-
-// UsageError is an error in the Config: a command exits with status 2
-// on it (package tool).
-type UsageError = tool.UsageError
-
 // ErrNoStacks is returned when the inputs hold no stack count: Run has
 // then said so on Stderr, as flamegraph.pl does, and written its empty
 // SVG; flamegraph.pl exits with status 2, without another message.
 var ErrNoStacks = errors.New("no stack counts found")
 
 // Run reads the inputs and writes the SVG on env.Stdout.
-func Run(c Config, env *Env) error {
+func Run(c Config, env *tool.Env) error {
 	o := &c.Options
 	var err error
 	if c.NameAttr != "" {
@@ -63,31 +55,23 @@ func Run(c Config, env *Env) error {
 			return err
 		}
 	}
-	if err := source.CheckNames(c.Files); err != nil {
-		return &UsageError{Err: err}
-	}
-	ins, err := source.OpenAll(c.Files, source.Options{Stdin: env.Stdin})
+	ins, err := tool.Open(c.Files, env)
 	if err != nil {
 		return err
 	}
 	defer ins.Close()
-	var size int64
-	for _, in := range ins {
-		if in.Kind == source.Folded {
-			size += in.Size()
-		}
-	}
-	fs := source.NewFiles(ins, true)
 	// Perf captures, pprof and bpftrace are folded as stackcollapse folds
-	// them: classic (summed) lines, or timed ones for a chart in time order.
-	fs.Fold = capture.Fold(capture.Options{Collapse: collapse.Options{NoTime: !o.Flamechart}, Perf: "perf", Warnf: env.Warnf})
+	// them: classic (summed) records, or timed ones for a chart in time
+	// order.
+	rd := capture.NewReader(ins, capture.Options{Collapse: collapse.Options{NoTime: !o.Flamechart}, Perf: "perf", Warnf: env.Warnf})
 	rw := flame.Rewrite{Reverse: c.Reverse, Chain: o.Colors == "chain"}
-	in, err := flame.ReadFiles(fs, size, o.Flamechart, rw, o.MinCount)
-	if err != nil {
+	in := flame.ReadRecords(rd.All(), capture.TextSize(ins), o.Flamechart, rw, o.MinCount)
+	if err := rd.Err(); err != nil {
 		return err
 	}
+	in.Skips = rd.Skips()
 	if env.Stderr == nil {
-		env = &Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: io.Discard, Warn: env.Warn, Getenv: env.Getenv}
+		env = &tool.Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: io.Discard, Warn: env.Warn, Getenv: env.Getenv}
 	}
 	l := in.Layout
 	if l.Total == 0 {
@@ -124,7 +108,7 @@ func Run(c Config, env *Env) error {
 }
 
 // warnSkips prints flamegraph.pl's message about the lines skipped.
-func warnSkips(env *Env, s folded.Skips) {
+func warnSkips(env *tool.Env, s folded.Skips) {
 	if s.Count > 0 {
 		fmt.Fprintf(env.Stderr, "Ignored %d lines with invalid format (first: %v)\n", s.Count, s.First)
 	}

@@ -7,6 +7,7 @@ import (
 	"flamekit/pkg/folded"
 	"flamekit/pkg/interop/bpftrace"
 	"flamekit/pkg/source"
+	"flamekit/pkg/tool"
 )
 
 // openInputs opens the inputs through the one input layer, each
@@ -15,9 +16,9 @@ import (
 // data of no known kind, and a perf.data file given as perf script text.
 // Text of no known kind is read as perf script text, which reports its
 // unrecognised lines.
-func openInputs(env *Env, names []string, forced source.Kind) (source.Inputs, error) {
+func openInputs(env *tool.Env, names []string, forced source.Kind) (source.Inputs, error) {
 	if err := source.CheckNames(names); err != nil {
-		return nil, usagef("%v", err)
+		return nil, tool.Usagef("%v", err)
 	}
 	ins, err := source.OpenAll(names, source.Options{Stdin: env.Stdin, Format: forced})
 	if err != nil {
@@ -39,7 +40,7 @@ func openInputs(env *Env, names []string, forced source.Kind) (source.Inputs, er
 }
 
 // foldBpftrace writes the stacks of a bpftrace dump, summed and sorted.
-func (c *Config) foldBpftrace(env *Env, in *source.Input) error {
+func (c *Config) foldBpftrace(env *tool.Env, in *source.Input) error {
 	opt := bpftrace.Options{Map: c.Map, Kernel: c.Kernel || c.All, Addrs: c.Addrs}
 	return capture.Bpftrace(in, opt, env.Stdout, env.Warnf)
 }
@@ -48,7 +49,7 @@ func (c *Config) foldBpftrace(env *Env, in *source.Input) error {
 // classic, differential and timed lines and metadata stay as they are
 // (with NoTime, timed lines lose their time); malformed lines are skipped
 // and counted.
-func (c *Config) passFolded(env *Env, in *source.Input) error {
+func (c *Config) passFolded(env *tool.Env, in *source.Input) error {
 	rc, err := in.Open()
 	if err != nil {
 		return err

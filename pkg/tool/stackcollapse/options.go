@@ -6,20 +6,21 @@ import (
 	"strings"
 	"time"
 
+	"flamekit/pkg/fold/collapse"
 	"flamekit/pkg/folded"
-	"flamekit/pkg/perf/perfscript"
+	"flamekit/pkg/tool"
 )
 
 // offCPUOptions checks the options that only OffCPU (or HotCold, Wakers)
 // uses and reads MinBlock and MaxBlock.
-func (c *Config) offCPUOptions(opt *perfscript.Options) error {
+func (c *Config) offCPUOptions(opt *collapse.Options) error {
 	offCPU := c.OffCPU || c.Wakers || c.HotCold
 	for _, f := range []struct {
 		name string
 		set  bool
 	}{{"--states", c.States != ""}, {"--min-block", c.MinBlock != ""}, {"--max-block", c.MaxBlock != ""}, {"--clip-open", c.ClipOpen}} {
 		if f.set && !offCPU {
-			return usagef("%s needs --off-cpu (or --hot-cold)", f.name)
+			return tool.Usagef("%s needs --off-cpu (or --hot-cold)", f.name)
 		}
 	}
 	var err error
@@ -31,7 +32,7 @@ func (c *Config) offCPUOptions(opt *perfscript.Options) error {
 }
 
 // parseBlock reads a --min-block or --max-block value (flag names it in
-// the error, a *UsageError): microseconds, as bcc's offcputime -m and -M
+// the error, a *tool.UsageError): microseconds, as bcc's offcputime -m and -M
 // take them, or a duration with its unit; "" is 0.
 func parseBlock(flag, v string) (time.Duration, error) {
 	if v == "" {
@@ -42,7 +43,7 @@ func parseBlock(flag, v string) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
-		return 0, usagef("%s %q: want microseconds (1000) or a duration with its unit (500us, 2ms, 1s)", flag, v)
+		return 0, tool.Usagef("%s %q: want microseconds (1000) or a duration with its unit (500us, 2ms, 1s)", flag, v)
 	}
 	return d, nil
 }

@@ -7,6 +7,7 @@ import (
 	"flamekit/pkg/fold/capture"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/source"
+	"flamekit/pkg/tool"
 )
 
 // perfOnly lists the flags set that only apply to perf script input.
@@ -58,9 +59,9 @@ func (s *pprofSink) Write(rec *folded.Record) error {
 }
 
 // runPprof folds pprof inputs.
-func (c *Config) runPprof(env *Env, inputs source.Inputs) error {
+func (c *Config) runPprof(env *tool.Env, inputs source.Inputs) error {
 	if set := c.perfOnly(); len(set) > 0 {
-		return usagef("%s: only for perf script input; the input is pprof", strings.Join(set, ", "))
+		return tool.Usagef("%s: only for perf script input; the input is pprof", strings.Join(set, ", "))
 	}
 	sink := &pprofSink{fw: folded.NewWriter(env.Stdout), noIdle: c.NoIdle}
 	if c.NoTime {

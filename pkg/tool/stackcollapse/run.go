@@ -1,6 +1,6 @@
 // Package stackcollapse is the whole stackcollapse tool as a call: [Run] takes a
 // [Config] (the folding rules, the off-CPU options, the input format, the
-// inputs) and an [Env] (standard input and output, warnings). It opens the
+// inputs) and a [tool.Env] (standard input and output, warnings). It opens the
 // inputs through the one input layer (package source), each recognised by
 // its content, and folds them: perf.data files and perf script text
 // through the one fold driver (package capture, package collapse), all of
@@ -11,82 +11,58 @@ package stackcollapse
 
 import (
 	"errors"
-	"flamekit/pkg/tool"
 	"fmt"
 	"runtime"
 
 	"flamekit/pkg/fold/capture"
 	"flamekit/pkg/fold/collapse"
-	"flamekit/pkg/perf/perfscript"
 	"flamekit/pkg/source"
+	"flamekit/pkg/tool"
 )
 
-// Config is one run of stackcollapse, as its command line gives it
-// (cmd/stackcollapse fills it from its flags; the flag of each field is
-// named in messages). The zero value folds perf captures as
-// stackcollapse-perf.pl does, with the times kept.
+// Config is one run of stackcollapse, as its command line gives it: the
+// tags are the flags (cmd/stackcollapse embeds the Config in its command
+// line), and each field's flag is named in messages. The zero value folds
+// perf captures as stackcollapse-perf.pl does, with the times kept. Jobs
+// is the number of CPUs to use (0: all): Run sets GOMAXPROCS to it for its
+// duration. MinBlock and MaxBlock are microseconds, or durations with
+// their unit ("500us").
 type Config struct {
-	// PID and TID put comm-PID or comm-PID/TID in the root frame.
-	PID, TID bool
-	// Kernel and JIT annotate kernel (_[k]) and JIT (_[j]) frames; All
-	// is both.
-	Kernel, JIT, All bool
-	// Addrs names frames without a symbol by their raw address.
-	Addrs bool
-	// EventFilter keeps only the samples of one event (default: the
-	// first event of the input).
-	EventFilter string
-	// Weight weighs each sample by a numeric payload field instead of
-	// perf's period.
-	Weight string
-	// OffCPU writes the time threads spent off CPU; States, MinBlock,
-	// MaxBlock (microseconds, or durations with their unit: "500us") and
-	// ClipOpen tune it; Wakers adds the wakers' stacks; HotCold writes
-	// on-CPU and off-CPU time together.
-	OffCPU             bool
-	States             string
-	MinBlock, MaxBlock string
-	ClipOpen           bool
-	Wakers, HotCold    bool
-	// Inline expands inlined functions with addr2line (Context adds
-	// file:line); Srcline reads perf script -F+srcline's source lines.
-	Inline, Context, Srcline bool
-	// NoIdle drops the samples of idle CPUs.
-	NoIdle bool
-	// NoTime writes classic (summed, sorted) lines even when the samples
-	// have times.
-	NoTime bool
-	// RefWall and RefPerf are a wall-clock time (RFC 3339 or epoch
-	// seconds) and the perf time it happened at, put in the metadata;
-	// both or neither.
-	RefWall, RefPerf string
-	// Jobs is the number of CPUs to use (0: all); Run sets GOMAXPROCS to
-	// it for its duration.
-	Jobs int
-	// Format is the input format: "auto" (or ""), "perf", "bpftrace",
-	// "pprof", "perf-data" or "folded" (see source.ParseFormat).
-	Format string
-	// NoPerf never runs perf script on a perf.data file the reader
-	// cannot read as perf does: such a file is an error instead.
-	NoPerf bool
-	// NoDebuginfod and Force: see capture.SymbolConfig.
-	NoDebuginfod, Force bool
-	// Map is the bpftrace map to fold (default: the first with a stack).
-	Map string
-	// SampleType is the sample type of pprof inputs, by name or index.
-	SampleType string
-	// Files are the inputs ("-" or none: standard input).
-	Files []string
+	PID         bool     `name:"pid" help:"Include the PID in the root frame: comm-PID (perf script must print pid, e.g. -F +pid)."`
+	TID         bool     `name:"tid" help:"Include PID and TID in the root frame: comm-PID/TID."`
+	Kernel      bool     `help:"Annotate kernel frames with _[k]."`
+	JIT         bool     `name:"jit" help:"Annotate JIT frames (perf-PID.map) with _[j]."`
+	All         bool     `help:"All annotations (--kernel --jit)."`
+	Addrs       bool     `help:"Include the raw address of frames without a symbol: [module <addr>]."`
+	EventFilter string   `name:"event-filter" placeholder:"EVENT" help:"Keep only samples of EVENT: its name (cpu-clock:pppH, sched:sched_switch) or a part of it between colons (sched_switch). Default: the first event in the input."`
+	Weight      string   `name:"weight" placeholder:"FIELD" help:"Weight each sample by its numeric payload field FIELD (size of a malloc probe, bytes_alloc of kmem events, nr_sector of block requests) instead of perf's period."`
+	OffCPU      bool     `name:"off-cpu" help:"Write the time threads spent off CPU, in microseconds, by the stack where they blocked (from sched:sched_switch samples: perf record -e sched:sched_switch -a -g)."`
+	States      string   `name:"states" placeholder:"LETTERS" help:"With --off-cpu: the prev_state letters that count (default SD: sleeping and disk waits; all: every state, as bcc's offcputime)."`
+	MinBlock    string   `name:"min-block" placeholder:"TIME" help:"With --off-cpu: leave out intervals shorter than TIME (microseconds, or with a unit: 500us, 2ms, 1s). Default 1us."`
+	MaxBlock    string   `name:"max-block" placeholder:"TIME" help:"With --off-cpu: leave out intervals longer than TIME."`
+	ClipOpen    bool     `name:"clip-open" help:"With --off-cpu: count the intervals still open at the capture's end up to its last sample, rather than leaving them out."`
+	Wakers      bool     `name:"wakers" help:"Off-CPU stacks followed by the waker's stack after a -- frame, as bcc's offwaketime (needs sched:sched_waking or sched_wakeup samples; flamegraph --colors chain)."`
+	HotCold     bool     `name:"hot-cold" help:"On-CPU samples (cpu-clock) and off-CPU time of one capture in one graph, in microseconds; off-CPU frames end in _[i] (flamegraph --colors java draws them aqua)."`
+	Inline      bool     `help:"Expand inlined functions with addr2line (slow)."`
+	Context     bool     `help:"With --inline, add :file:line to each frame."`
+	Srcline     bool     `help:"The input was made with perf script -F+srcline: add the source line to each frame."`
+	NoIdle      bool     `name:"no-idle" help:"Drop the samples of idle CPUs (swapper in the idle loop)."`
+	NoTime      bool     `name:"no-time" help:"Write classic folded output (sorted, summed) even when samples have timestamps."`
+	RefWall     string   `name:"ref-wall" placeholder:"TIME" help:"With --ref-perf: a wall-clock time (RFC 3339, or epoch seconds) known to have happened at perf time --ref-perf, e.g. from a marker written to /dev/kmsg; put in the metadata so that timeslice maps perf time to the wall clock exactly."`
+	RefPerf     string   `name:"ref-perf" placeholder:"SECONDS" help:"The perf-clock (dmesg) time of --ref-wall, e.g. 2404.748841."`
+	Jobs        int      `name:"jobs" short:"j" default:"0" help:"Use this many CPUs (default: all): -j 1 leaves the others to perf record."`
+	Format      string   `name:"format" enum:"auto,perf,bpftrace,pprof,perf-data,folded" default:"auto" help:"Input format: auto (recognise each input by its content), perf (perf script text), pprof (profile.proto, gzipped or not: Go's -cpuprofile/-memprofile, perf_data_converter, timeslice --format pprof), bpftrace (map dump), folded (passed through), perf-data (perf record's file, read directly)."`
+	NoPerf      bool     `name:"no-perf" help:"Never run perf script: a perf.data file that stackcollapse cannot read as perf does (LBR, pipe mode, another host's capture without perf archive) is an error instead."`
+	Map         string   `name:"map" placeholder:"@NAME" help:"bpftrace input: the map to fold (default: the first map with a stack in its key)."`
+	Files       []string `arg:"" optional:"" name:"FILE" help:"Input files: perf script text, pprof, bpftrace dumps, folded stacks (.gz read transparently); '-' or none for standard input."`
+
+	SampleType string `name:"sample-type" placeholder:"NAME|INDEX" help:"pprof input: the sample type to fold, by name (alloc_space) or index, as go tool pprof -sample_index. Default: the profile's default type, else the last."`
+
+	// NoDebuginfod and Force: where perf.data symbols come from (see
+	// capture.SymbolConfig).
+	NoDebuginfod bool `name:"no-debuginfod" group:"Symbols" help:"Never fetch debug files from the debuginfod servers of DEBUGINFOD_URLS (elfutils' cache and variables; with no URLs set nothing is fetched anyway)."`
+	Force        bool `name:"force" group:"Symbols" help:"Read perf maps and jitdump files whoever owns them (perf's -f); else only those of root, you or the profiled process's user."`
 }
-
-// Env is where a run reads and writes (package tool).
-type Env = tool.Env
-
-// UsageError is an error in the Config: a command exits with status 2
-// on it (package tool).
-type UsageError = tool.UsageError
-
-var usagef = tool.Usagef
 
 // Run runs stackcollapse. Each input is recognised by its content (or
 // Config.Format): perf script text is folded as stackcollapse-perf.pl
@@ -95,10 +71,10 @@ var usagef = tool.Usagef
 // folded by pkg/interop/bpftrace (summed, sorted), folded input is copied through,
 // pprof profiles are converted (all inputs pprof, or none). The output
 // goes to env.Stdout, the messages to env.Warn.
-func Run(c Config, env *Env) error {
+func Run(c Config, env *tool.Env) error {
 	forced, err := source.ParseFormat(c.Format)
 	if err != nil {
-		return usagef("%v", err)
+		return tool.Usagef("%v", err)
 	}
 	opt := c.options()
 	if err := c.offCPUOptions(&opt); err != nil {
@@ -136,7 +112,7 @@ func Run(c Config, env *Env) error {
 	case len(pprofs) == len(ins):
 		return c.runPprof(env, pprofs)
 	case len(pprofs) > 0:
-		return usagef("some inputs are pprof and some %s: fold them in separate runs", other)
+		return tool.Usagef("some inputs are pprof and some %s: fold them in separate runs", other)
 	}
 	perfDone := false
 	for _, in := range ins {
@@ -160,8 +136,8 @@ func Run(c Config, env *Env) error {
 }
 
 // options returns the folding options of perf captures.
-func (c *Config) options() perfscript.Options {
-	return perfscript.Options{
+func (c *Config) options() collapse.Options {
+	return collapse.Options{
 		PID: c.PID, TID: c.TID, Kernel: c.Kernel || c.All, JIT: c.JIT || c.All,
 		Addrs: c.Addrs, Inline: c.Inline, Context: c.Context, Srcline: c.Srcline,
 		EventFilter: c.EventFilter, NoIdle: c.NoIdle, NoTime: c.NoTime,
@@ -171,14 +147,14 @@ func (c *Config) options() perfscript.Options {
 }
 
 // ref checks the clock reference and puts it in opt.
-func (c *Config) ref(opt *perfscript.Options) error {
+func (c *Config) ref(opt *collapse.Options) error {
 	if (c.RefWall == "") != (c.RefPerf == "") {
-		return usagef("--ref-wall and --ref-perf go together: a wall-clock time and the perf time it happened at")
+		return tool.Usagef("--ref-wall and --ref-perf go together: a wall-clock time and the perf time it happened at")
 	}
 	if c.RefWall != "" {
 		wall, perf, err := parseRef(c.RefWall, c.RefPerf)
 		if err != nil {
-			return usagef("%v", err)
+			return tool.Usagef("%v", err)
 		}
 		opt.RefWall, opt.RefPerf = wall, perf
 	}
@@ -187,9 +163,9 @@ func (c *Config) ref(opt *perfscript.Options) error {
 
 // jobs checks Jobs and caps it at the CPUs this process may run on (its
 // affinity mask), saying so once.
-func (c *Config) jobs(env *Env) error {
+func (c *Config) jobs(env *tool.Env) error {
 	if c.Jobs < 0 {
-		return usagef("--jobs %d: want a number of CPUs, or 0 for all", c.Jobs)
+		return tool.Usagef("--jobs %d: want a number of CPUs, or 0 for all", c.Jobs)
 	}
 	if n := runtime.NumCPU(); c.Jobs > n {
 		env.Warnf("-j %d: this process may run on %d CPUs: using %d", c.Jobs, n, n)
@@ -206,7 +182,7 @@ func isPerf(in *source.Input) bool {
 
 // collapsePerf folds the perf.data files and perf script texts among ins
 // through the one fold driver, as one stream, on every CPU (Jobs).
-func (c *Config) collapsePerf(env *Env, ins source.Inputs, opt perfscript.Options) error {
+func (c *Config) collapsePerf(env *tool.Env, ins source.Inputs, opt collapse.Options) error {
 	f := &capture.Folder{Driver: collapse.Driver{Options: opt, Workers: c.Jobs, Warnf: env.Warnf}}
 	f.Resolver = capture.ResolverFor(capture.SymbolConfig{NoDebuginfod: c.NoDebuginfod, Force: c.Force, Getenv: env.Getenv, Progress: env.Stderr})
 	if !c.NoPerf {
@@ -225,7 +201,7 @@ func (c *Config) collapsePerf(env *Env, ins source.Inputs, opt perfscript.Option
 	sum, err := f.Run(env.Stdout, inputs)
 	var usage *collapse.OptionsError
 	if errors.As(err, &usage) {
-		return &UsageError{Err: usage}
+		return &tool.UsageError{Err: usage}
 	}
 	if err == nil && sum.Samples == 0 {
 		switch {

@@ -2,6 +2,7 @@ package stackcollapse
 
 import (
 	"errors"
+	"flamekit/pkg/tool"
 	"strings"
 	"testing"
 )
@@ -30,7 +31,7 @@ func TestRun(t *testing.T) {
 	} {
 		var out strings.Builder
 		var warns []string
-		env := &Env{Stdin: strings.NewReader(script), Stdout: &out, Warn: func(m string) { warns = append(warns, m) }}
+		env := &tool.Env{Stdin: strings.NewReader(script), Stdout: &out, Warn: func(m string) { warns = append(warns, m) }}
 		if err := Run(tc.cfg, env); err != nil {
 			t.Fatalf("%+v: %v", tc.cfg, err)
 		}
@@ -54,7 +55,7 @@ func TestRun(t *testing.T) {
 }
 
 // Options that do not go together, or values that do not read, are a
-// UsageError naming the flag.
+// tool.UsageError naming the flag.
 func TestRunUsage(t *testing.T) {
 	for _, tc := range []struct {
 		cfg  Config
@@ -68,11 +69,11 @@ func TestRunUsage(t *testing.T) {
 		{Config{Format: "xml"}, "xml"},
 		{Config{Files: []string{"-", "-"}}, "-"},
 	} {
-		env := &Env{Stdin: strings.NewReader(script), Stdout: &strings.Builder{}}
-		var ue *UsageError
+		env := &tool.Env{Stdin: strings.NewReader(script), Stdout: &strings.Builder{}}
+		var ue *tool.UsageError
 		err := Run(tc.cfg, env)
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.flag) {
-			t.Errorf("%+v: %v, want a UsageError naming %s", tc.cfg, err, tc.flag)
+			t.Errorf("%+v: %v, want a tool.UsageError naming %s", tc.cfg, err, tc.flag)
 		}
 	}
 }
@@ -86,8 +87,8 @@ func TestParseBlock(t *testing.T) {
 		}
 	}
 	for _, v := range []string{"-1", "-2ms", "x"} {
-		if _, err := parseBlock("--min-block", v); !errors.As(err, new(*UsageError)) {
-			t.Errorf("%q: %v, want a UsageError", v, err)
+		if _, err := parseBlock("--min-block", v); !errors.As(err, new(*tool.UsageError)) {
+			t.Errorf("%q: %v, want a tool.UsageError", v, err)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"flamekit/pkg/folded"
 	"flamekit/pkg/interop/pprof"
 	"flamekit/pkg/interop/pyroscope"
+	"flamekit/pkg/tool"
 )
 
 // DefaultPprofBucket is what --format pprof rounds timestamp_ns down to
@@ -33,23 +34,23 @@ func (c *run) checkFleet() error {
 	f := &c.Config
 	switch {
 	case f.Push != "" && f.Format == "pprof":
-		return usagef("--push and --format pprof cannot be combined: --push sends pprof itself")
+		return tool.Usagef("--push and --format pprof cannot be combined: --push sends pprof itself")
 	case (f.Push != "" || f.Format == "pprof") && (c.Heatmap != "" || c.KeepTime):
-		return usagef("--heatmap and --keep-time write their own output: drop --push/--format pprof")
+		return tool.Usagef("--heatmap and --keep-time write their own output: drop --push/--format pprof")
 	case f.Push != "" && f.Service == "":
-		return usagef("--push needs --service NAME (the service name Grafana shows)")
+		return tool.Usagef("--push needs --service NAME (the service name Grafana shows)")
 	case f.Push == "" && (f.Service != "" || len(f.Label) > 0):
-		return usagef("--service and --label go with --push URL")
+		return tool.Usagef("--service and --label go with --push URL")
 	case f.Bucket != nil && *f.Bucket <= 0:
-		return usagef("--bucket %v: want a positive duration such as 1s or 250ms", *f.Bucket)
+		return tool.Usagef("--bucket %v: want a positive duration such as 1s or 250ms", *f.Bucket)
 	case f.Bucket != nil && f.Push == "" && f.Format != "pprof":
-		return usagef("--bucket goes with --push or --format pprof")
+		return tool.Usagef("--bucket goes with --push or --format pprof")
 	case f.SampleType != "" && f.Push == "" && f.Format != "pprof":
-		return usagef("--sample-type goes with --format pprof or --push")
+		return tool.Usagef("--sample-type goes with --format pprof or --push")
 	}
 	if f.SampleType != "" {
 		if _, err := parseWeight(f.SampleType); err != nil {
-			return usagef("%v", err)
+			return tool.Usagef("%v", err)
 		}
 	}
 	return nil
@@ -92,7 +93,7 @@ func refOf(win *window.Window, clock *window.Clock) (folded.WallRef, bool) {
 // pprof.MinCut are kept as per-sample records until the clock is known:
 // a timeline's 2^31 cells of them would not span a long capture, and
 // nearly every sample is a key of its own at such widths.
-func (c *run) pprofOutput(env *Env, s *window.Slicer, inputs window.Inputs, win *window.Window) func(*window.Clock) error {
+func (c *run) pprofOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, win *window.Window) func(*window.Clock) error {
 	w, _ := parseWeight(c.SampleType)
 	opts := pprof.Options{Weight: w, Resolution: c.Resolution()}
 	if win != nil {
@@ -146,7 +147,7 @@ func (c *run) pprofOutput(env *Env, s *window.Slicer, inputs window.Inputs, win 
 // pushOutput makes the Slicer's sink a Pyroscope Pusher (the inputs have
 // been surveyed: their clock and metadata are final); finish pushes the
 // last buckets and prints the summary.
-func (c *run) pushOutput(env *Env, s *window.Slicer, inputs window.Inputs) (func(*window.Clock) error, error) {
+func (c *run) pushOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs) (func(*window.Clock) error, error) {
 	clock := inputs.Clock()
 	if len(clock.Refs) == 0 {
 		return nil, errors.New("--push needs the wall-clock time of the samples, and the input has neither a clock reference (perf record -k mono) nor perf's \"captured on\" date (perf script --header)")
@@ -155,13 +156,13 @@ func (c *run) pushOutput(env *Env, s *window.Slicer, inputs window.Inputs) (func
 	for _, l := range c.Label {
 		lb, err := pyroscope.ParseLabel(l)
 		if err != nil {
-			return nil, usagef("--label: %v", err)
+			return nil, tool.Usagef("--label: %v", err)
 		}
 		labels = append(labels, lb)
 	}
 	name, err := pyroscope.AppName(c.Service, labels)
 	if err != nil {
-		return nil, usagef("--service/--label: %v", err)
+		return nil, tool.Usagef("--service/--label: %v", err)
 	}
 	auth, err := pyroscope.AuthFromEnv(env.Env)
 	if err != nil {
@@ -169,7 +170,7 @@ func (c *run) pushOutput(env *Env, s *window.Slicer, inputs window.Inputs) (func
 	}
 	client, err := pyroscope.NewClient(c.Push, auth, nil)
 	if err != nil {
-		return nil, usagef("--push: %v", err)
+		return nil, tool.Usagef("--push: %v", err)
 	}
 	for _, r := range clock.Refs {
 		if !r.Exact {
@@ -194,7 +195,7 @@ func (c *run) pushOutput(env *Env, s *window.Slicer, inputs window.Inputs) (func
 }
 
 // pushFailed prints what was pushed before a failure.
-func (c *run) pushFailed(env *Env) {
+func (c *run) pushFailed(env *tool.Env) {
 	if c.pusher != nil {
 		if sum := c.pusher.Summary(); sum.Buckets > 0 {
 			env.Warnf("%s before the error", sum)

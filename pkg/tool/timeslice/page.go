@@ -7,6 +7,7 @@ import (
 	"flamekit/pkg/filter/window"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/timeline"
+	"flamekit/pkg/tool"
 	"flamekit/pkg/tool/slicecmd"
 	"flamekit/pkg/view/bursts"
 	"flamekit/pkg/view/explorer"
@@ -72,7 +73,7 @@ func (p *page) Sample(rec *folded.Record) error {
 
 // pageOutput reads the samples into a timeline and, once every input has
 // been read, finds the bursts and writes the page.
-func (c *run) pageOutput(env *Env, s *window.Slicer, inputs window.Inputs, win *window.Window) func(*window.Clock) error {
+func (c *run) pageOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, win *window.Window) func(*window.Clock) error {
 	before := inputs.Clock()
 	b := newBusy(c.Rows, false, false, before.Origin, before.HasOrigin)
 	// The bursts' series is the timeline's when its cells make bins of

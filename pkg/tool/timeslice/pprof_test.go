@@ -12,6 +12,7 @@ import (
 
 	"flamekit/pkg/filter/selection"
 	"flamekit/pkg/filter/window"
+	"flamekit/pkg/tool"
 )
 
 // Real captures in several formats: timed folded (an estimated clock, and
@@ -41,7 +42,7 @@ func pprofRun(t *testing.T, cfg Config, file string, stdin bool) ([]byte, *run) 
 	}
 	cfg.Format, cfg.Measure, cfg.Rows, cfg.Top, cfg.Threshold, cfg.Quiet = "pprof", "auto", 50, 10, 3.5, true
 	cfg.Files = []string{file}
-	env := &Env{Stdout: &bytes.Buffer{}, Warn: func(string) {}}
+	env := &tool.Env{Stdout: &bytes.Buffer{}, Warn: func(string) {}}
 	if stdin {
 		cfg.Files = []string{"-"}
 		env.Stdin = bytes.NewReader(raw)

@@ -9,6 +9,7 @@ import (
 	"flamekit/pkg/filter/window"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/timeline/gaps"
+	"flamekit/pkg/tool"
 	"flamekit/pkg/view/bursts"
 	"flamekit/pkg/view/heatmap"
 )
@@ -118,7 +119,7 @@ func seconds(d folded.Time) string {
 
 // printBursts writes one line per burst, best first, and the baseline on
 // stderr.
-func (c *run) printBursts(env *Env, res bursts.Result, fs []found, clock *window.Clock, srcs []heatmap.Source, unrec []gaps.Span, rule gaps.Rule) error {
+func (c *run) printBursts(env *tool.Env, res bursts.Result, fs []found, clock *window.Clock, srcs []heatmap.Source, unrec []gaps.Span, rule gaps.Rule) error {
 	if !c.Quiet {
 		left := ""
 		if res.Unrecorded > 0 {

@@ -1,8 +1,8 @@
 // Package timeslice is the whole timeslice tool as a call: [Run] takes a
 // [Config] (the window, the output: summed or timed folded stacks, pprof,
-// a Pyroscope push, the heat map, the explorer page or the bursts) and an
-// [Env] (standard input and output, warnings). It places the window on
-// perf's clock (package timeslice), reads the inputs again in the rare
+// a Pyroscope push, the heat map, the explorer page or the bursts) and a
+// [tool.Env] (standard input and output, warnings). It places the window on
+// perf's clock (package window), reads the inputs again in the rare
 // case their heads were wrong, and finds the bursts (in one pass, the
 // heat map's and the bursts' series are package timeline's) and their
 // stacks exactly, from the explorer page's timeline or with a second
@@ -13,9 +13,7 @@ package timeslice
 import (
 	"cmp"
 	"errors"
-	"flamekit/pkg/tool"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -24,12 +22,12 @@ import (
 	"flamekit/pkg/filter/selection"
 	"flamekit/pkg/filter/window"
 	"flamekit/pkg/fold/capture"
-	"flamekit/pkg/fold/collapse"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/interop/pprof"
 	"flamekit/pkg/interop/pyroscope"
 	"flamekit/pkg/source"
 	"flamekit/pkg/timeline"
+	"flamekit/pkg/tool"
 	"flamekit/pkg/tool/slicecmd"
 	"flamekit/pkg/view/heatmap"
 )
@@ -84,15 +82,6 @@ type Config struct {
 	Files []string
 }
 
-// Env is where a run reads and writes (package tool).
-type Env = tool.Env
-
-// UsageError is an error in the Config: a command exits with status 2
-// on it (package tool).
-type UsageError = tool.UsageError
-
-var usagef = tool.Usagef
-
 // run is one Run: the Config and the outputs' sinks.
 type run struct {
 	Config
@@ -112,7 +101,7 @@ type run struct {
 // inputs a first time when that needs the first sample or the wall clock),
 // reads every input into the chosen output (Config), writes it on
 // env.Stdout and reports on stderr (env.Warn).
-func Run(cfg Config, env *Env) error {
+func Run(cfg Config, env *tool.Env) error {
 	c := &run{Config: cfg}
 	if c.Measure == "" {
 		c.Measure = "auto"
@@ -123,7 +112,7 @@ func Run(cfg Config, env *Env) error {
 	return c.run(env)
 }
 
-func (c *run) run(env *Env) error {
+func (c *run) run(env *tool.Env) error {
 	spec, hasWindow := c.Window, c.HasWindow
 	if err := c.check(); err != nil {
 		return err
@@ -200,19 +189,19 @@ func (c *run) run(env *Env) error {
 // check refuses the flags that do not go together.
 func (c *run) check() error {
 	if c.Rows < 1 || c.Rows > heatmap.MaxRows {
-		return usagef("--rows %d: want 1 to %d", c.Rows, heatmap.MaxRows)
+		return tool.Usagef("--rows %d: want 1 to %d", c.Rows, heatmap.MaxRows)
 	}
 	if c.Heatmap != "" && c.KeepTime {
-		return usagef("--heatmap and --keep-time cannot be combined")
+		return tool.Usagef("--heatmap and --keep-time cannot be combined")
 	}
 	if err := c.checkFleet(); err != nil {
 		return err
 	}
 	if c.Bursts && (c.Heatmap != "" || c.KeepTime || c.Push != "" || c.Format == "pprof") {
-		return usagef("--bursts prints windows: it cannot be combined with --heatmap (which marks them), --keep-time, --format pprof or --push")
+		return tool.Usagef("--bursts prints windows: it cannot be combined with --heatmap (which marks them), --keep-time, --format pprof or --push")
 	}
 	if c.Top < 1 || c.Threshold <= 0 {
-		return usagef("--top wants 1 or more, --threshold more than 0")
+		return tool.Usagef("--top wants 1 or more, --threshold more than 0")
 	}
 	return nil
 }
@@ -265,7 +254,7 @@ func (c *run) place(spec window.Spec, hasWindow bool, inputs window.Inputs) (win
 
 // describe prints the window as resolved (unless -q) and any warning about
 // how it was placed.
-func (c *run) describe(env *Env, win *window.Window, clock *window.Clock) {
+func (c *run) describe(env *tool.Env, win *window.Window, clock *window.Clock) {
 	if win.Warning != "" {
 		env.Warnf("warning: %s", win.Warning)
 	}
@@ -282,7 +271,7 @@ func (c *run) resolve(spec window.Spec, inputs window.Inputs) (*window.Window, e
 	w, err := clock.Resolve(spec)
 	if err != nil {
 		if errors.Is(err, window.ErrWindow) {
-			return nil, usagef("%v", err)
+			return nil, tool.Usagef("%v", err)
 		}
 		if errors.Is(err, window.ErrNoOrigin) {
 			if terr := inputs.RequireTimed(); terr != nil {
@@ -295,7 +284,7 @@ func (c *run) resolve(spec window.Spec, inputs window.Inputs) (*window.Window, e
 }
 
 // read reads every input whole into the chosen output.
-func (c *run) read(env *Env, inputs window.Inputs, win *window.Window) (*window.Slicer, func(*window.Clock) error, error) {
+func (c *run) read(env *tool.Env, inputs window.Inputs, win *window.Window) (*window.Slicer, func(*window.Clock) error, error) {
 	needTime := win != nil || c.Heatmap != "" || c.Push != "" || c.Bursts
 	s := &window.Slicer{Opts: window.Options{Window: win, NoIdle: c.NoIdle || c.Bursts, NeedTime: needTime, Select: c.Select}}
 	finish, err := c.output(env, s, inputs, win)
@@ -316,7 +305,7 @@ func (c *run) read(env *Env, inputs window.Inputs, win *window.Window) (*window.
 // output sets the Slicer's sink for the chosen output (heat map, timed
 // slice, or summed classic stacks) and returns what writes it once every
 // input has been read.
-func (c *run) output(env *Env, s *window.Slicer, inputs window.Inputs, win *window.Window) (finish func(*window.Clock) error, err error) {
+func (c *run) output(env *tool.Env, s *window.Slicer, inputs window.Inputs, win *window.Window) (finish func(*window.Clock) error, err error) {
 	switch {
 	case c.Push != "":
 		return c.pushOutput(env, s, inputs)
@@ -376,7 +365,7 @@ func (c *run) output(env *Env, s *window.Slicer, inputs window.Inputs, win *wind
 // ParseWindow reads a window given as --at, or as --from and --to (all
 // empty: no window, hasWindow false).
 func ParseWindow(at, from, to string) (sp window.Spec, hasWindow bool, err error) {
-	usage := func(err error) error { return usagef("%v\n%s", err, window.Forms) }
+	usage := func(err error) error { return tool.Usagef("%v\n%s", err, window.Forms) }
 	switch {
 	case at != "" && (from != "" || to != ""):
 		return window.Spec{}, false, usage(errors.New("give either --at or --from/--to, not both"))
@@ -437,7 +426,7 @@ func (c *run) heatInfo(inputs window.Inputs, w *window.Window, clock *window.Clo
 
 // summary prints what was skipped and, unless -q, the sample counts on
 // stderr.
-func (c *run) summary(env *Env, s *window.Slicer, w *window.Window, inputs window.Inputs) {
+func (c *run) summary(env *tool.Env, s *window.Slicer, w *window.Window, inputs window.Inputs) {
 	st := &s.Stats
 	if st.Untimed.Count > 0 {
 		env.Warnf("%s", st.Untimed.Describe("untimed"))
@@ -481,15 +470,15 @@ func (c *run) summary(env *Env, s *window.Slicer, w *window.Window, inputs windo
 	env.Warnf("%d samples %s%s, from %d of %d inputs: %s", st.Kept, what, idle, st.Used, len(inputs), list)
 }
 
-// Open opens the inputs named (- for env.Stdin) through the one input layer: folded stacks
-// are read as they are; perf.data files and perf script text as the
-// records of the timed folded stacks stackcollapse makes of them, folded
-// again each time they are read, without their text (capture.Records);
-// pprof profiles and bpftrace dumps as their folded stacks (which have no
-// time). sym says where the symbols of perf.data files come from.
-func Open(names []string, sym capture.SymbolConfig, env *Env) (window.Inputs, error) {
+// Open opens the inputs named (- for env.Stdin) through the one input
+// layer, each read as folded records through capture.Scan: folded stacks as
+// they are; perf.data files and perf script text as the records of the
+// timed folded stacks stackcollapse makes of them, folded again each time
+// they are read, never formatted; pprof profiles and bpftrace dumps
+// converted. Binary data of no known kind is refused at once.
+func Open(names []string, sym capture.SymbolConfig, env *tool.Env) (window.Inputs, error) {
 	if err := source.CheckNames(names); err != nil {
-		return nil, usagef("%v", err)
+		return nil, tool.Usagef("%v", err)
 	}
 	srcs, err := source.OpenAll(names, source.Options{Stdin: env.Stdin})
 	if err != nil {
@@ -508,26 +497,13 @@ func Open(names []string, sym capture.SymbolConfig, env *Env) (window.Inputs, er
 	}
 	o := capture.Options{Perf: "perf", Warnf: warnf,
 		Resolver: capture.ResolverFor(capture.SymbolConfig{NoDebuginfod: sym.NoDebuginfod, Force: sym.Force, Getenv: env.Getenv, Progress: env.Stderr})}
-	fold := func(in *source.Input) (io.ReadCloser, error) { return capture.Folded(in, o) }
-	records := func(in *source.Input, out collapse.Records) error { return capture.Records(in, o, out) }
 	inputs := make(window.Inputs, 0, len(srcs))
 	for _, src := range srcs {
-		switch src.Kind {
-		case source.Folded, source.Empty:
-			inputs = append(inputs, window.FromSource(src, nil))
-		case source.Unknown:
-			if !source.IsText(src.Head) {
-				srcs.Close()
-				return nil, src.Check()
-			}
-			inputs = append(inputs, window.FromSource(src, nil)) // its lines are counted as malformed
-		default:
-			if capture.IsPerf(src) {
-				inputs = append(inputs, window.FromCapture(src, records))
-			} else {
-				inputs = append(inputs, window.FromSource(src, fold))
-			}
+		if err := src.Check(); err != nil && !source.IsText(src.Head) {
+			srcs.Close()
+			return nil, err
 		}
+		inputs = append(inputs, window.FromSource(src, o))
 	}
 	return inputs, nil
 }

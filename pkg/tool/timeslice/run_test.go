@@ -2,6 +2,7 @@ package timeslice
 
 import (
 	"errors"
+	"flamekit/pkg/tool"
 	"strings"
 	"testing"
 )
@@ -20,7 +21,7 @@ func TestRun(t *testing.T) {
 	}
 	var out strings.Builder
 	var warns []string
-	env := &Env{Stdin: strings.NewReader(in), Stdout: &out, Warn: func(m string) { warns = append(warns, m) }}
+	env := &tool.Env{Stdin: strings.NewReader(in), Stdout: &out, Warn: func(m string) { warns = append(warns, m) }}
 	if err := Run(Config{Window: sp, HasWindow: true, Rows: 50, Top: 10, Threshold: 3.5}, env); err != nil {
 		t.Fatal(err)
 	}
@@ -32,21 +33,21 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// Options that do not go together are a UsageError.
+// Options that do not go together are a tool.UsageError.
 func TestRunUsage(t *testing.T) {
-	env := &Env{Stdin: strings.NewReader(""), Stdout: &strings.Builder{}}
+	env := &tool.Env{Stdin: strings.NewReader(""), Stdout: &strings.Builder{}}
 	for _, cfg := range []Config{
 		{Rows: 0, Top: 1, Threshold: 1},
 		{Rows: 50, Top: 1, Threshold: 1, Heatmap: "svg", KeepTime: true},
 		{Rows: 50, Top: 1, Threshold: 1, Bursts: true, Format: "pprof"},
 		{Rows: 50, Top: 1, Threshold: 1, Push: "http://localhost:4040"},
 	} {
-		var ue *UsageError
+		var ue *tool.UsageError
 		if err := Run(cfg, env); !errors.As(err, &ue) {
-			t.Errorf("%+v: %v, want a UsageError", cfg, err)
+			t.Errorf("%+v: %v, want a tool.UsageError", cfg, err)
 		}
 	}
-	if _, _, err := ParseWindow("70s±2", "1s", ""); !errors.As(err, new(*UsageError)) {
+	if _, _, err := ParseWindow("70s±2", "1s", ""); !errors.As(err, new(*tool.UsageError)) {
 		t.Errorf("--at with --from: %v", err)
 	}
 }

@@ -5,11 +5,11 @@ package difffolded
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"strings"
 
 	"flamekit/pkg/folded"
-	"flamekit/pkg/source"
 )
 
 // Options are difffolded.pl's options.
@@ -95,20 +95,18 @@ func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
-// Read reads the folded records of fs (inputs opened by package source;
-// fs should be lenient) into a profile. Malformed and blank lines are
-// skipped and returned in Skips; differential lines count with their
+// Read sums the folded records recs (read by capture.Reader, which counts
+// the malformed lines) into a profile. Differential lines count with their
 // second ("after") count, and are counted in the int returned.
-func Read(fs *source.Files) (*folded.Profile, folded.Skips, int, error) {
+func Read(recs iter.Seq[*folded.Record]) (*folded.Profile, int) {
 	var p folded.Profile
 	diffs := 0
-	for fs.Next() {
-		rec := fs.Record()
+	for rec := range recs {
 		if rec.Kind == folded.Diff {
 			diffs++
 			rec.Kind = folded.Classic
 		}
 		p.Add(rec)
 	}
-	return &p, fs.Skips(), diffs, fs.Err()
+	return &p, diffs
 }

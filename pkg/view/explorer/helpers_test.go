@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 
 	"flamekit/internal/testkit/browsertest"
 	"flamekit/internal/testkit/testcapture"
+	"flamekit/pkg/folded"
 	"flamekit/pkg/timeline"
 )
 
@@ -182,4 +184,22 @@ func (b *browser) download(t testing.TB, id string) string {
 	b.Eval(t, fmt.Sprintf(`(() => { const a = document.getElementById(%q); a.dispatchEvent(new MouseEvent("click", {bubbles: true, cancelable: true}));
 		return fetch(a.href).then(r => r.text()); })()`, id), &s)
 	return s
+}
+
+// readTimeline builds the timeline of one folded stream, read leniently.
+func readTimeline(r io.Reader, name string, o timeline.Options) (*timeline.Timeline, folded.Skips, error) {
+	b := timeline.NewBuilder(o)
+	in := b.Input(name, "", 0)
+	rd := folded.NewReader(r, name)
+	rd.Lenient = true
+	for rec := range rd.All() {
+		if err := b.Add(rec); err != nil {
+			return nil, rd.Skips(), err
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return nil, rd.Skips(), err
+	}
+	b.SetMetas(in, rd.Meta())
+	return b.Build(), rd.Skips(), nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
+	foldedpkg "flamekit/pkg/folded"
 	"flamekit/pkg/svg"
 	"flamekit/pkg/timeline"
 	"flamekit/pkg/view/flamegraph"
@@ -36,7 +37,7 @@ func TestHostileNames(t *testing.T) {
 	for i, n := range names {
 		fmt.Fprintf(&in, "%s;main;%s %d @%d.%06d cpu=%d pid=%d tid=%d\n", names[(i+1)%len(names)], n, 1000+i, 100+i/4, i*10000, i%2, 4242, 4243)
 	}
-	tl, skips, err := timeline.Read(strings.NewReader(in.String()), "hostile", timeline.Options{})
+	tl, skips, err := readTimeline(strings.NewReader(in.String()), "hostile", timeline.Options{})
 	if err != nil || skips.Count > 0 {
 		t.Fatal(err, skips)
 	}
@@ -102,10 +103,7 @@ func TestHostileNames(t *testing.T) {
 		t.Errorf("saved folded stacks:\n%q\nwant\n%q", got, want)
 	}
 	o := svg.DefaultOptions()
-	fin, err := flamegraph.Read([]string{"-"}, strings.NewReader(folded), false, flamegraph.Rewrite{}, o.MinCount)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fin := flamegraph.ReadRecords(foldedpkg.NewReader(strings.NewReader(folded), "-").All(), 0, false, flamegraph.Rewrite{}, o.MinCount)
 	var ref bytes.Buffer
 	if err := svg.Render(&ref, fin.Layout, &o); err != nil {
 		t.Fatal(err)

@@ -62,7 +62,7 @@ func profileOf(t *testing.T, text string) *folded.Profile {
 // escaping, fractional and tied coordinates, and graphs of more than
 // 10,000 frames (only the wide ones written as elements).
 func TestSVGPortEqualsRender(t *testing.T) {
-	tl, _, err := timeline.Read(bytes.NewReader(collapse(t, "burst")), "burst", timeline.Options{})
+	tl, _, err := readTimeline(bytes.NewReader(collapse(t, "burst")), "burst", timeline.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

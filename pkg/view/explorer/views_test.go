@@ -193,7 +193,7 @@ func TestHostLanes(t *testing.T) {
 // A page over its budget keeps the whole capture at wider cells and says
 // how to cut a window for full detail; that command works.
 func TestBudget(t *testing.T) {
-	tl, _, err := timeline.Read(bytes.NewReader(collapse(t, "burst")), "burst", timeline.Options{})
+	tl, _, err := readTimeline(bytes.NewReader(collapse(t, "burst")), "burst", timeline.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

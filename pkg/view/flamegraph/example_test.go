@@ -16,8 +16,9 @@ import (
 func Example() {
 	input := "main;parse;lex 3\nmain;eval 2\nmain;parse 1\n"
 	o := svg.DefaultOptions()
-	in, err := flamegraph.Read(nil, strings.NewReader(input), false, flamegraph.Rewrite{}, o.MinCount)
-	if err != nil {
+	rd := folded.NewReader(strings.NewReader(input), "input")
+	in := flamegraph.ReadRecords(rd.All(), 0, false, flamegraph.Rewrite{}, o.MinCount)
+	if err := rd.Err(); err != nil {
 		log.Fatal(err)
 	}
 	l := in.Layout

@@ -1,62 +1,40 @@
 package flamegraph
 
 import (
-	"io"
+	"iter"
 	"slices"
 
 	"flamekit/pkg/folded"
-	"flamekit/pkg/source"
 )
 
-// Input is what Read gathered.
+// Input is what ReadRecords gathered.
 type Input struct {
 	Layout *Layout
 	Skips  folded.Skips // malformed lines passed over (metadata lines are not counted)
 	Timed  bool         // the flame chart was ordered by time
 }
 
-// Read reads folded files ("-" is stdin; no names means stdin), opened
-// through package source, leniently (malformed lines are counted, not
-// fatal) and lays them out as ReadFiles does.
-func Read(names []string, stdin io.Reader, flamechart bool, rw Rewrite, minCount func(total float64) float64) (*Input, error) {
-	ins, err := source.OpenAll(names, source.Options{Stdin: stdin})
-	if err != nil {
-		return nil, err
-	}
-	defer ins.Close()
-	var size int64
-	for _, in := range ins {
-		size += in.Size()
-	}
-	return ReadFiles(source.NewFiles(ins, true), size, flamechart, rw, minCount)
-}
-
-// ReadFiles reads the folded records of fs (inputs opened by package
-// source, folded by fs.Fold when they are of other kinds; fs should be
-// lenient: malformed lines are counted, not fatal) and lays them out;
-// sizeHint is the size of the input in bytes, 0 when unknown. Without
-// flamechart, stacks are summed and merged frame by frame (timed
-// lines lose their time). With flamechart,
-// lines keep the input order and each is merged with the line before it,
-// as flamegraph.pl does; but when every line is timed, the samples are
+// ReadRecords lays out the folded records recs (read from inputs of
+// any kind by capture.Reader, which counts the malformed lines; the caller
+// sets Skips); sizeHint is the size of the folded input in bytes, 0 when
+// unknown. Without flamechart, stacks are summed and merged frame by
+// frame (timed lines lose their time). With flamechart, lines keep the
+// input order and each is merged with the line before it, as
+// flamegraph.pl does; but when every line is timed, the samples are
 // ordered by time first (stable), so the x axis is time order. With
 // minCount not nil, the frames narrower than minCount(total) count units
 // are dropped during the layout already (total is the sum of the counts
 // read): pass the renderer's threshold, such as svg.Options.MinCount.
-func ReadFiles(fs *source.Files, sizeHint int64, flamechart bool, rw Rewrite, minCount func(total float64) float64) (*Input, error) {
+func ReadRecords(recs iter.Seq[*folded.Record], sizeHint int64, flamechart bool, rw Rewrite, minCount func(total float64) float64) *Input {
 	in := &Input{}
 	if !flamechart {
-		set := readStacks(fs, sizeHint)
-		if err := fs.Err(); err != nil {
-			return nil, err
-		}
-		in.Skips = fs.Skips()
+		set := readStacks(recs, sizeHint)
 		var threshold float64
 		if minCount != nil {
 			threshold = minCount(set.Total())
 		}
 		in.Layout = LayoutProfilePruned(set, rw, threshold)
-		return in, nil
+		return in
 	}
 
 	// flame chart: keep every line; intern the stacks
@@ -70,8 +48,7 @@ func ReadFiles(fs *source.Files, sizeHint int64, flamechart bool, rw Rewrite, mi
 	var stacks []string
 	var lines []line
 	allTimed := true
-	for fs.Next() {
-		rec := fs.Record()
+	for rec := range recs {
 		id, ok := index[string(rec.Stack)]
 		if !ok {
 			key := string(rec.Stack) // one copy: also the stack when rw changes nothing
@@ -84,10 +61,6 @@ func ReadFiles(fs *source.Files, sizeHint int64, flamechart bool, rw Rewrite, mi
 			allTimed = false
 		}
 	}
-	if err := fs.Err(); err != nil {
-		return nil, err
-	}
-	in.Skips = fs.Skips()
 	if allTimed && len(lines) > 0 {
 		slices.SortStableFunc(lines, func(a, b line) int {
 			switch {
@@ -112,5 +85,5 @@ func ReadFiles(fs *source.Files, sizeHint int64, flamechart bool, rw Rewrite, mi
 		b.Add(stacks[ln.stack], ln.count, ln.before, ln.kind == folded.Diff)
 	}
 	in.Layout = b.Layout()
-	return in, nil
+	return in
 }

@@ -25,24 +25,27 @@ func realFolded(t testing.TB) []string {
 		t.Skip("skipping: no real captures in testdata/perf/perl")
 	}
 	var lines []string
-	fs := testcapture.Files(t, files, false)
-	for fs.Next() {
-		lines = append(lines, strings.TrimSuffix(string(folded.AppendRecord(nil, fs.Record())), "\n"))
-	}
-	if err := fs.Err(); err != nil {
-		t.Fatal(err)
+	for rec := range testcapture.Records(t, files...) {
+		lines = append(lines, strings.TrimSuffix(string(folded.AppendRecord(nil, rec)), "\n"))
 	}
 	return lines
 }
 
 // files returns the records of the folded files at paths.
-func files(t testing.TB, paths ...string) *source.Files {
+func readFile(t testing.TB, path string) *folded.Reader {
 	t.Helper()
-	ins, err := source.OpenAll(paths, source.Options{})
+	in, err := source.Open(path, source.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return source.NewFiles(ins, true)
+	rc, err := in.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rc.Close() })
+	rd := folded.NewReader(rc, path)
+	rd.Lenient = true
+	return rd
 }
 
 // TestReadOrders checks that the fast paths of Read (no hashing for
@@ -67,10 +70,7 @@ func TestReadOrders(t *testing.T) {
 				t.Fatal(err)
 			}
 			o := svg.DefaultOptions()
-			got, err := flamegraph.Read([]string{path}, nil, false, rw, o.MinCount)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := flamegraph.ReadRecords(readFile(t, path).All(), 0, false, rw, o.MinCount)
 			var p folded.Profile
 			rd := folded.NewReader(strings.NewReader(strings.Join(in, "\n")), path)
 			for rd.Next() {
@@ -114,7 +114,9 @@ func BenchmarkRead(b *testing.B) {
 			b.ReportAllocs()
 			o := svg.DefaultOptions()
 			for b.Loop() {
-				if _, err := flamegraph.ReadFiles(files(b, path), int64(len(data)), flamechart, flamegraph.Rewrite{}, o.MinCount); err != nil {
+				rd := readFile(b, path)
+				flamegraph.ReadRecords(rd.All(), int64(len(data)), flamechart, flamegraph.Rewrite{}, o.MinCount)
+				if err := rd.Err(); err != nil {
 					b.Fatal(err)
 				}
 			}

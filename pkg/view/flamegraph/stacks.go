@@ -1,14 +1,15 @@
 package flamegraph
 
 import (
+	"iter"
+
 	"flamekit/pkg/folded"
-	"flamekit/pkg/source"
 )
 
-// readStacks reads every record of fs into a Profile. One goroutine
-// parses the input while this one sums the stacks: the records are
+// readStacks reads every record of recs into a Profile. One goroutine
+// reads the input while this one sums the stacks: the records are
 // passed in batches, their stacks copied into the batch's buffer.
-func readStacks(fs *source.Files, sizeHint int64) *folded.Profile {
+func readStacks(recs iter.Seq[*folded.Record], sizeHint int64) *folded.Profile {
 	set := &folded.Profile{HintBytes: sizeHint}
 	type rec struct {
 		off, end      int
@@ -28,8 +29,7 @@ func readStacks(fs *source.Files, sizeHint int64) *folded.Profile {
 	go func() {
 		defer close(full)
 		b := <-free
-		for fs.Next() {
-			r := fs.Record()
+		for r := range recs {
 			off := len(b.buf)
 			b.buf = append(b.buf, r.Stack...)
 			b.recs = append(b.recs, rec{off, len(b.buf), r.Count, r.Before, r.Kind})

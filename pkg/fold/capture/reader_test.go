@@ -1,33 +1,37 @@
-package source
+package capture
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"flamekit/pkg/folded"
+	"flamekit/pkg/source"
 )
 
-// TestFilesOrderAndSkips: Files reads its inputs in order as one stream,
+// TestReaderOrderAndSkips: a Reader reads its inputs in order as one stream,
 // whatever their compression (told by magic bytes: the names lie on
 // purpose), and a malformed line is counted with its own file and line.
-func TestFilesOrderAndSkips(t *testing.T) {
+func TestReaderOrderAndSkips(t *testing.T) {
 	a := write(t, "a.txt", gz([]byte("a 1\n")))
 	b := write(t, "b.gz", []byte("b 2\nbad\n"))
 	c := write(t, "c", gz(foldedText))
-	ins, err := OpenAll([]string{a, b, c}, Options{})
+	ins, err := source.OpenAll([]string{a, b, c}, source.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ins.Close()
-	fs := NewFiles(ins, true)
+	fs := NewReader(ins, Options{})
 	var got []string
 	var p folded.Profile
-	for fs.Next() {
+	for rec := range fs.All() {
 		if len(got) < 3 {
-			got = append(got, fs.Name()+":"+string(fs.Record().Stack))
+			got = append(got, fs.Input().Name+":"+string(rec.Stack))
 		}
-		p.Add(fs.Record())
+		p.Add(rec)
 	}
 	if err := fs.Err(); err != nil {
 		t.Fatal(err)
@@ -43,17 +47,17 @@ func TestFilesOrderAndSkips(t *testing.T) {
 	}
 }
 
-// TestFilesTruncatedGzip: a cut gzip file is an error naming the file.
-func TestFilesTruncatedGzip(t *testing.T) {
+// TestReaderTruncatedGzip: a cut gzip file is an error naming the file.
+func TestReaderTruncatedGzip(t *testing.T) {
 	data := gz([]byte(strings.Repeat("a;b;c 1\n", 10000)))
 	p := write(t, "cut.folded.gz", data[:len(data)/2])
-	ins, err := OpenAll([]string{p}, Options{})
+	ins, err := source.OpenAll([]string{p}, source.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ins.Close()
-	fs := NewFiles(ins, true)
-	for fs.Next() {
+	fs := NewReader(ins, Options{})
+	for range fs.All() {
 	}
 	err = fs.Err()
 	if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "truncated") {
@@ -61,9 +65,9 @@ func TestFilesTruncatedGzip(t *testing.T) {
 	}
 }
 
-// BenchmarkFilesPlain reads an uncompressed folded file through Files, as
+// BenchmarkReaderPlain reads an uncompressed folded file through a Reader, as
 // the commands do; MB/s is input bytes.
-func BenchmarkFilesPlain(b *testing.B) {
+func BenchmarkReaderPlain(b *testing.B) {
 	path := b.TempDir() + "/in.folded"
 	data := []byte(strings.Repeat(string(foldedText), 4))
 	if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -72,16 +76,36 @@ func BenchmarkFilesPlain(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		ins, err := OpenAll([]string{path}, Options{})
+		ins, err := source.OpenAll([]string{path}, source.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		fs := NewFiles(ins, true)
-		for fs.Next() {
+		fs := NewReader(ins, Options{})
+		for range fs.All() {
 		}
 		if fs.Err() != nil {
 			b.Fatal(fs.Err())
 		}
 		ins.Close()
 	}
+}
+
+// foldedText is a timed folded capture of two stacks.
+var foldedText = []byte("# flamekit v1 timed host=\"vm\"\n" + strings.Repeat("main;work;leaf 10309278 @413.417927\nswapper;do_idle 10309278 @413.428210\n", 5000))
+
+func write(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func gz(b []byte) []byte {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write(b)
+	w.Close()
+	return buf.Bytes()
 }
