@@ -130,6 +130,7 @@ func bpftraceSummary(in *source.Input, opt bpftrace.Options, sum bpftrace.Summar
 // as text: see collapse.Driver.RunRecords.
 func (f *Folder) RunRecords(out collapse.Records, inputs []collapse.Input) (collapse.Summary, error) {
 	f.texts = f.texts[:0]
+	f.prepare()
 	sum, err := f.Driver.RunRecords(out, inputs)
 	f.noteSkips()
 	return sum, err
