@@ -138,7 +138,10 @@ type command struct {
 	Files      []string        `arg:"" optional:"" help:"Timed folded inputs, gzip or zstd or not (perf.data files and perf script text are folded as stackcollapse folds them); - or none: standard input." placeholder:"FILE"`
 
 	selection.Flags `embed:""`
-	fleetFlags      `embed:""`
+
+	NoDebuginfod bool `name:"no-debuginfod" group:"Symbols" help:"Never fetch debug files from the debuginfod servers of DEBUGINFOD_URLS (elfutils' cache and variables; with no URLs set nothing is fetched anyway)."`
+	Force        bool `name:"force" group:"Symbols" help:"Read perf maps and jitdump files whoever owns them (perf's -f); else only those of root, you or the profiled process's user."`
+	fleetFlags   `embed:""`
 }
 
 // fleetFlags are the flags that send the window elsewhere than folded
@@ -189,6 +192,7 @@ func (c *command) options() (timeslice.Config, error) {
 		}
 	}
 	return timeslice.Config{
+		NoDebuginfod: c.NoDebuginfod, Force: c.Force,
 		Window: spec, HasWindow: hasWindow, NoIdle: c.NoIdle, KeepTime: c.KeepTime,
 		Heatmap: string(c.Heatmap), Rows: c.Rows, ShareComm: shareComm, ShareFocus: shareFocus, Bursts: c.Bursts, Measure: c.Measure,
 		Top: c.Top, Threshold: c.Threshold, Quiet: c.Quiet, Select: sel,

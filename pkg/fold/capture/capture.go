@@ -23,12 +23,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
 
 	"flamekit/pkg/fold/collapse"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/perf/debuginfod"
 	"flamekit/pkg/perf/perfdata"
 	"flamekit/pkg/perf/perfscript"
 	"flamekit/pkg/perf/sample"
@@ -43,8 +45,64 @@ import (
 // has none, so that a symbol table is loaded once per process however many
 // perf.data files are read.
 var DefaultResolver = sync.OnceValue(func() *symbols.Resolver {
-	return symbols.NewResolver(symbols.Options{})
+	return NewResolver(SymbolConfig{})
 })
+
+// SymbolConfig says where symbols come from beyond perf's default
+// places; the zero value is the default.
+type SymbolConfig struct {
+	// NoDebuginfod never asks debuginfod servers (--no-debuginfod), even
+	// when DEBUGINFOD_URLS names some.
+	NoDebuginfod bool
+	// Force reads perf maps and jitdump files whoever owns them
+	// (--force, perf's -f).
+	Force bool
+	// Getenv reads DEBUGINFOD_URLS and the rest (nil: os.Getenv).
+	Getenv func(string) string
+	// Progress shows debuginfod's downloads, when it is a terminal.
+	Progress io.Writer
+}
+
+// NewResolver returns a Resolver with perf's default places and what c
+// adds: debuginfod as elfutils' environment configures it.
+func NewResolver(c SymbolConfig) *symbols.Resolver {
+	opts := symbols.Options{Force: c.Force}
+	if !c.NoDebuginfod {
+		cfg := debuginfod.FromEnv(c.Getenv)
+		if len(cfg.URLs) > 0 {
+			cfg.BuildID = symbols.FileBuildID
+			if isTerminal(c.Progress) {
+				cfg.Progress = c.Progress
+			}
+			opts.Debuginfod = debuginfod.New(cfg)
+		}
+	}
+	return symbols.NewResolver(opts)
+}
+
+// ResolverFor returns NewResolver(c), or the shared DefaultResolver when
+// c asks for nothing it does not give (no flag set, no progress to show).
+func ResolverFor(c SymbolConfig) *symbols.Resolver {
+	getenv := c.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if !c.NoDebuginfod && !c.Force && (!isTerminal(c.Progress) || getenv("DEBUGINFOD_URLS") == "") &&
+		getenv("DEBUGINFOD_URLS") == os.Getenv("DEBUGINFOD_URLS") {
+		return DefaultResolver()
+	}
+	return NewResolver(c)
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
 
 // Folder makes the inputs of a collapse.Driver from captures, and runs it.
 type Folder struct {
@@ -84,9 +142,21 @@ func (f *Folder) warnf(format string, args ...any) {
 // stream, and writes the folded output to w; see collapse.Driver.Run.
 func (f *Folder) Run(w io.Writer, inputs []collapse.Input) (collapse.Summary, error) {
 	f.texts = f.texts[:0]
+	f.prepare()
 	sum, err := f.Driver.Run(w, inputs)
 	f.noteSkips()
 	return sum, err
+}
+
+// prepare sets the Resolver (DefaultResolver when none) and lets the
+// symbol check name why objects have no symbols (Resolver.Why).
+func (f *Folder) prepare() {
+	if f.Resolver == nil {
+		f.Resolver = DefaultResolver()
+	}
+	if f.WhyNoSymbols == nil {
+		f.WhyNoSymbols = f.Resolver.Why
+	}
 }
 
 // noteSkips counts and reports the lines of perf script text not read.

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"errors"
+	"flamekit/pkg/perf/symbols"
 	"fmt"
 	"io"
 	"strings"
@@ -19,6 +20,9 @@ type Options struct {
 	// Collapse are the options of perf captures (perf.data, perf script
 	// text): Collapse.NoTime gives classic lines, summed and sorted.
 	Collapse collapse.Options
+	// Resolver resolves the addresses of perf.data files (nil:
+	// DefaultResolver); NewResolver makes one for a SymbolConfig.
+	Resolver *symbols.Resolver
 	// Perf is as Folder.Perf: the perf binary run on a perf.data file
 	// the reader cannot read as perf does; "" never runs it.
 	Perf string
@@ -126,6 +130,7 @@ func bpftraceSummary(in *source.Input, opt bpftrace.Options, sum bpftrace.Summar
 // as text: see collapse.Driver.RunRecords.
 func (f *Folder) RunRecords(out collapse.Records, inputs []collapse.Input) (collapse.Summary, error) {
 	f.texts = f.texts[:0]
+	f.prepare()
 	sum, err := f.Driver.RunRecords(out, inputs)
 	f.noteSkips()
 	return sum, err
@@ -144,7 +149,7 @@ func Records(in *source.Input, o Options, out collapse.Records) error {
 		return fmt.Errorf("%s: %s is not a perf capture", in.Display, in.Kind)
 	}
 	var h held
-	f := &Folder{Driver: collapse.Driver{Options: o.Collapse, Workers: o.Workers, Warnf: h.keep}, Perf: o.Perf}
+	f := &Folder{Driver: collapse.Driver{Options: o.Collapse, Workers: o.Workers, Warnf: h.keep}, Perf: o.Perf, Resolver: o.Resolver}
 	input := f.Data(in, SourceName(in))
 	if in.Kind == source.PerfScript {
 		input = f.Text(in.Display, SourceName(in), in.Open)

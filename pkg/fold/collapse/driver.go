@@ -30,6 +30,11 @@ type Driver struct {
 	// a capture holds, samples left out, off-CPU intervals dropped,
 	// frames without symbols.
 	Warnf func(format string, args ...any)
+	// WhyNoSymbols, when set, says why an object (a file, or a JIT's
+	// /tmp/perf-PID.map, as frames name it) has frames without symbols,
+	// with the fix (symbols.Resolver.Why): the symbol check then names
+	// the cause per object. "" when nothing is known.
+	WhyNoSymbols func(dso string) string
 }
 
 // Input is one input of a Driver run.
@@ -162,6 +167,7 @@ func (d *Driver) run(st *stage, inputs []Input) (Summary, error) {
 // inputs that could not be read; st.close writes what is left.
 func (d *Driver) fold(st *stage, inputs []Input) []error {
 	st.warnf = d.Warnf
+	st.sym.why = d.WhyNoSymbols
 	workers := d.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

@@ -39,7 +39,10 @@ type symCounts struct {
 	brokenBelow           map[string]int64 // per file of the frame before the break
 	// dwarf: the capture was recorded with --call-graph dwarf, whose
 	// user stacks were unwound from stack dumps, not frame pointers.
-	dwarf bool
+	dwarf  bool
+	jitDSO map[string]int64 // unresolved JIT frames per perf map
+	// why says why an object has no symbols (Driver.WhyNoSymbols).
+	why func(dso string) string
 }
 
 // dwarfCmdline reports whether a perf record command line asked for
@@ -60,6 +63,7 @@ func (c *symCounts) merge(o *symCounts) {
 	c.brokenZero = c.brokenZero || o.brokenZero
 	c.brokenComm = mergeCounts(c.brokenComm, o.brokenComm)
 	c.brokenBelow = mergeCounts(c.brokenBelow, o.brokenBelow)
+	c.jitDSO = mergeCounts(c.jitDSO, o.jitDSO)
 }
 
 // addUnknownDSO counts a user frame without a symbol in the file dso.
@@ -178,6 +182,7 @@ func (c *symCounts) countAt(comm []byte, n int, frame func(i int) *sample.Frame,
 			c.user++
 			c.userUnknown++
 			c.jitUnknown++
+			addCount(&c.jitDSO, frame(i).DSO)
 		case classUserDSO:
 			user = true
 			c.user++
@@ -292,16 +297,53 @@ func (c *symCounts) messages() []string {
 	if c.jitUnknown >= dsoUnknown {
 		msgs = append(msgs, fmt.Sprintf("%d%% of the user frames are in anonymous memory with no symbol, as JIT-compiled code is: "+
 			"have the runtime write /tmp/perf-PID.map (Java: -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit or perf-map-agent; Node: --perf-basic-prof), "+
+			"or a jitdump (node --perf-prof, recorded with perf record -k mono), "+
 			"then run perf script again while the map is there", pct(c.jitUnknown, c.user)))
-		return msgs
+		return append(msgs, c.whyLines(c.jitDSO)...)
 	}
 	cure := "install their debug symbols (Debian: the -dbgsym packages) or build with -g"
 	if !brokenMsg && !c.dwarf {
 		cure += "; short or broken stacks come from code built without frame pointers: build with -fno-omit-frame-pointer or record with --call-graph dwarf"
 	}
+	// The same line for perf script text and perf.data; for perf.data
+	// the resolver also says why, per object.
 	msgs = append(msgs, fmt.Sprintf("%d%% of the user frames have no symbol, most in %s: %s",
 		pct(dsoUnknown, c.user), topCounts(c.dsoUnknown), cure))
-	return msgs
+	return append(msgs, c.whyLines(c.dsoUnknown)...)
+}
+
+// whyLines says, for the objects of m with the most frames without
+// symbols (three at most), why they have none and the fix, when the
+// resolver knows.
+func (c *symCounts) whyLines(m map[string]int64) []string {
+	if c.why == nil {
+		return nil
+	}
+	var lines []string
+	for _, name := range topList(m, 3) {
+		if w := c.why(name); w != "" {
+			lines = append(lines, "  "+name+": "+w)
+		}
+	}
+	return lines
+}
+
+// topList returns the n names of m with the highest counts.
+func topList(m map[string]int64, n int) []string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if m[a] != m[b] {
+			if m[a] > m[b] {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return names[:min(n, len(names))]
 }
 
 // topNames lists the three names of m with the highest counts: "a, b,

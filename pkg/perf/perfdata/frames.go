@@ -42,6 +42,24 @@ type Symbolizer interface {
 
 var _ Symbolizer = (*symbols.Resolver)(nil)
 
+// ProcessMapper is a Symbolizer that wants to know which process mapped
+// which file (every MMAP record of user space): to find the files of
+// processes in containers through /proc/PID/root while they live, and
+// the jit-PID.dump files JITs map.
+type ProcessMapper interface {
+	Mapped(pid int, path string)
+}
+
+var _ ProcessMapper = (*symbols.Resolver)(nil)
+
+// mapped passes an MMAP record's process and file to the Symbolizer, if
+// it is a ProcessMapper.
+func (r *Reader) mapped(pid int32, path string) {
+	if pm, ok := r.opt.Symbolizer.(ProcessMapper); ok {
+		pm.Mapped(int(pid), path)
+	}
+}
+
 // appendHex appends v in lowercase hexadecimal without "0x".
 func appendHex(dst []byte, v uint64) []byte {
 	var b [16]byte

@@ -671,6 +671,7 @@ func (r *Reader) deliver(rec []byte) bool {
 			prot = protExec
 		}
 		m.mmap(pid, tid, start, length, pgoff, prot, 0, name, nil)
+		r.mapped(pid, name)
 	case recMmap2:
 		pid, tid := int32(c.u32()), int32(c.u32())
 		start, length, pgoff := c.u64(), c.u64(), c.u64()
@@ -698,6 +699,7 @@ func (r *Reader) deliver(rec []byte) bool {
 			return false
 		}
 		m.mmap(pid, tid, start, length, pgoff, prot, flags, name, bid)
+		r.mapped(pid, name)
 	case recComm:
 		pid, tid := int32(c.u32()), int32(c.u32())
 		if c.bad {

@@ -20,7 +20,27 @@
 //     build-id cache, else, as perf does, from the running machine: this
 //     process's own vdso (Options.VDSO), when the capture recorded no
 //     build-id (perf record -B, --switch-output) or the one it has;
-//   - JIT perf maps (PerfMap, or DSO with "/tmp/perf-PID.map").
+//   - JIT code (PerfMap, or DSO with "/tmp/perf-PID.map"): the
+//     process's jit-PID.dump first, when the capture mapped one (node
+//     --perf-prof, the JVM agents: package jitdump, named as perf inject
+//     --jit names them), then its perf map.
+//
+// The sources, in order: the file the capture names, the build-id cache,
+// the file under /proc/PID/root while a process of another mount
+// namespace (a container) that mapped it lives (the reader passes its
+// MMAP records to Mapped), debuginfod (Options.Debuginfod: the debug file,
+// and the executable when none is here, by build-id), then perf maps and
+// jitdump for JIT code; a container's perf map is /tmp/perf-NSPID.map
+// inside it, NSPID its pid there (NSpid in /proc/PID/status), as perf's
+// nsinfo finds it. Once the process has ended only build-id lookups are
+// left, and Missing says the object went with its process. Every file a
+// capture names is opened through safefile: a regular file of bounded
+// size; perf maps and jitdump files, which the profiled process writes,
+// not through a symbolic link and owned by root, the reader or the
+// process's user (Options.Force: any owner). Why words, per object, why
+// it has frames without symbols — stripped, not found, gone with its
+// process, a debuginfod miss, no jitdump nor perf map, a file refused —
+// with the fix.
 //
 // Tables follow perf's rules for building its symbol tree: symbols of
 // unknown size end where the next one starts (kallsyms: a page past the
@@ -67,7 +87,9 @@
 //
 // What this package does not do: read kernel modules' .ko files (perf
 // prefers them to kallsyms when it finds them), kcore, compressed
-// objects, /proc/PID/root for containers, Java-signature demangling of
+// objects, JIT code by sample time (a jitdump address reused by later
+// code resolves to the code loaded last, as the reader looks each
+// address up once), Java-signature demangling of
 // ELF names holding ')' (only reachable by names no compiler emits), and
 // the bare debuglink name relative to perf's working directory.
 //

@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"errors"
+	"flamekit/internal/base/safefile"
 	"fmt"
 	"io"
 	"os"
@@ -23,14 +24,13 @@ type elfFile struct {
 
 // openELF opens an ELF file. debug/elf is not trusted with a hostile
 // file: a panic becomes an error naming the file.
+//
+// It is opened as every file a capture names is (safefile): a regular
+// file only, of bounded size, so that a FIFO or a device never blocks
+// nor fills memory.
 func openELF(path string) (*elfFile, error) {
-	osf, err := os.Open(path)
+	osf, size, err := safefile.Open(path, ruleELF)
 	if err != nil {
-		return nil, err
-	}
-	st, err := osf.Stat()
-	if err != nil {
-		osf.Close()
 		return nil, err
 	}
 	ef, err := newELF(path, osf)
@@ -38,7 +38,7 @@ func openELF(path string) (*elfFile, error) {
 		osf.Close()
 		return nil, err
 	}
-	ef.c, ef.size, ef.file = osf, st.Size(), osf
+	ef.c, ef.size, ef.file = osf, size, osf
 	return ef, nil
 }
 

@@ -3,6 +3,8 @@ package symbols
 import (
 	"encoding/binary"
 	"errors"
+	"flamekit/internal/base/safefile"
+	"flamekit/pkg/perf/debuginfod"
 	"fmt"
 	"io"
 	"io/fs"
@@ -32,6 +34,19 @@ type Options struct {
 	KernelNotes string
 	// PerfMapDir holds the JIT perf maps perf-PID.map (default /tmp).
 	PerfMapDir string
+	// Debuginfod fetches debug files and executables by build-id when
+	// none is found here (nil: never).
+	Debuginfod *debuginfod.Client
+	// Force reads perf maps and jitdump files whoever owns them (perf's
+	// -f); else only those of root, the reader or the process's user.
+	Force bool
+	// Proc is where the processes of the capture are looked at while they
+	// live (default /proc): their mount namespaces (/proc/PID/root) and
+	// their pids in their own pid namespaces (NSpid).
+	Proc string
+	// JITDumpDir, when set, is where jit-PID.dump files are read, rather
+	// than the paths the capture recorded.
+	JITDumpDir string
 	// VDSO is a file holding the vdso image (an ELF file) that stands
 	// for the running machine's: perf gives "[vdso]" the vdso of its own
 	// process when the build-id cache has no copy of the recorded one,
@@ -57,6 +72,9 @@ func (o *Options) fill() {
 	}
 	if o.PerfMapDir == "" {
 		o.PerfMapDir = "/tmp"
+	}
+	if o.Proc == "" {
+		o.Proc = "/proc"
 	}
 }
 
@@ -99,6 +117,8 @@ type Resolver struct {
 
 	vdsoOnce sync.Once
 	vdso     *vdsoImage // the running vdso (Options.VDSO)
+
+	src sources // processes, containers, jitdump (sources.go)
 }
 
 type dsoKey struct{ path, buildID string }
@@ -242,6 +262,7 @@ func (r *Resolver) Preload(path, buildID string) {
 		preload(r, r.perfMaps, pid, func(miss *[]Missing) *Table { return r.loadPerfMap(pid, miss) })
 		return
 	}
+	r.prefetch(path, strings.ToLower(buildID))
 	preload(r, r.dsos, dsoKey{path, buildID}, func(miss *[]Missing) *Table {
 		// One core: the caller is busy on the other.
 		return r.loadDSO(path, strings.ToLower(buildID), 1, miss)
@@ -362,7 +383,7 @@ func (r *Resolver) KernelSymbolAddr(buildID, name string) (uint64, bool) {
 	if cached {
 		return a.addr, a.ok
 	}
-	if data, err := os.ReadFile(k.Path); err == nil {
+	if data, err := safefile.ReadFile(k.Path, ruleKallsyms); err == nil {
 		a.addr, a.ok = kallsymsFunctionAddr(data, name)
 	}
 	r.mu.Lock()
@@ -373,7 +394,14 @@ func (r *Resolver) KernelSymbolAddr(buildID, name string) (uint64, bool) {
 
 // PerfMap returns the JIT symbol for the absolute address addr from
 // perf-PID.map in Options.PerfMapDir.
+//
+// JIT code is looked up first in the process's jitdump file, when the
+// capture mapped one (see Mapped), as perf inject --jit would name it;
+// then in its perf map, found as perf's dso__find_perf_map finds it.
 func (r *Resolver) PerfMap(pid int, addr uint64) (Symbol, bool) {
+	if s, ok := r.jitSymbol(pid, addr); ok {
+		return s, true
+	}
 	return r.PerfMapTable(pid).Lookup(addr)
 }
 
@@ -384,8 +412,7 @@ func (r *Resolver) PerfMapTable(pid int) *Table {
 }
 
 func (r *Resolver) loadPerfMap(pid int, miss *[]Missing) *Table {
-	path := filepath.Join(r.opts.PerfMapDir, "perf-"+strconv.Itoa(pid)+".map")
-	data, err := os.ReadFile(path)
+	data, path, err := r.readPerfMap(pid)
 	if err != nil {
 		*miss = append(*miss, Missing{Path: path, Err: err})
 		return nil
@@ -429,19 +456,23 @@ func orNone(s string) string {
 // readKallsyms parses a kallsyms file, mapped when it can be (a copy in
 // the build-id cache; /proc/kallsyms cannot).
 func readKallsyms(path string) (*Kernel, error) {
-	f, err := os.Open(path)
+	f, size, err := safefile.Open(path, ruleKallsyms)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		if data, m, ok := mapFile(f, 0, st.Size()); ok {
+	if size > 0 {
+		if data, m, ok := mapFile(f, 0, size); ok {
 			return parseKallsyms(path, bytesToString(data), m)
 		}
 	}
-	data, err := io.ReadAll(f)
+	// /proc/kallsyms: size 0 to stat, read to its end, within the bound.
+	data, err := io.ReadAll(io.LimitReader(f, ruleKallsyms.Max+1))
 	if err != nil {
 		return nil, err
+	}
+	if int64(len(data)) > ruleKallsyms.Max {
+		return nil, &safefile.Error{Path: path, What: ruleKallsyms.What, Err: safefile.ErrTooLarge}
 	}
 	return parseKallsyms(path, bytesToString(data), nil)
 }
@@ -502,10 +533,14 @@ func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *
 		if buildID != "" && len(buildID) > 2 {
 			cands = append(cands, filepath.Join(r.opts.DebugDir, ".build-id", buildID[:2], buildID[2:]+".debug"))
 		}
+		// A process in another mount namespace (a container) mapped
+		// its own file of that name: perf's nsinfo reads it there first.
+		cands = append(cands, r.containerPaths(path)...)
 		cands = append(cands, path)
 	}
 
 	var syms, runtime *elfFile
+	found := false // a file of the recorded build-id
 	var mismatch []string
 	var readErr error
 	for _, c := range cands {
@@ -524,6 +559,7 @@ func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *
 				continue
 			}
 		}
+		found = true
 		used := false
 		if syms == nil && ef.hasSymtab() {
 			syms, used = ef, true
@@ -537,6 +573,62 @@ func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *
 		if syms != nil && runtime != nil {
 			break
 		}
+	}
+	var fetchErr error
+	if !vdso && syms == nil && buildID != "" {
+		// Not here: debuginfod, for the debug file, and for the
+		// executable when no file of this build-id is here at all.
+		for _, kind := range []debuginfod.Kind{debuginfod.Debuginfo, debuginfod.Executable} {
+			if kind == debuginfod.Executable && runtime != nil {
+				break
+			}
+			p, err := r.fetch(buildID, kind)
+			if err != nil {
+				fetchErr = err
+				continue
+			}
+			if p == "" {
+				break
+			}
+			ef, err := openELF(p)
+			if err != nil || ef.buildID() != buildID {
+				// debuginfod checked it; it changed since.
+				if ef != nil {
+					ef.Close()
+				}
+				continue
+			}
+			used := false
+			if syms == nil && ef.hasSymtab() {
+				syms, used = ef, true
+			}
+			if runtime == nil && ef.hasDynsym() {
+				runtime, used = ef, true
+			}
+			if !used {
+				ef.Close()
+			}
+			if syms != nil && runtime != nil {
+				break
+			}
+		}
+	}
+	if syms != nil && runtime == nil && syms.debugOnly() {
+		// Addresses are file offsets of the executable, which a debug
+		// file's program headers no longer give: no symbol rather than a
+		// wrong one.
+		readErr = fmt.Errorf("%w (%s): install the program, or serve it with debuginfod", ErrNoExecutable, syms.path)
+		syms.Close()
+		syms = nil
+	}
+	if !vdso && syms == nil && runtime != nil {
+		// perf reads the exported symbols of .dynsym: some frames of a
+		// stripped object have names, the others none; say why.
+		why := error(ErrStripped)
+		if fetchErr != nil {
+			why = fmt.Errorf("%w; %w", ErrStripped, fetchErr)
+		}
+		r.note(path, why)
 	}
 	if vdso && syms == nil && runtime == nil {
 		// perf's last try: its own process's vdso, copied to a file.
@@ -565,8 +657,16 @@ func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *
 			err = fmt.Errorf("%w: recorded %s, %s", ErrBuildIDMismatch, buildID, strings.Join(mismatch, ", "))
 		case readErr != nil:
 			err = readErr
+		case found:
+			err = fmt.Errorf("%w nor .dynsym", ErrStripped)
 		default:
 			err = fmt.Errorf("no file with its symbols: %w", fs.ErrNotExist)
+			if gone := r.gone(path); gone != nil {
+				err = gone
+			}
+		}
+		if fetchErr != nil {
+			err = fmt.Errorf("%w; %w", err, fetchErr)
 		}
 		*miss = append(*miss, Missing{Path: path, BuildID: buildID, Err: err})
 		return nil

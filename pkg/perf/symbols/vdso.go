@@ -3,6 +3,7 @@ package symbols
 import (
 	"bufio"
 	"bytes"
+	"flamekit/internal/base/safefile"
 	"fmt"
 	"io/fs"
 	"os"
@@ -42,7 +43,7 @@ func (r *Resolver) runningVDSO() *vdsoImage {
 			img.data, img.err = readOwnVDSO("/proc/self/maps", "/proc/self/mem")
 		default:
 			img.name = r.opts.VDSO
-			img.data, img.err = os.ReadFile(r.opts.VDSO)
+			img.data, img.err = safefile.ReadFile(r.opts.VDSO, ruleVDSO)
 		}
 		r.vdso = img
 	})

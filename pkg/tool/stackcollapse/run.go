@@ -57,6 +57,11 @@ type Config struct {
 	Files       []string `arg:"" optional:"" name:"FILE" help:"Input files: perf script text, pprof, bpftrace dumps, folded stacks (.gz read transparently); '-' or none for standard input."`
 
 	SampleType string `name:"sample-type" placeholder:"NAME|INDEX" help:"pprof input: the sample type to fold, by name (alloc_space) or index, as go tool pprof -sample_index. Default: the profile's default type, else the last."`
+
+	// NoDebuginfod and Force: where perf.data symbols come from (see
+	// capture.SymbolConfig).
+	NoDebuginfod bool `name:"no-debuginfod" group:"Symbols" help:"Never fetch debug files from the debuginfod servers of DEBUGINFOD_URLS (elfutils' cache and variables; with no URLs set nothing is fetched anyway)."`
+	Force        bool `name:"force" group:"Symbols" help:"Read perf maps and jitdump files whoever owns them (perf's -f); else only those of root, you or the profiled process's user."`
 }
 
 // Run runs stackcollapse. Each input is recognised by its content (or
@@ -179,6 +184,7 @@ func isPerf(in *source.Input) bool {
 // through the one fold driver, as one stream, on every CPU (Jobs).
 func (c *Config) collapsePerf(env *tool.Env, ins source.Inputs, opt collapse.Options) error {
 	f := &capture.Folder{Driver: collapse.Driver{Options: opt, Workers: c.Jobs, Warnf: env.Warnf}}
+	f.Resolver = capture.ResolverFor(capture.SymbolConfig{NoDebuginfod: c.NoDebuginfod, Force: c.Force, Getenv: env.Getenv, Progress: env.Stderr})
 	if !c.NoPerf {
 		f.Perf = "perf"
 	}

@@ -91,6 +91,9 @@ type Config struct {
 	// Bucket is the time resolution of --push and --format pprof (nil:
 	// the output's default).
 	Bucket *time.Duration
+	// NoDebuginfod and Force say where perf.data symbols come from: see
+	// capture.SymbolConfig.
+	NoDebuginfod, Force bool
 	// Files are the inputs ("-" or none: standard input).
 	Files []string
 }
@@ -134,7 +137,7 @@ func (c *run) run(env *tool.Env) error {
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
-	inputs, err := Open(names, env)
+	inputs, err := Open(names, capture.SymbolConfig{NoDebuginfod: c.NoDebuginfod, Force: c.Force}, env)
 	if err != nil {
 		return err
 	}
@@ -500,7 +503,7 @@ func (c *run) summary(env *tool.Env, s *window.Slicer, w *window.Window, inputs 
 // timed folded stacks stackcollapse makes of them, folded again each time
 // they are read, never formatted; pprof profiles and bpftrace dumps
 // converted. Binary data of no known kind is refused at once.
-func Open(names []string, env *tool.Env) (window.Inputs, error) {
+func Open(names []string, sym capture.SymbolConfig, env *tool.Env) (window.Inputs, error) {
 	if err := source.CheckNames(names); err != nil {
 		return nil, tool.Usagef("%v", err)
 	}
@@ -519,7 +522,8 @@ func Open(names []string, env *tool.Env) (window.Inputs, error) {
 			env.Warnf("%s", msg)
 		}
 	}
-	o := capture.Options{Perf: "perf", Warnf: warnf}
+	o := capture.Options{Perf: "perf", Warnf: warnf,
+		Resolver: capture.ResolverFor(capture.SymbolConfig{NoDebuginfod: sym.NoDebuginfod, Force: sym.Force, Getenv: env.Getenv, Progress: env.Stderr})}
 	inputs := make(window.Inputs, 0, len(srcs))
 	for _, src := range srcs {
 		if err := src.Check(); err != nil && !source.IsText(src.Head) {

@@ -1,0 +1,30 @@
+//go:build !unix
+
+package safefile
+
+import "os"
+
+// open checks what the platform allows: a regular file and its size.
+func open(path string, rule Rule) (*os.File, int64, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	if fi.Mode()&os.ModeSymlink != 0 && !rule.FollowSymlink {
+		return nil, 0, &Error{Path: path, What: rule.What, Err: ErrSymlink}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err = f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, &Error{Path: path, What: rule.What, Err: ErrNotRegular}
+	}
+	if rule.Max > 0 && fi.Size() > rule.Max {
+		f.Close()
+		return nil, 0, &Error{Path: path, What: rule.What, Err: ErrTooLarge}
+	}
+	return f, fi.Size(), nil
+}
