@@ -22,7 +22,7 @@ type Stats struct {
 	// Escaped counts the classic lines whose new stack ended in a blank
 	// and a number ("f 2" after --hide of the frames after it), which a
 	// reader would take for the first count of a differential line: that
-	// blank was written '_' (see Escape).
+	// blank was written '_' (see escape).
 	Escaped int64
 }
 
@@ -126,7 +126,7 @@ func (c *Copier) Record(rec *folded.Record, text []byte) error {
 		return nil
 	}
 	if rec.Kind == folded.Classic && !sameSlice(out, rec.Stack) {
-		if e, ok := Escape(out); ok {
+		if e, ok := escape(out); ok {
 			out = e
 			st.Escaped++
 		}
@@ -167,11 +167,11 @@ func writeLine(w *bufio.Writer, text []byte, rec *folded.Record, out []byte) err
 	return w.WriteByte('\n')
 }
 
-// Escape returns stack with the blank before a trailing number replaced
+// escape returns stack with the blank before a trailing number replaced
 // by '_', when it ends in whitespace and a number: "stack count" would
 // then read as a differential line. ok is false (and stack returned as
 // is) when the stack needs no escape.
-func Escape(stack []byte) ([]byte, bool) {
+func escape(stack []byte) ([]byte, bool) {
 	i := len(stack)
 	for i > 0 && (stack[i-1] >= '0' && stack[i-1] <= '9' || stack[i-1] == '.') {
 		i--
