@@ -112,14 +112,14 @@ func (s *Selection) Match(rec *folded.Record) Verdict {
 			return Drop
 		}
 	}
-	if s.Comm != nil && !s.Comm.Match(Comm(rec.Stack)) {
+	if s.Comm != nil && !s.Comm.Match(stackComm(rec.Stack)) {
 		return Drop
 	}
 	return Keep
 }
 
-// Comm returns the first frame of a folded stack: the command name.
-func Comm(stack []byte) []byte {
+// stackComm returns the first frame of a folded stack: the command name.
+func stackComm(stack []byte) []byte {
 	if i := bytes.IndexByte(stack, ';'); i >= 0 {
 		return stack[:i]
 	}
