@@ -12,4 +12,10 @@ require (
 	github.com/klauspost/pgzip v1.3.0
 )
 
-require github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+require (
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	go.opentelemetry.io/proto/slim/otlp v1.10.0 // indirect
+	go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development v0.3.0 // indirect
+	go.opentelemetry.io/proto/slim/otlp/profiles/v1development v0.3.0 // indirect
+	google.golang.org/protobuf v1.36.11 // indirect
+)

@@ -80,7 +80,7 @@ func TestPerfTimetravelPush(t *testing.T) {
 	defer hs.Close()
 
 	dir := t.TempDir()
-	r := ok(t, dir, rec+" -o tt -w 1 -n 2 --no-marker --push "+hs.URL+" --service web --label dc=eu")
+	r := ok(t, dir, rec+" -o tt -w 1 -n 2 --no-marker --push-format pprof --push "+hs.URL+" --service web --label dc=eu")
 	_, foldedFiles := windows(t, filepath.Join(dir, "tt"))
 	if len(foldedFiles) != 2 {
 		t.Fatalf("--push did not convert both windows: %v\n%s", foldedFiles, r.stderr)
@@ -106,7 +106,7 @@ func TestPerfTimetravelPush(t *testing.T) {
 
 	srv.refuse(http.StatusBadRequest)
 	dir = t.TempDir()
-	r = sh(t, dir, rec+" -o tt -w 1 -n 1 --no-marker --push "+hs.URL)
+	r = sh(t, dir, rec+" -o tt -w 1 -n 1 --no-marker --push-format pprof --push "+hs.URL)
 	if r.code != 1 || !strings.Contains(string(r.stderr), "the server says no") {
 		t.Errorf("want exit status 1 and the server's message:\n%s", r)
 	}

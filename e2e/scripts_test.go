@@ -102,6 +102,10 @@ func TestFlamegraphsMk(t *testing.T) {
 	}
 }
 
+// ledgerName is the file where perf-timetravel --push records the windows
+// sent.
+const ledgerName = ".perf-timetravel-pushed"
+
 var windowName = regexp.MustCompile(`^perf-[A-Za-z0-9_-]+-[0-9]{8}-[0-9]{6}-([0-9]+)s\.(data|folded\.gz)$`)
 
 // windows lists the files of dir, and fails on leftovers of unfinished
@@ -115,6 +119,7 @@ func windows(t *testing.T, dir string) (data, folded []string) {
 	for _, e := range entries {
 		m := windowName.FindStringSubmatch(e.Name())
 		switch {
+		case e.Name() == ledgerName: // what --push sent
 		case m == nil:
 			t.Errorf("unexpected file %s in the recorder's directory", e.Name())
 		case m[2] == "data":
@@ -132,12 +137,14 @@ func TestPerfTimetravelOptions(t *testing.T) {
 	r := ok(t, dir, script("perf-timetravel")+" --help")
 	for _, knob := range []string{"--dir", "--freq", "--window", "--duration", "--windows", "--max-bytes",
 		"--max-age", "--min-free", "--convert", "--drop-data", "--stackcollapse", "--no-marker", "--quiet",
-		"/dev/kmsg", "SIGTERM", "perf-HOST-YYYYmmdd-HHMMSS-120s.data", "Exit status"} {
+		"/dev/kmsg", "SIGTERM", "perf-HOST-YYYYmmdd-HHMMSS-120s.data", "Exit status",
+		"--push", "--push-format", "--push-backoff", ".perf-timetravel-pushed"} {
 		if !strings.Contains(string(r.stdout), knob) {
 			t.Errorf("--help does not explain %s", knob)
 		}
 	}
-	for _, bad := range []string{"--window 2x", "--freq 0", "--max-bytes lots", "--bogus", "--drop-data", "--window"} {
+	for _, bad := range []string{"--window 2x", "--freq 0", "--max-bytes lots", "--bogus", "--drop-data", "--window",
+		"--push http://x --push-format json", "--push http://x --push-backoff 0", "--push http://x --label host=a"} {
 		r := sh(t, dir, script("perf-timetravel")+" "+bad)
 		if r.code != 2 || !strings.Contains(string(r.stderr), "--help") {
 			t.Errorf("perf-timetravel %s: exit status %d, want 2 and a pointer to --help:\n%s", bad, r.code, r.stderr)

@@ -13,10 +13,11 @@ faster than perf script | stackcollapse, with the same output), the text of
 "perf script" (with or without --header) from FILEs, FIFOs or standard
 input ("-"), gzip or zstd or not; also pprof profiles, bpftrace map dumps and already-folded
 stacks (bcc's -f output, async-profiler's collapsed), each input recognised
-by its content (see --format). A perf.data file that cannot be read as perf
-would (--call-graph dwarf, LBR, pipe mode, another host's capture without
-its binaries) is read through perf script, with a note (--no-perf: an
-error instead). Stacks are folded as
+by its content (see --format). --call-graph dwarf captures are unwound in
+Go as perf unwinds them (without the inlined functions perf script adds:
+as perf script --no-inline). A perf.data file that cannot be read as perf
+would (LBR, pipe mode, another host's capture without its binaries) is read
+through perf script, with a note (--no-perf: an error instead). Stacks are folded as
 stackcollapse-perf.pl folds them (same frames, same flags, weights = perf's
 periods). When the samples have timestamps, the output keeps them: one
 timed line "stack weight @seconds" per sample, in input order, after a

@@ -10,6 +10,7 @@ import (
 
 	"flamekit/internal/cli"
 	"flamekit/pkg/filter/selection"
+	"flamekit/pkg/interop/otlp"
 	"flamekit/pkg/interop/pyroscope"
 	"flamekit/pkg/tool/timeslice"
 	"flamekit/pkg/view/bursts"
@@ -136,12 +137,13 @@ type command struct {
 // fleetFlags are the flags that send the window elsewhere than folded
 // text: pprof on standard output, or pushes to Pyroscope.
 type fleetFlags struct {
-	Format     string         `enum:"folded,pprof" default:"folded" help:"Output format: folded (summed classic stacks) or pprof (the window as a gzipped profile.proto, the samples' times, rounded down to --bucket, as timestamp_ns labels, for go tool pprof, Pyroscope, Parca, speedscope)."`
-	SampleType string         `name:"sample-type" placeholder:"TYPE/UNIT" help:"With --format pprof or --push: what the counts measure, e.g. alloc_space/bytes. Default: from the capture's metadata (cpu-clock: cpu/nanoseconds; --off-cpu: off_cpu/microseconds; --weight size: EVENT/bytes; other events: their name/count)."`
-	Push       string         `placeholder:"URL" help:"Push the window to Grafana Pyroscope at URL (http://host:4040) as pprof, one profile per --bucket, and print a summary on stderr instead of writing stdout. Auth from PYROSCOPE_BASIC_AUTH_USER/PYROSCOPE_BASIC_AUTH_PASSWORD or PYROSCOPE_AUTH_TOKEN; PYROSCOPE_TENANT_ID sets X-Scope-OrgID."`
-	Service    string         `placeholder:"NAME" help:"With --push: the service name the profiles are stored under (Grafana's service_name)."`
-	Label      []string       `sep:"none" placeholder:"KEY=VALUE" help:"With --push: a series label, e.g. --label host=web01 (repeatable)."`
-	Bucket     *time.Duration `placeholder:"DURATION" help:"The time resolution, aligned on the wall clock: with --push, the span of one pushed profile (default ${bucket}); with --format pprof, what timestamp_ns is rounded down to, the samples of one stack in one bucket being one pprof sample (default ${pprofbucket}; 1ns keeps every sample's own time)."`
+	Format      string         `enum:"folded,pprof,otlp" default:"folded" help:"Output format: folded (summed classic stacks), pprof (the window as a gzipped profile.proto, the samples' times, rounded down to --bucket, as timestamp_ns labels, for go tool pprof, Pyroscope, Parca, speedscope) or otlp (an OpenTelemetry ExportProfilesServiceRequest, proto ${otlpversion}, in protobuf: each sample's wall-clock time to --bucket, default ${otlpbucket}, with its CPU, pid, tid and comm; with --push, sent to the OTLP/HTTP receiver at URL${otlppath})."`
+	SampleType  string         `name:"sample-type" placeholder:"TYPE/UNIT" help:"With --format pprof or --push: what the counts measure, e.g. alloc_space/bytes. Default: from the capture's metadata (cpu-clock: cpu/nanoseconds; --off-cpu: off_cpu/microseconds; --weight size: EVENT/bytes; other events: their name/count)."`
+	Push        string         `placeholder:"URL" help:"Push the window to Grafana Pyroscope at URL (http://host:4040) as pprof, one profile per --bucket, and print a summary on stderr instead of writing stdout. Auth from PYROSCOPE_BASIC_AUTH_USER/PYROSCOPE_BASIC_AUTH_PASSWORD or PYROSCOPE_AUTH_TOKEN; PYROSCOPE_TENANT_ID sets X-Scope-OrgID."`
+	Service     string         `placeholder:"NAME" help:"With --push: the service name the profiles are stored under (Grafana's service_name); with --format otlp, the resource's service.name."`
+	Label       []string       `sep:"none" placeholder:"KEY=VALUE" help:"With --push: a series label, e.g. --label host=web01 (repeatable); with --format otlp, a resource attribute (host= is host.name)."`
+	PushTimeout time.Duration  `name:"push-timeout" placeholder:"DURATION" help:"With --format otlp --push: give up after this long, retries included (default ${pushtimeout})."`
+	Bucket      *time.Duration `placeholder:"DURATION" help:"The time resolution, aligned on the wall clock: with --push, the span of one pushed profile (default ${bucket}); with --format pprof, what timestamp_ns is rounded down to, the samples of one stack in one bucket being one pprof sample (default ${pprofbucket}; 1ns keeps every sample's own time)."`
 }
 
 // Defaults gives kong the defaults of --rows, --top, --threshold and
@@ -152,6 +154,8 @@ func (c *command) Defaults() map[string]string {
 		"maxrows": strconv.Itoa(heatmap.MaxRows),
 		"top":     strconv.Itoa(bursts.DefaultMax), "threshold": strconv.FormatFloat(bursts.DefaultThreshold, 'f', -1, 64),
 		"bucket": pyroscope.DefaultBucket.String(), "pprofbucket": timeslice.DefaultPprofBucket.String(),
+		"otlpversion": otlp.ProtoVersion, "otlpbucket": otlp.DefaultResolution.String(), "otlppath": otlp.Path,
+		"pushtimeout": timeslice.DefaultPushTimeout.String(),
 	}
 }
 
@@ -170,7 +174,7 @@ func (c *command) options() (timeslice.Config, error) {
 		Heatmap: string(c.Heatmap), Rows: c.Rows, Bursts: c.Bursts, Measure: c.Measure,
 		Top: c.Top, Threshold: c.Threshold, Quiet: c.Quiet, Select: sel,
 		Format: c.Format, SampleType: c.SampleType, Push: c.Push, Service: c.Service,
-		Label: c.Label, Bucket: c.Bucket, Files: c.Files,
+		Label: c.Label, Bucket: c.Bucket, Files: c.Files, PushTimeout: c.PushTimeout,
 	}, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"flamekit/internal/testkit/gotool"
 	"flamekit/internal/testkit/testcapture"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/interop/pprof"
@@ -84,28 +84,13 @@ func loadCapture(t *testing.T, name, dir string) *capture {
 	return c
 }
 
-// goTool returns the path of go, or skips the test.
-func goTool(t *testing.T) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go is not on PATH: cannot run go tool pprof to compare with")
-	}
-	return goBin
-}
-
 // pprofStacks runs go tool pprof -proto with args on file and returns
 // the stacks of the profile it writes (root first, joined by ';') with
 // the sum of their default sample values.
-func pprofStacks(t *testing.T, goBin, file string, args ...string) map[string]int64 {
+func pprofStacks(t *testing.T, file string, args ...string) map[string]int64 {
 	t.Helper()
-	cmd := exec.Command(goBin, append(append([]string{"tool", "pprof", "-symbolize=none", "-proto"}, args...), file)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("go tool pprof -proto %s: %v\n%s", strings.Join(args, " "), err, errb.String())
-	}
-	p, err := profile.Parse(&out)
+	out := gotool.Pprof(t, append(append([]string{"-symbolize=none", "-proto"}, args...), file)...)
+	p, err := profile.Parse(bytes.NewReader(out))
 	if err != nil {
 		t.Fatalf("go tool pprof -proto %s: reading its output: %v", strings.Join(args, " "), err)
 	}
@@ -292,7 +277,6 @@ func (c flagCase) pprofArg() string {
 // give the same stacks with the same totals. With -v it prints the
 // agreement table (flag x capture).
 func TestMatchesPprof(t *testing.T) {
-	goBin := goTool(t)
 	dir := t.TempDir()
 	type cell struct{ equal, total int }
 	table := map[[2]string]*cell{}
@@ -307,13 +291,13 @@ func TestMatchesPprof(t *testing.T) {
 				c := loadCapture(t, a.capture, dir)
 				// No filter at all: the same stacks to begin with.
 				all := filterStacks(t, c.recs, Options{})
-				if d := diffStacks(all, pprofStacks(t, goBin, c.profile)); d != "" {
+				if d := diffStacks(all, pprofStacks(t, c.profile)); d != "" {
 					t.Fatalf("unfiltered profile differs from the folded lines:\n%s", d)
 				}
 				for _, fc := range a.cases {
 					t.Run(fc.flag+"="+strings.Join(fc.values, ","), func(t *testing.T) {
 						got := filterStacks(t, c.recs, fc.options())
-						want := pprofStacks(t, goBin, c.profile, fc.pprofArg())
+						want := pprofStacks(t, c.profile, fc.pprofArg())
 						d := diffStacks(got, want)
 						mu.Lock()
 						k := [2]string{fc.flag, a.capture}

@@ -33,6 +33,7 @@ import (
 	"flamekit/pkg/perf/perfscript"
 	"flamekit/pkg/perf/sample"
 	"flamekit/pkg/perf/symbols"
+	"flamekit/pkg/perf/unwind"
 	"flamekit/pkg/source"
 	"flamekit/pkg/source/decompress"
 )
@@ -293,6 +294,32 @@ func (f *Folder) report(path string, s perfdata.Stats, frameless int64) {
 	if len(parts) > 0 {
 		f.warnf("%s: %s", path, strings.Join(parts, "; "))
 	}
+	if n, causes := s.Unwind.Short(); n > 0 {
+		f.warnf("%s: %d of the %d user stacks unwound from --call-graph dwarf stack dumps end before their outermost frame, as perf's unwinder ends them (%s)%s",
+			path, n, s.Unwind.Total(), causes, unwindAdvice(&s.Unwind))
+	}
+}
+
+// unwindAdvice says how to keep more of the stacks that the DWARF
+// unwinder could not finish, for their most frequent causes.
+func unwindAdvice(u *perfdata.UnwindStops) string {
+	var tips []string
+	if u[unwind.StackEnd] > 0 {
+		tips = append(tips, "a larger stack dump keeps more frames: perf record --call-graph dwarf,16384 (at most 65528)")
+	}
+	if u[unwind.NoCFI]+u[unwind.NoObject] > 0 {
+		tips = append(tips, "code without unwind tables (Go binaries, objects not on this machine) stops the unwind: record such programs with frame pointers (-g), or run perf archive where they were recorded")
+	}
+	if u[unwind.JIT] > 0 {
+		tips = append(tips, "JIT code has no unwind tables: record JIT runtimes with frame pointers (-g)")
+	}
+	if u[unwind.Replaced] > 0 {
+		tips = append(tips, "objects changed since the capture (another build-id): run perf archive where it was recorded")
+	}
+	if len(tips) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(tips, "; ")
 }
 
 // script returns the producer of the text perf script prints for the

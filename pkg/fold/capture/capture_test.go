@@ -106,10 +106,11 @@ func TestDataAgreesWithPerfScript(t *testing.T) {
 }
 
 // TestFallbackToPerfScript: a perf.data file the reader cannot read as
-// perf does (--call-graph dwarf) is read through perf script, with a
-// message; without perf, it is an error that says what to run.
+// perf does (here pipe mode) is read through perf script, with a message;
+// without perf, it is an error that says what to run. (The stand-in perf
+// prints the text of another capture.)
 func TestFallbackToPerfScript(t *testing.T) {
-	data := "../../perf/perfdata/testdata/dwarf.data.gz"
+	data := "../../perf/perfdata/testdata/pipe.data.gz"
 	text, err := golden.Read("../../../testdata/perf/dwarf.txt.gz")
 	if err != nil {
 		t.Fatal(err)
@@ -133,11 +134,11 @@ func TestFallbackToPerfScript(t *testing.T) {
 	if out != want || out == "" {
 		t.Errorf("the fallback's output differs from folding perf script's text:\n%s", golden.Diff([]byte(want), []byte(out)))
 	}
-	if !strings.Contains(msgs, "dwarf.data.gz: ") || !strings.Contains(msgs, "reading it with "+perf+" script instead") {
+	if !strings.Contains(msgs, "pipe.data.gz: ") || !strings.Contains(msgs, "reading it with "+perf+" script instead") {
 		t.Errorf("no message saying perf script was run:\n%s", msgs)
 	}
 	_, _, err = fold(t, collapse.Options{}, nil, func(f *Folder) collapse.Input { return f.Data(open(t, data), "x") })
-	if err == nil || !strings.Contains(err.Error(), "gzip -dc "+data+" > ../../perf/perfdata/testdata/dwarf.data) and run perf script --header -i ../../perf/perfdata/testdata/dwarf.data") {
+	if err == nil || !strings.Contains(err.Error(), "gzip -dc "+data+" > ../../perf/perfdata/testdata/pipe.data) and run perf script --header -i ../../perf/perfdata/testdata/pipe.data") {
 		t.Errorf("without perf: %v, want an error saying to run perf script", err)
 	}
 }

@@ -186,6 +186,9 @@ func (st *stage) begin(c *sample.Capture, source string) {
 		c = &sample.Capture{}
 	}
 	in := &input{capture: c, source: source}
+	if dwarfCmdline(c.Cmdline) {
+		st.sym.dwarf = true
+	}
 	first, err1 := folded.ParseTime([]byte(c.First))
 	last, err2 := folded.ParseTime([]byte(c.Last))
 	if err1 == nil && err2 == nil && first <= last {

@@ -37,6 +37,15 @@ type symCounts struct {
 	brokenZero            bool             // one of those addresses was 0
 	brokenComm            map[string]int64 // broken samples per program (comm)
 	brokenBelow           map[string]int64 // per file of the frame before the break
+	// dwarf: the capture was recorded with --call-graph dwarf, whose
+	// user stacks were unwound from stack dumps, not frame pointers.
+	dwarf bool
+}
+
+// dwarfCmdline reports whether a perf record command line asked for
+// --call-graph dwarf.
+func dwarfCmdline(cmd string) bool {
+	return strings.Contains(cmd, "--call-graph dwarf") || strings.Contains(cmd, "--call-graph=dwarf")
 }
 
 func (c *symCounts) merge(o *symCounts) {
@@ -264,10 +273,17 @@ func (c *symCounts) messages() []string {
 		if len(c.brokenBelow) > 0 {
 			below = " (" + topNames(c.brokenBelow) + ")"
 		}
-		msgs = append(msgs, fmt.Sprintf("the user stacks of %s are broken (%d%% of the samples with user frames): "+
-			"they run code built without frame pointers%s, where the frame-pointer walk reached %s. "+
-			"Record with perf record --call-graph dwarf, or build that code with -fno-omit-frame-pointer",
-			topNames(c.brokenComm), pct(c.broken, c.userSamples), below, where))
+		if c.dwarf {
+			msgs = append(msgs, fmt.Sprintf("the user stacks of %s are broken (%d%% of the samples with user frames): "+
+				"unwinding their stack dumps%s reached %s, as perf's unwinder does. "+
+				"The code there has no CFI (JIT code, or objects not on this machine): record it with frame pointers (-g) instead",
+				topNames(c.brokenComm), pct(c.broken, c.userSamples), below, where))
+		} else {
+			msgs = append(msgs, fmt.Sprintf("the user stacks of %s are broken (%d%% of the samples with user frames): "+
+				"they run code built without frame pointers%s, where the frame-pointer walk reached %s. "+
+				"Record with perf record --call-graph dwarf, or build that code with -fno-omit-frame-pointer",
+				topNames(c.brokenComm), pct(c.broken, c.userSamples), below, where))
+		}
 	}
 	if c.userUnknown < minUnknownFrames || float64(c.userUnknown) < userUnknownShare*float64(c.user) {
 		return msgs
@@ -280,7 +296,7 @@ func (c *symCounts) messages() []string {
 		return msgs
 	}
 	cure := "install their debug symbols (Debian: the -dbgsym packages) or build with -g"
-	if !brokenMsg {
+	if !brokenMsg && !c.dwarf {
 		cure += "; short or broken stacks come from code built without frame pointers: build with -fno-omit-frame-pointer or record with --call-graph dwarf"
 	}
 	msgs = append(msgs, fmt.Sprintf("%d%% of the user frames have no symbol, most in %s: %s",

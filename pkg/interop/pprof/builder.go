@@ -2,6 +2,7 @@ package pprof
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -75,6 +76,19 @@ type Options struct {
 	// least MinCut, whose cells fit in a timeline over any capture.
 	Cut    int64
 	HasCut bool
+	// Mappings are the capture's mapped files with their build-ids
+	// (perfdata.BuildIDs), written as the profile's mappings: no
+	// location points into them (folded frames are names, without
+	// addresses), but the profile names every file and build-id it has
+	// samples in, as Go's own profiles do.
+	Mappings []Mapping
+}
+
+// Mapping is one file a capture has samples in.
+type Mapping struct {
+	File                 string
+	BuildID              string // GNU build-id, lowercase hexadecimal; "" if unknown
+	Start, Limit, Offset uint64
 }
 
 // MinCut is the finest Resolution that Options.HasCut takes: 2^31
@@ -175,6 +189,10 @@ type Builder struct {
 	// as they come (Options.Aggregate: one cell, stacks only;
 	// Options.HasCut: Resolution intervals on the wall clock), else nil.
 	tb *timeline.Builder
+	// Set by start: the timeline built from tb, and the wall clock's
+	// offset from perf's.
+	tl     *timeline.Timeline
+	offset int64
 }
 
 // sum is a sum of counts: its integer parts exactly, its fractions apart.
@@ -409,10 +427,131 @@ func (b *Builder) Profile() (*profile.Profile, error) {
 }
 
 // Write writes the profile of everything added to w, gzipped, as
-// profile.proto, encoding it as it goes. It or Profile can be called once.
+// profile.proto, encoding it as it goes. It, Walk or Profile can be
+// called once.
 func (b *Builder) Write(w io.Writer) error {
+	h, err := b.start()
+	if err != nil {
+		return err
+	}
+	e := newEncoder(w, h.Frames)
+	for _, t := range h.Types {
+		e.valueType(fieldSampleType, t)
+	}
+	e.valueType(fieldPeriodType, h.Weight)
+	e.int(fieldPeriod, h.Period)
+	e.int(fieldDefaultSampleType, int64(e.str(h.Weight.Type)))
+	if h.HasSpan {
+		e.int(fieldTimeNanos, h.TimeNanos)
+		e.int(fieldDurationNanos, h.DurationNanos)
+	}
+	for _, c := range h.Comments {
+		e.int(fieldComment, int64(e.str(c)))
+	}
+	var vals [2]int64
+	b.walk(h, func(s *rawSample) {
+		vals[0], vals[1] = s.lines, s.value
+		v := vals[:]
+		if len(h.Types) == 1 {
+			v = vals[1:]
+		}
+		e.sample(s.locs, v, s.ts, s.timed, s.w)
+	})
+	for i, mp := range h.Mappings {
+		e.mapping(uint64(i+1), mp)
+	}
+	for id := range h.Frames {
+		e.location(uint64(id + 1))
+	}
+	for id := range h.Frames {
+		e.function(uint64(id + 1))
+	}
+	return e.close()
+}
+
+// Header is what a profile says besides its samples, as Walk gives it.
+type Header struct {
+	// Frames are the distinct frame names; a Sample's Frames index them.
+	Frames []string
+	// Types are the sample types: samples/count then the weight, or the
+	// weight alone when classic lines were added (the samples behind them
+	// are unknown).
+	Types []Weight
+	// Weight is the weight (the last of Types, the default).
+	Weight Weight
+	// Period is the most frequent integer count of the timed samples.
+	Period int64
+	// TimeNanos and DurationNanos are the span on the wall clock (perf's
+	// clock without one: Stats.NoWall), when HasSpan.
+	TimeNanos, DurationNanos int64
+	HasSpan                  bool
+	// Comments are the capture's metadata lines, then how perf's clock
+	// was mapped (see ToFolded).
+	Comments []string
+	// Meta is the capture's metadata lines merged (later lines win).
+	Meta folded.Meta
+	// Mappings are Options.Mappings.
+	Mappings []Mapping
+}
+
+// Sample is one sample as Walk gives it (and Write encodes it).
+type Sample struct {
+	// Frames are the stack's frames, leaf first, as indexes into
+	// Header.Frames.
+	Frames []uint32
+	// Samples is the number of folded lines summed in it, Value their
+	// counts as the weight (int64, rounded so that every prefix of the
+	// samples sums to the folded sum rounded).
+	Samples, Value int64
+	// Time is the start of its Resolution interval on the wall clock, in
+	// ns (timestamp_ns), when Timed.
+	Time  int64
+	Timed bool
+	// CPU, PID and TID are the sample's CPU and thread, where Has says.
+	CPU, PID, TID int32
+	Has           folded.Has
+}
+
+// Walk gives head the profile's header, then visit every sample, in the
+// order Write encodes them: the timed ones by time, then the classic ones.
+// The Sample and its Frames are reused between calls. It, Write or
+// Profile can be called once; Stats is valid after it.
+func (b *Builder) Walk(head func(*Header), visit func(*Sample)) error {
+	h, err := b.start()
+	if err != nil {
+		return err
+	}
+	head(h)
+	var s Sample
+	b.walk(h, func(r *rawSample) {
+		s.Frames = s.Frames[:0]
+		for p := r.locs; len(p) > 0; {
+			v, n := binary.Uvarint(p)
+			p = p[n:]
+			s.Frames = append(s.Frames, uint32(v-1))
+		}
+		s.Samples, s.Value, s.Time, s.Timed = r.lines, r.value, r.ts, r.timed
+		s.CPU, s.PID, s.TID, s.Has = r.w.cpu, r.w.pid, r.w.tid, r.w.has
+		visit(&s)
+	})
+	return nil
+}
+
+// rawSample is one sample as the walk makes it: locs are its location
+// IDs (1 + frame index), leaf first, as packed varints.
+type rawSample struct {
+	locs         []byte
+	lines, value int64
+	ts           int64
+	timed        bool
+	w            where
+}
+
+// start ends the adding: it finds the weight, the clock and the span, and
+// builds the timeline the samples were cut into, if any.
+func (b *Builder) start() (*Header, error) {
 	if b.done {
-		return errors.New("pprof: the profile was already written")
+		return nil, errors.New("pprof: the profile was already written")
 	}
 	b.done = true
 	m := b.merged()
@@ -424,7 +563,7 @@ func (b *Builder) Write(w io.Writer) error {
 
 	// The clock.
 	ref, ok := b.ref(&m)
-	offset := offsetOf(ref, ok) // wall ns = perf ns + offset
+	b.offset = offsetOf(ref, ok) // wall ns = perf ns + offset
 	switch {
 	case ok:
 		b.stats.Clock, b.stats.Estimated = ref.How, !ref.Exact
@@ -436,75 +575,58 @@ func (b *Builder) Write(w io.Writer) error {
 		b.stats.Clock = "no wall clock (no perf record -k reference and no \"captured on\" date): times are perf's clock, seconds since boot"
 	}
 	names := b.names
-	var tl *timeline.Timeline
 	if b.tb != nil {
-		if !b.fits(offset) {
-			return fmt.Errorf("%w: cut at %d ns, the clock says %d", ErrCut, b.opts.Cut, offset)
+		if !b.fits(b.offset) {
+			return nil, fmt.Errorf("%w: cut at %d ns, the clock says %d", ErrCut, b.opts.Cut, b.offset)
 		}
-		tl = b.tb.Build()
+		b.tl = b.tb.Build()
 		b.tb = nil
-		names = tl.Frames
-		b.stats.Stacks = stacksOf(tl)
+		names = b.tl.Frames
+		b.stats.Stacks = stacksOf(b.tl)
 	} else {
 		b.stats.Stacks = len(b.locOff) - 1
 	}
 	b.stats.Frames = len(names)
 
-	e := newEncoder(w, names)
-	types := []Weight{Samples, wt}
+	h := &Header{Frames: names, Weight: wt, Period: b.period(), Meta: m, Mappings: b.opts.Mappings}
+	h.Types = []Weight{Samples, wt}
 	if b.classic {
-		// The samples behind classic lines are unknown: keep the weight
-		// alone.
-		types = types[1:]
+		h.Types = h.Types[1:]
 	}
-	for _, t := range types {
-		e.valueType(fieldSampleType, t)
+	if from, to, hasSpan := b.span(&m); hasSpan {
+		h.TimeNanos, h.DurationNanos, h.HasSpan = int64(from)+b.offset, int64(to-from), true
 	}
-	e.valueType(fieldPeriodType, wt)
-	e.int(fieldPeriod, b.period())
-	e.int(fieldDefaultSampleType, int64(e.str(wt.Type)))
-	from, to, hasSpan := b.span(&m)
-	if hasSpan {
-		e.int(fieldTimeNanos, int64(from)+offset)
-		e.int(fieldDurationNanos, int64(to-from))
-	}
-	// Comments: the metadata lines, then how the clock was mapped.
 	for i := range b.metas {
-		e.int(fieldComment, int64(e.str(strings.TrimSuffix(string(folded.AppendMeta(nil, &b.metas[i])), "\n"))))
+		h.Comments = append(h.Comments, strings.TrimSuffix(string(folded.AppendMeta(nil, &b.metas[i])), "\n"))
 	}
-	e.int(fieldComment, int64(e.str(clockComment(ref, ok))))
+	h.Comments = append(h.Comments, clockComment(ref, ok))
+	return h, nil
+}
 
+// walk gives emit every sample, its value rounded (see rounder), and
+// counts them in the stats.
+func (b *Builder) walk(h *Header, emit func(*rawSample)) {
 	var round rounder
-	var vals [2]int64
-	emit := func(locs []byte, lines int64, s sum, ts int64, timed bool, w where) {
-		vals[0], vals[1] = lines, s.n+round.next(s.frac)
-		v := vals[:]
-		if b.classic {
-			v = vals[1:]
-		}
-		e.sample(locs, v, ts, timed, w)
-		b.stats.Value += vals[1]
+	var r rawSample
+	one := func(locs []byte, lines int64, s sum, ts int64, timed bool, w where) {
+		r = rawSample{locs: locs, lines: lines, value: s.n + round.next(s.frac), ts: ts, timed: timed, w: w}
+		emit(&r)
+		b.stats.Value += r.value
 		b.stats.Samples++
 	}
-	if tl != nil {
-		b.timelineSamples(tl, offset, e, emit)
-	} else {
-		b.timedSamples(offset, func(g *group) {
-			emit(b.locs[b.locOff[g.stack]:b.locOff[g.stack+1]], g.lines, g.sum, g.key, true, b.whereOf(g.where))
-		})
-		for st := range b.agg {
-			if b.lines[st] > 0 {
-				emit(b.locs[b.locOff[st]:b.locOff[st+1]], b.lines[st], b.agg[st], 0, false, where{})
-			}
+	if b.tl != nil {
+		b.timelineSamples(b.tl, b.offset, one)
+		b.tl = nil
+		return
+	}
+	b.timedSamples(b.offset, func(g *group) {
+		one(b.locs[b.locOff[g.stack]:b.locOff[g.stack+1]], g.lines, g.sum, g.key, true, b.whereOf(g.where))
+	})
+	for st := range b.agg {
+		if b.lines[st] > 0 {
+			one(b.locs[b.locOff[st]:b.locOff[st+1]], b.lines[st], b.agg[st], 0, false, where{})
 		}
 	}
-	for id := range names {
-		e.location(uint64(id + 1))
-	}
-	for id := range names {
-		e.function(uint64(id + 1))
-	}
-	return e.close()
 }
 
 // ErrCut is wrapped by the error of Write when the clock it finds does not
@@ -559,7 +681,7 @@ func stacksOf(tl *timeline.Timeline) int {
 // one per stack, untimed; else the timed ones, cell by cell (the
 // interval's start on the wall clock is its timestamp_ns), each with its
 // thread and CPU, then the classic lines' (cell NoTime), one per stack.
-func (b *Builder) timelineSamples(tl *timeline.Timeline, offset int64, e *encoder, emit func([]byte, int64, sum, int64, bool, where)) {
+func (b *Builder) timelineSamples(tl *timeline.Timeline, offset int64, emit func([]byte, int64, sum, int64, bool, where)) {
 	var locs []byte
 	stackLocs := func(s timeline.StackID) []byte {
 		locs = locs[:0]

@@ -37,6 +37,10 @@
 //   - TimeNanos and DurationNanos are wall clock: exact when the capture
 //     carries a clock reference (perf record -k), estimated from perf's
 //     "captured on" otherwise (see folded.RefFromMeta and [Stats.Clock]).
+//   - [Options.Mappings] (a perf.data file's build-id table, see
+//     perfdata.BuildIDs) become the profile's mappings, each file with
+//     its GNU build-id, as in Go's own profiles; no location points into
+//     them, since folded frames are names without addresses.
 //   - The metadata lines are kept as the profile's comments, with one more
 //     line that records how perf's clock was mapped, so that [ToFolded]
 //     gives back the perf-clock times.

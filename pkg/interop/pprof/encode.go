@@ -12,6 +12,7 @@ import (
 const (
 	fieldSampleType        = 1
 	fieldSample            = 2
+	fieldMapping           = 3
 	fieldLocation          = 4
 	fieldFunction          = 5
 	fieldStringTable       = 6
@@ -130,6 +131,18 @@ func (e *encoder) sample(locs []byte, vals []int64, ts int64, timed bool, w wher
 	}
 	e.msg = m
 	e.field(fieldSample, m)
+}
+
+// mapping writes Mapping id: its file and build-id.
+func (e *encoder) mapping(id uint64, mp Mapping) {
+	m := appendIntField(e.msg[:0], 1, int64(id))
+	m = appendIntField(m, 2, int64(mp.Start))
+	m = appendIntField(m, 3, int64(mp.Limit))
+	m = appendIntField(m, 4, int64(mp.Offset))
+	m = appendIntField(m, 5, int64(e.str(mp.File)))
+	m = appendIntField(m, 6, int64(e.str(mp.BuildID)))
+	e.msg = m
+	e.field(fieldMapping, m)
 }
 
 // location writes Location id, one line in Function id.

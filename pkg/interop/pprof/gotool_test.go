@@ -5,32 +5,15 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"flamekit/internal/testkit/gotool"
 	"flamekit/pkg/folded"
 )
-
-// goTool runs go tool pprof with args and returns its standard output; it
-// skips the test when go is not on PATH.
-func goTool(t *testing.T, args ...string) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go is not on PATH: cannot run go tool pprof")
-	}
-	cmd := exec.Command(goBin, append([]string{"tool", "pprof"}, args...)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("go tool pprof %s: %v\n%s", strings.Join(args, " "), err, errb.String())
-	}
-	return out.String()
-}
 
 var valueLineRe = regexp.MustCompile(`^\s*(\d+)(?:ns|B)?   (\S.*)$`)
 
@@ -153,7 +136,7 @@ func TestGoProfilesMatchPprofTraces(t *testing.T) {
 			if tc.unit != "" {
 				args = append(args, "-unit="+tc.unit)
 			}
-			want := parseTraces(t, goTool(t, append(args, "-traces", tc.file)...))
+			want := parseTraces(t, goToolPprof(t, append(args, "-traces", tc.file)...))
 			for k, v := range want {
 				if v == 0 {
 					delete(want, k)
@@ -167,7 +150,7 @@ func TestGoProfilesMatchPprofTraces(t *testing.T) {
 					t.Errorf("stack %s: %d, go tool pprof -traces %d", k, got[k], v)
 				}
 			}
-			top := pprofTotal(t, goTool(t, append(args, "-top", "-nodecount=1", tc.file)...))
+			top := pprofTotal(t, goToolPprof(t, append(args, "-top", "-nodecount=1", tc.file)...))
 			if top != total {
 				t.Errorf("total %d, go tool pprof -top %d", total, top)
 			}
@@ -213,7 +196,7 @@ func TestGoToolPprofReadsOurs(t *testing.T) {
 			enc, _ := encode(t, p)
 			path := writeTemp(t, "burst.pb.gz", enc)
 
-			top := goTool(t, "-top", "-unit=ns", "-nodecount=5", path)
+			top := goToolPprof(t, "-top", "-unit=ns", "-nodecount=5", path)
 			if got := pprofTotal(t, top); float64(got) != in.total() {
 				t.Errorf("go tool pprof -top total %dns, folded total %v", got, in.total())
 			}
@@ -222,7 +205,7 @@ func TestGoToolPprofReadsOurs(t *testing.T) {
 			}
 			t.Logf("go tool pprof -top:\n%s", top)
 
-			raw := goTool(t, "-raw", path)
+			raw := goToolPprof(t, "-raw", path)
 			if !strings.Contains(raw, "samples/count cpu/nanoseconds") || !strings.Contains(raw, "timestamp_ns:[") {
 				t.Errorf("-raw lacks the sample types or timestamp_ns labels:\n%.2000s", raw)
 			}
@@ -257,7 +240,7 @@ func TestGoToolPprofReadsOurs(t *testing.T) {
 				focus = fmt.Sprintf("-tagfocus=timestamp_ns=%dms:%dms", wFrom/1e6, wTo/1e6-1)
 			}
 			want, kept := windowTotal(t, text, from, to)
-			out := goTool(t, "-top", "-unit=ns", "-nodefraction=0", "-nodecount=100000", focus, path)
+			out := goToolPprof(t, "-top", "-unit=ns", "-nodefraction=0", "-nodecount=100000", focus, path)
 			if got := shownTotal(t, out); float64(got) != want || !strings.Contains(out, "burst_spin") {
 				t.Errorf("go tool pprof %s: total %dns, timeslice window %v (%d samples)\n%s", focus, got, want, kept, out)
 			}
@@ -274,7 +257,7 @@ func TestGoToolPprofReadsOurs(t *testing.T) {
 			}
 			for cpu, want := range perCPU {
 				focus := fmt.Sprintf("-tagfocus=cpu=%d", cpu)
-				out := goTool(t, "-top", "-unit=ns", "-nodefraction=0", "-nodecount=100000", focus, path)
+				out := goToolPprof(t, "-top", "-unit=ns", "-nodefraction=0", "-nodecount=100000", focus, path)
 				if got := shownTotal(t, out); float64(got) != want {
 					t.Errorf("go tool pprof %s: total %dns, the lines of CPU %d %v", focus, got, cpu, want)
 				}
@@ -308,3 +291,6 @@ func mergedFields(ms []folded.Meta) []folded.Field {
 	}
 	return m.Fields
 }
+
+// goToolPprof is go tool pprof's output, as text.
+func goToolPprof(t *testing.T, args ...string) string { return string(gotool.Pprof(t, args...)) }

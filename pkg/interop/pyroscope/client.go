@@ -87,14 +87,23 @@ type Client struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// UserAgent is sent with every request.
 	UserAgent string
+	// Total bounds the time of one Ingest, every attempt and wait
+	// included (a server that accepts connections and never answers
+	// would otherwise hold a push for (Retries+1) × the request timeout);
+	// 0 after NewClient means DefaultTotal, a negative value no bound.
+	Total time.Duration
 }
+
+// ErrTotal is the cause of an Ingest stopped by Client.Total.
+var ErrTotal = errors.New("the push's time limit passed")
 
 // Defaults of NewClient.
 const (
 	DefaultRetries    = 4
 	DefaultBackoff    = 250 * time.Millisecond
 	DefaultMaxBackoff = 8 * time.Second
-	DefaultTimeout    = 60 * time.Second
+	DefaultTimeout    = 30 * time.Second // one request
+	DefaultTotal      = 60 * time.Second // one Ingest, retries included
 )
 
 // NewClient returns a Client for the server at rawURL (for example
@@ -184,14 +193,23 @@ func retryable(status int) bool {
 
 // Ingest pushes one profile.
 func (c *Client) Ingest(ctx context.Context, r Request) (Result, error) {
-	u := *c.base
-	u.Path = strings.TrimSuffix(u.Path, "/") + "/ingest"
 	q := url.Values{}
 	q.Set("name", r.Name)
 	q.Set("format", "pprof")
 	q.Set("from", strconv.FormatInt(r.From.UnixNano(), 10))
 	q.Set("until", strconv.FormatInt(r.Until.UnixNano(), 10))
-	u.RawQuery = q.Encode()
+	res, _, err := c.Post(ctx, "/ingest", q, http.Header{"Content-Type": {"application/octet-stream"}}, r.Profile)
+	return res, err
+}
+
+// Post sends body to path (under the URL's path) with the query and the
+// headers given (Content-Type, Content-Encoding), with the Client's
+// retries and backoff, within Total, and returns the start (at most 64
+// KiB) of a 2xx answer's body.
+func (c *Client) Post(ctx context.Context, path string, query url.Values, header http.Header, body []byte) (Result, []byte, error) {
+	u := *c.base
+	u.Path = strings.TrimSuffix(u.Path, "/") + path
+	u.RawQuery = query.Encode()
 	target := u.String()
 
 	retries := c.Retries
@@ -201,25 +219,34 @@ func (c *Client) Ingest(ctx context.Context, r Request) (Result, error) {
 	if retries < 0 {
 		retries = 0
 	}
+	total := c.Total
+	if total == 0 {
+		total = DefaultTotal
+	}
+	if total > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, total, ErrTotal)
+		defer cancel()
+	}
 	wait := c.Backoff
 	var res Result
 	for {
 		res.Attempts++
-		status, msg, after, err := c.send(ctx, target, r.Profile)
+		status, msg, after, answer, err := c.send(ctx, target, header, body)
 		res.Status = status
 		switch {
 		case err == nil && status/100 == 2:
-			return res, nil
+			return res, answer, nil
 		case ctx.Err() != nil:
-			return res, ctx.Err()
+			return res, nil, c.stopped(ctx, total, res.Attempts)
 		case err == nil && !retryable(status):
-			return res, &RefusedError{Status: status, Message: msg, Attempts: res.Attempts}
+			return res, nil, &RefusedError{Status: status, Message: msg, Attempts: res.Attempts}
 		}
 		if err != nil {
 			msg = err.Error()
 		}
 		if res.Attempts > retries {
-			return res, &RefusedError{Status: status, Message: msg, Attempts: res.Attempts}
+			return res, nil, &RefusedError{Status: status, Message: msg, Attempts: res.Attempts}
 		}
 		d := wait
 		if after > d {
@@ -229,7 +256,10 @@ func (c *Client) Ingest(ctx context.Context, r Request) (Result, error) {
 			d = c.MaxBackoff
 		}
 		if err := c.sleep(ctx, d); err != nil {
-			return res, err
+			if ctx.Err() != nil {
+				return res, nil, c.stopped(ctx, total, res.Attempts)
+			}
+			return res, nil, err
 		}
 		wait *= 2
 		if c.MaxBackoff > 0 && wait > c.MaxBackoff {
@@ -238,14 +268,26 @@ func (c *Client) Ingest(ctx context.Context, r Request) (Result, error) {
 	}
 }
 
+// stopped is the error of an Ingest whose ctx is done: the time limit,
+// said with its figures, or the caller's cancellation.
+func (c *Client) stopped(ctx context.Context, total time.Duration, attempts int) error {
+	if errors.Is(context.Cause(ctx), ErrTotal) {
+		return fmt.Errorf("%w: no answer from %s within %v (%d attempts); the push gives up on this profile", ErrTotal, c.base.Host, total, attempts)
+	}
+	return ctx.Err()
+}
+
 // send makes one request; it returns the status, the server's message for
-// a non-2xx status, a 429's Retry-After, and a network error.
-func (c *Client) send(ctx context.Context, target string, body []byte) (int, string, time.Duration, error) {
+// a non-2xx status, a 429's Retry-After, a 2xx answer's body, and a
+// network error.
+func (c *Client) send(ctx context.Context, target string, header http.Header, body []byte) (int, string, time.Duration, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
-		return 0, "", 0, err
+		return 0, "", 0, nil, err
 	}
-	req.Header.Set("Content-Type", "application/octet-stream")
+	for k, v := range header {
+		req.Header[k] = v
+	}
 	if c.UserAgent != "" {
 		req.Header.Set("User-Agent", c.UserAgent)
 	}
@@ -264,10 +306,10 @@ func (c *Client) send(ctx context.Context, target string, body []byte) (int, str
 		if errors.As(err, &ue) {
 			err = ue.Err // the URL is known to the caller
 		}
-		return 0, "", 0, err
+		return 0, "", 0, nil, err
 	}
 	defer resp.Body.Close()
-	const keep = 4 << 10
+	const keep = 64 << 10
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, keep))
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // let the connection be reused
 	var after time.Duration
@@ -275,9 +317,9 @@ func (c *Client) send(ctx context.Context, target string, body []byte) (int, str
 		after = time.Duration(s) * time.Second
 	}
 	if resp.StatusCode/100 == 2 {
-		return resp.StatusCode, "", 0, nil
+		return resp.StatusCode, "", 0, b, nil
 	}
-	return resp.StatusCode, message(b), after, nil
+	return resp.StatusCode, message(b), after, nil, nil
 }
 
 // message tidies a response body for an error message: one line, valid

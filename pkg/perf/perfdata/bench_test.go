@@ -120,3 +120,32 @@ func BenchmarkChains(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(frames), "ns/frame")
 }
+
+// BenchmarkDWARF reads the system-wide --call-graph dwarf capture,
+// unwinding its user stacks with the committed objects' CFI (each
+// Reader's tables cold: every object's CFI is read again), without
+// symbols.
+func BenchmarkDWARF(b *testing.B) {
+	script, err := golden.Read("testdata/dwsys.script.gz")
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := extract(b, "dwsys", script)
+	objects := &committedObjects{}
+	benchRead(b, path, func() Symbolizer { return objectsOnly{objects} })
+}
+
+// objectsOnly is a Symbolizer that finds no symbol, only the committed
+// objects' CFI.
+type objectsOnly struct{ *committedObjects }
+
+func (objectsOnly) Kernel(string, uint64) (symbols.Symbol, bool) { return symbols.Symbol{}, false }
+func (objectsOnly) Module(string, string, uint64) (symbols.Symbol, bool) {
+	return symbols.Symbol{}, false
+}
+func (objectsOnly) DSO(string, string, uint64) (symbols.Symbol, bool) { return symbols.Symbol{}, false }
+func (objectsOnly) DSOTable(string, string) *symbols.Table            { return nil }
+func (objectsOnly) PerfMap(int, uint64) (symbols.Symbol, bool)        { return symbols.Symbol{}, false }
+func (objectsOnly) KernelSymbols(string) *symbols.Kernel              { return nil }
+func (objectsOnly) KernelSymbolAddr(string, string) (uint64, bool)    { return 0, false }
+func (objectsOnly) Missing() []symbols.Missing                        { return nil }

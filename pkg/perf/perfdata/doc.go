@@ -33,6 +33,12 @@
 //     (sched_switch's prev_state letters, __print_flags,
 //     __print_symbolic, %pS), else name=value fields.
 //
+// The user stacks of a --call-graph dwarf capture are unwound from each
+// sample's registers and stack dump (pkg/perf/unwind) as perf's libunwind
+// unwinds them, and joined to the kernel part of its chain: the frames
+// perf script --no-inline prints (perf script also adds inlined functions,
+// which this package does not). Stats.Unwind counts why stacks ended.
+//
 // A file perf record did not finish is read as far as it goes: killed
 // (the header's data size still 0) or cut short (a full disk: the data
 // section runs past the end of the file, or the feature sections are
@@ -43,7 +49,8 @@
 // Reader.Damage says what was lost, on one line.
 //
 // What it does not do returns an *UnsupportedError, so that the caller can
-// run perf script instead: pipe-mode files, --call-graph dwarf and LBR
+// run perf script instead: pipe-mode files, --call-graph dwarf of another
+// architecture than x86-64, LBR
 // call stacks, big-endian files, and a capture from another host whose
 // binaries are not on this machine (unless Options.AllowForeign).
 //

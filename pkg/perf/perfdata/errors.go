@@ -7,7 +7,8 @@ import (
 
 // UnsupportedError is returned for a perf.data file that is valid but that
 // this package cannot turn into the samples perf script would print: pipe
-// mode, --call-graph dwarf, LBR call stacks, a big-endian file, a capture
+// mode, --call-graph dwarf of another architecture than x86-64, LBR call
+// stacks, a big-endian file, a capture
 // whose binaries cannot be found on this machine. The caller can run
 // `perf script` on the file instead.
 type UnsupportedError struct {

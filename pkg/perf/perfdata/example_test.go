@@ -77,15 +77,15 @@ func Example() {
 	// 896 samples of [cpu-clock:ppp] on vm from 800.786093 to 801.822198
 }
 
-// Open says when a file needs perf script: here a capture made with
-// --call-graph dwarf.
+// Open says when a file needs perf script: here a capture perf record
+// wrote to a pipe.
 func ExampleUnsupportedError() {
-	path, cleanup := gunzip("dwarf")
+	path, cleanup := gunzip("pipe")
 	defer cleanup()
 
 	_, err := perfdata.Open(path, perfdata.Options{})
 	if ue, ok := err.(*perfdata.UnsupportedError); ok {
 		fmt.Println(ue.Reason)
 	}
-	// Output: --call-graph dwarf capture (user stacks need a DWARF unwinder)
+	// Output: pipe-mode perf.data (perf record -o -)
 }

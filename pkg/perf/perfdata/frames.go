@@ -731,6 +731,9 @@ func (l *location) fill(m *mapping, addr, printed, kdelta uint64, kernelID strin
 // fillNoMap describes the location of an address ip in no map:
 // "[unknown] ([unknown])", named at once by nm.
 func (l *location) fillNoMap(ip uint64, nm *namer) {
+	if ip == unwoundEnd {
+		ip = ^uint64(0)
+	}
 	l.f.DSO, l.printed, l.kind = unknownBytes, ip, dsoNone
 	nm.mu.Lock()
 	l.f.Addr = nm.slab.hex(ip)

@@ -19,6 +19,7 @@ const (
 	featHostname    = 3
 	featOSRelease   = 4
 	featVersion     = 5
+	featArch        = 6
 	featCmdline     = 11
 	featEventDesc   = 12
 	featSampleTime  = 21
@@ -57,6 +58,7 @@ type fileInfo struct {
 	buildIDs map[string]buildID // DSO name -> build-id (host entries)
 	tracing  *tracingData
 	features [4]uint64
+	arch     string  // the machine's architecture ("x86_64"), "" when absent
 	damage   *Damage // nil for a file perf record finished
 }
 
@@ -194,7 +196,7 @@ func readHeader(r io.ReaderAt, size int64, name string) (*fileInfo, error) {
 			}
 			s := section{tc.u64(), tc.u64()}
 			switch bit {
-			case featTracingData, featBuildID, featHostname, featOSRelease, featVersion,
+			case featTracingData, featBuildID, featHostname, featOSRelease, featVersion, featArch,
 				featCmdline, featEventDesc, featSampleTime, featClockID, featClockData:
 			default:
 				continue
@@ -234,6 +236,8 @@ func (fi *fileInfo) feature(bit int, b []byte) error {
 		cp.OSRelease = strings.TrimSpace(c.headerString())
 	case featVersion:
 		cp.PerfVersion = strings.TrimSpace(c.headerString())
+	case featArch:
+		fi.arch = strings.TrimSpace(c.headerString())
 	case featCmdline:
 		nr := c.u32()
 		var sb strings.Builder

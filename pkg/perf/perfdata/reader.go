@@ -44,6 +44,9 @@ type Stats struct {
 	DroppedChains int64 // samples whose call chain perf drops (a bad context marker)
 	GuestSamples  int64 // samples of a virtual machine's guest, which perf script skips
 	Unordered     int64 // records older than what was already delivered (perf's "out of order")
+	// Unwind counts where the user stacks of a --call-graph dwarf
+	// capture ended, per cause.
+	Unwind UnwindStops
 }
 
 // Reader reads the samples of a perf.data file, in the order and with the
@@ -102,7 +105,8 @@ type Reader struct {
 	loadFrom *world
 	world    *world // the current world (see curWorld)
 	worldGen uint64
-	shared   *sharedLocs // the locations of the FrameCaches
+	shared   *sharedLocs    // the locations of the FrameCaches
+	dwarf    *dwarfUnwinder // for --call-graph dwarf samples
 	stats    Stats
 	stopErr  error // why reading stopped; Err once the queue is empty
 	err      error
@@ -116,7 +120,7 @@ type outFields struct {
 
 // Open opens a perf.data file and reads its header. The error is an
 // *UnsupportedError when the file is valid but needs perf script (pipe
-// mode, --call-graph dwarf, LBR call stacks, a big-endian file, a capture
+// mode, --call-graph dwarf not of x86-64, LBR call stacks, a big-endian file, a capture
 // from another host whose objects are not here), a *FormatError when it
 // is not a perf.data file. The capture's "captured on" is the file's
 // modification time, as perf prints it.
@@ -203,8 +207,8 @@ func (r *Reader) checkSupported() error {
 	for i := range r.fi.attrs {
 		a := &r.fi.attrs[i]
 		switch {
-		case a.sampleType&sampleStackUser != 0:
-			return &UnsupportedError{File: r.name, Reason: "--call-graph dwarf capture (user stacks need a DWARF unwinder)"}
+		case a.sampleType&sampleStackUser != 0 && r.fi.arch != "" && r.fi.arch != "x86_64":
+			return &UnsupportedError{File: r.name, Reason: "--call-graph dwarf capture of " + r.fi.arch + " (its user stacks need a DWARF unwinder for " + r.fi.arch + "; only x86-64 stacks are unwound)"}
 		case a.sampleType&sampleBranchStack != 0 && a.branchType&branchCallStack != 0:
 			return &UnsupportedError{File: r.name, Reason: "--call-graph lbr capture (LBR call stacks)"}
 		case a.sampleType&sampleBranchStack != 0 && a.sampleType&sampleCallchain == 0:
@@ -628,6 +632,9 @@ func (r *Reader) deliver(rec []byte) bool {
 			// perf script filters these out (perf_guest is false).
 			r.stats.GuestSamples++
 			return false
+		}
+		if r.rec.attr.sampleType&sampleStackUser != 0 && r.rec.attr.sampleType&sampleCallchain != 0 {
+			r.unwindUser(&r.rec)
 		}
 		r.makeSample(&r.rec)
 		r.stats.Samples++

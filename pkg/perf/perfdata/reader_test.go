@@ -68,12 +68,14 @@ func TestUnsupported(t *testing.T) {
 	copy(bigEndian, "2ELIFREP")
 	v1 := bytes.Clone(cpp)
 	copy(v1, "PERFFILE")
+	// A DWARF capture of another architecture: only x86-64 is unwound.
+	otherArch := bytes.ReplaceAll(readData(t, "dwarf"), []byte("x86_64\x00"), []byte("mips64\x00"))
 	tests := []struct {
 		name string
 		data []byte
 		want string
 	}{
-		{"dwarf", readData(t, "dwarf"), "--call-graph dwarf"},
+		{"dwarf mips64", otherArch, "--call-graph dwarf capture of mips64"},
 		{"pipe", readData(t, "pipe"), "pipe-mode"},
 		{"lbr", lbr, "--call-graph lbr"},
 		{"big-endian", bigEndian, "big-endian"},

@@ -94,6 +94,11 @@ type sampleRec struct {
 	callchain []byte // nr u64 values, little-endian
 	nchain    int
 	raw       []byte
+	// --call-graph dwarf: the user registers (PERF_SAMPLE_REGS_USER's
+	// ABI and values) and the valid bytes of the user stack dump.
+	regsABI uint64
+	regs    []byte
+	stack   []byte
 }
 
 func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
@@ -265,7 +270,46 @@ func (r *Reader) parseSample(misc uint16, body []byte, s *sampleRec) bool {
 		n := c.u32()
 		s.raw = c.bytes(int(n))
 	}
+	if st&(sampleRegsUser|sampleStackUser) != 0 {
+		r.parseUser(a, &c, s)
+	}
 	return !c.bad
+}
+
+// parseUser reads the fields of a SAMPLE after its raw data that a
+// --call-graph dwarf sample has: its branch stack (skipped), user
+// registers and user stack dump.
+func (r *Reader) parseUser(a *attr, c *cursor, s *sampleRec) {
+	st := a.sampleType
+	if st&sampleBranchStack != 0 {
+		nr := c.u64()
+		if a.branchType&branchHWIndexSample != 0 {
+			c.u64()
+		}
+		if nr > uint64(c.left()/24) {
+			c.bad = true
+			return
+		}
+		c.skip(24 * int(nr))
+	}
+	if st&sampleRegsUser != 0 {
+		s.regsABI = c.u64()
+		if s.regsABI != 0 {
+			s.regs = c.bytes(8 * a.regsUserWeight)
+		}
+	}
+	if st&sampleStackUser != 0 {
+		size := c.u64()
+		if size > 0 {
+			if size > uint64(c.left()) {
+				c.bad = true
+				return
+			}
+			data := c.bytes(int(size))
+			dyn := c.u64()
+			s.stack = data[:min(dyn, size)]
+		}
+	}
 }
 
 // chainAt returns the i-th callchain entry.

@@ -52,7 +52,7 @@ type Config struct {
 	RefPerf     string   `name:"ref-perf" placeholder:"SECONDS" help:"The perf-clock (dmesg) time of --ref-wall, e.g. 2404.748841."`
 	Jobs        int      `name:"jobs" short:"j" default:"0" help:"Use this many CPUs (default: all): -j 1 leaves the others to perf record."`
 	Format      string   `name:"format" enum:"auto,perf,bpftrace,pprof,perf-data,folded" default:"auto" help:"Input format: auto (recognise each input by its content), perf (perf script text), pprof (profile.proto, gzipped or not: Go's -cpuprofile/-memprofile, perf_data_converter, timeslice --format pprof), bpftrace (map dump), folded (passed through), perf-data (perf record's file, read directly)."`
-	NoPerf      bool     `name:"no-perf" help:"Never run perf script: a perf.data file that stackcollapse cannot read as perf does (--call-graph dwarf, LBR, pipe mode, another host's capture without perf archive) is an error instead."`
+	NoPerf      bool     `name:"no-perf" help:"Never run perf script: a perf.data file that stackcollapse cannot read as perf does (LBR, pipe mode, another host's capture without perf archive) is an error instead."`
 	Map         string   `name:"map" placeholder:"@NAME" help:"bpftrace input: the map to fold (default: the first map with a stack in its key)."`
 	Files       []string `arg:"" optional:"" name:"FILE" help:"Input files: perf script text, pprof, bpftrace dumps, folded stacks (.gz read transparently); '-' or none for standard input."`
 

@@ -2,15 +2,19 @@ package timeslice
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"flamekit/pkg/filter/window"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/interop/otlp"
 	"flamekit/pkg/interop/pprof"
 	"flamekit/pkg/interop/pyroscope"
+	"flamekit/pkg/perf/perfdata"
 	"flamekit/pkg/tool"
 )
 
@@ -23,6 +27,8 @@ func (f *Config) Resolution() time.Duration {
 	switch {
 	case f.Bucket != nil:
 		return *f.Bucket
+	case f.Format == "otlp":
+		return otlp.DefaultResolution
 	case f.Push != "":
 		return pyroscope.DefaultBucket
 	}
@@ -34,19 +40,21 @@ func (c *run) checkFleet() error {
 	f := &c.Config
 	switch {
 	case f.Push != "" && f.Format == "pprof":
-		return tool.Usagef("--push and --format pprof cannot be combined: --push sends pprof itself")
-	case (f.Push != "" || f.Format == "pprof") && (c.Heatmap != "" || c.KeepTime):
-		return tool.Usagef("--heatmap and --keep-time write their own output: drop --push/--format pprof")
+		return tool.Usagef("--push and --format pprof cannot be combined: --push sends pprof itself (--format otlp --push sends OTLP)")
+	case (f.Push != "" || f.Format != "folded") && (c.Heatmap != "" || c.KeepTime):
+		return tool.Usagef("--heatmap and --keep-time write their own output: drop --push/--format %s", f.Format)
 	case f.Push != "" && f.Service == "":
 		return tool.Usagef("--push needs --service NAME (the service name Grafana shows)")
-	case f.Push == "" && (f.Service != "" || len(f.Label) > 0):
-		return tool.Usagef("--service and --label go with --push URL")
+	case f.Push == "" && f.Format != "otlp" && (f.Service != "" || len(f.Label) > 0):
+		return tool.Usagef("--service and --label go with --push URL or --format otlp")
 	case f.Bucket != nil && *f.Bucket <= 0:
 		return tool.Usagef("--bucket %v: want a positive duration such as 1s or 250ms", *f.Bucket)
-	case f.Bucket != nil && f.Push == "" && f.Format != "pprof":
-		return tool.Usagef("--bucket goes with --push or --format pprof")
-	case f.SampleType != "" && f.Push == "" && f.Format != "pprof":
-		return tool.Usagef("--sample-type goes with --format pprof or --push")
+	case f.Bucket != nil && f.Push == "" && f.Format == "folded":
+		return tool.Usagef("--bucket goes with --push or --format pprof/otlp")
+	case f.SampleType != "" && f.Push == "" && f.Format == "folded":
+		return tool.Usagef("--sample-type goes with --format pprof/otlp or --push")
+	case f.Format == "otlp" && f.Resolution() < pprof.MinCut:
+		return tool.Usagef("--bucket %v: --format otlp keeps timestamps to %v at the finest", f.Resolution(), pprof.MinCut)
 	}
 	if f.SampleType != "" {
 		if _, err := parseWeight(f.SampleType); err != nil {
@@ -80,7 +88,8 @@ func refOf(win *window.Window, clock *window.Clock) (folded.WallRef, bool) {
 }
 
 // pprofOutput makes the Slicer's sink a pprof Builder; finish writes the
-// gzipped profile once the clock is known.
+// gzipped profile once the clock is known (with --format otlp, the OTLP
+// request made from the same Builder, written or pushed: otlpFinish).
 //
 // The Builder sums the samples of each --bucket interval (on the wall
 // clock) as they come, in a timeline (package timeline), so it must know
@@ -95,7 +104,7 @@ func refOf(win *window.Window, clock *window.Clock) (folded.WallRef, bool) {
 // nearly every sample is a key of its own at such widths.
 func (c *run) pprofOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, win *window.Window) func(*window.Clock) error {
 	w, _ := parseWeight(c.SampleType)
-	opts := pprof.Options{Weight: w, Resolution: c.Resolution()}
+	opts := pprof.Options{Weight: w, Resolution: c.Resolution(), Mappings: mappings(inputs)}
 	if win != nil {
 		opts.From, opts.HasFrom, opts.To, opts.HasTo = win.From, win.HasFrom, win.To, win.HasTo
 	}
@@ -127,6 +136,9 @@ func (c *run) pprofOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs,
 			}
 			return finish(clock)
 		}
+		if c.Format == "otlp" {
+			return c.otlpFinish(env, b, clock)
+		}
 		if err := b.Write(env.Stdout); err != nil {
 			return err
 		}
@@ -143,6 +155,113 @@ func (c *run) pprofOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs,
 		return nil
 	}
 }
+
+// mappings returns the files and build-ids of the inputs that are
+// perf.data files (their headers' build-id tables), for the pprof and
+// OTLP outputs; other inputs (folded text, perf script text, gzipped
+// captures) have none.
+func mappings(inputs window.Inputs) []pprof.Mapping {
+	var out []pprof.Mapping
+	seen := map[pprof.Mapping]bool{}
+	for _, in := range inputs {
+		if in.Name == "-" {
+			continue
+		}
+		ids, err := perfdata.BuildIDs(in.Name)
+		if err != nil {
+			continue
+		}
+		for _, id := range ids {
+			m := pprof.Mapping{File: id.File, BuildID: id.ID}
+			if !seen[m] {
+				seen[m] = true
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+// otlpFinish writes or pushes the OTLP request of the samples b holds.
+func (c *run) otlpFinish(env *tool.Env, b *pprof.Builder, clock *window.Clock) error {
+	opts := otlp.Options{Service: c.Service}
+	for _, l := range c.Label {
+		k, v, ok := strings.Cut(l, "=")
+		switch {
+		case !ok || k == "" || v == "":
+			return tool.Usagef("--label %q: want KEY=VALUE", l)
+		case k == "host":
+			opts.Host = v // the pprof push's host label is OTLP's host.name
+		default:
+			opts.Resource = append(opts.Resource, [2]string{k, v})
+		}
+	}
+	if c.Push != "" {
+		opts.Split = pyroscope.DefaultBucket
+		opts.ProfileID = c.ProfileID
+		if opts.ProfileID == [16]byte{} {
+			opts.ProfileID = c.profileID()
+		}
+	}
+	req, st, err := otlp.Build(b, opts)
+	c.profile = st.Stats
+	if err != nil {
+		return err
+	}
+	if st.Estimated {
+		env.Warnf("warning: wall-clock times (timestamps_unix_nano) are estimated: %s", st.Clock)
+	}
+	if !st.WeightKnown && c.SampleType == "" {
+		env.Warnf("OTLP sample type %s guessed from the event; --sample-type TYPE/UNIT says what the counts measure", st.Weight)
+	}
+	body, err := otlp.Marshal(req)
+	if err != nil {
+		return err
+	}
+	if c.Push == "" {
+		_, err := env.Stdout.Write(body)
+		return err
+	}
+	auth, err := pyroscope.AuthFromEnv(env.Env)
+	if err != nil {
+		return err
+	}
+	client, err := pyroscope.NewClient(c.Push, auth, nil)
+	if err != nil {
+		return tool.Usagef("--push: %v", err)
+	}
+	client.Total = c.PushTimeout
+	if client.Total == 0 {
+		client.Total = DefaultPushTimeout
+	}
+	res, sent, err := otlp.Push(context.Background(), client, body)
+	if err != nil {
+		return fmt.Errorf("OTLP push of %d samples (%d bytes gzipped) to %s%s: %w", st.Timed, sent, client.URL(), otlp.Path, err)
+	}
+	env.Warnf("pushed %d OTLP profiles of %d samples, %s %s total, %d bytes (%d gzipped) in 1 request (%d attempts) to %s%s",
+		st.Profiles, st.Records, folded.FormatCount(st.Total), st.Weight, len(body), sent, res.Attempts, client.URL(), otlp.Path)
+	return nil
+}
+
+// profileID names a push by what it sends: the service, the labels, the
+// inputs' file names and the window, so that pushing the same window of
+// the same file again (a recorder restarted before it knew the first push
+// had been accepted) gives the same OTLP profile_id, which a receiver may
+// deduplicate.
+func (c *run) profileID() [16]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%q %q %v", c.Service, c.Label, c.Window)
+	for _, f := range c.Files {
+		fmt.Fprintf(h, " %q", filepath.Base(f))
+	}
+	var id [16]byte
+	copy(id[:], h.Sum(nil))
+	return id
+}
+
+// DefaultPushTimeout bounds an OTLP push, its retries included, without
+// Config.PushTimeout.
+const DefaultPushTimeout = 2 * time.Minute
 
 // pushOutput makes the Slicer's sink a Pyroscope Pusher (the inputs have
 // been surveyed: their clock and metadata are final); finish pushes the

@@ -63,15 +63,23 @@ type Config struct {
 	Quiet bool
 	// Select keeps the samples of some CPUs, processes, threads (nil: all).
 	Select *selection.Selection
-	// Format is "folded" (or "") or "pprof".
+	// Format is "folded" (or ""), "pprof" or "otlp".
 	Format string
 	// SampleType is TYPE/UNIT, what pprof and pushed counts measure.
 	SampleType string
 	// Push is the Pyroscope URL to push to, under Service with Label
-	// (KEY=VALUE) series labels.
+	// (KEY=VALUE) series labels; with Format "otlp", the OTLP/HTTP
+	// receiver's base URL (otlp.Path is appended), Service its
+	// service.name and a host label its host.name.
 	Push    string
 	Service string
 	Label   []string
+	// PushTimeout bounds an OTLP push, its retries included (0:
+	// DefaultPushTimeout).
+	PushTimeout time.Duration
+	// ProfileID is the pushed OTLP profiles' id (see otlp.Options), when
+	// not zero.
+	ProfileID [16]byte
 	// Bucket is the time resolution of --push and --format pprof (nil:
 	// the output's default).
 	Bucket *time.Duration
@@ -194,8 +202,8 @@ func (c *run) check() error {
 	if err := c.checkFleet(); err != nil {
 		return err
 	}
-	if c.Bursts && (c.Heatmap != "" || c.KeepTime || c.Push != "" || c.Format == "pprof") {
-		return tool.Usagef("--bursts prints windows: it cannot be combined with --heatmap (which marks them), --keep-time, --format pprof or --push")
+	if c.Bursts && (c.Heatmap != "" || c.KeepTime || c.Push != "" || c.Format != "folded") {
+		return tool.Usagef("--bursts prints windows: it cannot be combined with --heatmap (which marks them), --keep-time, --format pprof/otlp or --push")
 	}
 	if c.Top < 1 || c.Threshold <= 0 {
 		return tool.Usagef("--top wants 1 or more, --threshold more than 0")
@@ -219,9 +227,9 @@ func (c *run) place(spec window.Spec, hasWindow bool, inputs window.Inputs) (win
 	// --format pprof cuts its intervals on the wall clock as it reads:
 	// it reads the heads of the inputs, streams copied first to be read
 	// as files (see pprofOutput).
-	pprofClock := c.Format == "pprof" && c.Push == "" && c.Resolution() >= pprof.MinCut
+	pprofClock := (c.Format == "pprof" && c.Push == "" || c.Format == "otlp") && c.Resolution() >= pprof.MinCut
 	switch {
-	case c.Push != "" || needClock && (inputs.HasStream() || c.KeepTime):
+	case c.Push != "" && c.Format != "otlp" || needClock && (inputs.HasStream() || c.KeepTime):
 		if err := inputs.Survey(""); err != nil {
 			return nil, false, err
 		}
@@ -304,9 +312,9 @@ func (c *run) read(env *tool.Env, inputs window.Inputs, win *window.Window) (*wi
 // input has been read.
 func (c *run) output(env *tool.Env, s *window.Slicer, inputs window.Inputs, win *window.Window) (finish func(*window.Clock) error, err error) {
 	switch {
-	case c.Push != "":
+	case c.Push != "" && c.Format != "otlp":
 		return c.pushOutput(env, s, inputs)
-	case c.Format == "pprof":
+	case c.Format == "pprof" || c.Format == "otlp":
 		return c.pprofOutput(env, s, inputs, win), nil
 	case c.Heatmap == "html":
 		return c.pageOutput(env, s, inputs, win), nil

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"flamekit/internal/testkit/gotool"
 	"flamekit/internal/testkit/testcapture"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/interop/pprof"
@@ -83,22 +83,12 @@ func loadCapture(t *testing.T, name, dir string) *capture {
 // when go is not on PATH.
 func runPprof(t *testing.T, c *capture, args ...string) string {
 	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go is not on PATH: cannot run go tool pprof to compare with")
-	}
-	all := []string{"tool", "pprof", "-symbolize=none", "-nodecount=0", "-nodefraction=0", "-edgefraction=0"}
+	all := []string{"-symbolize=none", "-nodecount=0", "-nodefraction=0", "-edgefraction=0"}
 	if c.unit != "" {
 		all = append(all, "-unit="+c.unit)
 	}
 	all = append(append(all, args...), c.profile)
-	cmd := exec.Command(goBin, all...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(all, " "), err, errb.String())
-	}
-	return out.String()
+	return string(gotool.Pprof(t, all...))
 }
 
 // value parses a value go tool pprof printed with the unit given to -unit

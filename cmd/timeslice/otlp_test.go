@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	collectorpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
+
+	"flamekit/pkg/interop/otlp"
+	"flamekit/pkg/interop/pprof"
+	"flamekit/pkg/perf/perfdata"
+)
+
+// otlpStacks decodes an OTLP request with the official proto package
+// and returns its values per stack (root first), its profiles' spans and
+// the timestamps' range.
+func otlpStacks(t *testing.T, body []byte) (stacks map[string]float64, spans [][2]uint64, minTS, maxTS uint64, resource map[string]string) {
+	t.Helper()
+	var req collectorpb.ExportProfilesServiceRequest
+	if err := proto.Unmarshal(body, &req); err != nil {
+		t.Fatal(err)
+	}
+	d := req.GetDictionary()
+	strs := d.GetStringTable()
+	stacks, resource = map[string]float64{}, map[string]string{}
+	minTS = ^uint64(0)
+	for _, rp := range req.GetResourceProfiles() {
+		for _, kv := range rp.GetResource().GetAttributes() {
+			resource[kv.GetKey()] = kv.GetValue().GetStringValue()
+		}
+		for _, sp := range rp.GetScopeProfiles() {
+			for _, p := range sp.GetProfiles() {
+				spans = append(spans, [2]uint64{p.GetTimeUnixNano(), p.GetDurationNano()})
+				for _, s := range p.GetSamples() {
+					var frames []string
+					for _, li := range d.GetStackTable()[s.GetStackIndex()].GetLocationIndices() {
+						fn := d.GetFunctionTable()[d.GetLocationTable()[li].GetLines()[0].GetFunctionIndex()]
+						frames = append([]string{strs[fn.GetNameStrindex()]}, frames...)
+					}
+					for i, v := range s.GetValues() {
+						stacks[strings.Join(frames, ";")] += float64(v)
+						ts := s.GetTimestampsUnixNano()[i]
+						minTS, maxTS = min(minTS, ts), max(maxTS, ts)
+					}
+				}
+			}
+		}
+	}
+	return
+}
+
+// TestFormatOTLP: --format otlp writes the window's stacks and total,
+// every timestamp inside the window on the wall clock.
+func TestFormatOTLP(t *testing.T) {
+	t.Setenv("TZ", "UTC")
+	_, fold, _ := run(t, "", "--from", "13s", "--to", "16s", burstFile)
+	want := profile(t, fold)
+	code, out, stderr := run(t, "", "--from", "13s", "--to", "16s", "--format", "otlp", "--service", "burst", burstFile)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	got, spans, lo, hi, res := otlpStacks(t, []byte(out))
+	if len(got) != len(want) || total(got) != total(want) {
+		t.Errorf("%d stacks, total %v; the folded window: %d, %v", len(got), total(got), len(want), total(want))
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("stack %s: %v, want %v", k, got[k], v)
+		}
+	}
+	if len(spans) != 1 || spans[0][1] != 3e9 || lo < spans[0][0] || hi >= spans[0][0]+spans[0][1] {
+		t.Errorf("profiles %v, timestamps %d to %d", spans, lo, hi)
+	}
+	if res[otlp.AttrService] != "burst" || res[otlp.AttrHost] != "vm" {
+		t.Errorf("resource %v", res)
+	}
+}
+
+// otlpServer is an OTLP/HTTP receiver that answers the statuses of its
+// script, then 200, and keeps what it accepted.
+type otlpServer struct {
+	mu       sync.Mutex
+	script   []int
+	accepted [][]byte
+	requests int
+}
+
+func (s *otlpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	if r.Header.Get("Content-Encoding") == "gzip" {
+		if zr, err := gzip.NewReader(bytes.NewReader(b)); err == nil {
+			b, _ = io.ReadAll(zr)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests++
+	if r.URL.Path != otlp.Path {
+		http.NotFound(w, r)
+		return
+	}
+	if len(s.script) > 0 {
+		st := s.script[0]
+		s.script = s.script[1:]
+		http.Error(w, "not now", st)
+		return
+	}
+	s.accepted = append(s.accepted, b)
+}
+
+// TestPushOTLP: --format otlp --push sends the window once, as 1 s
+// profiles in one request, through a server restarting (503) and
+// throttling (429); the stacks accepted are the window's.
+func TestPushOTLP(t *testing.T) {
+	t.Setenv("TZ", "UTC")
+	_, fold, _ := run(t, "", "--from", "13s", "--to", "16s", burstFile)
+	want := profile(t, fold)
+	srv := &otlpServer{script: []int{503, 429}}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	code, out, stderr := run(t, "", "--from", "13s", "--to", "16s", "--format", "otlp", "--push", hs.URL, "--service", "burst", "--label", "host=web7", "--label", "env=test", burstFile)
+	if code != 0 || out != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", code, out, stderr)
+	}
+	if len(srv.accepted) != 1 || srv.requests != 3 {
+		t.Fatalf("%d requests, %d accepted; want 3 and 1", srv.requests, len(srv.accepted))
+	}
+	got, spans, _, _, res := otlpStacks(t, srv.accepted[0])
+	if total(got) != total(want) || len(spans) != 3 {
+		t.Errorf("total %v in %d profiles, want %v in 3", total(got), len(spans), total(want))
+	}
+	for _, sp := range spans {
+		if sp[1] != uint64(time.Second) || sp[0]%uint64(time.Second) != 0 {
+			t.Errorf("profile span %v: want whole seconds", sp)
+		}
+	}
+	if res[otlp.AttrHost] != "web7" || res["env"] != "test" || res[otlp.AttrService] != "burst" {
+		t.Errorf("resource %v", res)
+	}
+	if !strings.Contains(stderr, "pushed 3 OTLP profiles of 488 samples") || !strings.Contains(stderr, "gzipped) in 1 request (3 attempts)") {
+		t.Errorf("stderr: %s", stderr)
+	}
+
+	refuse := &otlpServer{script: []int{400}}
+	hs2 := httptest.NewServer(refuse)
+	defer hs2.Close()
+	code, _, stderr = run(t, "", "--format", "otlp", "--push", hs2.URL, "--service", "burst", burstFile)
+	if code != 1 || refuse.requests != 1 || !strings.Contains(stderr, "HTTP 400") {
+		t.Errorf("refused: exit %d, %d requests, stderr %s", code, refuse.requests, stderr)
+	}
+}
+
+// TestBuildIDs: the pprof and OTLP outputs of a perf.data file carry each
+// file of its build-id table with its GNU build-id, as Go's own profiles
+// do.
+func TestBuildIDs(t *testing.T) {
+	t.Setenv("TZ", "UTC")
+	zf, err := os.Open("../../pkg/perf/perfdata/testdata/go.data.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zf.Close()
+	zr, err := gzip.NewReader(zf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(t.TempDir(), "go.data")
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(data, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := perfdata.BuildIDs(data)
+	if err != nil || len(ids) == 0 {
+		t.Fatalf("the capture's build-ids: %v %v", ids, err)
+	}
+	want := map[string]string{}
+	for _, id := range ids {
+		want[id.File] = id.ID
+	}
+
+	code, out, stderr := run(t, "", "--format", "pprof", data)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	p, err := pprof.Parse([]byte(out), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, m := range p.Mapping {
+		got[m.File] = m.BuildID
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("pprof mappings %v, the capture's build-ids %v", got, want)
+	}
+
+	code, out, stderr = run(t, "", "--format", "otlp", data)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	var req collectorpb.ExportProfilesServiceRequest
+	if err := proto.Unmarshal([]byte(out), &req); err != nil {
+		t.Fatal(err)
+	}
+	d := req.GetDictionary()
+	got = map[string]string{}
+	for _, m := range d.GetMappingTable()[1:] {
+		for _, ai := range m.GetAttributeIndices() {
+			a := d.GetAttributeTable()[ai]
+			if d.GetStringTable()[a.GetKeyStrindex()] == otlp.AttrBuildID {
+				got[d.GetStringTable()[m.GetFilenameStrindex()]] = a.GetValue().GetStringValue()
+			}
+		}
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("OTLP mappings %v, the capture's build-ids %v", got, want)
+	}
+}

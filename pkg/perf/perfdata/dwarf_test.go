@@ -1,0 +1,319 @@
+package perfdata
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"flamekit/internal/testkit/elfskel"
+	"flamekit/internal/testkit/golden"
+	"flamekit/pkg/perf/symbols"
+	"flamekit/pkg/perf/unwind"
+)
+
+// dwarfCaptures are the --call-graph dwarf captures of testdata (see
+// README.md). Their NAME.script.gz is perf script --no-inline: the frames
+// perf's libunwind unwinds, without the inlined functions perf script adds
+// by default with addr2line (NAME.inline.script.gz).
+var dwarfCaptures = []string{"dwc", "dwcfp", "dwsmall", "dwcpp", "dwrust", "dwgo", "dwsys"}
+
+// objectsDir holds the skeletons (pkg/internal/testkit/elfskel) of the
+// objects the DWARF captures unwind through, OBJECTS/BUILDID.gz, and
+// OBJECTS/paths, "PATH BUILDID" lines for the objects the captures name
+// without a build-id (perf records build-ids only for the objects with
+// samples; the others are read by path, as perf reads them).
+const objectsDir = "testdata/objects"
+
+// committedObjects is an objectOpener over objectsDir.
+type committedObjects struct {
+	once  sync.Once
+	paths map[string]string
+	err   error
+	mu    sync.Mutex
+	files map[string][]byte // gunzipped, by build-id
+}
+
+func (c *committedObjects) ObjectFile(path, buildID string) (io.ReaderAt, func() error, string, error) {
+	c.once.Do(func() {
+		c.paths = map[string]string{}
+		b, err := os.ReadFile(filepath.Join(objectsDir, "paths"))
+		if err != nil {
+			c.err = err
+			return
+		}
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		for sc.Scan() {
+			if p, id, ok := strings.Cut(sc.Text(), " "); ok {
+				c.paths[p] = id
+			}
+		}
+	})
+	if buildID == "" {
+		buildID = c.paths[path]
+	}
+	name := filepath.Join(objectsDir, buildID+".gz")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	data, ok := c.files[buildID]
+	var err error
+	if !ok && buildID != "" {
+		data, err = golden.Read(name)
+		if c.files == nil {
+			c.files = map[string][]byte{}
+		}
+		c.files[buildID] = data
+	}
+	if buildID == "" || err != nil || data == nil {
+		return nil, nil, "", fmt.Errorf("%s %s: not committed: %w", path, buildID, fs.ErrNotExist)
+	}
+	return bytes.NewReader(data), func() error { return nil }, name, nil
+}
+
+// dwarfSymbolizer is the parity tests' Symbolizer for the DWARF captures:
+// byBuildID's symbols (the captures' kernel is not the committed
+// kallsyms'), the committed objects' CFI, and the committed vdso.
+type dwarfSymbolizer struct {
+	byBuildID
+	objects *committedObjects
+}
+
+func (d dwarfSymbolizer) ObjectFile(path, buildID string) (io.ReaderAt, func() error, string, error) {
+	if path == "[vdso]" {
+		return d.Resolver.ObjectFile(path, buildID)
+	}
+	return d.objects.ObjectFile(path, buildID)
+}
+
+// TestDWARFParity reads every DWARF capture, unwinding its user stacks,
+// and compares it with perf script --no-inline as TestScriptParity does:
+// sample by sample (the same frames, addresses and DSOs; symbols from the
+// text), then folded with every flag set. Each capture's sample total is
+// perf's.
+func TestDWARFParity(t *testing.T) {
+	objects := &committedObjects{}
+	for _, name := range dwarfCaptures {
+		t.Run(name, func(t *testing.T) {
+			script, err := golden.Read(filepath.Join("testdata", name+".script.gz"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := scriptRecords(script)
+			o := newOracle(want, false)
+			path := extract(t, name, script)
+			sy := dwarfSymbolizer{byBuildID{Resolver: committedResolver(t), kernelFromText: true}, objects}
+			got := readOurs(t, path, Options{Symbolizer: sy, AllowForeign: true}, o, false)
+			if len(got.records) != len(want) {
+				t.Errorf("%d samples, perf script has %d", len(got.records), len(want))
+			}
+			checkSamples(t, name, want, got.records)
+			checkFolded(t, name, script, got.text)
+			u := got.stats.Unwind
+			if u.Total() == 0 {
+				t.Errorf("no user stack unwound")
+			}
+			short, causes := u.Short()
+			t.Logf("%d samples, %d stacks unwound, %d ended early (%s)", len(want), u.Total(), short, causes)
+		})
+	}
+}
+
+// TestDWARFObjects checks that the objects the DWARF captures unwind
+// through are committed; with -update it writes their skeletons from this
+// machine's files (run it where the captures were made).
+func TestDWARFObjects(t *testing.T) {
+	if !golden.Updating() {
+		objects := &committedObjects{}
+		for _, name := range dwarfCaptures {
+			path := writeTemp(t, name+".data", readData(t, name))
+			sy := dwarfSymbolizer{byBuildID{Resolver: committedResolver(t), kernelFromText: true}, objects}
+			r, err := Open(path, Options{Symbolizer: sy, AllowForeign: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r.Next() {
+			}
+			for key, o := range r.dwarf.tables {
+				file, _, _ := strings.Cut(key, "\x00")
+				if o.stop != unwind.NoObject || !strings.HasPrefix(file, "/") {
+					continue
+				}
+				// An object that is not committed must be one without
+				// an unwind table (a Go binary), or not on this
+				// machine (other tests' binaries of the busy
+				// machine's capture, gone since).
+				if tb, err := unwind.Open(file, "", unwind.Options{}); err == nil && tb.HasCFI() {
+					t.Errorf("%s: %q not committed (go test ./pkg/perf/perfdata -run TestDWARFObjects -update writes it)", name, key)
+				}
+			}
+			r.Close()
+		}
+		return
+	}
+	// The addresses each object's unwinding needed, over all captures:
+	// the skeletons keep the instructions of their FDEs only.
+	type object struct {
+		file string
+		used map[uint64]bool
+	}
+	objects := map[string]*object{} // by the path+build-id key
+	for _, name := range dwarfCaptures {
+		path := writeTemp(t, name+".data", readData(t, name))
+		r, err := Open(path, Options{Symbolizer: symbols.NewResolver(symbols.Options{}), AllowForeign: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r.Next() {
+		}
+		for key, o := range r.dwarf.tables {
+			dso, _, _ := strings.Cut(key, "\x00")
+			if o.t == nil || dso == "" || dso == "[vdso]" || !o.t.HasCFI() {
+				continue
+			}
+			ob := objects[key]
+			if ob == nil {
+				ob = &object{file: o.file, used: map[uint64]bool{}}
+				objects[key] = ob
+			}
+			for _, a := range o.t.Addresses() {
+				ob.used[a] = true
+			}
+		}
+		r.Close()
+	}
+	// One skeleton per build-id, with the addresses of all its names
+	// (the build-id cache's copy and the file by path are one object).
+	type skeleton struct {
+		file  string
+		used  []uint64
+		paths []string // DSO paths without a recorded build-id
+	}
+	byID := map[string]*skeleton{}
+	for key, ob := range objects {
+		id, err := elfskel.BuildID(ob.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sk := byID[id]
+		if sk == nil {
+			sk = &skeleton{file: ob.file}
+			byID[id] = sk
+		}
+		for a := range ob.used {
+			sk.used = append(sk.used, a)
+		}
+		if dso, id, _ := strings.Cut(key, "\x00"); id == "" {
+			sk.paths = append(sk.paths, dso)
+		}
+	}
+	if err := os.RemoveAll(objectsDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(objectsDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, sk := range byID {
+		slices.Sort(sk.used)
+		skel, id, err := elfskel.Make(sk.file, slices.Compact(sk.used))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := golden.Write(filepath.Join(objectsDir, id+".gz"), skel); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range sk.paths {
+			lines = append(lines, p+" "+id+"\n")
+		}
+	}
+	slices.Sort(lines)
+	if err := os.WriteFile(filepath.Join(objectsDir, "paths"), []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDWARFDamaged reads a DWARF capture whose stack dumps were cut short
+// or filled with garbage: every sample is still delivered, with its
+// first frame, and where the unwind stopped is counted; nothing panics.
+func TestDWARFDamaged(t *testing.T) {
+	orig := readData(t, "dwc")
+	objects := &committedObjects{}
+	for _, c := range []struct {
+		name string
+		// patch changes the body of a SAMPLE record, which ends (in this
+		// capture) with the 4096 bytes of the dump, dyn_size, data_src.
+		patch func(rec []byte)
+		check func(t *testing.T, u UnwindStops, frames int)
+	}{
+		{"dump of 16 bytes", func(rec []byte) {
+			binary.LittleEndian.PutUint64(rec[len(rec)-16:], 16)
+		}, func(t *testing.T, u UnwindStops, frames int) {
+			if u[unwind.StackEnd] != u.Total() {
+				t.Errorf("stops %v, want all StackEnd", u)
+			}
+		}},
+		{"no dump", func(rec []byte) {
+			binary.LittleEndian.PutUint64(rec[len(rec)-16:], 0)
+		}, func(t *testing.T, u UnwindStops, frames int) {
+			if u[unwind.StackEnd] != u.Total() || frames != 0 {
+				t.Errorf("stops %v and %d user frames, want all StackEnd and none", u, frames)
+			}
+		}},
+		{"garbage", func(rec []byte) {
+			dump := rec[len(rec)-16-4096 : len(rec)-16]
+			for i := range dump {
+				dump[i] = byte(i * 7)
+			}
+		}, func(t *testing.T, u UnwindStops, frames int) {
+			if u.Total() == 0 {
+				t.Errorf("no stack unwound")
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := bytes.Clone(orig)
+			off := binary.LittleEndian.Uint64(data[40:])
+			end := off + binary.LittleEndian.Uint64(data[48:])
+			n := 0
+			for off+8 <= end {
+				typ, size := binary.LittleEndian.Uint32(data[off:]), uint64(binary.LittleEndian.Uint16(data[off+6:]))
+				if size < 8 {
+					break
+				}
+				if typ == recSample {
+					c.patch(data[off+8 : off+size])
+					n++
+				}
+				off += size
+			}
+			path := writeTemp(t, "damaged.data", data)
+			sy := dwarfSymbolizer{byBuildID{Resolver: committedResolver(t), kernelFromText: true}, objects}
+			r, err := Open(path, Options{Symbolizer: sy, AllowForeign: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			samples, user := 0, 0
+			for r.Next() {
+				samples++
+				for _, f := range r.Sample().Frames {
+					if !bytes.HasPrefix(f.Addr, []byte("ffffffff8")) {
+						user++
+					}
+				}
+			}
+			if err := r.Err(); err != nil || samples != n {
+				t.Fatalf("%d samples of %d, %v", samples, n, err)
+			}
+			c.check(t, r.Stats().Unwind, user)
+		})
+	}
+}
