@@ -84,7 +84,13 @@ var table = []Format{
 		LongLine: isFoldedLongLine},
 }
 
-// Formats returns the table of formats, in the order they are tried.
+// Formats returns the table of formats, in the order they are tried:
+// perf.data files (and their pipe mode), pprof profiles (gzipped or not),
+// perf script text, bpftrace map dumps and folded stacks (classic,
+// differential or timed: stackcollapse's output, bcc's -f,
+// async-profiler's collapsed). An input's kind is told by its first
+// PeekSize bytes, decompressed. Adding a format is adding its entry to the
+// table, and its package.
 func Formats() []Format { return append([]Format(nil), table...) }
 
 func lookup(k Kind) *Format {

@@ -69,6 +69,21 @@ type Input struct {
 // path. The first bytes are read to recognise the input; a regular file
 // is then closed (and opened again by each read), a stream is kept open
 // for its one read.
+//
+// A regular file is read as often as a command wants, each read opening it
+// again. Anything else (standard input, a pipe, a FIFO, bash's <(cmd), a
+// device) is a stream, read exactly once, from the bytes that were sniffed:
+// none is lost, nothing is opened twice. A command that must read a stream
+// twice (timeslice placing a relative window) calls Input.Keep first: the
+// stream is copied to a temporary file (in Options.TempDir, else $TMPDIR)
+// as it is first read, and read again from there. Input.Path makes a
+// decompressed copy when the input is compressed or a stream;
+// Input.Close removes the copies.
+//
+// Options.Format (a command's --format) forces the kind; the content is
+// sniffed all the same (Input.Sniffed), so that a mistake can be refused
+// rather than read as garbage. Input.Check gives an input of no known kind
+// an error that says what it looks like.
 func Open(name string, opt Options) (*Input, error) {
 	if name == "-" {
 		if opt.Stdin == nil {

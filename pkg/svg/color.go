@@ -24,8 +24,8 @@ func (c RGB) Append(dst []byte) []byte {
 	return append(dst, ')')
 }
 
-// ParseRGB parses "rgb(R,G,B)" as written in a palette.map file.
-func ParseRGB(s string) (RGB, bool) {
+// parseRGB parses "rgb(R,G,B)" as written in a palette.map file.
+func parseRGB(s string) (RGB, bool) {
 	s = strings.TrimSpace(s)
 	if !strings.HasPrefix(s, "rgb(") || !strings.HasSuffix(s, ")") {
 		return RGB{}, false

@@ -77,7 +77,7 @@ func (g *geometry) frameData(l *flamegraph.Layout, kept []int32, colors []RGB, i
 	var deltas []byte
 	for k, i := range kept {
 		n := &l.Nodes[i]
-		name := StripAnnotation(n.Name)
+		name := stripAnnotation(n.Name)
 		if n.Depth == 0 {
 			name = "all"
 		}

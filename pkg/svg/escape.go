@@ -95,10 +95,10 @@ func appendCSSString(dst []byte, s string) []byte {
 	return dst
 }
 
-// SafeAttrName reports whether name may be written as an extra attribute:
+// safeAttrName reports whether name may be written as an extra attribute:
 // a plain XML name that is not an event handler (on...), so that a
 // --nameattr file cannot make the SVG run code.
-func SafeAttrName(name string) bool {
+func safeAttrName(name string) bool {
 	if name == "" || strings.HasPrefix(strings.ToLower(name), "on") {
 		return false
 	}
@@ -112,8 +112,8 @@ func SafeAttrName(name string) bool {
 	return true
 }
 
-// SafeHref reports whether a link target runs no code when followed.
-func SafeHref(href string) bool {
+// safeHref reports whether a link target runs no code when followed.
+func safeHref(href string) bool {
 	h := strings.ToLower(strings.Map(func(r rune) rune {
 		if r <= ' ' {
 			return -1

@@ -25,16 +25,16 @@ func ReadPalette(path string) (map[string]RGB, error) {
 		return nil, err
 	}
 	defer f.Close()
-	m, err := ParsePalette(f)
+	m, err := parsePalette(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
 }
 
-// ParsePalette parses palette lines "name->rgb(r,g,b)"; lines of another
+// parsePalette parses palette lines "name->rgb(r,g,b)"; lines of another
 // form are ignored, as flamegraph.pl ignores them.
-func ParsePalette(r io.Reader) (map[string]RGB, error) {
+func parsePalette(r io.Reader) (map[string]RGB, error) {
 	m := map[string]RGB{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<24)
@@ -43,7 +43,7 @@ func ParsePalette(r io.Reader) (map[string]RGB, error) {
 		if !ok {
 			continue
 		}
-		if c, ok := ParseRGB(col); ok {
+		if c, ok := parseRGB(col); ok {
 			m[name] = c
 		}
 	}
@@ -78,12 +78,12 @@ func ReadNameAttr(path string, warn func(string)) (map[string]*Attrs, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return ParseNameAttr(f, path, warn)
+	return parseNameAttr(f, path, warn)
 }
 
-// ParseNameAttr parses --nameattr lines read from r; name is the file name
+// parseNameAttr parses --nameattr lines read from r; name is the file name
 // for messages, and warn receives what was dropped.
-func ParseNameAttr(r io.Reader, name string, warn func(string)) (map[string]*Attrs, error) {
+func parseNameAttr(r io.Reader, name string, warn func(string)) (map[string]*Attrs, error) {
 	m := map[string]*Attrs{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<24)
@@ -108,7 +108,7 @@ func ParseNameAttr(r io.Reader, name string, warn func(string)) (map[string]*Att
 			case "class":
 				a.Class = v
 			case "href":
-				if !SafeHref(v) {
+				if !safeHref(v) {
 					warn(fmt.Sprintf("%s:%d: dropped href %q: links that run code are not written", name, ln, v))
 					continue
 				}
@@ -138,7 +138,7 @@ func parseExtra(s string, warn func(string)) []Attr {
 	var out []Attr
 	for _, m := range extraRE.FindAllStringSubmatch(s, -1) {
 		name, value := m[1], m[2]+m[3]+m[4]
-		if !SafeAttrName(name) || strings.EqualFold(name, "xlink:href") || strings.EqualFold(name, "href") {
+		if !safeAttrName(name) || strings.EqualFold(name, "xlink:href") || strings.EqualFold(name, "href") {
 			warn(fmt.Sprintf("dropped attribute %q: event handlers and links are not written as extras", name))
 			continue
 		}

@@ -20,7 +20,7 @@ func FuzzNameAttr(f *testing.F) {
 	f.Add("main\ttitle=]]></script>\x00\xff")
 	f.Add("no tab here")
 	f.Fuzz(func(t *testing.T, file string) {
-		attrs, err := ParseNameAttr(strings.NewReader(file), "fuzz", func(string) {})
+		attrs, err := parseNameAttr(strings.NewReader(file), "fuzz", func(string) {})
 		if err != nil {
 			return
 		}
@@ -77,7 +77,7 @@ func FuzzParsePalette(f *testing.F) {
 	f.Add("->rgb(213,39,9)\nbad line\na->b->rgb(1,1,1)\n")
 	f.Add("x->rgb(999,-1,3)\n\xff->rgb(0,0,0)")
 	f.Fuzz(func(t *testing.T, file string) {
-		m, err := ParsePalette(strings.NewReader(file))
+		m, err := parsePalette(strings.NewReader(file))
 		if err != nil {
 			return
 		}
@@ -91,7 +91,7 @@ func FuzzParsePalette(f *testing.F) {
 			b = c.Append(b)
 			b = append(b, '\n')
 		}
-		m2, err := ParsePalette(bytes.NewReader(b))
+		m2, err := parsePalette(bytes.NewReader(b))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -62,8 +62,8 @@ type geometry struct {
 	depthmax            int32
 }
 
-// StripAnnotation removes one trailing _[k], _[w], _[i] or _[j] from a name.
-func StripAnnotation(name string) string {
+// stripAnnotation removes one trailing _[k], _[w], _[i] or _[j] from a name.
+func stripAnnotation(name string) string {
 	if n := len(name); n >= 4 && name[n-4] == '_' && name[n-3] == '[' && name[n-1] == ']' {
 		switch name[n-2] {
 		case 'k', 'w', 'i', 'j':
@@ -379,7 +379,7 @@ func (g *geometry) frames(l *flamegraph.Layout, kept []int32, colors []RGB, firs
 		if chars < 3 || n.Depth == 0 {
 			continue
 		}
-		name := StripAnnotation(n.Name)
+		name := stripAnnotation(n.Name)
 		labels = append(labels, `<text x="`...)
 		labels = appendF(labels, x1+3, 2)
 		labels = append(labels, `" y="`...)
@@ -424,7 +424,7 @@ func (g *geometry) tooltip(dst []byte, l *flamegraph.Layout, n *flamegraph.Node,
 	if n.Depth == 0 {
 		dst = append(dst, "all ("...)
 	} else {
-		dst = xmlesc.AppendTextQuoted(dst, StripAnnotation(n.Name))
+		dst = xmlesc.AppendTextQuoted(dst, stripAnnotation(n.Name))
 		dst = append(dst, " ("...)
 	}
 	dst = appendCommas(dst, samples)

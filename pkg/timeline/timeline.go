@@ -17,14 +17,19 @@ const MaxRows = 1000
 
 const second = int64(1e9)
 
-// FrameID names a frame in a Timeline's frame table.
+// FrameID names a frame in a Timeline's frame table: each frame name is
+// stored once.
 type FrameID int32
 
 // StackID names a node of a Timeline's prefix tree: the stack made of the
-// frames from the root to that node.
+// frames from the root to that node. A node is its parent node and one
+// frame, so the stacks sharing a prefix share its nodes, and summing
+// weights up the tree is the flame graph's merge.
 type StackID int32
 
-// ThreadID names a thread in a Timeline's thread table.
+// ThreadID names a thread in a Timeline's thread table, where a thread is
+// interned as (pid, tid, comm), the comm being the stack's root frame (as
+// stackcollapse names the process).
 type ThreadID int32
 
 // Root is the root of the prefix tree: the empty stack, which no sample
@@ -49,7 +54,10 @@ type Thread struct {
 	Comm     FrameID
 }
 
-// Input is one input stream of a Timeline.
+// Input is one input stream of a Timeline. Entries keep their input, and
+// inputs their host, so views can draw one lane per host. Inputs of
+// different hosts have different perf clocks: a caller that puts them on
+// one axis (the wall clock) gives each input an Offset.
 type Input struct {
 	Name string
 	// Host is the metadata's host ("" when unknown): views draw one lane
@@ -85,6 +93,17 @@ type Entry struct {
 }
 
 // Timeline is every timed sample of some inputs, aggregated per cell.
+//
+// Time is cut into cells of a fixed width from an origin (the capture's
+// first sample): DefaultRows cells per second (20 ms), as the rows of
+// FlameScope's and timeslice's sub-second heat map, with the same
+// boundaries (cell c of second s holds the samples from s + ⌈r/rows⌉ s). The
+// samples of a cell are summed per (input, stack, thread, CPU), less what
+// Options.Merge merges: an Entry holds the number of samples and the sum
+// of their counts. Memory is one entry per distinct key, whatever the
+// number of samples; building is linear in the samples when each input is
+// in time order (perf script writes it so), plus a sort when cells come
+// back.
 // Build one with a Builder (or Read); it is not changed afterwards and may
 // be read concurrently.
 type Timeline struct {

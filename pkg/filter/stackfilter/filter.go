@@ -10,11 +10,11 @@ import (
 	"flamekit/pkg/filter/selection"
 )
 
-// CacheLimit is about how many bytes of stacks a Filter keeps in its
+// cacheLimit is about how many bytes of stacks a Filter keeps in its
 // caches (each distinct stack read, and what it became) before it empties
 // them and starts again: the bound on its memory when an input has more
 // distinct stacks than that.
-const CacheLimit = 256 << 20
+const cacheLimit = 256 << 20
 
 // Match bits of a frame name, one per per-frame option.
 const (
@@ -83,6 +83,12 @@ func (r *rule) match(name []byte) bool {
 
 // Filter applies Options to stacks. It keeps what it computed per
 // distinct stack and frame name, so it is not safe for concurrent use.
+//
+// The result of the steps depends only on the stack, so a Filter computes
+// it once per distinct stack and keeps it; a regular expression runs once
+// per distinct frame name. A line then costs one map look-up of its stack.
+// Memory grows with the distinct stacks and is bounded: past cacheLimit
+// bytes the cache is emptied and refilled.
 type Filter struct {
 	focus, ignore, hide, show, showFrom, rootAt, pruneFrom *rule
 	merges                                                 []mergeRule
@@ -98,7 +104,7 @@ type Filter struct {
 	frames map[string]frameInfo
 	stacks map[string]result
 	cached int // bytes in the caches, roughly
-	limit  int // CacheLimit, smaller in tests
+	limit  int // cacheLimit, smaller in tests
 
 	// scratch, reused per stack
 	names [][]byte
@@ -109,7 +115,7 @@ type Filter struct {
 
 // New compiles the options. The errors are *OptionError values.
 func New(o Options) (*Filter, error) {
-	f := &Filter{collapse: o.CollapseRecursion, limit: CacheLimit}
+	f := &Filter{collapse: o.CollapseRecursion, limit: cacheLimit}
 	var err error
 	for _, r := range []struct {
 		dst    **rule
@@ -126,7 +132,7 @@ func New(o Options) (*Filter, error) {
 		}
 	}
 	for _, spec := range o.Merge {
-		re, name, err := ParseMerge(spec)
+		re, name, err := parseMerge(spec)
 		if err != nil {
 			return nil, err
 		}
@@ -189,7 +195,7 @@ func (f *Filter) frame(name []byte) frameInfo {
 			in.bits |= r.bit
 		}
 	}
-	if f.pruneFrom != nil && len(name) > 0 && f.pruneFrom.match([]byte(SimplifyName(string(name)))) {
+	if f.pruneFrom != nil && len(name) > 0 && f.pruneFrom.match([]byte(simplifyName(string(name)))) {
 		in.bits |= mPruneFrom
 	}
 	for i, m := range f.merges {
@@ -354,11 +360,11 @@ func (f *Filter) Unmatched() []string {
 // not take for the start of an argument list.
 var reservedNames = []string{"(anonymous namespace)", "operator()"}
 
-// SimplifyName cuts a function name before its argument list as pprof
+// simplifyName cuts a function name before its argument list as pprof
 // does before matching -prune_from: a leading '.' goes, and the name ends
 // at the first '(' that does not start "(anonymous namespace)" or belong
 // to "operator()". So Go's "net/http.(*Client).Do" becomes "net/http.".
-func SimplifyName(name string) string {
+func simplifyName(name string) string {
 	name = strings.TrimPrefix(name, ".")
 	for i := 0; i < len(name); {
 		reserved := false

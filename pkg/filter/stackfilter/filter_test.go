@@ -134,8 +134,8 @@ func TestSimplifyName(t *testing.T) {
 		"plain": "plain",
 		"":      "",
 	} {
-		if got := SimplifyName(in); got != want {
-			t.Errorf("SimplifyName(%q) = %q, want %q", in, got, want)
+		if got := simplifyName(in); got != want {
+			t.Errorf("simplifyName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

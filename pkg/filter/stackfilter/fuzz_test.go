@@ -99,7 +99,7 @@ func reference(o Options, stack string) (string, bool) {
 	}
 	if len(o.PruneFrom) > 0 {
 		for j := len(frames) - 1; j >= 0; j-- {
-			if frames[j] != "" && any(o.PruneFrom, SimplifyName(frames[j])) {
+			if frames[j] != "" && any(o.PruneFrom, simplifyName(frames[j])) {
 				frames = frames[:j+1]
 				break
 			}
@@ -110,7 +110,7 @@ func reference(o Options, stack string) (string, bool) {
 	for _, f := range frames {
 		rule := -1
 		for k, spec := range o.Merge {
-			re, name, _ := ParseMerge(spec)
+			re, name, _ := parseMerge(spec)
 			if re.MatchString(f) {
 				rule, f = k, name
 				break

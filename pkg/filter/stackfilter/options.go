@@ -12,6 +12,25 @@ import (
 // them. Each list may hold several values; for the regular-expression
 // options they are alternatives. The zero value keeps every stack as it
 // is.
+//
+// Whatever the order of the options, a stack goes through these steps,
+// each reading what the one before left:
+//
+//  1. selection (Options.Select, package selection): the comm (the root
+//     frame), and the cpu=, pid= and tid= fields of timed lines;
+//  2. Focus, then Ignore, on the stack as read (pprof -focus, -ignore);
+//  3. Hide, then Show (pprof -hide, -show);
+//  4. ShowFrom (pprof -show_from), RootAt, then PruneFrom (pprof
+//     -prune_from);
+//  5. Merge, then CollapseRecursion.
+//
+// Steps 2 to 4 are those of pprof, in pprof's order (its applyFocus:
+// FilterSamplesByName, ShowFrom, PruneFrom), and give the stacks and
+// totals go tool pprof gives for the same options on the same samples
+// (the package's tests check it on real captures). Regular expressions
+// (Go RE2 syntax, unanchored) match a frame's name exactly as the folded
+// line spells it, the root frame (comm, or comm-PID and comm-PID/TID after
+// stackcollapse --pid/--tid) included.
 type Options struct {
 	// Focus keeps only the stacks with a frame that matches
 	// (pprof -focus).
@@ -33,7 +52,7 @@ type Options struct {
 	// PruneFrom removes the frames leafward of the leafmost frame that
 	// matches, which becomes the leaf; a stack without one is kept whole
 	// (pprof -prune_from). As in pprof, the expression is matched against
-	// the name cut before its argument list (see SimplifyName).
+	// the name cut before its argument list (see simplifyName).
 	PruneFrom []string
 	// Merge renames frames: each value is "RE" or "RE=NAME" (split at the
 	// last '='); a frame that matches RE becomes NAME (RE itself when no
@@ -91,10 +110,10 @@ type mergeRule struct {
 	spec string
 }
 
-// ParseMerge splits a --merge value "RE[=NAME]" at its last '=' and
+// parseMerge splits a --merge value "RE[=NAME]" at its last '=' and
 // checks both parts. A value without '=' names the merged frame after the
 // expression itself.
-func ParseMerge(spec string) (re *regexp.Regexp, name string, err error) {
+func parseMerge(spec string) (re *regexp.Regexp, name string, err error) {
 	pattern, name := spec, spec
 	if i := strings.LastIndexByte(spec, '='); i >= 0 {
 		pattern, name = spec[:i], spec[i+1:]

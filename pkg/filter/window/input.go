@@ -179,7 +179,7 @@ func (in *Input) survey(dir string) error {
 			in.Seen.Add(rec.Time)
 			in.Samples++
 		} else {
-			in.Untimed.Note(in.Display, line, lineText(rec, text), ErrUntimed)
+			in.Untimed.Note(in.Display, line, lineText(rec, text), errUntimed)
 		}
 		return nil
 	})

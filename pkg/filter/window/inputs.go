@@ -128,7 +128,7 @@ func (ins Inputs) Meta() folded.Meta {
 		for _, line := range in.Metas {
 			for _, f := range line.Fields {
 				switch f.Key {
-				case folded.KeySamples, folded.KeySource, folded.KeyFirst, folded.KeyLast, KeySliceFrom, KeySliceTo:
+				case folded.KeySamples, folded.KeySource, folded.KeyFirst, folded.KeyLast, keySliceFrom, keySliceTo:
 				default:
 					m.Set(f.Key, f.Value)
 				}
@@ -222,8 +222,8 @@ func (ins Inputs) Outside(w *Window) error {
 // (included) and to (excluded). Its first and last stay the capture's, so
 // that relative times keep their meaning when slices are chained.
 const (
-	KeySliceFrom = "slice-from"
-	KeySliceTo   = "slice-to"
+	keySliceFrom = "slice-from"
+	keySliceTo   = "slice-to"
 )
 
 // CaptureMetas returns the metadata lines of the captures read, for a
@@ -241,7 +241,7 @@ func (ins Inputs) CaptureMetas() []folded.Meta {
 			var m folded.Meta
 			for _, f := range line.Fields {
 				switch f.Key {
-				case folded.KeySamples, folded.KeySource, KeySliceFrom, KeySliceTo:
+				case folded.KeySamples, folded.KeySource, keySliceFrom, keySliceTo:
 				default:
 					m.Set(f.Key, f.Value)
 				}
@@ -295,10 +295,10 @@ func SliceMeta(ins Inputs, w *Window, c *Clock) folded.Meta {
 	m.Set(folded.KeySource, strings.Join(names, " "))
 	if w != nil {
 		if w.HasFrom {
-			m.Set(KeySliceFrom, w.From.String())
+			m.Set(keySliceFrom, w.From.String())
 		}
 		if w.HasTo {
-			m.Set(KeySliceTo, w.To.String())
+			m.Set(keySliceTo, w.To.String())
 		}
 	}
 	return m

@@ -157,12 +157,6 @@ func (c *Clock) pick(at func(WallRef) folded.Time) WallRef {
 	return c.Refs[best]
 }
 
-// ParseCapturedOn reads perf's "captured on" date in loc; see
-// folded.ParseCapturedOn.
-func ParseCapturedOn(s string, loc *time.Location) (time.Time, bool) {
-	return folded.ParseCapturedOn(s, loc)
-}
-
 // refFromMeta is folded.RefFromMeta.
 func refFromMeta(m *folded.Meta, first, last folded.Time, hasSpan bool, loc *time.Location) (WallRef, bool) {
 	return folded.RefFromMeta(m, first, last, hasSpan, loc)

@@ -40,9 +40,9 @@ type Options struct {
 	Select *selection.Selection
 }
 
-// ErrUntimed is the reason given for the lines a Slicer skips because they
+// errUntimed is the reason given for the lines a Slicer skips because they
 // have no time (Options.NeedTime).
-var ErrUntimed = errors.New("line without a time: timeslice needs timed folded input (\"stack count @seconds\"); run stackcollapse without --no-time")
+var errUntimed = errors.New("line without a time: timeslice needs timed folded input (\"stack count @seconds\"); run stackcollapse without --no-time")
 
 // Stats says what a Slicer read and kept.
 type Stats struct {
@@ -85,9 +85,9 @@ func (s *Slicer) Read(in *Input) error {
 	sc := in.scan(scanOptions{}, opened, func(rec *folded.Record, line int, text []byte) error {
 		if rec.Kind != folded.Timed {
 			t := lineText(rec, text)
-			in.Untimed.Note(in.Display, line, t, ErrUntimed)
+			in.Untimed.Note(in.Display, line, t, errUntimed)
 			if s.Opts.NeedTime {
-				s.Stats.Untimed.Note(in.Display, line, t, ErrUntimed)
+				s.Stats.Untimed.Note(in.Display, line, t, errUntimed)
 				return nil
 			}
 			return s.keep(rec)

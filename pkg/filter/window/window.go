@@ -91,11 +91,11 @@ func ParseAt(s string) (Spec, error) {
 	if half == "" {
 		return Spec{}, windowErr("--at %q has no half width after '±', e.g. --at 70s±2.5", s)
 	}
-	p, err := ParsePoint(pt)
+	p, err := parsePoint(pt)
 	if err != nil {
 		return Spec{}, fmt.Errorf("--at %q: %w", s, err)
 	}
-	h, err := ParseDuration(half)
+	h, err := parseDuration(half)
 	if err != nil {
 		return Spec{}, fmt.Errorf("--at %q: half width: %w", s, err)
 	}
@@ -114,7 +114,7 @@ func ParseRange(from, to string) (Spec, error) {
 	var sp Spec
 	var parts []string
 	if from != "" {
-		p, err := ParsePoint(from)
+		p, err := parsePoint(from)
 		if err != nil {
 			return Spec{}, fmt.Errorf("--from %q: %w", from, err)
 		}
@@ -122,7 +122,7 @@ func ParseRange(from, to string) (Spec, error) {
 		parts = append(parts, "--from "+strings.TrimSpace(from))
 	}
 	if to != "" {
-		p, err := ParsePoint(to)
+		p, err := parsePoint(to)
 		if err != nil {
 			return Spec{}, fmt.Errorf("--to %q: %w", to, err)
 		}
@@ -137,11 +137,11 @@ func ParseRange(from, to string) (Spec, error) {
 	return sp, nil
 }
 
-// ParsePoint parses a time: a duration after the first sample ("70s",
+// parsePoint parses a time: a duration after the first sample ("70s",
 // "1m10.5s", "500ms", "70"), '@' and a perf-clock time ("@43521.274"), or a
 // wall-clock time ("2026-04-15T10:33:10Z", "2026-04-15T10:33:10.25+02:00",
 // or without a zone "2026-04-15T10:33:10", read in the local zone).
-func ParsePoint(s string) (Point, error) {
+func parsePoint(s string) (Point, error) {
 	s = strings.TrimSpace(s)
 	switch {
 	case s == "":
@@ -161,7 +161,7 @@ func ParsePoint(s string) (Point, error) {
 		}
 		return Point{Kind: Wall, Wall: w, Text: s}, nil
 	}
-	d, err := ParseDuration(s)
+	d, err := parseDuration(s)
 	if err != nil {
 		return Point{}, err
 	}
@@ -222,10 +222,10 @@ var units = []struct {
 
 const maxDuration = int64(1) << 62
 
-// ParseDuration parses a duration: numbers with units ms, s, m or h, in
+// parseDuration parses a duration: numbers with units ms, s, m or h, in
 // decreasing order and possibly compound ("70s", "1m10s", "1.5m", "250ms",
 // "1h2m3.5s"), or one bare number meaning seconds ("2.5").
-func ParseDuration(s string) (folded.Time, error) {
+func parseDuration(s string) (folded.Time, error) {
 	orig := s
 	s = strings.TrimSpace(s)
 	if s == "" {

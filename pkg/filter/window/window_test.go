@@ -38,16 +38,16 @@ func TestParseDuration(t *testing.T) {
 		{".5s", sec("0.5")},
 	}
 	for _, tt := range tests {
-		got, err := ParseDuration(tt.in)
+		got, err := parseDuration(tt.in)
 		if err != nil || got != tt.want {
-			t.Errorf("ParseDuration(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+			t.Errorf("parseDuration(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
 		}
 	}
 	for _, bad := range []string{"", "s", "70x", "10s1m", "1m1m", "1 m", "-5s", "1e3s", "70s5", "5.5.5s", "99999999999999999999h", "1.2.3"} {
-		if got, err := ParseDuration(bad); err == nil {
-			t.Errorf("ParseDuration(%q) = %v, want an error", bad, got)
+		if got, err := parseDuration(bad); err == nil {
+			t.Errorf("parseDuration(%q) = %v, want an error", bad, got)
 		} else if !errors.Is(err, ErrWindow) {
-			t.Errorf("ParseDuration(%q): error %v does not wrap ErrWindow", bad, err)
+			t.Errorf("parseDuration(%q): error %v does not wrap ErrWindow", bad, err)
 		}
 	}
 }
@@ -159,21 +159,21 @@ func FuzzParseDuration(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := ParseDuration(s)
+		d, err := parseDuration(s)
 		if err != nil {
 			if !errors.Is(err, ErrWindow) {
-				t.Fatalf("ParseDuration(%q): error %v does not wrap ErrWindow", s, err)
+				t.Fatalf("parseDuration(%q): error %v does not wrap ErrWindow", s, err)
 			}
 			return
 		}
 		if d < 0 {
-			t.Fatalf("ParseDuration(%q) = %v < 0", s, d)
+			t.Fatalf("parseDuration(%q) = %v < 0", s, d)
 		}
 		// A bare number is seconds: "N" and "Ns" agree.
 		if !strings.ContainsAny(s, "hms") {
-			ds, err := ParseDuration(strings.TrimSpace(s) + "s")
+			ds, err := parseDuration(strings.TrimSpace(s) + "s")
 			if err != nil || ds != d {
-				t.Fatalf("ParseDuration(%q) = %v but with an s: %v, %v", s, d, ds, err)
+				t.Fatalf("parseDuration(%q) = %v but with an s: %v, %v", s, d, ds, err)
 			}
 		}
 	})
@@ -239,7 +239,7 @@ func TestCapturedOnEstimate(t *testing.T) {
 		t.Errorf("How does not explain the estimate: %s", r.How)
 	}
 	// One-digit days are padded by ctime with a blank.
-	if _, ok := ParseCapturedOn("Wed Apr  1 10:33:10 2026", time.UTC); !ok {
+	if _, ok := folded.ParseCapturedOn("Wed Apr  1 10:33:10 2026", time.UTC); !ok {
 		t.Error("ParseCapturedOn failed on a padded day")
 	}
 	// Realtime clock: perf times are epoch seconds.

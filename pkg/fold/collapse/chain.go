@@ -22,6 +22,16 @@ type Frames interface {
 // AddChain folds s, whose frames are those of fs numbered chain, leaf
 // first (s.Frames is not read, and may be overwritten). The sample, the
 // chain and the frames are not kept.
+//
+// Such a sample (the perf.data reader's deferred frames) is folded without
+// a frame copied, each number named once per worker as the number of a
+// piece of text shared by the workers. Its classic sums go by key, the
+// numbers of its root and pieces: the text of each distinct stack is made
+// once, as it is written (see keysums.go). Frames that carry an ID
+// (sample.Frame.ID) are likewise named once per ID and worker; the classic
+// sums of other samples hash each stack from the hashes of its frames'
+// names, and a worker adds the weights of nearby equal stacks before the
+// shared table.
 func (k *Sink) AddChain(s *sample.Sample, chain []uint32, fs Frames) {
 	k.w.foldChain(k.b, s, chain, fs)
 }

@@ -48,7 +48,12 @@ type Input struct {
 }
 
 // Producer cuts one input into chunks, in input order, on the goroutine
-// that reads it.
+// that reads it: the perf script text reader (perfscript.Text) cuts text
+// at sample boundaries, the perf.data reader (through pkg/fold/capture)
+// hands over runs of samples whose frames it has resolved, and Samples
+// serves samples already in memory. A Producer shows the first samples to
+// the Prescan before their chunk is folded, and ends a chunk before a
+// sample that changes a decision.
 type Producer interface {
 	// Next returns the input's next chunk, or nil at its end. While
 	// pre.Wanted(), it shows pre the head of each sample of the chunk in

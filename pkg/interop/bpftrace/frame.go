@@ -18,7 +18,11 @@ type frame struct {
 }
 
 // parseFrame parses one frame line (already known to belong to a stack) in
-// any of bpftrace's stack modes. ok is false for a blank line.
+// any of bpftrace's stack modes: "name+offset" (kstack, ustack, with
+// "0x7f…" for addresses it could not resolve), "\tADDR name+offset
+// (module)" (kstack(perf), ustack(perf)) and bare hex addresses (raw).
+// Newer bpftrace adds "@file:line" and "[inlined] " with show_debug_info;
+// both are read. ok is false for a blank line.
 func parseFrame(line []byte) (f frame, ok bool) {
 	line = bytes.TrimRight(line, " \t\r")
 	indented := len(line) > 0 && (line[0] == ' ' || line[0] == '\t')

@@ -123,6 +123,52 @@ type parser struct {
 // chosen map, in input order, with a Classic record (its Stack is valid
 // only during the call). name is used in messages. Fold stops at the first
 // error from r or emit.
+//
+// Each map entry is "@name[key]: value". A key is its elements joined by
+// ", "; a stack element is a newline followed by one line per frame, leaf
+// first (see parseFrame), and an empty stack prints as nothing:
+//
+//	@[
+//	    do_syscall_64+113
+//	    entry_SYSCALL_64_after_hwframe+118
+//	,
+//	    __GI___write+79
+//	    main+849
+//	, cpu spin]: 12
+//	@[, , swapper/0]: 3
+//
+// The folded stack of an entry:
+//
+//   - The key's scalar elements (comm, pid, strings) become the root
+//     frames, in key order. Then come the user stacks, then the kernel
+//     stacks, each root first; two stacks of the same kind are put as the
+//     key lists them read backwards (keys are written leaf first, like
+//     the frames of a stack). So @[kstack, ustack, comm] gives
+//     comm;user frames;kernel frames, as does @[comm, ustack(perf),
+//     kstack(perf)].
+//   - A stack is a kernel stack when its addresses are in the kernel half
+//     of the address space (perf and raw modes, unresolved frames). A stack
+//     without any address (bpftrace mode, every frame resolved) is taken as
+//     the kernel stack when it is the first stack of its key, as in
+//     @[kstack], @[kstack, ustack] and @[comm, kstack]; an empty element
+//     counts as an empty stack here ("@[, " is an empty kstack).
+//   - Offsets ("+113") are removed, so that samples at different places in
+//     one function add up, as stackcollapse-perf.pl does for perf. Unresolved
+//     frames become "[unknown]", or "[module]" when bpftrace names the
+//     module; Options.Addrs keeps their address.
+//   - Options.Kernel appends "_[k]" to the frames of kernel stacks.
+//   - ';' in a name becomes ':' (';' separates frames); blanks are kept.
+//   - The value is the count: count() samples, sum() of bytes… Entries are
+//     emitted one by one, in input order; callers sum equal stacks (see
+//     Collapse).
+//
+// A dump may hold several maps (bpftrace prints every map at exit, sorted
+// by name). One is folded: the one named by Options.Map, or by default the
+// first map that has a stack in its key (failing that, the first whose
+// keys all have an empty element, which is how an empty stack prints).
+// Maps holding histograms, stats or strings cannot be folded. Concatenated
+// dumps (cat a.bt b.bt) and maps printed periodically (print(@)) fold every
+// occurrence of the chosen map.
 func Fold(r io.Reader, name string, opt Options, emit func(*folded.Record) error) (Summary, error) {
 	if opt.Map != "" && !strings.HasPrefix(opt.Map, "@") {
 		opt.Map = "@" + opt.Map

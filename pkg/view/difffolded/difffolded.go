@@ -36,7 +36,7 @@ func Diff(before, after *folded.Profile, opt Options) ([]Line, error) {
 		for _, e := range p.Entries() {
 			rec := folded.Record{Stack: []byte(e.Stack), Kind: folded.Diff}
 			if opt.StripHex {
-				rec.Stack = []byte(StripHex(e.Stack))
+				rec.Stack = []byte(stripHex(e.Stack))
 			}
 			if second {
 				rec.Count = e.Count
@@ -65,8 +65,8 @@ func Diff(before, after *folded.Profile, opt Options) ([]Line, error) {
 	return lines, nil
 }
 
-// StripHex replaces each "0x" followed by hex digits with "0x...".
-func StripHex(stack string) string {
+// stripHex replaces each "0x" followed by hex digits with "0x...".
+func stripHex(stack string) string {
 	if !strings.Contains(stack, "0x") {
 		return stack
 	}

@@ -61,20 +61,20 @@ func TestDiffNormaliseEmpty(t *testing.T) {
 	}
 }
 
-// FuzzStripHex checks that StripHex never panics, is idempotent and leaves
+// FuzzStripHex checks that stripHex never panics, is idempotent and leaves
 // no hex digits after "0x".
 func FuzzStripHex(f *testing.F) {
 	for _, s := range []string{"f;0xAB", "0x", "0x0x1", "a0xg", "x;0xdeadBEEF;y"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		once := StripHex(s)
-		if twice := StripHex(once); twice != once {
-			t.Fatalf("StripHex not idempotent: %q -> %q -> %q", s, once, twice)
+		once := stripHex(s)
+		if twice := stripHex(once); twice != once {
+			t.Fatalf("stripHex not idempotent: %q -> %q -> %q", s, once, twice)
 		}
 		for i := strings.Index(once, "0x"); i >= 0; {
 			if i+2 < len(once) && isHex(once[i+2]) {
-				t.Fatalf("StripHex(%q) = %q leaves a hex digit after 0x", s, once)
+				t.Fatalf("stripHex(%q) = %q leaves a hex digit after 0x", s, once)
 			}
 			j := strings.Index(once[i+2:], "0x")
 			if j < 0 {

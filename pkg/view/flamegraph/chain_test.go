@@ -17,7 +17,7 @@ func TestChainRewrite(t *testing.T) {
 	tests := []struct {
 		in      string
 		reverse bool
-		want    string // after TrimStack, as the layout reads it
+		want    string // after trimStack, as the layout reads it
 	}{
 		{in: "a;--;", want: "a;--"},
 		{in: "a;--;;", want: "a;--;_[w];_[w]"}, // Perl: split keeps the ";" part
@@ -30,7 +30,7 @@ func TestChainRewrite(t *testing.T) {
 		{in: "w2;w1;--;c", reverse: true, want: "c;--;w1_[w];w2_[w]"},
 	}
 	for _, tt := range tests {
-		got := TrimStack(Rewrite{Chain: true, Reverse: tt.reverse}.Apply(tt.in))
+		got := trimStack(Rewrite{Chain: true, Reverse: tt.reverse}.Apply(tt.in))
 		if got != tt.want {
 			t.Errorf("Apply(%q, reverse %v) = %q, want %q", tt.in, tt.reverse, got, tt.want)
 		}

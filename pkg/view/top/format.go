@@ -11,9 +11,9 @@ import (
 	"flamekit/pkg/folded"
 )
 
-// Percent formats value as a percentage of total the way pprof does:
+// percent formats value as a percentage of total the way pprof does:
 // "  100%", "82.00%", " 0.031%".
-func Percent(value, total float64) string {
+func percent(value, total float64) string {
 	var r float64
 	if total != 0 {
 		r = math.Abs(value/total) * 100
@@ -71,7 +71,7 @@ func WriteText(w io.Writer, t *Table, n int) error {
 	} else {
 		fmt.Fprintf(&b, "Showing all %d %s, ", len(rows), noun(t.By, len(rows)))
 	}
-	fmt.Fprintf(&b, "accounting for %s (%s) of %s total", count(shown), strings.TrimSpace(Percent(shown, t.Total)), count(t.Total))
+	fmt.Fprintf(&b, "accounting for %s (%s) of %s total", count(shown), strings.TrimSpace(percent(shown, t.Total)), count(t.Total))
 	if t.Diff {
 		fmt.Fprintf(&b, " (first profile: %s)", count(t.TotalBefore))
 	}
@@ -94,7 +94,7 @@ func WriteText(w io.Writer, t *Table, n int) error {
 	var sum float64
 	for _, r := range rows {
 		sum += r.Flat
-		fmt.Fprintf(&b, "%*s %s %s %*s %s", wid, count(r.Flat), Percent(r.Flat, t.Total), Percent(sum, t.Total), wid, count(r.Cum), Percent(r.Cum, t.Total))
+		fmt.Fprintf(&b, "%*s %s %s %*s %s", wid, count(r.Flat), percent(r.Flat, t.Total), percent(sum, t.Total), wid, count(r.Cum), percent(r.Cum, t.Total))
 		if t.Diff {
 			fmt.Fprintf(&b, " %*s %*s", dwid, signed(r.Flat-r.FlatBefore), dwid, signed(r.Cum-r.CumBefore))
 		}
@@ -240,7 +240,7 @@ func WritePeekText(w io.Writer, t *Table, entries []Entry) error {
 	fmt.Fprintf(&b, "%*s %6s %6s %*s %6s %*s + context\n", wid, "flat", "flat%", "sum%", wid, "cum", "cum%", 14, "calls calls%")
 	b.WriteString(sep)
 	edge := func(e Edge, cum float64) {
-		fmt.Fprintf(&b, "%*s %s |   %s\n", left-8, count(e.Count), Percent(e.Count, cum), e.Name)
+		fmt.Fprintf(&b, "%*s %s |   %s\n", left-8, count(e.Count), percent(e.Count, cum), e.Name)
 	}
 	var sum float64
 	for _, e := range entries {
@@ -248,7 +248,7 @@ func WritePeekText(w io.Writer, t *Table, entries []Entry) error {
 			edge(c, e.Cum)
 		}
 		sum += e.Flat
-		fmt.Fprintf(&b, "%*s %s %s %*s %s                | %s\n", wid, count(e.Flat), Percent(e.Flat, t.Total), Percent(sum, t.Total), wid, count(e.Cum), Percent(e.Cum, t.Total), e.Name)
+		fmt.Fprintf(&b, "%*s %s %s %*s %s                | %s\n", wid, count(e.Flat), percent(e.Flat, t.Total), percent(sum, t.Total), wid, count(e.Cum), percent(e.Cum, t.Total), e.Name)
 		for _, c := range e.Callees {
 			edge(c, e.Cum)
 		}

@@ -40,8 +40,8 @@ func ParseBy(s string) (By, error) {
 	return 0, fmt.Errorf("unknown ranking %q: want function, module or comm", s)
 }
 
-// NoModule is the module shown for frames that name none.
-const NoModule = "(no module)"
+// noModule is the module shown for frames that name none.
+const noModule = "(no module)"
 
 // ModuleOf returns the module of a frame, as far as its folded name tells:
 //
@@ -50,12 +50,12 @@ const NoModule = "(no module)"
 //   - "[JIT]" for a JIT frame marked "_[j]" (stackcollapse --jit or --all);
 //   - the DSO of an unresolved frame, which stackcollapse names after it:
 //     "[libc.so.6]", or "[libc.so.6 <7f01...>]" with --addrs;
-//   - NoModule for every other frame: a resolved user-space symbol, whose
+//   - noModule for every other frame: a resolved user-space symbol, whose
 //     DSO the folded line does not carry (with stackcollapse --all, every
 //     such frame is user-space code).
 //
 // A table by module leaves out the root frame, which is the process, not
-// code; a stack of its root frame alone counts for NoModule.
+// code; a stack of its root frame alone counts for noModule.
 func ModuleOf(frame string) string {
 	switch {
 	case strings.HasSuffix(frame, "_[k]"):
@@ -69,7 +69,7 @@ func ModuleOf(frame string) string {
 		}
 		return name
 	}
-	return NoModule
+	return noModule
 }
 
 // Counter sums folded records per distinct stack. The zero value is
@@ -191,7 +191,7 @@ func (c *Counter) build(by By, withEdges bool) *graph {
 				if _, tail, more := strings.Cut(s, ";"); more {
 					rest = tail
 				} else {
-					rest = "" // a stack of its root alone: NoModule
+					rest = "" // a stack of its root alone: noModule
 				}
 			}
 			for {

@@ -75,8 +75,8 @@ func TestByModuleAndComm(t *testing.T) {
 func TestModuleOf(t *testing.T) {
 	for in, want := range map[string]string{
 		"vfs_read_[k]": "[kernel.kallsyms]", "Busy.run_[j]": "[JIT]", "[libc.so.6]": "libc.so.6",
-		"[dd <5599aa>]": "dd", "[unknown]": "unknown", "main": NoModule, "[]": NoModule,
-		"f_[i]": NoModule, "[memfd:sealed-9 (deleted)]": "memfd:sealed-9 (deleted)",
+		"[dd <5599aa>]": "dd", "[unknown]": "unknown", "main": noModule, "[]": noModule,
+		"f_[i]": noModule, "[memfd:sealed-9 (deleted)]": "memfd:sealed-9 (deleted)",
 	} {
 		if got := ModuleOf(in); got != want {
 			t.Errorf("ModuleOf(%q) = %q, want %q", in, got, want)
