@@ -540,6 +540,22 @@ func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *
 	}
 
 	var syms, runtime *elfFile
+	// take keeps ef as the symbol table and as the runtime (dynamic
+	// symbols) file where they are still missing, closes it when it is
+	// neither, and reports whether both are found.
+	take := func(ef *elfFile) bool {
+		used := false
+		if syms == nil && ef.hasSymtab() {
+			syms, used = ef, true
+		}
+		if runtime == nil && ef.hasDynsym() {
+			runtime, used = ef, true
+		}
+		if !used {
+			ef.Close()
+		}
+		return syms != nil && runtime != nil
+	}
 	found := false // a file of the recorded build-id
 	var mismatch []string
 	var readErr error
@@ -560,17 +576,7 @@ func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *
 			}
 		}
 		found = true
-		used := false
-		if syms == nil && ef.hasSymtab() {
-			syms, used = ef, true
-		}
-		if runtime == nil && ef.hasDynsym() {
-			runtime, used = ef, true
-		}
-		if !used {
-			ef.Close()
-		}
-		if syms != nil && runtime != nil {
+		if take(ef) {
 			break
 		}
 	}
@@ -598,17 +604,7 @@ func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *
 				}
 				continue
 			}
-			used := false
-			if syms == nil && ef.hasSymtab() {
-				syms, used = ef, true
-			}
-			if runtime == nil && ef.hasDynsym() {
-				runtime, used = ef, true
-			}
-			if !used {
-				ef.Close()
-			}
-			if syms != nil && runtime != nil {
+			if take(ef) {
 				break
 			}
 		}
