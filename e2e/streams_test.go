@@ -277,17 +277,22 @@ func TestSignalRemovesCopy(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// Half the input, the pipe left open: timeslice is copying it.
+		// Half the input, the pipe left open: timeslice is copying it,
+		// into a file it unlinked as soon as it made it (issue 34): the
+		// copy is seen among its open files, not in $TMPDIR.
 		stdin.Write(data[:len(data)/2])
-		var copies []string
-		for deadline := time.Now().Add(time.Minute); len(copies) == 0 && time.Now().Before(deadline); {
+		copying := false
+		for deadline := time.Now().Add(time.Minute); !copying && time.Now().Before(deadline); {
 			time.Sleep(10 * time.Millisecond) // waiting for the copy to exist, not timing anything
-			copies, _ = filepath.Glob(filepath.Join(tmp, "*"))
+			copying = opensUnder(cmd.Process.Pid, tmp)
 		}
-		if len(copies) == 0 {
+		if !copying {
 			cmd.Process.Kill()
 			cmd.Wait()
 			t.Fatal("no copy of standard input was made")
+		}
+		if left, _ := filepath.Glob(filepath.Join(tmp, "*")); len(left) != 0 {
+			t.Errorf("%v: the copy has a name in $TMPDIR while it is read: %v", sig, left)
 		}
 		cmd.Process.Signal(sig)
 		err = cmd.Wait()
@@ -299,4 +304,20 @@ func TestSignalRemovesCopy(t *testing.T) {
 			t.Errorf("%v: left in $TMPDIR: %v", sig, left)
 		}
 	}
+}
+
+// opensUnder reports whether process pid has a file open under dir (an
+// unlinked one included, which /proc shows with " (deleted)").
+func opensUnder(pid int, dir string) bool {
+	fds := fmt.Sprintf("/proc/%d/fd", pid)
+	ents, err := os.ReadDir(fds)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if l, err := os.Readlink(filepath.Join(fds, e.Name())); err == nil && strings.HasPrefix(l, dir+"/") {
+			return true
+		}
+	}
+	return false
 }
