@@ -3,7 +3,6 @@ package stackfilter
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -70,16 +69,7 @@ func loadCapture(t *testing.T, name, dir string) *capture {
 		t.Fatal(err)
 	}
 	c.profile = filepath.Join(dir, name+".pb.gz")
-	f, err := os.Create(c.profile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Write(f); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	gotool.WriteProfile(t, p, c.profile)
 	captures[name] = c
 	return c
 }

@@ -3,7 +3,6 @@ package top
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -65,16 +64,7 @@ func loadCapture(t *testing.T, name, dir string) *capture {
 		}
 	}
 	c.profile = filepath.Join(dir, name+".pb.gz")
-	f, err := os.Create(c.profile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Write(f); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	gotool.WriteProfile(t, p, c.profile)
 	return c
 }
 
