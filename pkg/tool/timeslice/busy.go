@@ -72,7 +72,11 @@ func (b *busy) start(t folded.Time) {
 		b.origin = b.guess
 	}
 	b.started = true
-	if !b.derived {
+	switch {
+	case b.derived:
+	case b.heat: // the marks name processes: no stacks kept
+		b.series = bursts.NewProcessSeries(b.origin, 0)
+	default:
 		b.series = bursts.NewSeries(b.origin, 0)
 	}
 	b.seen = gaps.NewFinder()
@@ -179,6 +183,9 @@ func (c *run) find(series *bursts.Series, inputs window.Inputs, unrecorded []gap
 	ok := false
 	if tl != nil {
 		tally, ok = bursts.TallyOf(tl, res.Bursts, res.Measure, busyEntries(tl))
+	} else if c.Heatmap != "" {
+		// The marks name processes, which the series keeps.
+		tally, ok = series.Tally(res.Bursts, res.Measure)
 	}
 	if !ok {
 		var err error
