@@ -163,7 +163,9 @@ const topStacks = 3
 // find finds the bursts of series (nil: no sample came) and their top
 // processes and stacks, exactly: from the entries of tl in the bursts'
 // windows when the run built a timeline that keeps the samples' stacks
-// (the explorer page's, of which the series is made; nil: none), else by
+// (the explorer page's, of which the series is made; nil: none), from
+// the series itself for the heat map's marks (a series of processes:
+// the marks name no stacks), else by
 // reading the inputs that hold a burst a second time (streams from the
 // copy Survey kept), every sample of a burst's window that the run's
 // selection keeps (--cpu, --pid, --tid, --comm) counted per stack. Memory
