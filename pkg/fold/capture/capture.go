@@ -227,6 +227,9 @@ func (f *Folder) openData(in *source.Input) (collapse.Producer, error) {
 			return nil, fmt.Errorf("%s: %s: needs perf script; %s | stackcollapse, or allow stackcollapse to run it (without --no-perf)", path, unsupported.Reason, scriptAdvice(in))
 		}
 		f.warnf("%s: %s: reading it with %s script instead", path, unsupported.Reason, f.Perf)
+		if unsupported.Pipe {
+			f.pipeCut(file, path)
+		}
 		return f.script(file, path)
 	}
 	if err != nil {
@@ -417,6 +420,20 @@ func (f *Folder) script(file, path string) (collapse.Producer, error) {
 		return nil, fmt.Errorf("%s: running %s script: %w (install perf, or run perf script where the capture was made)", path, f.Perf, err)
 	}
 	return f.text(&scriptOutput{ReadCloser: out, cmd: cmd, stderr: &stderr, path: path, perf: f.Perf}, path), nil
+}
+
+// pipeCut says when the pipe-mode perf.data file ends inside a record:
+// perf script reads it to its last complete record without a word.
+func (f *Folder) pipeCut(file, path string) {
+	fh, err := os.Open(file)
+	if err != nil {
+		return // perf script will say
+	}
+	defer fh.Close()
+	end, err := perfdata.ScanPipe(fh, path)
+	if err == nil && end.Cut() {
+		f.warnf("%s: cut short: the last %d bytes hold no complete record; the %d complete samples before them are read", path, end.Size-end.Complete, end.Samples)
+	}
 }
 
 // scriptOutput is the output of perf script; closing it stops perf if it
