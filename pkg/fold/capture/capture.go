@@ -145,7 +145,17 @@ func (f *Folder) Run(w io.Writer, inputs []collapse.Input) (collapse.Summary, er
 	f.prepare()
 	sum, err := f.Driver.Run(w, inputs)
 	f.noteSkips()
+	f.noteRefused()
 	return sum, err
+}
+
+// noteRefused says which files the capture named (perf maps, jitdump
+// files, binaries) were refused as unsafe to read, each once however many
+// inputs and readings share the Resolver.
+func (f *Folder) noteRefused() {
+	for _, err := range f.Resolver.TakeRefused() {
+		f.warnf("%v", err)
+	}
 }
 
 // prepare sets the Resolver (DefaultResolver when none) and lets the

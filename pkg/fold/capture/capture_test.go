@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"flamekit/internal/testkit/golden"
@@ -180,6 +181,27 @@ func TestPipeCutSaid(t *testing.T) {
 				t.Errorf("cut inside a record: %v; messages:\n%s", end.Cut(), msgs)
 			}
 		})
+	}
+}
+
+// TestRefusedFileSaid: a real node capture whose perf map the profiled
+// process made a FIFO is read without hanging, and stderr says, once,
+// that the map was skipped and why (issue 34).
+func TestRefusedFileSaid(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "perf-24697.map"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := symbols.NewResolver(symbols.Options{BuildIDDir: dir, DebugDir: dir, Kallsyms: filepath.Join(dir, "none"),
+		KernelNotes: filepath.Join(dir, "none"), PerfMapDir: dir, Proc: filepath.Join(dir, "noproc")})
+	data := "../../perf/perfdata/testdata/node.data.gz"
+	_, msgs, err := fold(t, collapse.Options{}, func(f *Folder) { f.Resolver = r }, func(f *Folder) collapse.Input { return f.Data(open(t, data), "x") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "perf map " + filepath.Join(dir, "perf-24697.map") + ": skipped: not a regular file (a FIFO)"
+	if n := strings.Count(msgs, want); n != 1 {
+		t.Errorf("%q said %d times, want once:\n%s", want, n, msgs)
 	}
 }
 
