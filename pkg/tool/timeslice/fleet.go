@@ -41,7 +41,7 @@ func (c *run) checkFleet() error {
 	switch {
 	case f.Push != "" && f.Format == "pprof":
 		return tool.Usagef("--push and --format pprof cannot be combined: --push sends pprof itself (--format otlp --push sends OTLP)")
-	case (f.Push != "" || f.Format != "folded") && (c.Heatmap != "" || c.KeepTime):
+	case (f.Push != "" || f.Format != "folded") && (c.Heatmap != NoHeatmap || c.KeepTime):
 		return tool.Usagef("--heatmap and --keep-time write their own output: drop --push/--format %s", f.Format)
 	case f.Push != "" && f.Service == "":
 		return tool.Usagef("--push needs --service NAME (the service name Grafana shows)")
