@@ -37,9 +37,10 @@ import (
 )
 
 // Config is one run of timeslice (the tool): the window, the output and
-// the inputs, as its command line gives them (Flags.Config). Rows, Top and Threshold must be set (heatmap.DefaultRows,
-// bursts.DefaultMax, bursts.DefaultThreshold); the other fields' zero
-// values are the defaults.
+// the inputs, as its command line gives them (Flags.Config). Rows, Top
+// and Threshold must be set (heatmap.DefaultRows, bursts.DefaultMax,
+// bursts.DefaultThreshold); the other fields' zero values are the
+// defaults.
 type Config struct {
 	// Window is where to cut (HasWindow; none: the whole capture), as
 	// ParseWindow reads it.
