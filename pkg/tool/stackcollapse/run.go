@@ -99,12 +99,12 @@ func Run(c Config, env *tool.Env) error {
 	var pprofs source.Inputs
 	other := ""
 	for _, in := range ins {
-		if in.Kind == source.Pprof {
+		if capture.CollapseOf(in) == capture.ConvertProfile {
 			pprofs = append(pprofs, in)
 		} else if other == "" {
 			other = in.Kind.String()
-			if in.Kind == source.Unknown || in.Kind == source.Empty {
-				other = source.PerfScript.String()
+			if capture.CollapseOf(in) == capture.FoldPerf && !capture.IsPerf(in) {
+				other = source.PerfScript.String() // how it is read
 			}
 		}
 	}
@@ -117,12 +117,12 @@ func Run(c Config, env *tool.Env) error {
 	perfDone := false
 	for _, in := range ins {
 		var err error
-		switch in.Kind {
-		case source.Bpftrace:
+		switch capture.CollapseOf(in) {
+		case capture.SumDump:
 			err = c.foldBpftrace(env, in)
-		case source.Folded:
+		case capture.CopyStacks:
 			err = c.passFolded(env, in)
-		default: // perf script text, perf.data, empty input, undetected text
+		case capture.FoldPerf: // perf script text, perf.data, empty input, undetected text
 			if !perfDone {
 				perfDone = true
 				err = c.collapsePerf(env, ins, opt)
@@ -174,12 +174,6 @@ func (c *Config) jobs(env *tool.Env) error {
 	return nil
 }
 
-// isPerf reports whether an input is folded by the perf stage: perf
-// script text, perf.data, and what is read as perf script text.
-func isPerf(in *source.Input) bool {
-	return in.Kind != source.Bpftrace && in.Kind != source.Folded
-}
-
 // collapsePerf folds the perf.data files and perf script texts among ins
 // through the one fold driver, as one stream, on every CPU (Jobs).
 func (c *Config) collapsePerf(env *tool.Env, ins source.Inputs, opt collapse.Options) error {
@@ -190,12 +184,8 @@ func (c *Config) collapsePerf(env *tool.Env, ins source.Inputs, opt collapse.Opt
 	}
 	var inputs []collapse.Input
 	for _, in := range ins {
-		switch {
-		case !isPerf(in):
-		case in.Kind.IsPerfData():
-			inputs = append(inputs, f.Data(in, capture.SourceName(in)))
-		default:
-			inputs = append(inputs, f.Text(in.Display, capture.SourceName(in), in.Open))
+		if capture.CollapseOf(in) == capture.FoldPerf {
+			inputs = append(inputs, f.Input(in))
 		}
 	}
 	sum, err := f.Run(env.Stdout, inputs)
