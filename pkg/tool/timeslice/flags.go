@@ -66,6 +66,16 @@ func (h *Heatmap) Decode(ctx *kong.DecodeContext) error {
 // IsBool makes --heatmap a flag that takes no separate value.
 func (h *Heatmap) IsBool() bool { return true }
 
+// Output is what timeslice writes the window as (--format).
+type Output string
+
+// The outputs.
+const (
+	OutputFolded Output = "folded" // summed classic stacks (or timed, Config.KeepTime)
+	OutputPprof  Output = "pprof"  // a gzipped profile.proto
+	OutputOTLP   Output = "otlp"   // an OTLP ExportProfilesServiceRequest
+)
+
 // Flags are the timeslice command line (a command embeds them: their tags
 // are its flags, Defaults gives kong the defaults). Config checks them and
 // turns them into a Config.
@@ -96,7 +106,7 @@ type Flags struct {
 // fleetFlags are the flags that send the window elsewhere than folded
 // text: pprof on standard output, or pushes to Pyroscope.
 type fleetFlags struct {
-	Format      string         `enum:"folded,pprof,otlp" default:"folded" help:"Output format: folded (summed classic stacks), pprof (the window as a gzipped profile.proto, the samples' times, rounded down to --bucket, as timestamp_ns labels, for go tool pprof, Pyroscope, Parca, speedscope) or otlp (an OpenTelemetry ExportProfilesServiceRequest, proto ${otlpversion}, in protobuf: each sample's wall-clock time to --bucket, default ${otlpbucket}, with its CPU, pid, tid and comm; with --push, sent to the OTLP/HTTP receiver at URL${otlppath})."`
+	Format      Output         `enum:"folded,pprof,otlp" default:"folded" help:"Output format: folded (summed classic stacks), pprof (the window as a gzipped profile.proto, the samples' times, rounded down to --bucket, as timestamp_ns labels, for go tool pprof, Pyroscope, Parca, speedscope) or otlp (an OpenTelemetry ExportProfilesServiceRequest, proto ${otlpversion}, in protobuf: each sample's wall-clock time to --bucket, default ${otlpbucket}, with its CPU, pid, tid and comm; with --push, sent to the OTLP/HTTP receiver at URL${otlppath})."`
 	SampleType  string         `name:"sample-type" placeholder:"TYPE/UNIT" help:"With --format pprof or --push: what the counts measure, e.g. alloc_space/bytes. Default: from the capture's metadata (cpu-clock: cpu/nanoseconds; --off-cpu: off_cpu/microseconds; --weight size: EVENT/bytes; other events: their name/count)."`
 	Push        string         `placeholder:"URL" help:"Push the window to Grafana Pyroscope at URL (http://host:4040) as pprof, one profile per --bucket, and print a summary on stderr instead of writing stdout. Auth from PYROSCOPE_BASIC_AUTH_USER/PYROSCOPE_BASIC_AUTH_PASSWORD or PYROSCOPE_AUTH_TOKEN; PYROSCOPE_TENANT_ID sets X-Scope-OrgID."`
 	Service     string         `placeholder:"NAME" help:"With --push: the service name the profiles are stored under (Grafana's service_name); with --format otlp, the resource's service.name."`

@@ -72,12 +72,12 @@ type Config struct {
 	Quiet bool
 	// Select keeps the samples of some CPUs, processes, threads (nil: all).
 	Select *selection.Selection
-	// Format is "folded" (or ""), "pprof" or "otlp".
-	Format string
+	// Format is what the window is written as ("": OutputFolded).
+	Format Output
 	// SampleType is TYPE/UNIT, what pprof and pushed counts measure.
 	SampleType string
 	// Push is the Pyroscope URL to push to, under Service with Label
-	// (KEY=VALUE) series labels; with Format "otlp", the OTLP/HTTP
+	// (KEY=VALUE) series labels; with Format OutputOTLP, the OTLP/HTTP
 	// receiver's base URL (otlp.Path is appended), Service its
 	// service.name and a host label its host.name.
 	Push    string
@@ -124,7 +124,7 @@ func Run(cfg Config, env *tool.Env) error {
 		c.Measure = "auto"
 	}
 	if c.Format == "" {
-		c.Format = "folded"
+		c.Format = OutputFolded
 	}
 	return c.run(env)
 }
@@ -217,10 +217,15 @@ func (c *run) check() error {
 	if c.Heatmap != NoHeatmap && c.KeepTime {
 		return tool.Usagef("--heatmap and --keep-time cannot be combined")
 	}
+	switch c.Format {
+	case OutputFolded, OutputPprof, OutputOTLP:
+	default:
+		return tool.Usagef("--format %q: want folded, pprof or otlp", c.Format)
+	}
 	if err := c.checkFleet(); err != nil {
 		return err
 	}
-	if c.Bursts && (c.Heatmap != NoHeatmap || c.KeepTime || c.Push != "" || c.Format != "folded") {
+	if c.Bursts && (c.Heatmap != NoHeatmap || c.KeepTime || c.Push != "" || c.Format != OutputFolded) {
 		return tool.Usagef("--bursts prints windows: it cannot be combined with --heatmap (which marks them), --keep-time, --format pprof/otlp or --push")
 	}
 	if c.Top < 1 || !(c.Threshold > 0) || math.IsInf(c.Threshold, 1) {
@@ -245,9 +250,9 @@ func (c *run) place(spec window.Spec, hasWindow bool, inputs window.Inputs) (win
 	// --format pprof cuts its intervals on the wall clock as it reads:
 	// it reads the heads of the inputs, streams copied first to be read
 	// as files (see pprofOutput).
-	pprofClock := (c.Format == "pprof" && c.Push == "" || c.Format == "otlp") && c.Resolution() >= pprof.MinCut
+	pprofClock := (c.Format == OutputPprof && c.Push == "" || c.Format == OutputOTLP) && c.Resolution() >= pprof.MinCut
 	switch {
-	case c.Push != "" && c.Format != "otlp" || needClock && (inputs.HasStream() || c.KeepTime):
+	case c.Push != "" && c.Format != OutputOTLP || needClock && (inputs.HasStream() || c.KeepTime):
 		if err := inputs.Survey(""); err != nil {
 			return nil, false, err
 		}
@@ -330,9 +335,9 @@ func (c *run) read(env *tool.Env, inputs window.Inputs, win *window.Window) (*wi
 // input has been read.
 func (c *run) output(env *tool.Env, s *window.Slicer, inputs window.Inputs, win *window.Window) (finish func(*window.Clock) error, err error) {
 	switch {
-	case c.Push != "" && c.Format != "otlp":
+	case c.Push != "" && c.Format != OutputOTLP:
 		return c.pushOutput(env, s, inputs)
-	case c.Format == "pprof" || c.Format == "otlp":
+	case c.Format == OutputPprof || c.Format == OutputOTLP:
 		return c.pprofOutput(env, s, inputs, win), nil
 	case c.Heatmap == HeatmapHTML:
 		return c.pageOutput(env, s, inputs, win), nil
