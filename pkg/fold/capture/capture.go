@@ -145,7 +145,17 @@ func (f *Folder) Run(w io.Writer, inputs []collapse.Input) (collapse.Summary, er
 	f.prepare()
 	sum, err := f.Driver.Run(w, inputs)
 	f.noteSkips()
+	f.noteRefused()
 	return sum, err
+}
+
+// noteRefused says which files the capture named (perf maps, jitdump
+// files, binaries) were refused as unsafe to read, each once however many
+// inputs and readings share the Resolver.
+func (f *Folder) noteRefused() {
+	for _, err := range f.Resolver.TakeRefused() {
+		f.warnf("%v", err)
+	}
 }
 
 // prepare sets the Resolver (DefaultResolver when none) and lets the
@@ -227,6 +237,9 @@ func (f *Folder) openData(in *source.Input) (collapse.Producer, error) {
 			return nil, fmt.Errorf("%s: %s: needs perf script; %s | stackcollapse, or allow stackcollapse to run it (without --no-perf)", path, unsupported.Reason, scriptAdvice(in))
 		}
 		f.warnf("%s: %s: reading it with %s script instead", path, unsupported.Reason, f.Perf)
+		if unsupported.Pipe {
+			f.pipeCut(file, path)
+		}
 		return f.script(file, path)
 	}
 	if err != nil {
@@ -417,6 +430,20 @@ func (f *Folder) script(file, path string) (collapse.Producer, error) {
 		return nil, fmt.Errorf("%s: running %s script: %w (install perf, or run perf script where the capture was made)", path, f.Perf, err)
 	}
 	return f.text(&scriptOutput{ReadCloser: out, cmd: cmd, stderr: &stderr, path: path, perf: f.Perf}, path), nil
+}
+
+// pipeCut says when the pipe-mode perf.data file ends inside a record:
+// perf script reads it to its last complete record without a word.
+func (f *Folder) pipeCut(file, path string) {
+	fh, err := os.Open(file)
+	if err != nil {
+		return // perf script will say
+	}
+	defer fh.Close()
+	end, err := perfdata.ScanPipe(fh, path)
+	if err == nil && end.Cut() {
+		f.warnf("%s: cut short: the last %d bytes hold no complete record; the %d complete samples before them are read", path, end.Size-end.Complete, end.Samples)
+	}
 }
 
 // scriptOutput is the output of perf script; closing it stops perf if it

@@ -6,14 +6,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"flamekit/internal/testkit/golden"
 	"flamekit/pkg/fold/collapse"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/perf/perfdata"
 	"flamekit/pkg/perf/symbols"
 	"flamekit/pkg/source"
 )
@@ -140,6 +144,64 @@ func TestFallbackToPerfScript(t *testing.T) {
 	_, _, err = fold(t, collapse.Options{}, nil, func(f *Folder) collapse.Input { return f.Data(open(t, data), "x") })
 	if err == nil || !strings.Contains(err.Error(), "gzip -dc "+data+" > ../../perf/perfdata/testdata/pipe.data) and run perf script --header -i ../../perf/perfdata/testdata/pipe.data") {
 		t.Errorf("without perf: %v, want an error saying to run perf script", err)
+	}
+}
+
+// TestPipeCutSaid: a pipe-mode perf.data file cut inside a record (a
+// copy cut off, a full disk) is read by the real perf script to its last
+// complete record, every complete sample kept, and the cut is said.
+func TestPipeCutSaid(t *testing.T) {
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		t.Skip("perf is not installed: the fallback to perf script cannot be run")
+	}
+	data, err := golden.Read("../../perf/perfdata/testdata/pipe.data.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cut := range []int{len(data), len(data) - 3, 4500, 4252} { // whole, in the last record, in the fifth sample, after the third
+		t.Run(strconv.Itoa(cut), func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "cut.data")
+			if err := os.WriteFile(file, data[:cut], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			end, err := perfdata.ScanPipe(bytes.NewReader(data[:cut]), file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, msgs, err := fold(t, collapse.Options{}, func(f *Folder) { f.Perf = perf }, func(f *Folder) collapse.Input { return f.Data(open(t, file), "x") })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := int64(len(roots(t, out))); n != end.Samples || n == 0 {
+				t.Errorf("%d samples folded, %d complete in the file", n, end.Samples)
+			}
+			said := strings.Contains(msgs, fmt.Sprintf("cut.data: cut short: the last %d bytes hold no complete record; the %d complete samples before them are read", int64(cut)-end.Complete, end.Samples))
+			if said != end.Cut() {
+				t.Errorf("cut inside a record: %v; messages:\n%s", end.Cut(), msgs)
+			}
+		})
+	}
+}
+
+// TestRefusedFileSaid: a real node capture whose perf map the profiled
+// process made a FIFO is read without hanging, and stderr says, once,
+// that the map was skipped and why (issue 34).
+func TestRefusedFileSaid(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "perf-24697.map"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := symbols.NewResolver(symbols.Options{BuildIDDir: dir, DebugDir: dir, Kallsyms: filepath.Join(dir, "none"),
+		KernelNotes: filepath.Join(dir, "none"), PerfMapDir: dir, Proc: filepath.Join(dir, "noproc")})
+	data := "../../perf/perfdata/testdata/node.data.gz"
+	_, msgs, err := fold(t, collapse.Options{}, func(f *Folder) { f.Resolver = r }, func(f *Folder) collapse.Input { return f.Data(open(t, data), "x") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "perf map " + filepath.Join(dir, "perf-24697.map") + ": skipped: not a regular file (a FIFO)"
+	if n := strings.Count(msgs, want); n != 1 {
+		t.Errorf("%q said %d times, want once:\n%s", want, n, msgs)
 	}
 }
 

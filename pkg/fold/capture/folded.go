@@ -133,6 +133,7 @@ func (f *Folder) RunRecords(out collapse.Records, inputs []collapse.Input) (coll
 	f.prepare()
 	sum, err := f.Driver.RunRecords(out, inputs)
 	f.noteSkips()
+	f.noteRefused()
 	return sum, err
 }
 

@@ -14,6 +14,7 @@ import (
 type UnsupportedError struct {
 	File   string // the file's name as given to Open
 	Reason string // why, for a message ("pipe mode (perf record -o -)")
+	Pipe   bool   // a pipe-mode file: ScanPipe tells whether it was cut
 }
 
 func (e *UnsupportedError) Error() string {

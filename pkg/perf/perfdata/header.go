@@ -92,7 +92,7 @@ func readHeader(r io.ReaderAt, size int64, name string) (*fileInfo, error) {
 	c.skip(8)
 	hsize := c.u64()
 	if hsize == pipeHeaderSize {
-		return nil, &UnsupportedError{File: name, Reason: "pipe-mode perf.data (perf record -o -)"}
+		return nil, &UnsupportedError{File: name, Reason: "pipe-mode perf.data (perf record -o -)", Pipe: true}
 	}
 	if n < fileHeaderSize {
 		return nil, ferr(-1, "file header truncated (%d bytes)", n)

@@ -103,14 +103,15 @@ var ErrBuildIDMismatch = errors.New("build-id differs")
 type Resolver struct {
 	opts Options
 
-	mu       sync.Mutex
-	kernels  map[string]*load[*Kernel]
-	dsos     map[dsoKey]*load[*Table]
-	perfMaps map[int]*load[*Table]
-	kaddrs   map[kaddrKey]kaddr // KernelSymbolAddr of other names
-	missing  []Missing
-	queue    []func() // Preload's loads not started yet, in order
-	working  bool     // a background goroutine takes from queue
+	mu          sync.Mutex
+	kernels     map[string]*load[*Kernel]
+	dsos        map[dsoKey]*load[*Table]
+	perfMaps    map[int]*load[*Table]
+	kaddrs      map[kaddrKey]kaddr // KernelSymbolAddr of other names
+	missing     []Missing
+	refusedSaid map[string]bool // the files TakeRefused returned
+	queue       []func()        // Preload's loads not started yet, in order
+	working     bool            // a background goroutine takes from queue
 
 	runningOnce sync.Once
 	running     string // the running kernel's build-id
@@ -281,6 +282,28 @@ func (r *Resolver) Missing() []Missing {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]Missing(nil), r.missing...)
+}
+
+// TakeRefused returns why each file a capture named was refused as unsafe
+// to read (not a regular file, another owner, too large: see
+// internal/base/safefile), in the order they were asked for, each once
+// over the Resolver's life: a refusal returned is not returned again.
+// Their frames are left without symbols.
+func (r *Resolver) TakeRefused() []error {
+	var errs []error
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, m := range r.missing {
+		var se *safefile.Error
+		if errors.As(m.Err, &se) && !r.refusedSaid[se.Path] {
+			if r.refusedSaid == nil {
+				r.refusedSaid = map[string]bool{}
+			}
+			r.refusedSaid[se.Path] = true
+			errs = append(errs, m.Err)
+		}
+	}
+	return errs
 }
 
 // DSO returns the symbol for addr in the object perf script names path

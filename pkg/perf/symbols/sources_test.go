@@ -86,6 +86,24 @@ func TestHostilePerfMaps(t *testing.T) {
 	if s, ok := r.PerfMap(105, 0x1004); !ok || s.Name != "fine_symbol" {
 		t.Errorf("a good map: %+v %v", s, ok)
 	}
+	// Each refusal is taken once, in the order met, for the tools' one
+	// line per refused file on stderr.
+	var said []string
+	for _, err := range r.TakeRefused() {
+		said = append(said, err.Error())
+	}
+	if len(said) != len(cases) {
+		t.Errorf("TakeRefused gave %d refusals, want %d:\n%s", len(said), len(cases), strings.Join(said, "\n"))
+	}
+	for i, c := range cases {
+		if i < len(said) && (!strings.HasPrefix(said[i], "perf map "+mk(c.pid)+": skipped: ") || !strings.Contains(said[i], c.why)) {
+			t.Errorf("refusal %d: %q, want the map %s and %q", i, said[i], mk(c.pid), c.why)
+		}
+	}
+	r.PerfMap(101, 0x2004)
+	if again := r.TakeRefused(); len(again) != 0 {
+		t.Errorf("refusals said twice: %v", again)
+	}
 	if own {
 		forced := NewResolver(Options{PerfMapDir: dir, Force: true, Proc: filepath.Join(dir, "noproc")})
 		if s, ok := forced.PerfMap(104, 0x1004); !ok || s.Name != "theirs" {
