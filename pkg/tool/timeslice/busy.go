@@ -185,7 +185,7 @@ func (c *run) find(series *bursts.Series, inputs window.Inputs, unrecorded []gap
 	ok := false
 	if tl != nil {
 		tally, ok = bursts.TallyOf(tl, res.Bursts, res.Measure, busyEntries(tl))
-	} else if c.Heatmap != "" {
+	} else if c.Heatmap != NoHeatmap {
 		// The marks name processes, which the series keeps.
 		tally, ok = series.Tally(res.Bursts, res.Measure)
 	}
