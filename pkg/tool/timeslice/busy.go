@@ -177,7 +177,7 @@ func (c *run) find(series *bursts.Series, inputs window.Inputs, unrecorded []gap
 	if err := series.Err(); err != nil {
 		return bursts.Result{}, nil, err
 	}
-	res := series.Find(bursts.Options{Measure: c.measure(), Threshold: c.Threshold, Max: c.Top, Unrecorded: unrecorded})
+	res := series.Find(bursts.Options{Measure: c.Measure, Threshold: c.Threshold, Max: c.Top, Unrecorded: unrecorded})
 	if len(res.Bursts) == 0 {
 		return res, nil, nil
 	}
@@ -246,16 +246,6 @@ func reread(res bursts.Result, inputs window.Inputs, sel *selection.Selection) (
 		}
 	}
 	return tally, nil
-}
-
-func (c *run) measure() bursts.Measure {
-	switch c.Measure {
-	case "samples":
-		return bursts.Samples
-	case "weight":
-		return bursts.Weight
-	}
-	return bursts.Auto
 }
 
 // sources returns the inputs as the handed-back commands name them:

@@ -98,6 +98,7 @@ package bursts
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 
@@ -129,6 +130,20 @@ func (m Measure) String() string {
 		return "weight"
 	}
 	return "auto"
+}
+
+// ParseMeasure reads a Measure as String writes it ("auto", "samples",
+// "weight"; "" is Auto).
+func ParseMeasure(s string) (Measure, error) {
+	switch s {
+	case "", "auto":
+		return Auto, nil
+	case "samples":
+		return Samples, nil
+	case "weight":
+		return Weight, nil
+	}
+	return Auto, fmt.Errorf("measure %q: want auto, samples or weight", s)
 }
 
 // DefaultBins is the number of bins per second: bursts are placed to
