@@ -1746,7 +1746,6 @@ function drawBursts() {
 			update("range");
 		});
 		li.appendChild(a);
-		li.appendChild(el("span", { class: "rise" })); // filled by scheduleTracks
 		var b = el("button", { type: "button", class: "whatrose", id: "rise-" + i, title: "The burst against the whole capture scaled to the burst's total (difffolded -n): red rose in the burst" }, "what rose");
 		b.addEventListener("click", function () { showRise(m); });
 		li.appendChild(b);

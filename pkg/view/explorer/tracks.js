@@ -4,7 +4,8 @@
 // heat map's modes (samples; change: how far a cell's mix of processes
 // departs from the typical mix; share: the share of the samples whose
 // stack matches an expression, as stackfilter --focus keeps them) and
-// what rose in a burst. It reads the entries and the filters of
+// what rose in a burst (drawn as difffolded -n; the burst list says what
+// rose as the Go burst finder found it). It reads the entries and the filters of
 // explorer.js (KE: each entry's node under the filters).
 
 var TRACK_N = 8; // processes with a track; the rest share one
@@ -117,7 +118,7 @@ function drawTracks() {
 	});
 }
 
-// scheduleTracks draws the tracks and the bursts' rises once the map and
+// scheduleTracks draws the tracks once the map and
 // the graph are on screen (a timer after them), once for several calls.
 function scheduleTracks() {
 	if (TR.pending) return;
@@ -125,22 +126,8 @@ function scheduleTracks() {
 		setTimeout(function () {
 			TR.pending = null;
 			drawTracks();
-			drawRises();
 			done();
 		}, 0);
-	});
-}
-
-// drawRises writes what rose in each burst of the list (burstRise), again
-// when the filters change.
-function drawRises() {
-	if (TR.risesOf === HM.series) return;
-	TR.risesOf = HM.series;
-	var spans = UI.bursts.querySelectorAll("li.burst .rise");
-	M.marks.forEach(function (m, i) {
-		if (!spans[i]) return;
-		var rise = burstRise(cellOfNs(m.from), cellOfNs(m.to - 1) + 1);
-		spans[i].textContent = rise.length ? "  rose: " + rise.map(function (x) { return x[0] + " " + (100 * x[1]).toFixed(1) + "% → " + (100 * x[2]).toFixed(1) + "%"; }).join(", ") : "";
 	});
 }
 
@@ -335,25 +322,6 @@ function mapLegend() {
 }
 
 // ---- bursts: what rose ----
-
-// burstRise returns the processes whose share rose most in cells [c0, c1)
-// of lane 0 above their share of the typical second: [name, typical
-// share, burst share].
-function burstRise(c0, c1) {
-	if (!KE) entryTargets();
-	var V = weightArray(), typ = typicalShares(0), in_ = new Float64Array(F.length), part = 0;
-	var ij = entryRange(c0, c1);
-	for (var e = ij[0]; e < ij[1]; e++) {
-		if (KE[e] < 0 || M.lanes.length > 1 && LANE[EI[e]] !== 0) continue;
-		in_[TC[ET[e]]] += V[e];
-		part += V[e];
-	}
-	var out = [];
-	if (!part) return out;
-	for (var c = 0; c < F.length; c++) if (in_[c] > 0) out.push([F[c], typ[c], in_[c] / part]);
-	out.sort(function (a, b) { return (b[2] - b[1]) - (a[2] - a[1]); });
-	return out.slice(0, 3).filter(function (x) { return x[2] > x[1]; });
-}
 
 // showRise compares a burst with the whole lane, scaled to the burst's
 // total (difffolded -n): red is what rose in the burst against the

@@ -89,7 +89,9 @@ func TestTracksAndChange(t *testing.T) {
 	// the burst list says what rose, and draws it against the capture
 	b.open(t, "file://"+page)
 	first := b.text(t, "bursts")
-	if !strings.Contains(first, "rose: flamekit_burst 0.0% →") {
+	// What rose is said once, as the Go burst finder found it (the
+	// page computes no second rise of its own).
+	if !strings.Contains(first, "process flamekit_burst rose from ") || strings.Contains(first, "rose: ") {
 		t.Errorf("burst list %q", first)
 	}
 	b.clickID(t, "rise-0")
