@@ -220,7 +220,7 @@ func (m *machine) addJIT(pid int32, reuses []uint64) {
 	if len(reuses) == 0 {
 		return
 	}
-	i, found := slices.BinarySearchFunc(m.jits, pid, func(j *jitSpans, pid int32) int { return cmp.Compare(j.pid, pid) })
+	i, found := m.jitOf(pid)
 	if found {
 		return
 	}
@@ -272,11 +272,17 @@ func (m *machine) jitSwitch(pid int32, end uint64) {
 // jitEnd returns the end of the current span of process pid (see
 // jitSpans), 0 for none.
 func (m *machine) jitEnd(pid int32) uint64 {
-	i, found := slices.BinarySearchFunc(m.jits, pid, func(j *jitSpans, pid int32) int { return cmp.Compare(j.pid, pid) })
+	i, found := m.jitOf(pid)
 	if !found {
 		return 0
 	}
 	return m.jits[i].end()
+}
+
+// jitOf returns the index of process pid in m.jits, or where it would
+// be, and whether it is there.
+func (m *machine) jitOf(pid int32) (int, bool) {
+	return slices.BinarySearchFunc(m.jits, pid, func(j *jitSpans, pid int32) int { return cmp.Compare(j.pid, pid) })
 }
 
 // newKey returns a dso.key never given before. Keys stay below oddTag:
