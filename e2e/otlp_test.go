@@ -2,9 +2,7 @@ package e2e
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,19 +17,20 @@ import (
 
 	collectorpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
 
+	"flamekit/internal/testkit/otlprecv"
 	"flamekit/pkg/folded"
+	"flamekit/pkg/interop/otlp"
 )
 
-// otlpReceiver is an httptest server standing in for an OTLP/HTTP
-// profiles receiver (it decodes and records; it is not Pyroscope). Its
-// faults script says what the next requests meet: "503" (a server
-// restarting), "drop" (the connection closed unanswered, as by a network
-// that drops it or a server killed mid-request), then 200.
-type otlpReceiver struct {
-	mu       sync.Mutex
-	faults   []string
-	requests int
-	windows  []otlpWindow // the requests accepted
+// otlpReceiver is the tests' stand-in OTLP/HTTP profiles receiver
+// (otlprecv; it is not Pyroscope): its Faults say what the next requests
+// meet, "503" (a server restarting), "drop" (the connection closed
+// unanswered, as by a network that drops it or a server killed
+// mid-request), then 200.
+type otlpReceiver struct{ otlprecv.Receiver }
+
+func newOTLPReceiver(faults ...string) *otlpReceiver {
+	return &otlpReceiver{otlprecv.Receiver{Path: otlp.Path, ContentType: otlp.ContentType, Faults: faults}}
 }
 
 // otlpWindow is one accepted request: its host and the sum of its values.
@@ -42,64 +40,35 @@ type otlpWindow struct {
 	ids   map[string]bool
 }
 
-func (r *otlpReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	b, _ := io.ReadAll(req.Body)
-	if req.Header.Get("Content-Encoding") == "gzip" {
-		if zr, err := gzip.NewReader(bytes.NewReader(b)); err == nil {
-			b, _ = io.ReadAll(zr)
+// accepted returns the windows of the requests accepted.
+func (r *otlpReceiver) accepted() []otlpWindow {
+	var wins []otlpWindow
+	for _, b := range r.Accepted() {
+		var m collectorpb.ExportProfilesServiceRequest
+		if err := proto.Unmarshal(b, &m); err != nil {
+			panic(err) // the receiver accepted it decoded
 		}
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.requests++
-	if req.URL.Path != "/v1development/profiles" {
-		http.NotFound(w, req)
-		return
-	}
-	if len(r.faults) > 0 {
-		f := r.faults[0]
-		r.faults = r.faults[1:]
-		switch f {
-		case "503":
-			http.Error(w, "starting", http.StatusServiceUnavailable)
-			return
-		case "drop":
-			if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
-				c.Close()
+		win := otlpWindow{ids: map[string]bool{}}
+		for _, rp := range m.GetResourceProfiles() {
+			for _, kv := range rp.GetResource().GetAttributes() {
+				if kv.GetKey() == otlp.AttrHost {
+					win.host = kv.GetValue().GetStringValue()
+				}
 			}
-			return
-		}
-	}
-	var m collectorpb.ExportProfilesServiceRequest
-	if err := proto.Unmarshal(b, &m); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	win := otlpWindow{ids: map[string]bool{}}
-	for _, rp := range m.GetResourceProfiles() {
-		for _, kv := range rp.GetResource().GetAttributes() {
-			if kv.GetKey() == "host.name" {
-				win.host = kv.GetValue().GetStringValue()
-			}
-		}
-		for _, sp := range rp.GetScopeProfiles() {
-			for _, p := range sp.GetProfiles() {
-				win.ids[fmt.Sprintf("%x", p.GetProfileId())] = true
-				for _, s := range p.GetSamples() {
-					for _, v := range s.GetValues() {
-						win.total += v
+			for _, sp := range rp.GetScopeProfiles() {
+				for _, p := range sp.GetProfiles() {
+					win.ids[fmt.Sprintf("%x", p.GetProfileId())] = true
+					for _, s := range p.GetSamples() {
+						for _, v := range s.GetValues() {
+							win.total += v
+						}
 					}
 				}
 			}
 		}
+		wins = append(wins, win)
 	}
-	r.windows = append(r.windows, win)
-}
-
-func (r *otlpReceiver) accepted() []otlpWindow {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]otlpWindow(nil), r.windows...)
+	return wins
 }
 
 // checkOnce checks that the receiver accepted each converted window in
@@ -149,13 +118,13 @@ func checkOnce(t *testing.T, dir string, rcv *otlpReceiver) {
 func TestPerfTimetravelOTLP(t *testing.T) {
 	need(t, "stackcollapse", "timeslice")
 	rec := script("perf-timetravel")
-	rcv := &otlpReceiver{faults: []string{"503", "drop", "503", "drop", "drop"}}
+	rcv := newOTLPReceiver("503", "drop", "503", "drop", "drop")
 	hs := httptest.NewServer(rcv)
 	defer hs.Close()
 	dir := t.TempDir()
 	r := ok(t, dir, rec+" -o tt -w 1 -n 3 --no-marker --push-backoff 1s --push "+hs.URL+" --service web")
 	checkOnce(t, filepath.Join(dir, "tt"), rcv)
-	t.Logf("%d requests for %d windows\n%s", rcv.requests, len(rcv.accepted()), r.stderr)
+	t.Logf("%d requests for %d windows\n%s", rcv.Requests(), len(rcv.accepted()), r.stderr)
 
 	// The server is down (a port nobody listens on) for a whole run.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -176,7 +145,7 @@ func TestPerfTimetravelOTLP(t *testing.T) {
 	if err != nil {
 		t.Skipf("cannot listen on %s again: %v", addr, err)
 	}
-	rcv2 := &otlpReceiver{}
+	rcv2 := newOTLPReceiver()
 	hs2 := &httptest.Server{Listener: l, Config: &http.Server{Handler: rcv2}}
 	hs2.Start()
 	defer hs2.Close()
@@ -230,7 +199,7 @@ func TestPerfTimetravelFullDisk(t *testing.T) {
 	ok(t, dir, "stackcollapse "+travelWindow(t)+" | gzip > tt/perf-vm-20260415-103200-120s.folded.gz && "+
 		"stackcollapse "+capture("burst")+" | gzip > tt/perf-vm-20260415-103400-120s.folded.gz && "+
 		"(dd if=/dev/zero of=tt/fill bs=4k 2>/dev/null; true)")
-	rcv := &otlpReceiver{}
+	rcv := newOTLPReceiver()
 	hs := httptest.NewServer(rcv)
 	defer hs.Close()
 	r := sh(t, dir, rec+" -o tt -w 1 -n 1 -f 0 --no-marker --push-backoff 1s --push "+hs.URL+" --service web")

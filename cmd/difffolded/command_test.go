@@ -1,13 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"flamekit/internal/cli"
+	"flamekit/internal/testkit/clitest"
 	"flamekit/internal/testkit/golden"
 	"flamekit/pkg/fold/capture"
 	"flamekit/pkg/folded"
@@ -19,9 +18,8 @@ import (
 // exit status.
 func run(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := cli.Run("difffolded", description, &command{}, args, strings.NewReader(stdin), &out, &errb)
-	return out.String(), errb.String(), code
+	code, out, errs := clitest.Run(t, "difffolded", description, &command{}, stdin, args...)
+	return out, errs, code
 }
 
 // perlOutput reads a difffolded.pl output (sorted) and drops the " 0 0"

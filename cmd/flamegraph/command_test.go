@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"flamekit/internal/cli"
+	"flamekit/internal/testkit/clitest"
 	"flamekit/pkg/svg"
 )
 
@@ -21,9 +21,7 @@ func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // runStdin runs the command line with stdin as its standard input.
 func runStdin(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code = cli.Run("flamegraph", description, &command{}, args, strings.NewReader(stdin), &out, &errb)
-	return code, out.String(), errb.String()
+	return clitest.Run(t, "flamegraph", description, &command{}, stdin, args...)
 }
 
 func write(t *testing.T, name, text string) string {

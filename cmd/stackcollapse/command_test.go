@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"flamekit/internal/cli"
 	"flamekit/internal/testkit/golden"
 )
 
@@ -52,26 +51,23 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var out, errb bytes.Buffer
-			code := cli.Run("stackcollapse", description, &command{}, []string{"--no-time", tc.file}, strings.NewReader(""), &out, &errb)
+			code, out, stderr := run(t, nil, "--no-time", tc.file)
 			if code != tc.code {
-				t.Errorf("exit %d, want %d (stderr %s)", code, tc.code, errb.String())
+				t.Errorf("exit %d, want %d (stderr %s)", code, tc.code, stderr)
 			}
-			if tc.out != "" && out.String() != tc.out {
-				t.Errorf("output %q, want %q", clip(out.String()), clip(tc.out))
+			if tc.out != "" && out != tc.out {
+				t.Errorf("output %q, want %q", clip(out), clip(tc.out))
 			}
-			if !strings.Contains(errb.String(), tc.stderr) {
-				t.Errorf("stderr %q, want %q", errb.String(), tc.stderr)
+			if !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("stderr %q, want %q", stderr, tc.stderr)
 			}
-			if tc.code != 0 && !strings.Contains(errb.String(), tc.file) {
-				t.Errorf("stderr %q does not name the input", errb.String())
+			if tc.code != 0 && !strings.Contains(stderr, tc.file) {
+				t.Errorf("stderr %q does not name the input", stderr)
 			}
 		})
 	}
 	t.Run("truncated gzip keeps what was read", func(t *testing.T) {
-		var out, errb bytes.Buffer
-		cli.Run("stackcollapse", description, &command{}, []string{"--no-time", filepath.Join(dir, "trunc.gz")}, nil, &out, &errb)
-		if out.Len() == 0 {
+		if _, out, _ := run(t, nil, "--no-time", filepath.Join(dir, "trunc.gz")); out == "" {
 			t.Errorf("no output for the readable part")
 		}
 	})
@@ -83,41 +79,33 @@ func TestCommandLine(t *testing.T) {
 	want := string(readFile(t, "../../pkg/perf/perfscript/testdata/compat/expected/perf-script-pid-tid-period.collapsed-tid.txt"))
 	procs := runtime.GOMAXPROCS(0)
 	for _, args := range [][]string{{"--no-time", "--tid"}, {"-no-time", "-tid"}, {"--no-time", "--TID", "-"}, {"-j", "1", "--no-time", "--tid"}, {"--jobs", "2", "--no-time", "--tid"}} {
-		var out, errb bytes.Buffer
-		code := cli.Run("stackcollapse", description, &command{}, args, bytes.NewReader(in), &out, &errb)
-		if code != 0 || out.String() != want {
-			t.Errorf("%v: exit %d, stderr %s\n%s", args, code, errb.String(), golden.Diff([]byte(want), out.Bytes()))
+		code, out, stderr := run(t, in, args...)
+		if code != 0 || out != want {
+			t.Errorf("%v: exit %d, stderr %s\n%s", args, code, stderr, golden.Diff([]byte(want), []byte(out)))
 		}
 	}
 	if got := runtime.GOMAXPROCS(0); got != procs {
 		t.Errorf("-j changed GOMAXPROCS for good: %d, was %d", got, procs)
 	}
-	var out, errb bytes.Buffer
-	if code := cli.Run("stackcollapse", description, &command{}, []string{"--jobs=-1"}, bytes.NewReader(in), &out, &errb); code != 2 || !strings.Contains(errb.String(), "number of CPUs") {
-		t.Errorf("--jobs=-1: exit %d, stderr %s", code, errb.String())
+	if code, _, stderr := run(t, in, "--jobs=-1"); code != 2 || !strings.Contains(stderr, "number of CPUs") {
+		t.Errorf("--jobs=-1: exit %d, stderr %s", code, stderr)
 	}
 	// -j beyond the CPUs this process may use: capped, said once, same
 	// output (it used to start as many threads, and die of it).
-	out.Reset()
-	errb.Reset()
 	huge := strconv.Itoa(runtime.NumCPU() + 100000)
-	if code := cli.Run("stackcollapse", description, &command{}, []string{"-j", huge, "--no-time", "--tid"}, bytes.NewReader(in), &out, &errb); code != 0 ||
-		out.String() != want || strings.Count(errb.String(), "-j ") != 1 ||
-		!strings.HasPrefix(errb.String(), fmt.Sprintf("stackcollapse: -j %s: this process may run on %d CPUs: using %d\n", huge, runtime.NumCPU(), runtime.NumCPU())) {
-		t.Errorf("-j %s: exit %d, stderr %q", huge, code, errb.String())
+	if code, out, stderr := run(t, in, "-j", huge, "--no-time", "--tid"); code != 0 ||
+		out != want || strings.Count(stderr, "-j ") != 1 ||
+		!strings.HasPrefix(stderr, fmt.Sprintf("stackcollapse: -j %s: this process may run on %d CPUs: using %d\n", huge, runtime.NumCPU(), runtime.NumCPU())) {
+		t.Errorf("-j %s: exit %d, stderr %q", huge, code, stderr)
 	}
 	// Standard input named twice is a usage error, as in timeslice and
 	// difffolded (it used to be read twice into a corrupted stack).
-	out.Reset()
-	errb.Reset()
-	if code := cli.Run("stackcollapse", description, &command{}, []string{"-", "-"}, bytes.NewReader(in), &out, &errb); code != 2 || out.Len() != 0 ||
-		!strings.Contains(errb.String(), "standard input (-) is named more than once") {
-		t.Errorf("- -: exit %d, stdout %q, stderr %q", code, clip(out.String()), errb.String())
+	if code, out, stderr := run(t, in, "-", "-"); code != 2 || out != "" ||
+		!strings.Contains(stderr, "standard input (-) is named more than once") {
+		t.Errorf("- -: exit %d, stdout %q, stderr %q", code, clip(out), stderr)
 	}
-	out.Reset()
-	errb.Reset()
-	if code := cli.Run("stackcollapse", description, &command{}, []string{"--help"}, nil, &out, &errb); code != 0 || !strings.Contains(out.String(), "--event-filter") {
-		t.Errorf("--help: exit %d\n%s", code, out.String())
+	if code, out, _ := run(t, nil, "--help"); code != 0 || !strings.Contains(out, "--event-filter") {
+		t.Errorf("--help: exit %d\n%s", code, out)
 	}
 }
 
@@ -130,20 +118,17 @@ func TestCommandInputs(t *testing.T) {
 	if err := os.WriteFile(file, text, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var out, errb bytes.Buffer
-	if code := cli.Run("stackcollapse", description, &command{}, []string{file}, nil, &out, &errb); code != 0 ||
-		!strings.Contains(out.String(), `source="`+file+`"`) {
-		t.Errorf("file: exit %d, stderr %s\n%s", code, errb.String(), out.String())
+	if code, out, stderr := run(t, nil, file); code != 0 ||
+		!strings.Contains(out, `source="`+file+`"`) {
+		t.Errorf("file: exit %d, stderr %s\n%s", code, stderr, out)
 	}
-	out.Reset()
-	if code := cli.Run("stackcollapse", description, &command{}, []string{"-"}, bytes.NewReader(text), &out, &errb); code != 0 ||
-		strings.Contains(out.String(), "source=") || !strings.Contains(out.String(), "p;a 1 @1.000000 tid=1\n") {
-		t.Errorf("stdin: exit %d, stderr %s\n%s", code, errb.String(), out.String())
+	if code, out, stderr := run(t, text, "-"); code != 0 ||
+		strings.Contains(out, "source=") || !strings.Contains(out, "p;a 1 @1.000000 tid=1\n") {
+		t.Errorf("stdin: exit %d, stderr %s\n%s", code, stderr, out)
 	}
-	errb.Reset()
-	if code := cli.Run("stackcollapse", description, &command{}, nil, bytes.NewReader([]byte("PERFILE2\x00\x00")), &out, &errb); code != 1 ||
-		errb.String() != "stackcollapse: <stdin>: not a perf.data file (10 bytes)\n" {
-		t.Errorf("perf.data on stdin: exit %d, stderr %s", code, errb.String())
+	if code, _, stderr := run(t, []byte("PERFILE2\x00\x00")); code != 1 ||
+		stderr != "stackcollapse: <stdin>: not a perf.data file (10 bytes)\n" {
+		t.Errorf("perf.data on stdin: exit %d, stderr %s", code, stderr)
 	}
 }
 
@@ -172,11 +157,11 @@ func TestDerivedTestdata(t *testing.T) {
 		{"../../testdata/perf/before.txt.gz", "../timeslice/testdata/before.folded.gz"},
 		{"../../testdata/perf/clock-mono.txt.gz", "../timeslice/testdata/clock-mono.folded.gz"},
 	} {
-		var out, errb bytes.Buffer
-		if code := cli.Run("stackcollapse", description, &command{}, []string{tc.from}, nil, &out, &errb); code != 0 {
-			t.Fatalf("%s: exit %d: %s", tc.from, code, errb.String())
+		code, out, stderr := run(t, nil, tc.from)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.from, code, stderr)
 		}
-		golden.Check(t, tc.to, out.Bytes())
+		golden.Check(t, tc.to, []byte(out))
 	}
 }
 
@@ -195,10 +180,9 @@ func TestClockReference(t *testing.T) {
 		{[]string{"--ref-wall", "yesterday", "--ref-perf", "100"}, 2, "want RFC 3339"},
 		{[]string{"--ref-wall", "1795316185", "--ref-perf=-3"}, 2, "want perf-clock seconds"},
 	} {
-		var out, errb bytes.Buffer
-		code := cli.Run("stackcollapse", description, &command{}, tc.args, strings.NewReader(text), &out, &errb)
-		if code != tc.code || !strings.Contains(out.String()+errb.String(), tc.want) {
-			t.Errorf("%v: exit %d, want %d and %q:\n%s%s", tc.args, code, tc.code, tc.want, out.String(), errb.String())
+		code, out, stderr := run(t, []byte(text), tc.args...)
+		if code != tc.code || !strings.Contains(out+stderr, tc.want) {
+			t.Errorf("%v: exit %d, want %d and %q:\n%s%s", tc.args, code, tc.code, tc.want, out, stderr)
 		}
 	}
 }

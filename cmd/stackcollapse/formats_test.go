@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"flamekit/internal/cli"
+	"flamekit/internal/testkit/clitest"
 	"flamekit/internal/testkit/golden"
 )
 
@@ -15,9 +15,7 @@ import (
 // stdout and stderr.
 func run(t *testing.T, stdin []byte, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := cli.Run("stackcollapse", description, &command{}, args, bytes.NewReader(stdin), &out, &errb)
-	return code, out.String(), errb.String()
+	return clitest.Run(t, "stackcollapse", description, &command{}, string(stdin), args...)
 }
 
 // TestFormatsByContent runs stackcollapse on a real capture of each kind,

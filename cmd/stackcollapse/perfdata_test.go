@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"flamekit/internal/cli"
 	"flamekit/internal/testkit/golden"
 )
 
@@ -77,11 +75,10 @@ func TestPerfDataParity(t *testing.T) {
 				if classic {
 					args = append([]string{"--no-time"}, flags...)
 				}
-				var want, got, errText, errData bytes.Buffer
-				cw := cli.Run("stackcollapse", description, &command{}, args, bytes.NewReader(text), &want, &errText)
-				cg := cli.Run("stackcollapse", description, &command{}, append(args, file), nil, &got, &errData)
-				w := source.ReplaceAllString(want.String(), "")
-				g := source.ReplaceAllString(got.String(), "")
+				cw, want, _ := run(t, text, args...)
+				cg, got, errData := run(t, nil, append(args, file)...)
+				w := source.ReplaceAllString(want, "")
+				g := source.ReplaceAllString(got, "")
 				if !strings.Contains(w, " pid=") {
 					// perf.data holds every sample's pid, which
 					// perf script's default fields do not print.
@@ -89,7 +86,7 @@ func TestPerfDataParity(t *testing.T) {
 				}
 				if cw != cg || w != g {
 					t.Errorf("%s %v: stackcollapse FILE.data (exit %d) differs from perf script | stackcollapse (exit %d):\n%s\nstderr: %s",
-						name, args, cg, cw, golden.Diff([]byte(w), []byte(g)), errData.String())
+						name, args, cg, cw, golden.Diff([]byte(w), []byte(g)), errData)
 				}
 			}
 		}
@@ -130,23 +127,22 @@ func TestPerfDataDamaged(t *testing.T) {
 	} {
 		for _, flags := range [][]string{{}, {"--no-perf"}} {
 			path := write(tc.name, tc.data)
-			var out, errb bytes.Buffer
-			code := cli.Run("stackcollapse", description, &command{}, append(flags, path), nil, &out, &errb)
+			code, out, stderr := run(t, nil, append(flags, path)...)
 			samples := 0
-			for _, line := range strings.Split(out.String(), "\n") {
+			for _, line := range strings.Split(out, "\n") {
 				if line != "" && !strings.HasPrefix(line, "#") {
 					samples++
 				}
 			}
 			var lines []string
-			for _, l := range strings.Split(strings.TrimSpace(errb.String()), "\n") {
+			for _, l := range strings.Split(strings.TrimSpace(stderr), "\n") {
 				if strings.Contains(l, tc.name) {
 					lines = append(lines, l)
 				}
 			}
 			if code != tc.exit || samples != tc.samples || len(lines) != 1 || !strings.Contains(lines[0], tc.msg) {
 				t.Errorf("%s %v: exit %d, %d samples, want exit %d, %d samples and one line with %q; stderr:\n%s",
-					tc.name, flags, code, samples, tc.exit, tc.samples, tc.msg, errb.String())
+					tc.name, flags, code, samples, tc.exit, tc.samples, tc.msg, stderr)
 			}
 		}
 	}

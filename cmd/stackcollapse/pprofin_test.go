@@ -1,24 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"strings"
 	"testing"
 
-	"flamekit/internal/cli"
 	"flamekit/pkg/folded"
 )
 
 const goCPU = "../../pkg/interop/pprof/testdata/go/cpu.pprof"
 const goMem = "../../pkg/interop/pprof/testdata/go/mem.pprof"
-
-func runSC(t *testing.T, stdin []byte, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := cli.Run("stackcollapse", description, &command{}, args, bytes.NewReader(stdin), &out, &errb)
-	return code, out.String(), errb.String()
-}
 
 // sum adds the counts of folded text.
 func sum(t *testing.T, s string) (float64, int) {
@@ -60,7 +51,7 @@ func TestPprofInput(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, stderr := runSC(t, tc.stdin, tc.args...)
+			code, out, stderr := run(t, tc.stdin, tc.args...)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -88,7 +79,7 @@ func TestPprofInputErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := runSC(t, nil, tc.args...)
+			code, _, stderr := run(t, nil, tc.args...)
 			if code != tc.code || !strings.Contains(stderr, tc.stderr) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, tc.code, tc.stderr)
 			}

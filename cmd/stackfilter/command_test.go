@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"flamekit/internal/cli"
+	"flamekit/internal/testkit/clitest"
 	"flamekit/internal/testkit/golden"
 	"flamekit/internal/testkit/testcapture"
 	"flamekit/pkg/folded"
@@ -19,9 +19,8 @@ import (
 // the exit status.
 func run(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := cli.Run("stackfilter", description, &command{}, args, strings.NewReader(stdin), &out, &errb)
-	return out.String(), errb.String(), code
+	code, out, errs := clitest.Run(t, "stackfilter", description, &command{}, stdin, args...)
+	return out, errs, code
 }
 
 var (

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"os"
@@ -9,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"flamekit/internal/cli"
+	"flamekit/internal/testkit/clitest"
 	"flamekit/internal/testkit/golden"
 )
 
@@ -17,9 +16,8 @@ import (
 // exit status.
 func run(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := cli.Run("stacktop", description, &command{}, args, strings.NewReader(stdin), &out, &errb)
-	return out.String(), errb.String(), code
+	code, out, errs := clitest.Run(t, "stacktop", description, &command{}, stdin, args...)
+	return out, errs, code
 }
 
 // capture is stackcollapse-perf.pl --all output of the burst capture

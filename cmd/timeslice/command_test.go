@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"flamekit/internal/cli"
+	"flamekit/internal/testkit/clitest"
 	gold "flamekit/internal/testkit/golden"
 	"flamekit/pkg/filter/idle"
 	"flamekit/pkg/folded"
@@ -36,9 +37,7 @@ const (
 
 func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code = cli.Run("timeslice", description, &command{}, args, strings.NewReader(stdin), &out, &errb)
-	return code, out.String(), errb.String()
+	return clitest.Run(t, "timeslice", description, &command{}, stdin, args...)
 }
 
 // golden compares got with testdata/golden/name (go test -update

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"compress/gzip"
 	"io"
 	"maps"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +15,7 @@ import (
 
 	collectorpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
 
+	"flamekit/internal/testkit/otlprecv"
 	"flamekit/pkg/interop/otlp"
 	"flamekit/pkg/interop/pprof"
 	"flamekit/pkg/perf/perfdata"
@@ -88,38 +86,6 @@ func TestFormatOTLP(t *testing.T) {
 	}
 }
 
-// otlpServer is an OTLP/HTTP receiver that answers the statuses of its
-// script, then 200, and keeps what it accepted.
-type otlpServer struct {
-	mu       sync.Mutex
-	script   []int
-	accepted [][]byte
-	requests int
-}
-
-func (s *otlpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	b, _ := io.ReadAll(r.Body)
-	if r.Header.Get("Content-Encoding") == "gzip" {
-		if zr, err := gzip.NewReader(bytes.NewReader(b)); err == nil {
-			b, _ = io.ReadAll(zr)
-		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requests++
-	if r.URL.Path != otlp.Path {
-		http.NotFound(w, r)
-		return
-	}
-	if len(s.script) > 0 {
-		st := s.script[0]
-		s.script = s.script[1:]
-		http.Error(w, "not now", st)
-		return
-	}
-	s.accepted = append(s.accepted, b)
-}
-
 // TestPushOTLP: --format otlp --push sends the window once, as 1 s
 // profiles in one request, through a server restarting (503) and
 // throttling (429); the stacks accepted are the window's.
@@ -127,17 +93,18 @@ func TestPushOTLP(t *testing.T) {
 	t.Setenv("TZ", "UTC")
 	_, fold, _ := run(t, "", "--from", "13s", "--to", "16s", burstFile)
 	want := profile(t, fold)
-	srv := &otlpServer{script: []int{503, 429}}
+	srv := &otlprecv.Receiver{Path: otlp.Path, ContentType: otlp.ContentType, Gzip: true, Faults: []string{"503", "429"}}
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	code, out, stderr := run(t, "", "--from", "13s", "--to", "16s", "--format", "otlp", "--push", hs.URL, "--service", "burst", "--label", "host=web7", "--label", "env=test", burstFile)
 	if code != 0 || out != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %s", code, out, stderr)
 	}
-	if len(srv.accepted) != 1 || srv.requests != 3 {
-		t.Fatalf("%d requests, %d accepted; want 3 and 1", srv.requests, len(srv.accepted))
+	accepted := srv.Accepted()
+	if len(accepted) != 1 || srv.Requests() != 3 {
+		t.Fatalf("%d requests, %d accepted; want 3 and 1", srv.Requests(), len(accepted))
 	}
-	got, spans, _, _, res := otlpStacks(t, srv.accepted[0])
+	got, spans, _, _, res := otlpStacks(t, accepted[0])
 	if total(got) != total(want) || len(spans) != 3 {
 		t.Errorf("total %v in %d profiles, want %v in 3", total(got), len(spans), total(want))
 	}
@@ -153,12 +120,12 @@ func TestPushOTLP(t *testing.T) {
 		t.Errorf("stderr: %s", stderr)
 	}
 
-	refuse := &otlpServer{script: []int{400}}
+	refuse := &otlprecv.Receiver{Path: otlp.Path, Faults: []string{"400"}}
 	hs2 := httptest.NewServer(refuse)
 	defer hs2.Close()
 	code, _, stderr = run(t, "", "--format", "otlp", "--push", hs2.URL, "--service", "burst", burstFile)
-	if code != 1 || refuse.requests != 1 || !strings.Contains(stderr, "HTTP 400") {
-		t.Errorf("refused: exit %d, %d requests, stderr %s", code, refuse.requests, stderr)
+	if code != 1 || refuse.Requests() != 1 || !strings.Contains(stderr, "HTTP 400") {
+		t.Errorf("refused: exit %d, %d requests, stderr %s", code, refuse.Requests(), stderr)
 	}
 }
 

@@ -23,8 +23,14 @@
 // classic, differential and timed lines may be freely mixed, concatenated
 // (cat a b), filtered (grep) and sorted (sort): every line stands alone.
 //
-// Metadata lines start with "# flamekit " and end with a quote, so
-// flamegraph.pl, which ignores lines that do not end in a number, skips them.
+// Metadata lines start with "# flamekit v1 timed" (or "# flamekit v1
+// classic", a classic stream's) and end with a quote, so flamegraph.pl,
+// which ignores lines that do not end in a number, skips them. They say
+// the kind of the lines after them: a line without a time that follows
+// one is classic, even when its stack ends in a blank and a number (the
+// one case where guessing from the last fields goes wrong, which every
+// writer also escapes: see AppendStack); without one, two counts make a
+// differential line, as in flamegraph.pl.
 // Any other line is read as flamegraph.pl reads it, so "#x;y 5" is a stack
 // whose root frame is "#x", and a comment such as "# made by me" is a
 // malformed line (skipped and counted by a lenient Reader).

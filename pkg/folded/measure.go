@@ -34,8 +34,11 @@ type Measure struct {
 }
 
 // Same reports whether counts of m and o can be summed: same quantity,
-// same unit.
-func (m Measure) Same(o Measure) bool { return m.Name == o.Name && m.Unit == o.Unit }
+// same unit. A pprof sample type spells a quantity with '_' where the
+// metadata has '-' ("off_cpu" is "off-cpu", "page_faults" "page-faults").
+func (m Measure) Same(o Measure) bool {
+	return m.Unit == o.Unit && strings.ReplaceAll(m.Name, "_", "-") == strings.ReplaceAll(o.Name, "_", "-")
+}
 
 // String describes m for messages: "event cpu-clock:pppH: cpu in
 // nanoseconds".
@@ -244,43 +247,15 @@ func EventName(ev string) string {
 	}
 }
 
-// StreamMeasure says what the counts of one stream measure from all its
-// metadata lines: the sample type of a line read back from pprof, which
-// describes the whole stream, else what the lines that say (MeasureOf)
-// say, which must agree. line is the line number of the metadata line
-// it comes from; ok is false when no line says. An error names the two
-// lines that disagree (the stream holds captures of different events,
-// concatenated).
-func StreamMeasure(metas []Meta) (m Measure, line int, ok bool, err error) {
-	for i := range metas {
-		if t, _ := metas[i].Get(KeySampleType); t != "" {
-			if x, okX := MeasureOf(&metas[i]); okX {
-				m, line, ok = x, metas[i].Line, true
-			}
-		}
-	}
-	if ok {
-		return m, line, true, nil
-	}
-	for i := range metas {
-		x, okX := MeasureOf(&metas[i])
-		switch {
-		case !okX:
-		case !ok:
-			m, line, ok = x, metas[i].Line, true
-		case !m.Same(x):
-			return m, line, ok, &MeasureError{A: m, B: x, LineA: line, LineB: metas[i].Line}
-		}
-	}
-	return m, line, ok, nil
-}
-
 // MeasureError is counts of different things (events or units) met where
 // they would be summed: no flamekit tool sums them.
 type MeasureError struct {
 	A, B         Measure
 	FileA, FileB string // the inputs they come from ("" when unknown)
 	LineA, LineB int    // the lines of the metadata that say so (0: unknown)
+	// Op is what the tool would do with them: "summed" (""), or
+	// "compared" (difffolded).
+	Op string
 }
 
 func (e *MeasureError) Error() string {
@@ -294,6 +269,10 @@ func (e *MeasureError) Error() string {
 			return fmt.Sprintf("line %d", line)
 		}
 		return "the input"
+	}
+	if e.Op == "compared" {
+		return fmt.Sprintf("%s (%v) and %s (%v) count different things: they cannot be compared; compare captures of the same event, in the same unit",
+			where(e.FileA, e.LineA), e.A, where(e.FileB, e.LineB), e.B)
 	}
 	return fmt.Sprintf("%s (%v) and %s (%v) count different things: they cannot be summed; give them apart, one run each",
 		where(e.FileA, e.LineA), e.A, where(e.FileB, e.LineB), e.B)

@@ -6,8 +6,14 @@ import (
 	"time"
 )
 
-// MetaPrefix starts every metadata line.
-const MetaPrefix = "# flamekit v1 timed"
+// MetaPrefix starts the metadata lines of a timed stream (what
+// stackcollapse writes), ClassicPrefix those of a classic one. Either
+// says how the lines after it are read: as timed or classic lines, never
+// as differential ones, whatever their stack ends with (see Reader).
+const (
+	MetaPrefix    = "# flamekit v1 timed"
+	ClassicPrefix = "# flamekit v1 classic"
+)
 
 // Well-known metadata keys. Unknown keys are kept as they are.
 const (
@@ -39,6 +45,9 @@ type Meta struct {
 	Fields []Field
 	// Line is the line number the metadata was read from (0 if not read).
 	Line int
+	// Classic says that the line starts with ClassicPrefix: the stream
+	// holds classic lines; false for MetaPrefix (timed).
+	Classic bool
 }
 
 // Get returns the value of key and whether it is present.
@@ -104,7 +113,11 @@ func (m *Meta) Reference() (wall time.Time, perf Time, ok bool) {
 
 // AppendMeta appends m as a metadata line, with its newline, to dst.
 func AppendMeta(dst []byte, m *Meta) []byte {
-	dst = append(dst, MetaPrefix...)
+	if m.Classic {
+		dst = append(dst, ClassicPrefix...)
+	} else {
+		dst = append(dst, MetaPrefix...)
+	}
 	for _, f := range m.Fields {
 		dst = append(dst, ' ')
 		dst = append(dst, f.Key...)
@@ -114,10 +127,19 @@ func AppendMeta(dst []byte, m *Meta) []byte {
 	return append(dst, '\n')
 }
 
-// IsMeta reports whether line is a metadata line.
-func IsMeta(line []byte) bool {
-	return bytes.HasPrefix(line, []byte(MetaPrefix)) &&
-		(len(line) == len(MetaPrefix) || isSpace(line[len(MetaPrefix)]))
+// IsMeta reports whether line is a metadata line: it starts with
+// MetaPrefix or ClassicPrefix, then a blank or its end.
+func IsMeta(line []byte) bool { return metaStart(line) > 0 }
+
+// metaStart returns the length of the prefix that starts the metadata
+// line line, 0 when line is not one.
+func metaStart(line []byte) int {
+	for _, p := range [...]string{MetaPrefix, ClassicPrefix} {
+		if bytes.HasPrefix(line, []byte(p)) && (len(line) == len(p) || isSpace(line[len(p)])) {
+			return len(p)
+		}
+	}
+	return 0
 }
 
 // ParseMeta parses a metadata line (without its newline; a trailing CR is
@@ -125,10 +147,12 @@ func IsMeta(line []byte) bool {
 func ParseMeta(line []byte) (Meta, error) {
 	var m Meta
 	line = bytes.TrimSuffix(line, []byte("\r"))
-	if !IsMeta(line) {
+	start := metaStart(line)
+	if start == 0 {
 		return m, ErrMeta
 	}
-	rest := string(line[len(MetaPrefix):])
+	m.Classic = start == len(ClassicPrefix)
+	rest := string(line[start:])
 	for {
 		for len(rest) > 0 && isSpace(rest[0]) {
 			rest = rest[1:]

@@ -103,7 +103,11 @@ func (s Skips) Describe(kind string) string {
 //	if err := rd.Err(); err != nil { ... }
 //
 // Lines may be of any length. Metadata lines are collected (see Meta) and
-// not returned as records.
+// not returned as records. A metadata line says the kind of the lines
+// after it (timed or classic, Kind), which wins over guessing: after one,
+// "java;Evil 5 7" is a classic line of count 7 whose leaf is "Evil 5";
+// before any (the Perl tools' output, difffolded's), it is differential,
+// as flamegraph.pl reads it (ParseLineIn).
 type Reader struct {
 	// Lenient makes the Reader skip malformed and blank lines, counting
 	// them in Skips, instead of stopping with a *ParseError.
@@ -118,6 +122,7 @@ type Reader struct {
 	err   error
 	skips Skips
 	meta  []Meta
+	kind  Kind // the kind the last metadata line says, 0 before one
 }
 
 // NewReader returns a Reader reading from r; name is used in errors.
@@ -148,6 +153,11 @@ func (r *Reader) Skips() Skips { return r.skips }
 
 // Meta returns the metadata lines read so far.
 func (r *Reader) Meta() []Meta { return r.meta }
+
+// Kind returns the kind of stream the last metadata line read says
+// (Timed or Classic; 0 before the first): how the lines after it are read
+// (ParseLineIn).
+func (r *Reader) Kind() Kind { return r.kind }
 
 // Text returns the last line read, without its newline: the line of the
 // current record. It is valid until the next call to Next.
@@ -209,6 +219,10 @@ func (r *Reader) Next() bool {
 			if err == nil {
 				m.Line = r.line
 				r.meta = append(r.meta, m)
+				r.kind = Timed
+				if m.Classic {
+					r.kind = Classic
+				}
 				continue
 			}
 			if r.fail(line, err) {
@@ -216,7 +230,7 @@ func (r *Reader) Next() bool {
 			}
 			continue
 		}
-		if err := ParseLine(line, &r.rec); err != nil {
+		if err := ParseLineIn(line, &r.rec, r.kind); err != nil {
 			if r.fail(line, err) {
 				return false
 			}

@@ -151,3 +151,45 @@ func TestProfileSortedOutput(t *testing.T) {
 		t.Errorf("HasDiff %v, TotalBefore %v, Total %v", p.HasDiff(), p.TotalBefore(), p.Total())
 	}
 }
+
+// TestReaderKind: a metadata line says the kind of the lines after it,
+// which wins over guessing from the last fields (issue 34 item 6): after
+// one, a classic line whose stack ends in a blank and a number (the
+// perf-map symbol "Evil 5") is classic; before any, it is differential,
+// as flamegraph.pl reads it and difffolded writes it.
+func TestReaderKind(t *testing.T) {
+	tests := []struct {
+		name  string
+		input string
+		want  []string // the records, as AppendRecord writes them
+		kinds []Kind   // the Reader's Kind after each record
+	}{
+		{"no header: differential", "java;Evil 5 7\n", []string{"java;Evil 5 7\n"}, []Kind{0}},
+		{"classic header", "# flamekit v1 classic\njava;Evil 5 7\n", []string{"java;Evil_5 7\n"}, []Kind{Classic}},
+		{"timed header", "# flamekit v1 timed event=\"cpu-clock\"\njava;Evil 5 7\njava;Evil 5 7 @1.5\n",
+			[]string{"java;Evil_5 7\n", "java;Evil 5 7 @1.500000\n"}, []Kind{Timed, Timed}},
+		{"header after a line", "java;Evil 5 7\n# flamekit v1 classic\njava;Evil 5 7\n",
+			[]string{"java;Evil 5 7\n", "java;Evil_5 7\n"}, []Kind{0, Classic}},
+		{"classic then timed header", "# flamekit v1 classic\na 1\n# flamekit v1 timed\nb 2 3\n",
+			[]string{"a 1\n", "b_2 3\n"}, []Kind{Classic, Timed}},
+		{"count beyond 2^53 in a frame", "# flamekit v1 classic\na 99999999999999999999 7\n", []string{"a_99999999999999999999 7\n"}, []Kind{Classic}},
+		{"difffolded's output", "main;parse 960 731\nmain;Evil 5 7 9\n", []string{"main;parse 960 731\n", "main;Evil 5 7 9\n"}, []Kind{0, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rd := NewReader(strings.NewReader(tt.input), "test")
+			var got []string
+			var kinds []Kind
+			for rd.Next() {
+				got = append(got, string(AppendRecord(nil, rd.Record())))
+				kinds = append(kinds, rd.Kind())
+			}
+			if err := rd.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tt.want) || !slices.Equal(kinds, tt.kinds) {
+				t.Errorf("got %q, kinds %v\nwant %q, kinds %v", got, kinds, tt.want, tt.kinds)
+			}
+		})
+	}
+}

@@ -333,8 +333,18 @@ var (
 
 // ParseLine parses one folded line (without its newline; a trailing CR is
 // ignored) into rec. Stack shares line's bytes. Metadata lines are not
-// accepted here; see ParseMeta.
-func ParseLine(line []byte, rec *Record) error {
+// accepted here; see ParseMeta. A line that ends in two counts is
+// differential, as flamegraph.pl reads it; see ParseLineIn for the lines
+// of a stream whose metadata says they are not.
+func ParseLine(line []byte, rec *Record) error { return ParseLineIn(line, rec, 0) }
+
+// ParseLineIn is ParseLine for a line of a stream of kind stream, as its
+// metadata lines say (Reader): in a Classic or Timed stream, a line that
+// is not timed is classic, and a stack that ends in a blank and a number
+// ("java;Evil 5 7", the perf-map symbol "Evil 5") is part of the stack.
+// For a stream of unknown kind (0) or Diff, two counts make a
+// differential line, as in flamegraph.pl.
+func ParseLineIn(line []byte, rec *Record, stream Kind) error {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
@@ -382,6 +392,9 @@ func ParseLine(line []byte, rec *Record) error {
 		return countError(tail)
 	}
 	*rec = Record{Stack: head, Count: c, Kind: Classic}
+	if stream == Classic || stream == Timed {
+		return nil
+	}
 	if stack, c1, ok := lastCount(head); ok {
 		if before, ok := ParseCount(c1); ok {
 			rec.Stack, rec.Before, rec.Kind = stack, before, Diff

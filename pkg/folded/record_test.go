@@ -295,3 +295,53 @@ func TestProfileInOrder(t *testing.T) {
 		t.Errorf("Sorted: %v, want %s", got, want)
 	}
 }
+
+// TestParseLineIn: the kind of the stream decides whether two counts make
+// a differential line.
+func TestParseLineIn(t *testing.T) {
+	tests := []struct {
+		line   string
+		stream Kind
+		stack  string
+		kind   Kind
+		before float64
+	}{
+		{"a;Evil 5 7", 0, "a;Evil", Diff, 5},
+		{"a;Evil 5 7", Diff, "a;Evil", Diff, 5},
+		{"a;Evil 5 7", Classic, "a;Evil 5", Classic, 0},
+		{"a;Evil 5 7", Timed, "a;Evil 5", Classic, 0},
+		{"a;Evil 5 7 @1", Classic, "a;Evil 5", Timed, 0},
+		{"a;Evil 5", Classic, "a;Evil", Classic, 0},
+	}
+	for _, tt := range tests {
+		var rec Record
+		if err := ParseLineIn([]byte(tt.line), &rec, tt.stream); err != nil {
+			t.Errorf("ParseLineIn(%q, %v): %v", tt.line, tt.stream, err)
+			continue
+		}
+		if string(rec.Stack) != tt.stack || rec.Kind != tt.kind || rec.Before != tt.before || rec.Count != 7 && tt.line != "a;Evil 5" {
+			t.Errorf("ParseLineIn(%q, %v) = %q %v before %v count %v", tt.line, tt.stream, rec.Stack, rec.Kind, rec.Before, rec.Count)
+		}
+	}
+}
+
+// TestClassicMeta: a classic stream's metadata line reads and writes back
+// as one; a frame that starts as one is escaped as the timed one is.
+func TestClassicMeta(t *testing.T) {
+	line := `# flamekit v1 classic source="a.folded"`
+	m, err := ParseMeta([]byte(line))
+	if err != nil || !m.Classic || len(m.Fields) != 1 {
+		t.Fatalf("ParseMeta(%q) = %+v, %v", line, m, err)
+	}
+	if got := string(AppendMeta(nil, &m)); got != line+"\n" {
+		t.Errorf("AppendMeta = %q", got)
+	}
+	for _, bad := range []string{"# flamekit v1 classicx", "# flamekit v1 classic x", "# flamekit v2 classic"} {
+		if _, err := ParseMeta([]byte(bad)); err == nil {
+			t.Errorf("ParseMeta(%q) accepted", bad)
+		}
+	}
+	if got, _ := AppendStack(nil, []byte("# flamekit v1 classic x;leaf"), Timed); string(got) != "#_flamekit v1 classic x;leaf" {
+		t.Errorf("AppendStack = %q", got)
+	}
+}

@@ -13,12 +13,15 @@
 //	defer ins.Close() // removes the copies made
 //	for _, in := range ins {
 //		if err := in.Check(); err != nil { ... } // no known kind
-//		switch in.Kind { ... }
+//		capture.Scan(in, ...) // its records, as its kind reads
 //	}
 //
 // The table of formats ([Formats], [Sniff]) is the one place where flamekit
 // tells formats apart; the packages that read each format (perfdata, pprof,
 // perfscript, bpftrace, folded) are not needed for it, so that this package
-// sits below them all. [RemoveTemps] removes the copies of every input, for
+// sits below them all. What a tool does with each kind (how it is read as
+// records, whether it is timed, how stackcollapse writes it) is the entry
+// of its kind in package capture's table of readers: no tool switches on
+// the kind. [RemoveTemps] removes the copies of every input, for
 // a program that exits on a signal.
 package source

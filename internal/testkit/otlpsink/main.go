@@ -1,6 +1,6 @@
 // Command otlpsink is a stand-in OTLP/HTTP profiles receiver for manual
-// measurements (docs/fleet.md): it decodes every request sent to
-// /v1development/profiles with the official proto package, answers 200,
+// measurements (docs/fleet.md): the tests' receiver (package otlprecv)
+// decodes every request sent to /v1development/profiles, answers 200,
 // and on SIGINT or SIGTERM prints what it received: requests, bytes on
 // the wire (gzipped as sent), samples (timestamps) and the sum of the values, per host.name
 // and in total, and, with -burst COMM -at UNIXSECONDS, each host's share
@@ -10,11 +10,8 @@
 package main
 
 import (
-	"bytes"
-	"compress/gzip"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"net/http"
 	"os"
@@ -24,9 +21,10 @@ import (
 	"syscall"
 	"time"
 
-	"google.golang.org/protobuf/proto"
-
 	collectorpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
+
+	"flamekit/internal/testkit/otlprecv"
+	"flamekit/pkg/interop/otlp"
 )
 
 type host struct {
@@ -43,28 +41,7 @@ func main() {
 	var mu sync.Mutex
 	hosts := map[string]*host{}
 	var first, last time.Time
-	http.HandleFunc("/v1development/profiles", func(w http.ResponseWriter, r *http.Request) {
-		wire, err := io.ReadAll(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		b := wire
-		if r.Header.Get("Content-Encoding") == "gzip" {
-			zr, err := gzip.NewReader(bytes.NewReader(wire))
-			if err == nil {
-				b, err = io.ReadAll(zr)
-			}
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-		}
-		var req collectorpb.ExportProfilesServiceRequest
-		if err := proto.Unmarshal(b, &req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
+	rcv := &otlprecv.Receiver{Path: otlp.Path, OnAccept: func(req *collectorpb.ExportProfilesServiceRequest, wire int) {
 		d := req.GetDictionary()
 		strs := d.GetStringTable()
 		mu.Lock()
@@ -77,7 +54,7 @@ func main() {
 		for _, rp := range req.GetResourceProfiles() {
 			name := ""
 			for _, kv := range rp.GetResource().GetAttributes() {
-				if kv.GetKey() == "host.name" {
+				if kv.GetKey() == otlp.AttrHost {
 					name = kv.GetValue().GetStringValue()
 				}
 			}
@@ -87,7 +64,7 @@ func main() {
 				hosts[name] = h
 			}
 			h.requests++
-			h.bytes += int64(len(wire))
+			h.bytes += int64(wire)
 			for _, sp := range rp.GetScopeProfiles() {
 				for _, p := range sp.GetProfiles() {
 					for _, s := range p.GetSamples() {
@@ -113,8 +90,8 @@ func main() {
 				}
 			}
 		}
-	})
-	srv := &http.Server{Addr: *addr}
+	}}
+	srv := &http.Server{Addr: *addr, Handler: rcv}
 	go func() {
 		if err := srv.ListenAndServe(); err != http.ErrServerClosed {
 			log.Fatal(err)

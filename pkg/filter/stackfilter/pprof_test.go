@@ -41,16 +41,8 @@ func loadCapture(t *testing.T, name, dir string) *capture {
 		return c
 	}
 	c := &capture{}
-	rd := folded.NewReader(bytes.NewReader(testcapture.Fold(t, name)), name)
-	for rd.Next() {
-		r := *rd.Record()
-		r.Stack = bytes.Clone(r.Stack)
-		c.recs = append(c.recs, r)
-	}
-	if err := rd.Err(); err != nil {
-		t.Fatal(err)
-	}
-	c.metas = rd.Meta()
+	s := testcapture.ReadStream(t, testcapture.Fold(t, name))
+	c.recs, c.metas = s.Recs, s.Metas
 	if len(c.recs) == 0 || c.recs[0].Kind != folded.Timed {
 		t.Fatalf("%s: no timed records", name)
 	}

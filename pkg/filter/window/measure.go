@@ -1,8 +1,6 @@
 package window
 
 import (
-	"errors"
-
 	"flamekit/pkg/folded"
 )
 
@@ -13,30 +11,19 @@ import (
 // cpu-clock nanoseconds and page-fault counts, off-CPU microseconds and
 // on-CPU nanoseconds), or captures of different things concatenated in
 // one input, are an error, a *folded.MeasureError naming both inputs and
-// lines: no output of timeslice sums them.
+// lines: the units rule of every tool (folded.Units).
 func (ins Inputs) Measure() (m folded.Measure, ok bool, err error) {
-	var from *Input
-	line := 0
+	var u folded.Units
 	for _, in := range ins {
 		metas := in.Metas
 		if !in.Read {
 			metas = in.head.metas
 		}
-		x, l, okX, err := folded.StreamMeasure(metas)
-		if err != nil {
-			var me *folded.MeasureError
-			if errors.As(err, &me) {
-				me.FileA, me.FileB = in.Display, in.Display
-			}
+		if err := u.Add(in.Display, metas); err != nil {
+			m, ok = u.Measure()
 			return m, ok, err
 		}
-		switch {
-		case !okX:
-		case !ok:
-			m, ok, from, line = x, true, in, l
-		case !m.Same(x):
-			return m, ok, &folded.MeasureError{A: m, B: x, FileA: from.Display, LineA: line, FileB: in.Display, LineB: l}
-		}
 	}
+	m, ok = u.Measure()
 	return m, ok, nil
 }

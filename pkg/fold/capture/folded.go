@@ -151,11 +151,7 @@ func Records(in *source.Input, o Options, out collapse.Records) error {
 	}
 	var h held
 	f := &Folder{Driver: collapse.Driver{Options: o.Collapse, Workers: o.Workers, Warnf: h.keep}, Perf: o.Perf, Resolver: o.Resolver}
-	input := f.Data(in, SourceName(in))
-	if in.Kind == source.PerfScript {
-		input = f.Text(in.Display, SourceName(in), in.Open)
-	}
-	sum, err := f.RunRecords(out, []collapse.Input{input})
+	sum, err := f.RunRecords(out, []collapse.Input{f.Input(in)})
 	if err == nil && sum.Samples == 0 && f.Skipped.Count > 0 {
 		err = fmt.Errorf("%s: %w", in.Display, ErrNotPerfScript)
 	}

@@ -16,6 +16,13 @@ import (
 //	if err := r.Err(); err != nil { ... }
 //	skipped := r.Skips()
 type Reader struct {
+	// Units is the units rule (folded.Units), given every input's
+	// metadata lines as they are read: inputs whose counts measure
+	// different things end the reading with its error. NewReader gives
+	// each Reader its own; a tool reading its inputs with several Readers
+	// shares one.
+	Units *folded.Units
+
 	ins   source.Inputs
 	o     Options
 	cur   *source.Input
@@ -27,7 +34,7 @@ type Reader struct {
 // NewReader returns a Reader of ins, folded with o where they are not
 // folded stacks.
 func NewReader(ins source.Inputs, o Options) *Reader {
-	return &Reader{ins: ins, o: o}
+	return &Reader{ins: ins, o: o, Units: new(folded.Units)}
 }
 
 // All returns the records of every input in order. A record and its Stack
@@ -40,8 +47,9 @@ func (r *Reader) All() iter.Seq[*folded.Record] {
 				return
 			}
 			r.cur = in
+			r.Units.Input(in.Display)
 			stopped := false
-			sc, err := Scan(in, r.o, ScanOptions{}, func(rec *folded.Record, _ int, _ []byte) error {
+			sc, err := Scan(in, r.o, ScanOptions{Meta: r.Units.Meta}, func(rec *folded.Record, _ int, _ []byte) error {
 				if !yield(rec) {
 					stopped = true
 					return ErrStop

@@ -50,31 +50,63 @@ type ScanOptions struct {
 }
 
 // A reader is what the table of formats knows of reading one kind of input
-// as folded records.
+// as folded records, and of writing it as folded text.
 type reader struct {
 	// timed: its records carry each sample's time (perf captures, and
 	// folded text that may).
 	timed bool
 	// text: its records are read from its own text, as it is.
 	text bool
+	// perf: a perf capture, folded by the fold driver each time it is
+	// read; data: a perf.data file (Folder.Data), else perf script text
+	// (Folder.Text).
+	perf, data bool
+	// collapse is how stackcollapse writes it.
+	collapse Collapse
 	// scan reads in, giving its records to fn.
 	scan func(in *source.Input, o Options, so ScanOptions, fn RecordFunc) (Scanned, error)
 }
 
+// Collapse is how stackcollapse writes an input as folded text, as the
+// table of formats says for its kind.
+type Collapse uint8
+
+// The ways stackcollapse writes an input.
+const (
+	// FoldPerf: folded by the fold driver (Folder.Input) together with
+	// the run's other such inputs, as one stream. Text of no known kind
+	// is read so, as perf script text, which reports its lines.
+	FoldPerf Collapse = iota
+	// CopyStacks: folded stacks, copied through as they are.
+	CopyStacks
+	// SumDump: a dump of stacks and counts, summed and sorted on its
+	// own (Bpftrace).
+	SumDump
+	// ConvertProfile: a profile, converted whole (Pprof); the inputs of
+	// one run are all profiles, or none.
+	ConvertProfile
+)
+
 // readers is the one table of how each kind of input becomes folded
-// records: every tool reads its inputs through Scan, which looks the kind
-// up here, so that every tool reads every format and none switches on the
-// kind. A kind that package source recognises and that is not here cannot
-// be folded.
-var readers = map[source.Kind]reader{
-	source.Folded:       {timed: true, text: true, scan: scanText},
-	source.Empty:        {text: true, scan: scanText},
-	source.Unknown:      {text: true, scan: scanUnknown},
-	source.PerfData:     {timed: true, scan: scanPerf},
-	source.PerfDataPipe: {timed: true, scan: scanPerf},
-	source.PerfScript:   {timed: true, scan: scanPerf},
-	source.Pprof:        {timed: true, scan: scanPprof},
-	source.Bpftrace:     {scan: scanBpftrace},
+// records (and folded text): every tool reads its inputs through Scan,
+// which looks the kind up here, and asks the questions that depend on the
+// format of the functions below, which answer from here, so that every
+// tool reads every format and none switches on the kind. A kind that
+// package source recognises and that is not here cannot be folded. It is
+// filled by init: its scan functions ask it questions too.
+var readers map[source.Kind]reader
+
+func init() {
+	readers = map[source.Kind]reader{
+		source.Folded:       {timed: true, text: true, collapse: CopyStacks, scan: scanText},
+		source.Empty:        {text: true, scan: scanText},
+		source.Unknown:      {text: true, scan: scanUnknown},
+		source.PerfData:     {timed: true, perf: true, data: true, scan: scanPerf},
+		source.PerfDataPipe: {timed: true, perf: true, data: true, scan: scanPerf},
+		source.PerfScript:   {timed: true, perf: true, scan: scanPerf},
+		source.Pprof:        {timed: true, collapse: ConvertProfile, scan: scanPprof},
+		source.Bpftrace:     {collapse: SumDump, scan: scanBpftrace},
+	}
 }
 
 // Scan reads the input in as the folded records stackcollapse makes of it,
@@ -100,12 +132,13 @@ func Scan(in *source.Input, o Options, so ScanOptions, fn RecordFunc) (Scanned, 
 // profiles with timestamps; not bpftrace dumps or empty input.
 func Timed(in *source.Input) bool { return readers[in.Kind].timed }
 
-// TextSize returns the size in bytes of the inputs of ins read as they
-// are (folded text), a hint of how many distinct stacks they hold.
+// TextSize returns the size in bytes of the inputs of ins that are
+// folded stacks (CopyStacks), a hint of how many distinct stacks they
+// hold.
 func TextSize(ins source.Inputs) int64 {
 	var n int64
 	for _, in := range ins {
-		if in.Kind == source.Folded {
+		if CollapseOf(in) == CopyStacks {
 			n += in.Size()
 		}
 	}
@@ -114,8 +147,18 @@ func TextSize(ins source.Inputs) int64 {
 
 // IsPerf reports whether in is a perf capture: a perf.data file or perf
 // script text, folded by the fold driver each time it is read.
-func IsPerf(in *source.Input) bool {
-	return in.Kind.IsPerfData() || in.Kind == source.PerfScript
+func IsPerf(in *source.Input) bool { return readers[in.Kind].perf }
+
+// CollapseOf returns how stackcollapse writes in as folded text.
+func CollapseOf(in *source.Input) Collapse { return readers[in.Kind].collapse }
+
+// Input returns the input of the fold driver that folds in: a perf.data
+// file read as one (Data), anything else as perf script text (Text).
+func (f *Folder) Input(in *source.Input) collapse.Input {
+	if readers[in.Kind].data {
+		return f.Data(in, SourceName(in))
+	}
+	return f.Text(in.Display, SourceName(in), in.Open)
 }
 
 func opened(so ScanOptions) {

@@ -49,9 +49,16 @@ func (t *textOutput) piece(st *stage, stack []byte, p *piece) {
 }
 
 // appendLine appends the folded line of an off-CPU piece whose stack is
-// stack: its microseconds, and its time and fields when it has a time.
+// stack: its microseconds, and its time and fields when it has a time;
+// the stack escaped as every writer escapes it (folded.AppendStack: a
+// line without a time is classic, and "Evil 5" must not make it read as
+// differential).
 func (p *piece) appendLine(dst, stack []byte) []byte {
-	dst = append(dst, stack...)
+	kind := folded.Classic
+	if p.hasTime {
+		kind = folded.Timed
+	}
+	dst, _ = folded.AppendStack(dst, stack, kind)
 	dst = append(dst, ' ')
 	dst = folded.AppendCount(dst, float64(p.ns)/1000)
 	if p.hasTime {

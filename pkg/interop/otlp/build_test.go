@@ -1,7 +1,6 @@
 package otlp
 
 import (
-	"bytes"
 	"math"
 	"strings"
 	"testing"
@@ -15,28 +14,6 @@ import (
 	"flamekit/pkg/folded"
 	"flamekit/pkg/interop/pprof"
 )
-
-// stream is a folded capture read back, its stacks copied.
-type stream struct {
-	metas []folded.Meta
-	recs  []folded.Record
-}
-
-func readStream(t *testing.T, b []byte) stream {
-	t.Helper()
-	var s stream
-	rd := folded.NewReader(bytes.NewReader(b), "folded")
-	for rd.Next() {
-		r := *rd.Record()
-		r.Stack = bytes.Clone(r.Stack)
-		s.recs = append(s.recs, r)
-	}
-	if err := rd.Err(); err != nil {
-		t.Fatal(err)
-	}
-	s.metas = rd.Meta()
-	return s
-}
 
 // point is one sample's key in the folded input and in the OTLP output.
 type point struct {
@@ -127,19 +104,19 @@ func decode(t *testing.T, body []byte) decoded {
 // wall-clock millisecond, with its CPU, thread and comm, the totals equal,
 // and the resource names the service and host.
 func TestBuild(t *testing.T) {
-	s := readStream(t, testcapture.Fold(t, "burst"))
+	s := testcapture.ReadStream(t, testcapture.Fold(t, "burst"))
 	wall := time.Date(2026, 11, 22, 2, 24, 24, 0, time.UTC)
-	ref := &folded.WallRef{Wall: wall, Perf: s.recs[0].Time, Exact: true}
+	ref := &folded.WallRef{Wall: wall, Perf: s.Recs[0].Time, Exact: true}
 	offset := wall.UnixNano() - int64(ref.Perf)
 	for _, split := range []time.Duration{0, time.Second} {
 		b := pprof.NewBuilder(pprof.Options{Ref: ref, Resolution: DefaultResolution, HasCut: true, Cut: offset})
-		for _, m := range s.metas {
+		for _, m := range s.Metas {
 			b.AddMeta(m)
 		}
 		want := map[point]int64{}
 		var total float64
-		for i := range s.recs {
-			r := &s.recs[i]
+		for i := range s.Recs {
+			r := &s.Recs[i]
 			if err := b.Add(r); err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +160,7 @@ func TestBuild(t *testing.T) {
 		if got.resource[AttrService] != "burst" || got.resource[AttrHost] != "vm" {
 			t.Errorf("resource attributes %v, want service.name burst and host.name vm (the capture's)", got.resource)
 		}
-		first, last := s.recs[0].Time, s.recs[len(s.recs)-1].Time
+		first, last := s.Recs[0].Time, s.Recs[len(s.Recs)-1].Time
 		nprof := 1
 		if split > 0 {
 			nprof = int((int64(last)+offset)/int64(split) - (int64(first)+offset)/int64(split) + 1)
@@ -212,14 +189,14 @@ func TestBuild(t *testing.T) {
 // TestBuildMappings: the mapped files given land in the mapping table
 // with their GNU build-ids; the zero mapping stays first.
 func TestBuildMappings(t *testing.T) {
-	s := readStream(t, testcapture.Fold(t, "burst"))
+	s := testcapture.ReadStream(t, testcapture.Fold(t, "burst"))
 	ms := []pprof.Mapping{{File: "/usr/bin/burst", BuildID: "0123abcd", Start: 0x1000, Limit: 0x2000}, {File: "[kernel.kallsyms]"}}
 	b := pprof.NewBuilder(pprof.Options{Location: time.UTC, Mappings: ms})
-	for _, m := range s.metas {
+	for _, m := range s.Metas {
 		b.AddMeta(m)
 	}
-	for i := range s.recs {
-		if err := b.Add(&s.recs[i]); err != nil {
+	for i := range s.Recs {
+		if err := b.Add(&s.Recs[i]); err != nil {
 			t.Fatal(err)
 		}
 	}

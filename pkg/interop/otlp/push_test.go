@@ -1,80 +1,17 @@
 package otlp
 
 import (
-	"compress/gzip"
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"google.golang.org/protobuf/proto"
-
-	collectorpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
-
+	"flamekit/internal/testkit/otlprecv"
 	"flamekit/pkg/interop/pyroscope"
 )
-
-// receiver is an OTLP/HTTP receiver that fails on purpose: each request
-// takes the next fault of its script (then answers 200), and it keeps
-// the requests it accepted.
-type receiver struct {
-	mu       sync.Mutex
-	faults   []string // "drop" (close the connection unanswered), "503", "429", "partial", "400"
-	accepted [][]byte
-	seen     int
-}
-
-func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	var body []byte
-	zr, err := gzip.NewReader(req.Body)
-	if err == nil && req.Header.Get("Content-Encoding") == "gzip" {
-		body, err = io.ReadAll(zr)
-	} else if err == nil {
-		err = errors.New("not gzipped")
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.seen++
-	if req.URL.Path != Path || req.Header.Get("Content-Type") != ContentType || err != nil {
-		http.Error(w, "wrong path or type", http.StatusNotFound)
-		return
-	}
-	fault := ""
-	if len(r.faults) > 0 {
-		fault, r.faults = r.faults[0], r.faults[1:]
-	}
-	switch fault {
-	case "drop": // a network that drops the connection, or a server killed mid-request
-		conn, _, err := w.(http.Hijacker).Hijack()
-		if err == nil {
-			conn.Close()
-		}
-		return
-	case "503": // a server restarting
-		http.Error(w, "starting up", http.StatusServiceUnavailable)
-		return
-	case "429":
-		w.Header().Set("Retry-After", "1")
-		http.Error(w, "slow down", http.StatusTooManyRequests)
-		return
-	case "400":
-		http.Error(w, "bad profile", http.StatusBadRequest)
-		return
-	}
-	r.accepted = append(r.accepted, body)
-	resp := &collectorpb.ExportProfilesServiceResponse{}
-	if fault == "partial" {
-		resp.PartialSuccess = &collectorpb.ExportProfilesPartialSuccess{RejectedProfiles: 2, ErrorMessage: "too old"}
-	}
-	b, _ := proto.Marshal(resp)
-	w.Header().Set("Content-Type", ContentType)
-	w.Write(b)
-}
 
 // TestPushFaults: a push goes through a server that restarts (503, then
 // its port closed), a dropped connection and 429, is accepted once, and
@@ -99,7 +36,7 @@ func TestPushFaults(t *testing.T) {
 		{name: "down for good", faults: []string{"503", "503", "503", "503", "503"}, attempts: 5, err: "failed after 5 attempts"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rcv := &receiver{faults: tc.faults}
+			rcv := &otlprecv.Receiver{Path: Path, ContentType: ContentType, Gzip: true, Faults: tc.faults}
 			srv := httptest.NewUnstartedServer(rcv)
 			// A port that refuses connections stands for the server's
 			// restart: the client is pointed at it until it has been
@@ -126,10 +63,10 @@ func TestPushFaults(t *testing.T) {
 			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
 				t.Fatalf("error %v, want %q", err, tc.err)
 			}
-			if res.Attempts != tc.attempts || len(rcv.accepted) != tc.accepted {
-				t.Errorf("%d attempts, %d accepted; want %d and %d", res.Attempts, len(rcv.accepted), tc.attempts, tc.accepted)
+			if res.Attempts != tc.attempts || len(rcv.Accepted()) != tc.accepted {
+				t.Errorf("%d attempts, %d accepted; want %d and %d", res.Attempts, len(rcv.Accepted()), tc.attempts, tc.accepted)
 			}
-			for _, a := range rcv.accepted {
+			for _, a := range rcv.Accepted() {
 				if string(a) != string(body) {
 					t.Errorf("the receiver got %q, not the request", a)
 				}

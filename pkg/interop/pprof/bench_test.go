@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"flamekit/internal/testkit/testcapture"
 	"flamekit/pkg/folded"
 )
 
@@ -17,7 +18,7 @@ import (
 // in use once every record is added (B/record) and the profile's size
 // (out-B/record).
 func BenchmarkWrite(b *testing.B) {
-	in := readStream(b, collapse(b, "burst"))
+	in := testcapture.ReadStream(b, collapse(b, "burst"))
 	const copies = 64
 	for _, tc := range []struct {
 		name     string
@@ -29,9 +30,9 @@ func BenchmarkWrite(b *testing.B) {
 		{"burst/1s", false, time.Second},
 		{"distinct/100ms", true, 100 * time.Millisecond},
 	} {
-		recs := make([]folded.Record, 0, copies*len(in.recs))
+		recs := make([]folded.Record, 0, copies*len(in.Recs))
 		for k := range copies {
-			for i, r := range in.recs {
+			for i, r := range in.Recs {
 				r.Time += folded.Time(k) * 30e9
 				if tc.distinct {
 					r.Stack = fmt.Appendf(append([]byte(nil), r.Stack...), ";uniq_%d_%d", k, i)
@@ -43,7 +44,7 @@ func BenchmarkWrite(b *testing.B) {
 			var heap, out float64
 			for b.Loop() {
 				bl := NewBuilder(Options{Resolution: tc.res, Location: time.UTC})
-				for _, m := range in.metas {
+				for _, m := range in.Metas {
 					bl.AddMeta(m)
 				}
 				var before runtime.MemStats

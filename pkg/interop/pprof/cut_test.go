@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"flamekit/internal/testkit/testcapture"
 	"flamekit/pkg/folded"
 )
 
@@ -44,17 +45,17 @@ func byKey(p *profile.Profile) map[string][]int64 {
 // once the clock is known: the same values per stack, interval, CPU and
 // thread, the same header; and with a wrong guess Fits says so.
 func TestCutIsRecords(t *testing.T) {
-	in := readStream(t, collapse(t, "burst"))
-	in.recs = append(in.recs, folded.Record{Stack: []byte("classic;line"), Count: 7, Kind: folded.Classic})
+	in := testcapture.ReadStream(t, collapse(t, "burst"))
+	in.Recs = append(in.Recs, folded.Record{Stack: []byte("classic;line"), Count: 7, Kind: folded.Classic})
 	for _, res := range []time.Duration{time.Millisecond, 100 * time.Millisecond, time.Second} {
 		opts := Options{Resolution: res, Location: time.UTC}
 		want, wst := build(t, in, opts)
 		probe := NewBuilder(opts)
-		for _, m := range in.metas {
+		for _, m := range in.Metas {
 			probe.AddMeta(m)
 		}
-		for i := range in.recs {
-			probe.Add(&in.recs[i])
+		for i := range in.Recs {
+			probe.Add(&in.Recs[i])
 		}
 		opts.Cut, opts.HasCut = probe.Offset(), true
 		got, gst := build(t, in, opts)
@@ -82,11 +83,11 @@ func TestCutIsRecords(t *testing.T) {
 		// A guess 1 ns off: the edges move, Fits says to read again.
 		opts.Cut++
 		b := NewBuilder(opts)
-		for _, m := range in.metas {
+		for _, m := range in.Metas {
 			b.AddMeta(m)
 		}
-		for i := range in.recs {
-			b.Add(&in.recs[i])
+		for i := range in.Recs {
+			b.Add(&in.Recs[i])
 		}
 		if b.Fits() {
 			t.Errorf("%v: a cut 1 ns off fits", res)

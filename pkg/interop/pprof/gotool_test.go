@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"flamekit/internal/testkit/gotool"
+	"flamekit/internal/testkit/testcapture"
 	"flamekit/pkg/folded"
 )
 
@@ -189,7 +190,7 @@ func windowTotal(t *testing.T, text []byte, from, to folded.Time) (float64, int6
 // whole 100 ms of the wall clock.
 func TestGoToolPprofReadsOurs(t *testing.T) {
 	text := collapse(t, "burst")
-	in := readStream(t, text)
+	in := testcapture.ReadStream(t, text)
 	for _, res := range []time.Duration{0, 100 * time.Millisecond} {
 		t.Run(res.String(), func(t *testing.T) {
 			p, st := build(t, in, Options{Resolution: res})
@@ -197,8 +198,8 @@ func TestGoToolPprofReadsOurs(t *testing.T) {
 			path := writeTemp(t, "burst.pb.gz", enc)
 
 			top := goToolPprof(t, "-top", "-unit=ns", "-nodecount=5", path)
-			if got := pprofTotal(t, top); float64(got) != in.total() {
-				t.Errorf("go tool pprof -top total %dns, folded total %v", got, in.total())
+			if got := pprofTotal(t, top); float64(got) != in.Total() {
+				t.Errorf("go tool pprof -top total %dns, folded total %v", got, in.Total())
 			}
 			if !strings.Contains(top, "Type: cpu") {
 				t.Errorf("-top does not say Type: cpu:\n%s", top)
@@ -210,8 +211,8 @@ func TestGoToolPprofReadsOurs(t *testing.T) {
 				t.Errorf("-raw lacks the sample types or timestamp_ns labels:\n%.2000s", raw)
 			}
 			labels := timestampRe.FindAllStringSubmatch(raw, -1)
-			if int64(len(labels)) != st.Samples || res == 0 && len(labels) != len(in.recs) || res > 0 && len(labels) >= len(in.recs) {
-				t.Errorf("-raw shows %d timestamp_ns labels, %d samples written, %d records", len(labels), st.Samples, len(in.recs))
+			if int64(len(labels)) != st.Samples || res == 0 && len(labels) != len(in.Recs) || res > 0 && len(labels) >= len(in.Recs) {
+				t.Errorf("-raw shows %d timestamp_ns labels, %d samples written, %d records", len(labels), st.Samples, len(in.Recs))
 			}
 			for _, l := range labels {
 				if v, _ := strconv.ParseInt(l[1], 10, 64); res > 0 && v%int64(res) != 0 {
@@ -229,8 +230,8 @@ func TestGoToolPprofReadsOurs(t *testing.T) {
 			// across; with 100 ms, the wall-clock times rounded to 100 ms,
 			// given in ms (exact as float64), the upper one 1 ms short as
 			// -tagfocus ranges include their end.
-			first := in.recs[0].Time
-			ref, _ := folded.RefFromMeta(&folded.Meta{Fields: mergedFields(in.metas)}, first, in.recs[len(in.recs)-1].Time, true, time.UTC)
+			first := in.Recs[0].Time
+			ref, _ := folded.RefFromMeta(&folded.Meta{Fields: mergedFields(in.Metas)}, first, in.Recs[len(in.Recs)-1].Time, true, time.UTC)
 			from, to := first+13e9+500, first+16e9+500
 			wFrom, wTo := ref.ToWall(from).UnixNano(), ref.ToWall(to).UnixNano()
 			focus := fmt.Sprintf("-tagfocus=timestamp_ns=%dns:%dns", wFrom, wTo-1)
@@ -249,7 +250,7 @@ func TestGoToolPprofReadsOurs(t *testing.T) {
 			// The samples' CPUs: -tagfocus=cpu=N gives the lines of
 			// CPU N, and the CPUs add up to the whole.
 			perCPU := map[int32]float64{}
-			for _, r := range in.recs {
+			for _, r := range in.Recs {
 				perCPU[r.CPU] += r.Count
 			}
 			if len(perCPU) < 2 {

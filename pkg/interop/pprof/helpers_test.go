@@ -10,56 +10,24 @@ import (
 	"github.com/google/pprof/profile"
 
 	"flamekit/internal/testkit/testcapture"
-	"flamekit/pkg/folded"
 )
 
 // collapse runs stackcollapse's library on a real capture and returns the
 // timed folded text.
 func collapse(t testing.TB, name string) []byte { return testcapture.Fold(t, name) }
 
-// stream is a folded stream read back: its metadata and records (stacks
-// copied).
-type stream struct {
-	metas []folded.Meta
-	recs  []folded.Record
-}
-
-func readStream(t testing.TB, b []byte) stream {
-	t.Helper()
-	var s stream
-	rd := folded.NewReader(bytes.NewReader(b), "folded")
-	for rd.Next() {
-		r := *rd.Record()
-		r.Stack = bytes.Clone(r.Stack)
-		s.recs = append(s.recs, r)
-	}
-	if err := rd.Err(); err != nil {
-		t.Fatal(err)
-	}
-	s.metas = rd.Meta()
-	return s
-}
-
-func (s stream) total() float64 {
-	var n float64
-	for _, r := range s.recs {
-		n += r.Count
-	}
-	return n
-}
-
 // build makes a profile of a folded stream.
-func build(t testing.TB, s stream, opts Options) (*profile.Profile, Stats) {
+func build(t testing.TB, s testcapture.Stream, opts Options) (*profile.Profile, Stats) {
 	t.Helper()
 	if opts.Location == nil {
 		opts.Location = time.UTC
 	}
 	b := NewBuilder(opts)
-	for _, m := range s.metas {
+	for _, m := range s.Metas {
 		b.AddMeta(m)
 	}
-	for i := range s.recs {
-		if err := b.Add(&s.recs[i]); err != nil {
+	for i := range s.Recs {
+		if err := b.Add(&s.Recs[i]); err != nil {
 			t.Fatal(err)
 		}
 	}

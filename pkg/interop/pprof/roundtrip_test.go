@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"flamekit/internal/testkit/testcapture"
 	"flamekit/pkg/folded"
 )
 
@@ -23,18 +24,18 @@ var captures = []string{
 func TestRoundTripRealCaptures(t *testing.T) {
 	for _, name := range captures {
 		t.Run(name, func(t *testing.T) {
-			in := readStream(t, collapse(t, name))
-			if len(in.recs) == 0 {
+			in := testcapture.ReadStream(t, collapse(t, name))
+			if len(in.Recs) == 0 {
 				t.Fatal("no records")
 			}
 			p, st := build(t, in, Options{})
-			if got, want := valueSum(p, len(p.SampleType)-1), int64(in.total()); got != want || float64(want) != in.total() {
-				t.Errorf("pprof weight total %d, folded total %v", got, in.total())
+			if got, want := valueSum(p, len(p.SampleType)-1), int64(in.Total()); got != want || float64(want) != in.Total() {
+				t.Errorf("pprof weight total %d, folded total %v", got, in.Total())
 			}
-			if got := valueSum(p, 0); got != int64(len(in.recs)) {
-				t.Errorf("samples/count total %d, want %d timed lines", got, len(in.recs))
+			if got := valueSum(p, 0); got != int64(len(in.Recs)) {
+				t.Errorf("samples/count total %d, want %d timed lines", got, len(in.Recs))
 			}
-			if st.Timed != int64(len(in.recs)) || st.Stacks == 0 || st.Frames == 0 {
+			if st.Timed != int64(len(in.Recs)) || st.Stacks == 0 || st.Frames == 0 {
 				t.Errorf("stats %+v", st)
 			}
 			_, q := encode(t, p)
@@ -43,31 +44,31 @@ func TestRoundTripRealCaptures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			back := readStream(t, out.Bytes())
-			want := mergeSame(in.recs)
-			if len(back.recs) != len(want) {
-				t.Fatalf("%d records back, want %d", len(back.recs), len(want))
+			back := testcapture.ReadStream(t, out.Bytes())
+			want := mergeSame(in.Recs)
+			if len(back.Recs) != len(want) {
+				t.Fatalf("%d records back, want %d", len(back.Recs), len(want))
 			}
 			for i := range want {
-				a, b := want[i], back.recs[i]
+				a, b := want[i], back.Recs[i]
 				if !bytes.Equal(a.Stack, b.Stack) || a.Count != b.Count || a.Time != b.Time || a.Kind != b.Kind ||
 					a.Has != b.Has || a.CPU != b.CPU || a.PID != b.PID || a.TID != b.TID {
 					t.Fatalf("record %d: got %q %v @%v (%v) %s, want %q %v @%v (%v) %s", i, b.Stack, b.Count, b.Time, b.Kind, folded.AppendFields(nil, &b), a.Stack, a.Count, a.Time, a.Kind, folded.AppendFields(nil, &a))
 				}
 			}
-			if back.total() != in.total() || sum.Total != in.total() {
-				t.Errorf("totals: back %v, summary %v, want %v", back.total(), sum.Total, in.total())
+			if back.Total() != in.Total() || sum.Total != in.Total() {
+				t.Errorf("totals: back %v, summary %v, want %v", back.Total(), sum.Total, in.Total())
 			}
 			// The original metadata lines come back, then the sample type.
-			if len(back.metas) != len(in.metas)+1 {
-				t.Fatalf("%d metadata lines back, want %d+1", len(back.metas), len(in.metas))
+			if len(back.Metas) != len(in.Metas)+1 {
+				t.Fatalf("%d metadata lines back, want %d+1", len(back.Metas), len(in.Metas))
 			}
-			for i := range in.metas {
-				if got, want := string(folded.AppendMeta(nil, &back.metas[i])), string(folded.AppendMeta(nil, &in.metas[i])); got != want {
+			for i := range in.Metas {
+				if got, want := string(folded.AppendMeta(nil, &back.Metas[i])), string(folded.AppendMeta(nil, &in.Metas[i])); got != want {
 					t.Errorf("meta %d: got %s want %s", i, got, want)
 				}
 			}
-			w, _ := WeightFor(&back.metas[len(back.metas)-1])
+			w, _ := WeightFor(&back.Metas[len(back.Metas)-1])
 			if w != st.Weight {
 				t.Errorf("weight back %v, want %v", w, st.Weight)
 			}
@@ -103,14 +104,14 @@ func mergeSame(recs []folded.Record) []folded.Record {
 // sample's timestamp_ns is the reference's wall time plus the perf-clock
 // difference, and TimeNanos is the first sample's.
 func TestClockExact(t *testing.T) {
-	in := readStream(t, collapse(t, "clock-mono"))
+	in := testcapture.ReadStream(t, collapse(t, "clock-mono"))
 	p, st := build(t, in, Options{})
 	if st.Estimated || st.NoWall {
 		t.Fatalf("clock: %+v", st)
 	}
 	// # reference time: 2026-11-22T02:25:56.722310Z = 506.099781735 (monotonic)
 	ref := time.Date(2026, 11, 22, 2, 25, 56, 722310000, time.UTC)
-	first := in.recs[0].Time
+	first := in.Recs[0].Time
 	want := ref.Add(time.Duration(first - folded.Time(506099781735))).UnixNano()
 	if got := p.Sample[0].NumLabel[LabelTimestamp][0]; got != want {
 		t.Errorf("first timestamp_ns %d, want %d", got, want)
@@ -118,7 +119,7 @@ func TestClockExact(t *testing.T) {
 	if p.TimeNanos != want {
 		t.Errorf("TimeNanos %d, want %d", p.TimeNanos, want)
 	}
-	last := in.recs[len(in.recs)-1].Time
+	last := in.Recs[len(in.Recs)-1].Time
 	if p.DurationNanos != int64(last-first) {
 		t.Errorf("DurationNanos %d, want %d", p.DurationNanos, last-first)
 	}
@@ -134,13 +135,13 @@ func TestClockExact(t *testing.T) {
 // "captured on" (read in the given zone), the last sample being at that
 // time.
 func TestClockEstimated(t *testing.T) {
-	in := readStream(t, collapse(t, "burst"))
+	in := testcapture.ReadStream(t, collapse(t, "burst"))
 	p, st := build(t, in, Options{Location: time.UTC})
 	if !st.Estimated || st.NoWall {
 		t.Fatalf("clock: %+v", st)
 	}
 	// captured-on="Sun Nov 22 02:24:54 2026", last="443.407714"
-	last := in.recs[len(in.recs)-1]
+	last := in.Recs[len(in.Recs)-1]
 	want := time.Date(2026, 11, 22, 2, 24, 54, 0, time.UTC).UnixNano()
 	got := p.Sample[len(p.Sample)-1].NumLabel[LabelTimestamp][0]
 	if last.Time != folded.Time(443407714000) || got != want {
@@ -150,7 +151,7 @@ func TestClockEstimated(t *testing.T) {
 
 // TestClockGiven: a window's reference and bounds are used as given.
 func TestClockGiven(t *testing.T) {
-	in := readStream(t, collapse(t, "burst"))
+	in := testcapture.ReadStream(t, collapse(t, "burst"))
 	ref := folded.WallRef{Wall: time.Unix(1795314277, 825849327), Perf: 427204232000, Exact: true, How: "dmesg marker"}
 	p, st := build(t, in, Options{Ref: &ref, From: 420e9, To: 430e9, HasFrom: true, HasTo: true})
 	if st.Clock != "dmesg marker" || st.Estimated {
@@ -164,7 +165,7 @@ func TestClockGiven(t *testing.T) {
 // TestNoWallClock: without any clock facts, times stay on perf's clock
 // and come back unchanged.
 func TestNoWallClock(t *testing.T) {
-	in := stream{recs: []folded.Record{
+	in := testcapture.Stream{Recs: []folded.Record{
 		{Stack: []byte("a;b"), Count: 3, Time: 5e9, Kind: folded.Timed},
 		{Stack: []byte("a;c"), Count: 4, Time: 6e9, Kind: folded.Timed},
 	}}
@@ -184,9 +185,9 @@ func TestNoWallClock(t *testing.T) {
 	if sum.Clock != "perf" {
 		t.Errorf("clock %q", sum.Clock)
 	}
-	back := readStream(t, out.Bytes())
-	if len(back.recs) != 2 || back.recs[1].Time != 6e9 || string(back.recs[1].Stack) != "a;c" {
-		t.Errorf("back: %+v", back.recs)
+	back := testcapture.ReadStream(t, out.Bytes())
+	if len(back.Recs) != 2 || back.Recs[1].Time != 6e9 || string(back.Recs[1].Stack) != "a;c" {
+		t.Errorf("back: %+v", back.Recs)
 	}
 }
 
@@ -207,9 +208,9 @@ func TestClassicAndFractions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var in stream
+			var in testcapture.Stream
 			for i, c := range tc.counts {
-				in.recs = append(in.recs, folded.Record{Stack: []byte{'a', byte('a' + i)}, Count: c, Kind: folded.Classic})
+				in.Recs = append(in.Recs, folded.Record{Stack: []byte{'a', byte('a' + i)}, Count: c, Kind: folded.Classic})
 			}
 			p, st := build(t, in, Options{Weight: Weight{"cpu", "nanoseconds"}})
 			if len(p.SampleType) != 1 || p.SampleType[0].Type != "cpu" {
@@ -274,16 +275,16 @@ func TestExactSums(t *testing.T) {
 // TestAggregate: one sample per distinct stack, no timestamps, the same
 // totals.
 func TestAggregate(t *testing.T) {
-	in := readStream(t, collapse(t, "burst"))
+	in := testcapture.ReadStream(t, collapse(t, "burst"))
 	p, st := build(t, in, Options{Aggregate: true})
 	if len(p.Sample) != st.Stacks {
 		t.Errorf("%d samples for %d stacks", len(p.Sample), st.Stacks)
 	}
-	if got := valueSum(p, 1); float64(got) != in.total() {
-		t.Errorf("weight %d, want %v", got, in.total())
+	if got := valueSum(p, 1); float64(got) != in.Total() {
+		t.Errorf("weight %d, want %v", got, in.Total())
 	}
-	if got := valueSum(p, 0); got != int64(len(in.recs)) {
-		t.Errorf("samples %d, want %d", got, len(in.recs))
+	if got := valueSum(p, 0); got != int64(len(in.Recs)) {
+		t.Errorf("samples %d, want %d", got, len(in.Recs))
 	}
 	for _, s := range p.Sample {
 		if len(s.NumLabel) != 0 {

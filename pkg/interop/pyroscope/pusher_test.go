@@ -1,7 +1,6 @@
 package pyroscope
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -291,17 +290,8 @@ func TestAppName(t *testing.T) {
 // metadata (stackcollapse's library on testdata/perf/burst.txt.gz).
 func burst(t *testing.T) ([]folded.Record, []folded.Meta) {
 	t.Helper()
-	rd := folded.NewReader(bytes.NewReader(testcapture.Fold(t, "burst")), "burst")
-	var recs []folded.Record
-	for rd.Next() {
-		r := *rd.Record()
-		r.Stack = bytes.Clone(r.Stack)
-		recs = append(recs, r)
-	}
-	if err := rd.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return recs, rd.Meta()
+	s := testcapture.ReadStream(t, testcapture.Fold(t, "burst"))
+	return s.Recs, s.Metas
 }
 
 // TestPusherBuckets pushes the real burst capture in 1 s and 250 ms

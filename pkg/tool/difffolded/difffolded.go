@@ -34,10 +34,14 @@ func Run(c Config, env *tool.Env) error {
 	}
 	defer ins.Close()
 	var profiles [2]*folded.Profile
+	// The units rule of every tool: counts of different things (on-CPU
+	// nanoseconds, off-CPU microseconds) are not compared.
+	units := &folded.Units{Op: "compared"}
 	for i, in := range ins {
 		// Perf captures, pprof and bpftrace are folded as stackcollapse
 		// folds them.
 		rd := capture.NewReader(ins[i:i+1], capture.Options{Collapse: collapse.Options{NoTime: true}, Perf: "perf", Warnf: env.Warnf})
+		rd.Units = units
 		p, diffs := difffolded.Read(rd.All())
 		if err := rd.Err(); err != nil {
 			return err

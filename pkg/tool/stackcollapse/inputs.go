@@ -26,10 +26,10 @@ func openInputs(env *tool.Env, names []string, forced source.Kind) (source.Input
 	}
 	for _, in := range ins {
 		switch {
-		case in.Kind == source.PerfScript && in.Sniffed.IsPerfData():
-			err = fmt.Errorf("%s is a perf.data file, not perf script text: leave out --format perf (stackcollapse reads perf.data files)", in.Display)
-		case in.Kind == source.Unknown && !source.IsText(in.Head):
-			err = in.Check()
+		case capture.IsPerf(in) && !in.Kind.IsPerfData() && in.Sniffed.IsPerfData():
+			err = fmt.Errorf("%s is a perf.data file, not %s: leave out --format %s (stackcollapse reads perf.data files)", in.Display, in.Kind, in.Kind.Flag())
+		case !source.IsText(in.Head):
+			err = in.Check() // nil for a binary format it knows
 		}
 		if err != nil {
 			ins.Close()

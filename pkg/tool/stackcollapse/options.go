@@ -2,6 +2,7 @@ package stackcollapse
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -12,41 +13,52 @@ import (
 )
 
 // offCPUOptions checks the options that only OffCPU (or HotCold, Wakers)
-// uses and reads MinBlock and MaxBlock.
+// uses and puts MinBlock and MaxBlock in opt.
 func (c *Config) offCPUOptions(opt *collapse.Options) error {
 	offCPU := c.OffCPU || c.Wakers || c.HotCold
 	for _, f := range []struct {
 		name string
 		set  bool
-	}{{"--states", c.States != ""}, {"--min-block", c.MinBlock != ""}, {"--max-block", c.MaxBlock != ""}, {"--clip-open", c.ClipOpen}} {
+	}{{"--states", c.States != ""}, {"--min-block", c.MinBlock != 0}, {"--max-block", c.MaxBlock != 0}, {"--clip-open", c.ClipOpen}} {
 		if f.set && !offCPU {
 			return tool.Usagef("%s needs --off-cpu (or --hot-cold)", f.name)
 		}
 	}
-	var err error
-	if opt.MinBlock, err = parseBlock("--min-block", c.MinBlock); err != nil {
-		return err
+	for _, f := range []struct {
+		name string
+		b    Block
+	}{{"--min-block", c.MinBlock}, {"--max-block", c.MaxBlock}} {
+		if f.b < 0 {
+			return tool.Usagef("%s %v: want a duration of 0 or more", f.name, time.Duration(f.b))
+		}
 	}
-	opt.MaxBlock, err = parseBlock("--max-block", c.MaxBlock)
-	return err
+	opt.MinBlock, opt.MaxBlock = time.Duration(c.MinBlock), time.Duration(c.MaxBlock)
+	return nil
 }
 
-// parseBlock reads a --min-block or --max-block value (flag names it in
-// the error, a *tool.UsageError): microseconds, as bcc's offcputime -m and -M
-// take them, or a duration with its unit; "" is 0.
-func parseBlock(flag, v string) (time.Duration, error) {
-	if v == "" {
-		return 0, nil
-	}
-	if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 {
-		return time.Duration(n * float64(time.Microsecond)), nil
+// Block is the length of an off-CPU interval, as --min-block and
+// --max-block give it: microseconds, as bcc's offcputime -m and -M take
+// them (1000), or a duration with its unit (500us, 2ms, 1s). Zero is the
+// default: no bound.
+type Block time.Duration
+
+// UnmarshalText reads a Block (the command line's value).
+func (b *Block) UnmarshalText(text []byte) error {
+	v := string(text)
+	if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 && n*float64(time.Microsecond) < math.MaxInt64 {
+		*b = Block(n * float64(time.Microsecond))
+		return nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
-		return 0, tool.Usagef("%s %q: want microseconds (1000) or a duration with its unit (500us, 2ms, 1s)", flag, v)
+		return fmt.Errorf("%q: want microseconds (1000) or a duration with its unit (500us, 2ms, 1s)", v)
 	}
-	return d, nil
+	*b = Block(d)
+	return nil
 }
+
+// String returns b as a time.Duration prints it.
+func (b Block) String() string { return time.Duration(b).String() }
 
 // parseRef checks a clock reference given on the command line and returns
 // it as the metadata writes it: the wall clock in RFC 3339 UTC (from RFC

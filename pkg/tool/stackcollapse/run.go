@@ -25,8 +25,8 @@ import (
 // line), and each field's flag is named in messages. The zero value folds
 // perf captures as stackcollapse-perf.pl does, with the times kept. Jobs
 // is the number of CPUs to use (0: all): Run sets GOMAXPROCS to it for its
-// duration. MinBlock and MaxBlock are microseconds, or durations with
-// their unit ("500us").
+// duration. MinBlock and MaxBlock are durations (0: no bound), read on
+// the command line as microseconds or with their unit ("500us").
 type Config struct {
 	PID         bool     `name:"pid" help:"Include the PID in the root frame: comm-PID (perf script must print pid, e.g. -F +pid)."`
 	TID         bool     `name:"tid" help:"Include PID and TID in the root frame: comm-PID/TID."`
@@ -38,8 +38,8 @@ type Config struct {
 	Weight      string   `name:"weight" placeholder:"FIELD" help:"Weight each sample by its numeric payload field FIELD (size of a malloc probe, bytes_alloc of kmem events, nr_sector of block requests) instead of perf's period."`
 	OffCPU      bool     `name:"off-cpu" help:"Write the time threads spent off CPU, in microseconds, by the stack where they blocked (from sched:sched_switch samples: perf record -e sched:sched_switch -a -g)."`
 	States      string   `name:"states" placeholder:"LETTERS" help:"With --off-cpu: the prev_state letters that count (default SD: sleeping and disk waits; all: every state, as bcc's offcputime)."`
-	MinBlock    string   `name:"min-block" placeholder:"TIME" help:"With --off-cpu: leave out intervals shorter than TIME (microseconds, or with a unit: 500us, 2ms, 1s). Default 1us."`
-	MaxBlock    string   `name:"max-block" placeholder:"TIME" help:"With --off-cpu: leave out intervals longer than TIME."`
+	MinBlock    Block    `name:"min-block" placeholder:"TIME" help:"With --off-cpu: leave out intervals shorter than TIME (microseconds, or with a unit: 500us, 2ms, 1s). Default 1us."`
+	MaxBlock    Block    `name:"max-block" placeholder:"TIME" help:"With --off-cpu: leave out intervals longer than TIME."`
 	ClipOpen    bool     `name:"clip-open" help:"With --off-cpu: count the intervals still open at the capture's end up to its last sample, rather than leaving them out."`
 	Wakers      bool     `name:"wakers" help:"Off-CPU stacks followed by the waker's stack after a -- frame, as bcc's offwaketime (needs sched:sched_waking or sched_wakeup samples; flamegraph --colors chain)."`
 	HotCold     bool     `name:"hot-cold" help:"On-CPU samples (cpu-clock) and off-CPU time of one capture in one graph, in microseconds; off-CPU frames end in _[i] (flamegraph --colors java draws them aqua)."`
@@ -99,12 +99,12 @@ func Run(c Config, env *tool.Env) error {
 	var pprofs source.Inputs
 	other := ""
 	for _, in := range ins {
-		if in.Kind == source.Pprof {
+		if capture.CollapseOf(in) == capture.ConvertProfile {
 			pprofs = append(pprofs, in)
 		} else if other == "" {
 			other = in.Kind.String()
-			if in.Kind == source.Unknown || in.Kind == source.Empty {
-				other = source.PerfScript.String()
+			if capture.CollapseOf(in) == capture.FoldPerf && !capture.IsPerf(in) {
+				other = source.PerfScript.String() // how it is read
 			}
 		}
 	}
@@ -117,12 +117,12 @@ func Run(c Config, env *tool.Env) error {
 	perfDone := false
 	for _, in := range ins {
 		var err error
-		switch in.Kind {
-		case source.Bpftrace:
+		switch capture.CollapseOf(in) {
+		case capture.SumDump:
 			err = c.foldBpftrace(env, in)
-		case source.Folded:
+		case capture.CopyStacks:
 			err = c.passFolded(env, in)
-		default: // perf script text, perf.data, empty input, undetected text
+		case capture.FoldPerf: // perf script text, perf.data, empty input, undetected text
 			if !perfDone {
 				perfDone = true
 				err = c.collapsePerf(env, ins, opt)
@@ -174,12 +174,6 @@ func (c *Config) jobs(env *tool.Env) error {
 	return nil
 }
 
-// isPerf reports whether an input is folded by the perf stage: perf
-// script text, perf.data, and what is read as perf script text.
-func isPerf(in *source.Input) bool {
-	return in.Kind != source.Bpftrace && in.Kind != source.Folded
-}
-
 // collapsePerf folds the perf.data files and perf script texts among ins
 // through the one fold driver, as one stream, on every CPU (Jobs).
 func (c *Config) collapsePerf(env *tool.Env, ins source.Inputs, opt collapse.Options) error {
@@ -190,12 +184,8 @@ func (c *Config) collapsePerf(env *tool.Env, ins source.Inputs, opt collapse.Opt
 	}
 	var inputs []collapse.Input
 	for _, in := range ins {
-		switch {
-		case !isPerf(in):
-		case in.Kind.IsPerfData():
-			inputs = append(inputs, f.Data(in, capture.SourceName(in)))
-		default:
-			inputs = append(inputs, f.Text(in.Display, capture.SourceName(in), in.Open))
+		if capture.CollapseOf(in) == capture.FoldPerf {
+			inputs = append(inputs, f.Input(in))
 		}
 	}
 	sum, err := f.Run(env.Stdout, inputs)

@@ -5,6 +5,7 @@ import (
 	"flamekit/pkg/tool"
 	"strings"
 	"testing"
+	"time"
 )
 
 // perf script text of two samples, the second of another thread.
@@ -61,8 +62,8 @@ func TestRunUsage(t *testing.T) {
 		cfg  Config
 		flag string
 	}{
-		{Config{MinBlock: "5ms"}, "--min-block"},
-		{Config{OffCPU: true, MaxBlock: "soon"}, "--max-block"},
+		{Config{MinBlock: Block(5 * time.Millisecond)}, "--min-block"},
+		{Config{OffCPU: true, MaxBlock: -1}, "--max-block"},
 		{Config{RefWall: "2026-11-22T02:56:25Z"}, "--ref-perf"},
 		{Config{RefWall: "yesterday", RefPerf: "12.5"}, "--ref-wall"},
 		{Config{Jobs: -1}, "--jobs"},
@@ -79,16 +80,17 @@ func TestRunUsage(t *testing.T) {
 }
 
 // The blocking thresholds read microseconds or durations.
-func TestParseBlock(t *testing.T) {
-	for v, want := range map[string]string{"": "0s", "1000": "1ms", "2.5": "2.5µs", "500us": "500µs", "1s": "1s"} {
-		d, err := parseBlock("--min-block", v)
-		if err != nil || d.String() != want {
-			t.Errorf("%q: %v %v, want %s", v, d, err, want)
+func TestBlockText(t *testing.T) {
+	for v, want := range map[string]string{"0": "0s", "1000": "1ms", "2.5": "2.5µs", "500us": "500µs", "1s": "1s"} {
+		var b Block
+		if err := b.UnmarshalText([]byte(v)); err != nil || b.String() != want {
+			t.Errorf("%q: %v %v, want %s", v, b, err, want)
 		}
 	}
-	for _, v := range []string{"-1", "-2ms", "x"} {
-		if _, err := parseBlock("--min-block", v); !errors.As(err, new(*tool.UsageError)) {
-			t.Errorf("%q: %v, want a tool.UsageError", v, err)
+	for _, v := range []string{"", "-1", "-2ms", "x", "inf", "1e300"} {
+		var b Block
+		if err := b.UnmarshalText([]byte(v)); err == nil || !strings.Contains(err.Error(), "want microseconds") {
+			t.Errorf("%q: %v, want an error saying what is allowed", v, err)
 		}
 	}
 }

@@ -61,8 +61,11 @@ func Run(c Config, env *tool.Env) error {
 	o := capture.Options{Perf: "perf", Warnf: env.Warnf}
 	var total stackfilter.Stats
 	var skips folded.Skips
+	// The units rule of every tool: the output is one stream, which
+	// every reader sums.
+	var units folded.Units
 	for _, in := range ins {
-		st, sk, err := filterInput(f, in, o, w)
+		st, sk, err := filterInput(f, in, o, w, &units)
 		total.Add(st)
 		skips.Merge(sk)
 		if err != nil {
@@ -90,10 +93,18 @@ func Run(c Config, env *tool.Env) error {
 	return nil
 }
 
-// filterInput filters one input into w.
-func filterInput(f *stackfilter.Filter, in *source.Input, o capture.Options, w *bufio.Writer) (stackfilter.Stats, folded.Skips, error) {
+// filterInput filters one input into w, its metadata lines checked by
+// units before they are written.
+func filterInput(f *stackfilter.Filter, in *source.Input, o capture.Options, w *bufio.Writer, units *folded.Units) (stackfilter.Stats, folded.Skips, error) {
 	c := f.NewCopier(w)
-	sc, err := capture.Scan(in, o, capture.ScanOptions{Meta: c.Meta}, func(rec *folded.Record, _ int, text []byte) error {
+	units.Input(in.Display)
+	meta := func(m *folded.Meta) error {
+		if err := units.Meta(m); err != nil {
+			return err
+		}
+		return c.Meta(m)
+	}
+	sc, err := capture.Scan(in, o, capture.ScanOptions{Meta: meta}, func(rec *folded.Record, _ int, text []byte) error {
 		return c.Record(rec, text)
 	})
 	return c.Stats, sc.Skips, err

@@ -27,7 +27,7 @@ func (f *Config) Resolution() time.Duration {
 	switch {
 	case f.Bucket != nil:
 		return *f.Bucket
-	case f.Format == "otlp":
+	case f.Format == OutputOTLP:
 		return otlp.DefaultResolution
 	case f.Push != "":
 		return pyroscope.DefaultBucket
@@ -39,21 +39,21 @@ func (f *Config) Resolution() time.Duration {
 func (c *run) checkFleet() error {
 	f := &c.Config
 	switch {
-	case f.Push != "" && f.Format == "pprof":
+	case f.Push != "" && f.Format == OutputPprof:
 		return tool.Usagef("--push and --format pprof cannot be combined: --push sends pprof itself (--format otlp --push sends OTLP)")
-	case (f.Push != "" || f.Format != "folded") && (c.Heatmap != "" || c.KeepTime):
+	case (f.Push != "" || f.Format != OutputFolded) && (c.Heatmap != NoHeatmap || c.KeepTime):
 		return tool.Usagef("--heatmap and --keep-time write their own output: drop --push/--format %s", f.Format)
 	case f.Push != "" && f.Service == "":
 		return tool.Usagef("--push needs --service NAME (the service name Grafana shows)")
-	case f.Push == "" && f.Format != "otlp" && (f.Service != "" || len(f.Label) > 0):
+	case f.Push == "" && f.Format != OutputOTLP && (f.Service != "" || len(f.Label) > 0):
 		return tool.Usagef("--service and --label go with --push URL or --format otlp")
 	case f.Bucket != nil && *f.Bucket <= 0:
 		return tool.Usagef("--bucket %v: want a positive duration such as 1s or 250ms", *f.Bucket)
-	case f.Bucket != nil && f.Push == "" && f.Format == "folded":
+	case f.Bucket != nil && f.Push == "" && f.Format == OutputFolded:
 		return tool.Usagef("--bucket goes with --push or --format pprof/otlp")
-	case f.SampleType != "" && f.Push == "" && f.Format == "folded":
+	case f.SampleType != "" && f.Push == "" && f.Format == OutputFolded:
 		return tool.Usagef("--sample-type goes with --format pprof/otlp or --push")
-	case f.Format == "otlp" && f.Resolution() < pprof.MinCut:
+	case f.Format == OutputOTLP && f.Resolution() < pprof.MinCut:
 		return tool.Usagef("--bucket %v: --format otlp keeps timestamps to %v at the finest", f.Resolution(), pprof.MinCut)
 	}
 	if f.SampleType != "" {
@@ -136,7 +136,7 @@ func (c *run) pprofOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs,
 			}
 			return finish(clock)
 		}
-		if c.Format == "otlp" {
+		if c.Format == OutputOTLP {
 			return c.otlpFinish(env, b, clock)
 		}
 		if err := b.Write(env.Stdout); err != nil {

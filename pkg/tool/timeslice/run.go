@@ -6,8 +6,9 @@
 // case their heads were wrong, and finds the bursts (in one pass, the
 // heat map's and the bursts' series are package timeline's) and their
 // stacks exactly, from the explorer page's timeline or with a second
-// reading of the inputs that hold them. cmd/timeslice only turns flags
-// into a Config; any Go program can do the same.
+// reading of the inputs that hold them. cmd/timeslice embeds [Flags], the
+// command line, whose Config method gives the Config; any Go program can
+// fill a Config itself.
 package timeslice
 
 import (
@@ -36,10 +37,10 @@ import (
 )
 
 // Config is one run of timeslice (the tool): the window, the output and
-// the inputs, as its command line gives them (cmd/timeslice fills it from
-// its flags). Rows, Top and Threshold must be set (heatmap.DefaultRows,
-// bursts.DefaultMax, bursts.DefaultThreshold); the other fields' zero
-// values are the defaults.
+// the inputs, as its command line gives them (Flags.Config). Rows, Top
+// and Threshold must be set (heatmap.DefaultRows, bursts.DefaultMax,
+// bursts.DefaultThreshold); the other fields' zero values are the
+// defaults.
 type Config struct {
 	// Window is where to cut (HasWindow; none: the whole capture), as
 	// ParseWindow reads it.
@@ -49,8 +50,8 @@ type Config struct {
 	NoIdle bool
 	// KeepTime writes timed folded lines instead of summed classic stacks.
 	KeepTime bool
-	// Heatmap is "" (none), "svg", "text" or "html" (the explorer page).
-	Heatmap string
+	// Heatmap is the heat map drawn instead of stacks (NoHeatmap: none).
+	Heatmap Heatmap
 	// Rows is the heat map's rows per second (1 to heatmap.MaxRows).
 	Rows int
 	// ShareComm and ShareFocus (--heatmap=text only) shade each cell by
@@ -71,12 +72,12 @@ type Config struct {
 	Quiet bool
 	// Select keeps the samples of some CPUs, processes, threads (nil: all).
 	Select *selection.Selection
-	// Format is "folded" (or ""), "pprof" or "otlp".
-	Format string
+	// Format is what the window is written as ("": OutputFolded).
+	Format Output
 	// SampleType is TYPE/UNIT, what pprof and pushed counts measure.
 	SampleType string
 	// Push is the Pyroscope URL to push to, under Service with Label
-	// (KEY=VALUE) series labels; with Format "otlp", the OTLP/HTTP
+	// (KEY=VALUE) series labels; with Format OutputOTLP, the OTLP/HTTP
 	// receiver's base URL (otlp.Path is appended), Service its
 	// service.name and a host label its host.name.
 	Push    string
@@ -123,7 +124,7 @@ func Run(cfg Config, env *tool.Env) error {
 		c.Measure = "auto"
 	}
 	if c.Format == "" {
-		c.Format = "folded"
+		c.Format = OutputFolded
 	}
 	return c.run(env)
 }
@@ -178,7 +179,7 @@ func (c *run) run(env *tool.Env) error {
 			return err
 		}
 	}
-	if hasWindow || c.Heatmap != "" || c.Bursts {
+	if hasWindow || c.Heatmap != NoHeatmap || c.Bursts {
 		if err := inputs.RequireTimed(); err != nil {
 			return err
 		}
@@ -207,19 +208,24 @@ func (c *run) check() error {
 	if c.Rows < 1 || c.Rows > heatmap.MaxRows {
 		return tool.Usagef("--rows %d: want 1 to %d", c.Rows, heatmap.MaxRows)
 	}
-	if (c.ShareComm != nil || c.ShareFocus != nil) && c.Heatmap != "text" {
+	if (c.ShareComm != nil || c.ShareFocus != nil) && c.Heatmap != HeatmapText {
 		return tool.Usagef("--share-comm and --share-focus shade the text heat map: give --heatmap=text")
 	}
 	if c.ShareComm != nil && c.ShareFocus != nil {
 		return tool.Usagef("give --share-comm or --share-focus, not both")
 	}
-	if c.Heatmap != "" && c.KeepTime {
+	if c.Heatmap != NoHeatmap && c.KeepTime {
 		return tool.Usagef("--heatmap and --keep-time cannot be combined")
+	}
+	switch c.Format {
+	case OutputFolded, OutputPprof, OutputOTLP:
+	default:
+		return tool.Usagef("--format %q: want folded, pprof or otlp", c.Format)
 	}
 	if err := c.checkFleet(); err != nil {
 		return err
 	}
-	if c.Bursts && (c.Heatmap != "" || c.KeepTime || c.Push != "" || c.Format != "folded") {
+	if c.Bursts && (c.Heatmap != NoHeatmap || c.KeepTime || c.Push != "" || c.Format != OutputFolded) {
 		return tool.Usagef("--bursts prints windows: it cannot be combined with --heatmap (which marks them), --keep-time, --format pprof/otlp or --push")
 	}
 	if c.Top < 1 || !(c.Threshold > 0) || math.IsInf(c.Threshold, 1) {
@@ -240,13 +246,13 @@ func (c *run) check() error {
 // true) and read again in the rare case that the whole input says
 // otherwise (a later part holding earlier samples).
 func (c *run) place(spec window.Spec, hasWindow bool, inputs window.Inputs) (win *window.Window, guessed bool, err error) {
-	needClock := hasWindow && spec.NeedsClock() || c.Heatmap != "" || c.Bursts
+	needClock := hasWindow && spec.NeedsClock() || c.Heatmap != NoHeatmap || c.Bursts
 	// --format pprof cuts its intervals on the wall clock as it reads:
 	// it reads the heads of the inputs, streams copied first to be read
 	// as files (see pprofOutput).
-	pprofClock := (c.Format == "pprof" && c.Push == "" || c.Format == "otlp") && c.Resolution() >= pprof.MinCut
+	pprofClock := (c.Format == OutputPprof && c.Push == "" || c.Format == OutputOTLP) && c.Resolution() >= pprof.MinCut
 	switch {
-	case c.Push != "" && c.Format != "otlp" || needClock && (inputs.HasStream() || c.KeepTime):
+	case c.Push != "" && c.Format != OutputOTLP || needClock && (inputs.HasStream() || c.KeepTime):
 		if err := inputs.Survey(""); err != nil {
 			return nil, false, err
 		}
@@ -307,7 +313,7 @@ func (c *run) resolve(spec window.Spec, inputs window.Inputs) (*window.Window, e
 
 // read reads every input whole into the chosen output.
 func (c *run) read(env *tool.Env, inputs window.Inputs, win *window.Window) (*window.Slicer, func(*window.Clock) error, error) {
-	needTime := win != nil || c.Heatmap != "" || c.Push != "" || c.Bursts
+	needTime := win != nil || c.Heatmap != NoHeatmap || c.Push != "" || c.Bursts
 	s := &window.Slicer{Opts: window.Options{Window: win, NoIdle: c.NoIdle || c.Bursts, NeedTime: needTime, Select: c.Select}}
 	finish, err := c.output(env, s, inputs, win)
 	if err != nil {
@@ -329,19 +335,19 @@ func (c *run) read(env *tool.Env, inputs window.Inputs, win *window.Window) (*wi
 // input has been read.
 func (c *run) output(env *tool.Env, s *window.Slicer, inputs window.Inputs, win *window.Window) (finish func(*window.Clock) error, err error) {
 	switch {
-	case c.Push != "" && c.Format != "otlp":
+	case c.Push != "" && c.Format != OutputOTLP:
 		return c.pushOutput(env, s, inputs)
-	case c.Format == "pprof" || c.Format == "otlp":
+	case c.Format == OutputPprof || c.Format == OutputOTLP:
 		return c.pprofOutput(env, s, inputs, win), nil
-	case c.Heatmap == "html":
+	case c.Heatmap == HeatmapHTML:
 		return c.pageOutput(env, s, inputs, win), nil
-	case c.Heatmap != "" || c.Bursts:
+	case c.Heatmap != NoHeatmap || c.Bursts:
 		// Columns and bursts count seconds from the capture's first
 		// sample, window or not: second 14 is --from 14s. The first
 		// sample as known before this reading (reading resets what an
 		// input says about itself).
 		before := inputs.Clock()
-		b := newBusy(c.Rows, c.Heatmap != "", s.Opts.NoIdle, before.Origin, before.HasOrigin)
+		b := newBusy(c.Rows, c.Heatmap != NoHeatmap, s.Opts.NoIdle, before.Origin, before.HasOrigin)
 		b.weights, b.unit = c.heatWeights(inputs)
 		b.shareOf = c.shareMatch()
 		c.busy = b
@@ -370,7 +376,7 @@ func (c *run) output(env *tool.Env, s *window.Slicer, inputs window.Inputs, win 
 				info.Share = b.shareMap().Grid()
 				info.ShareOf = c.shareWhat()
 			}
-			if c.Heatmap == "text" {
+			if c.Heatmap == HeatmapText {
 				return g.WriteText(env.Stdout, info)
 			}
 			return g.WriteSVG(env.Stdout, info)
@@ -464,7 +470,7 @@ func (c *run) summary(env *tool.Env, s *window.Slicer, w *window.Window, inputs 
 	if st.NoField > 0 {
 		env.Warnf("%s", c.Select.Missing(st.NoField))
 	}
-	if c.Quiet || w == nil && c.Heatmap == "" && !c.Bursts {
+	if c.Quiet || w == nil && c.Heatmap == NoHeatmap && !c.Bursts {
 		return
 	}
 	idle := ""

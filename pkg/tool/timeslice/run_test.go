@@ -38,8 +38,9 @@ func TestRunUsage(t *testing.T) {
 	env := &tool.Env{Stdin: strings.NewReader(""), Stdout: &strings.Builder{}}
 	for _, cfg := range []Config{
 		{Rows: 0, Top: 1, Threshold: 1},
-		{Rows: 50, Top: 1, Threshold: 1, Heatmap: "svg", KeepTime: true},
-		{Rows: 50, Top: 1, Threshold: 1, Bursts: true, Format: "pprof"},
+		{Rows: 50, Top: 1, Threshold: 1, Heatmap: HeatmapSVG, KeepTime: true},
+		{Rows: 50, Top: 1, Threshold: 1, Bursts: true, Format: OutputPprof},
+		{Rows: 50, Top: 1, Threshold: 1, Format: "xml"},
 		{Rows: 50, Top: 1, Threshold: 1, Push: "http://localhost:4040"},
 	} {
 		var ue *tool.UsageError

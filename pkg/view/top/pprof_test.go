@@ -1,7 +1,6 @@
 package top
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -13,7 +12,6 @@ import (
 
 	"flamekit/internal/testkit/gotool"
 	"flamekit/internal/testkit/testcapture"
-	"flamekit/pkg/folded"
 	"flamekit/pkg/interop/pprof"
 )
 
@@ -34,19 +32,13 @@ type capture struct {
 func loadCapture(t *testing.T, name, dir string) *capture {
 	t.Helper()
 	c := &capture{}
-	var recs []folded.Record
-	rd := folded.NewReader(bytes.NewReader(testcapture.Fold(t, name)), name)
-	for rd.Next() {
-		r := *rd.Record()
-		c.counter.Add(&r)
-		r.Stack = bytes.Clone(r.Stack)
-		recs = append(recs, r)
-	}
-	if err := rd.Err(); err != nil {
-		t.Fatal(err)
+	s := testcapture.ReadStream(t, testcapture.Fold(t, name))
+	recs := s.Recs
+	for i := range recs {
+		c.counter.Add(&recs[i])
 	}
 	b := pprof.NewBuilder(pprof.Options{Location: time.UTC})
-	for _, m := range rd.Meta() {
+	for _, m := range s.Metas {
 		b.AddMeta(m)
 	}
 	for i := range recs {
