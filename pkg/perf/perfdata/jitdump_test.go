@@ -30,7 +30,7 @@ func TestJitdump(t *testing.T) {
 		min  int // JIT frames the oracle has at least
 	}{
 		{"node", 1000},
-		{"jitreuse", 200},
+		{"jitreuse", 1000},
 	} {
 		for _, deferred := range []bool{false, true} {
 			name := c.name
