@@ -14,7 +14,7 @@ import (
 func pprofOf(t *testing.T, in string) string {
 	t.Helper()
 	var out bytes.Buffer
-	c := timeslice.Config{Format: "pprof", Measure: "auto", Rows: 50, Top: 10, Threshold: 3.5, Quiet: true, Files: []string{in}}
+	c := timeslice.Config{Format: "pprof", Rows: 50, Top: 10, Threshold: 3.5, Quiet: true, Files: []string{in}}
 	if err := timeslice.Run(c, &tool.Env{Stdout: &out, Warn: func(string) {}}); err != nil {
 		t.Fatal(err)
 	}

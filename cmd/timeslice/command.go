@@ -52,7 +52,8 @@ command that cuts it. Share z-scores are binomial likelihood ratios shrunk
 by each key's dispersion and Bonferroni-corrected over keys × windows; a
 burst holds a window at --threshold or more, its edges placed to 100 ms;
 windows that stand out both ways are one line, ranked by the larger z.
-The heat map marks the same windows; --heatmap=text --share-comm RE (or
+The heat map marks the windows that stand out by rate or by a process's or
+thread's share; --heatmap=text --share-comm RE (or
 --share-focus RE) shades it by one process's (or function's) share.
 
 Every line of every input is read, so captures concatenated in any order,

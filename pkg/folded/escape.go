@@ -49,3 +49,15 @@ func trailingNumber(stack []byte) int {
 	}
 	return 0
 }
+
+// TrimStack returns stack without its trailing empty frames: "a;b;;" is
+// "a;b", as Perl's split reads it (flamegraph.pl draws no empty leaf).
+// Empty frames inside a stack ("a;;b") stay. Every tool that splits a
+// stack into frames applies it.
+func TrimStack[S ~string | ~[]byte](stack S) S {
+	n := len(stack)
+	for n > 0 && stack[n-1] == ';' {
+		n--
+	}
+	return stack[:n]
+}

@@ -130,6 +130,10 @@ type Folder struct {
 	Frameless int64
 
 	texts []*perfscript.Text
+	// chunk is how many samples of a perf.data file a chunk holds (0:
+	// chunkSamples); a head scan takes small ones, as it stops at its
+	// first records while the workers fold the chunks read ahead.
+	chunk int
 }
 
 func (f *Folder) warnf(format string, args ...any) {
@@ -253,6 +257,9 @@ func (f *Folder) openData(in *source.Input) (collapse.Producer, error) {
 // variable for the tests).
 var chunkSamples = 2048
 
+// headChunk is the chunk of a head scan (ScanOptions.Head).
+const headChunk = 128
+
 // dataProducer cuts the samples of a perf.data file into chunks: the
 // reading of records, their time order and the side-band records (maps,
 // threads) run on the reading goroutine; the resolution of addresses
@@ -319,7 +326,11 @@ func (p *dataProducer) Next(pre *collapse.Prescan) (collapse.Chunk, error) {
 		c = &dataChunk{p: p}
 	}
 	r := p.r
-	for c.samples.Len() < chunkSamples {
+	size := p.f.chunk
+	if size <= 0 {
+		size = chunkSamples
+	}
+	for c.samples.Len() < size {
 		if !p.pending {
 			if !r.Next() {
 				p.end = true

@@ -34,6 +34,8 @@ type Options struct {
 	// SampleType picks the sample type of pprof profiles (see
 	// pprof.ReadOptions).
 	SampleType string
+	// head: the caller wants the first records only (ScanOptions.Head).
+	head bool
 	// Warnf receives the messages of a fold (a perf.data file read
 	// through perf script, frames without symbols, lines skipped), once
 	// the input has been read to its end; may be nil.
@@ -151,6 +153,11 @@ func Records(in *source.Input, o Options, out collapse.Records) error {
 	}
 	var h held
 	f := &Folder{Driver: collapse.Driver{Options: o.Collapse, Workers: o.Workers, Warnf: h.keep}, Perf: o.Perf, Resolver: o.Resolver}
+	if o.head {
+		// The first records only: one worker, small chunks, so that
+		// little is read and folded ahead of the stop.
+		f.Workers, f.chunk = 1, headChunk
+	}
 	sum, err := f.RunRecords(out, []collapse.Input{f.Input(in)})
 	if err == nil && sum.Samples == 0 && f.Skipped.Count > 0 {
 		err = fmt.Errorf("%s: %w", in.Display, ErrNotPerfScript)

@@ -239,6 +239,7 @@ func scanText(in *source.Input, _ Options, so ScanOptions, fn RecordFunc) (Scann
 // scanPerf folds a perf capture straight into records (see Records).
 func scanPerf(in *source.Input, o Options, so ScanOptions, fn RecordFunc) (Scanned, error) {
 	opened(so)
+	o.head = so.Head
 	r := &recordScan{name: in.Display, fn: fn, meta: so.Meta}
 	err := Records(in, o, r)
 	s := Scanned{Metas: r.metas, Skips: r.skips}

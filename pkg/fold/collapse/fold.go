@@ -205,9 +205,12 @@ func (f *folder) frame(dst []byte, fr *sample.Frame, java bool) []byte {
 }
 
 // memoKeyOf returns the key of frame line fr in the memo of frame: what
-// the naming rules read of it.
+// the naming rules read of it. They read the symbol without its offset
+// (stripOffset), so the key leaves it out: the frames of one function at
+// different offsets share one entry, which keeps the memo small enough to
+// stay in the caches.
 func (f *folder) memoKeyOf(fr *sample.Frame, java bool) []byte {
-	k := append(f.memoKey[:0], fr.Symbol...)
+	k := append(f.memoKey[:0], stripOffset(fr.Symbol)...)
 	k = append(k, 0)
 	k = append(k, fr.DSO...)
 	if java {

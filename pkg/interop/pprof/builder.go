@@ -351,6 +351,7 @@ func (b *Builder) timed(rec *folded.Record, c float64) {
 
 // stack returns the index of a stack, making its locations on first use.
 func (b *Builder) stack(s []byte) uint32 {
+	s = folded.TrimStack(s)
 	key := [2]uint64{maphash.Bytes(b.seeds[0], s), maphash.Bytes(b.seeds[1], s)}
 	if i, ok := b.stacks[key]; ok {
 		return i
@@ -685,6 +686,11 @@ func (b *Builder) timelineSamples(tl *timeline.Timeline, offset int64, emit func
 	var locs []byte
 	stackLocs := func(s timeline.StackID) []byte {
 		locs = locs[:0]
+		// Trailing empty frames are no frames (folded.TrimStack), but
+		// for the root: the stack "" is one empty frame.
+		for s > timeline.Root && tl.Nodes[s].Parent > timeline.Root && tl.Frames[tl.Nodes[s].Frame] == "" {
+			s = tl.Nodes[s].Parent
+		}
 		for ; s > timeline.Root; s = tl.Nodes[s].Parent {
 			locs = appendVarint(locs, uint64(tl.Nodes[s].Frame)+1)
 		}

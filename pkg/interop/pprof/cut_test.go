@@ -102,3 +102,29 @@ func types(p *profile.Profile) string {
 	}
 	return strings.Join(s, " ")
 }
+
+// TestTrailingEmptyFrames: "a;b;;" is the stack "a;b" (folded.TrimStack,
+// as flamegraph and stacktop read it), not a leaf with an empty name;
+// an empty frame inside a stack stays a function.
+func TestTrailingEmptyFrames(t *testing.T) {
+	prof := func(lines ...string) map[string][]int64 {
+		b := NewBuilder(Options{})
+		for _, l := range lines {
+			stack, count, _ := strings.Cut(l, " ")
+			var n float64
+			fmt.Sscan(count, &n)
+			if err := b.Add(&folded.Record{Stack: []byte(stack), Count: n, Kind: folded.Classic}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p, err := b.Profile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return byKey(p)
+	}
+	got, want := prof("a;b;; 2", "a;;c 3"), prof("a;b 2", "a;;c 3")
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("a;b;; gives %v, want %v", got, want)
+	}
+}

@@ -72,7 +72,11 @@ func (b *busy) start(t folded.Time) {
 		b.origin = b.guess
 	}
 	b.started = true
-	if !b.derived {
+	switch {
+	case b.derived:
+	case b.heat: // the marks name processes: no stacks kept
+		b.series = bursts.NewProcessSeries(b.origin, 0)
+	default:
 		b.series = bursts.NewSeries(b.origin, 0)
 	}
 	b.seen = gaps.NewFinder()
@@ -159,7 +163,9 @@ const topStacks = 3
 // find finds the bursts of series (nil: no sample came) and their top
 // processes and stacks, exactly: from the entries of tl in the bursts'
 // windows when the run built a timeline that keeps the samples' stacks
-// (the explorer page's, of which the series is made; nil: none), else by
+// (the explorer page's, of which the series is made; nil: none), from
+// the series itself for the heat map's marks (a series of processes:
+// the marks name no stacks), else by
 // reading the inputs that hold a burst a second time (streams from the
 // copy Survey kept), every sample of a burst's window that the run's
 // selection keeps (--cpu, --pid, --tid, --comm) counted per stack. Memory
@@ -171,7 +177,7 @@ func (c *run) find(series *bursts.Series, inputs window.Inputs, unrecorded []gap
 	if err := series.Err(); err != nil {
 		return bursts.Result{}, nil, err
 	}
-	res := series.Find(bursts.Options{Measure: c.measure(), Threshold: c.Threshold, Max: c.Top, Unrecorded: unrecorded})
+	res := series.Find(bursts.Options{Measure: c.Measure, Threshold: c.Threshold, Max: c.Top, Unrecorded: unrecorded})
 	if len(res.Bursts) == 0 {
 		return res, nil, nil
 	}
@@ -179,6 +185,9 @@ func (c *run) find(series *bursts.Series, inputs window.Inputs, unrecorded []gap
 	ok := false
 	if tl != nil {
 		tally, ok = bursts.TallyOf(tl, res.Bursts, res.Measure, busyEntries(tl))
+	} else if c.Heatmap != NoHeatmap {
+		// The marks name processes, which the series keeps.
+		tally, ok = series.Tally(res.Bursts, res.Measure)
 	}
 	if !ok {
 		var err error
@@ -237,16 +246,6 @@ func reread(res bursts.Result, inputs window.Inputs, sel *selection.Selection) (
 		}
 	}
 	return tally, nil
-}
-
-func (c *run) measure() bursts.Measure {
-	switch c.Measure {
-	case "samples":
-		return bursts.Samples
-	case "weight":
-		return bursts.Weight
-	}
-	return bursts.Auto
 }
 
 // sources returns the inputs as the handed-back commands name them:

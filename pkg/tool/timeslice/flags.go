@@ -89,7 +89,7 @@ type Flags struct {
 	Rows       int      `default:"${rows}" help:"Heat map rows per second (${rows}: ${rowms} ms buckets; 1 to ${maxrows})."`
 	ShareComm  string   `name:"share-comm" placeholder:"RE" help:"With --heatmap=text: shade each cell by the share of its samples whose command name (the stack's first frame) matches RE, as --comm selects (e.g. ^kubelet$), and print each second's share."`
 	ShareFocus string   `name:"share-focus" placeholder:"RE" help:"With --heatmap=text: shade each cell by the share of its samples whose stack has a frame matching RE, as stackfilter --focus (pprof -focus) keeps (e.g. ^shrink_folio_list$), and print each second's share."`
-	Bursts     bool     `help:"Print the windows that stand out most from the rest of the capture, best first, one a line: by busy rate or by share (a process's, thread's or function's share far above its own typical share, as when one takes the CPUs of a busy host), what rose from what share to what, how far (z-score), where it is (perf clock, after the first sample, wall clock), its top processes and stacks, and the timeslice command that cuts it. Idle samples never count. The heat map marks the same windows."`
+	Bursts     bool     `help:"Print the windows that stand out most from the rest of the capture, best first, one a line: by busy rate or by share (a process's, thread's or function's share far above its own typical share, as when one takes the CPUs of a busy host), what rose from what share to what, how far (z-score), where it is (perf clock, after the first sample, wall clock), its top processes and stacks, and the timeslice command that cuts it. Idle samples never count. The heat map marks the windows that stand out by rate or by a process's or thread's share."`
 	Measure    string   `enum:"auto,samples,weight" default:"auto" help:"What --bursts, the heat map's marks and its cells measure: samples (sample lines), weight (the sum of their counts: off-CPU time, periods) or auto (bursts: weight when the counts differ from line to line; cells: weight when the metadata says the counts are off-CPU time or another weight; else samples)."`
 	Top        int      `default:"${top}" help:"--bursts: print at most N windows." placeholder:"N"`
 	Threshold  float64  `default:"${threshold}" help:"--bursts: the robust z-score a second needs to count as busy." placeholder:"Z"`
@@ -140,6 +140,10 @@ func (c *Flags) Config() (Config, error) {
 	if err != nil {
 		return Config{}, tool.Usagef("%v", err)
 	}
+	measure, err := bursts.ParseMeasure(c.Measure)
+	if err != nil {
+		return Config{}, tool.Usagef("--measure: %v", err)
+	}
 	var shareComm, shareFocus *regexp.Regexp
 	for _, f := range []struct {
 		flag, re string
@@ -155,7 +159,7 @@ func (c *Flags) Config() (Config, error) {
 	return Config{
 		NoDebuginfod: c.NoDebuginfod, Force: c.Force,
 		Window: spec, HasWindow: hasWindow, NoIdle: c.NoIdle, KeepTime: c.KeepTime,
-		Heatmap: c.Heatmap, Rows: c.Rows, ShareComm: shareComm, ShareFocus: shareFocus, Bursts: c.Bursts, Measure: c.Measure,
+		Heatmap: c.Heatmap, Rows: c.Rows, ShareComm: shareComm, ShareFocus: shareFocus, Bursts: c.Bursts, Measure: measure,
 		Top: c.Top, Threshold: c.Threshold, Quiet: c.Quiet, Select: sel,
 		Format: c.Format, SampleType: c.SampleType, Push: c.Push, Service: c.Service,
 		Label: c.Label, Bucket: c.Bucket, Files: c.Files, PushTimeout: c.PushTimeout,

@@ -40,7 +40,7 @@ func pprofRun(t *testing.T, cfg Config, file string, stdin bool) ([]byte, *run) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Format, cfg.Measure, cfg.Rows, cfg.Top, cfg.Threshold, cfg.Quiet = "pprof", "auto", 50, 10, 3.5, true
+	cfg.Format, cfg.Rows, cfg.Top, cfg.Threshold, cfg.Quiet = "pprof", 50, 10, 3.5, true
 	cfg.Files = []string{file}
 	env := &tool.Env{Stdout: &bytes.Buffer{}, Warn: func(string) {}}
 	if stdin {

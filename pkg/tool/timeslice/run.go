@@ -33,6 +33,7 @@ import (
 	"flamekit/pkg/timeline"
 	"flamekit/pkg/tool"
 	"flamekit/pkg/tool/slicecmd"
+	"flamekit/pkg/view/bursts"
 	"flamekit/pkg/view/heatmap"
 )
 
@@ -61,9 +62,8 @@ type Config struct {
 	ShareComm, ShareFocus *regexp.Regexp
 	// Bursts prints the windows that stand out instead of stacks.
 	Bursts bool
-	// Measure is what the bursts and cells measure: "auto" (or ""),
-	// "samples" or "weight".
-	Measure string
+	// Measure is what the bursts and cells measure (zero: bursts.Auto).
+	Measure bursts.Measure
 	// Top and Threshold: at most Top bursts, at a robust z-score of
 	// Threshold or more.
 	Top       int
@@ -120,9 +120,6 @@ type run struct {
 // env.Stdout and reports on stderr (env.Warn).
 func Run(cfg Config, env *tool.Env) error {
 	c := &run{Config: cfg}
-	if c.Measure == "" {
-		c.Measure = "auto"
-	}
 	if c.Format == "" {
 		c.Format = OutputFolded
 	}
@@ -546,7 +543,7 @@ func Open(names []string, sym capture.SymbolConfig, env *tool.Env) (window.Input
 // off-CPU time or another weight) and in what unit, for the legend.
 func (c *run) heatWeights(inputs window.Inputs) (bool, string) {
 	what, _ := inputs.Weight()
-	if c.Measure == "samples" || c.Measure == "auto" && what == "" {
+	if c.Measure == bursts.Samples || c.Measure == bursts.Auto && what == "" {
 		return false, ""
 	}
 	m, ok, _ := inputs.Measure()

@@ -91,12 +91,14 @@
 //
 // The search's memory is the series' timeline (one entry per 100 ms bin,
 // stack and thread with busy samples) and, per window length, a few sums
-// per key.
+// per key. A series of processes ([NewProcessSeries]: the heat map's
+// marks) keeps no stacks, and its shares are processes' and threads'.
 package bursts
 
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 
@@ -128,6 +130,20 @@ func (m Measure) String() string {
 		return "weight"
 	}
 	return "auto"
+}
+
+// ParseMeasure reads a Measure as String writes it ("auto", "samples",
+// "weight"; "" is Auto).
+func ParseMeasure(s string) (Measure, error) {
+	switch s {
+	case "", "auto":
+		return Auto, nil
+	case "samples":
+		return Samples, nil
+	case "weight":
+		return Weight, nil
+	}
+	return Auto, fmt.Errorf("measure %q: want auto, samples or weight", s)
 }
 
 // DefaultBins is the number of bins per second: bursts are placed to
@@ -165,11 +181,26 @@ type Series struct {
 // It keeps the stacks and threads of the samples: one timeline entry per
 // bin, stack and thread.
 func NewSeries(origin folded.Time, bins int) *Series {
+	return newSeries(origin, bins, timeline.MergeCPUs)
+}
+
+// NewProcessSeries returns an empty series as NewSeries does, that keeps
+// the samples' processes (their stacks' root frames) and threads rather
+// than their stacks: its share bursts are processes' and threads' only
+// (no function keys, so fewer tests to correct for), and its Tally names
+// processes. Memory is one timeline entry per bin, process and thread. A
+// heat map's marks need no more, and folding their stacks would cost
+// about as much as reading the capture.
+func NewProcessSeries(origin folded.Time, bins int) *Series {
+	return newSeries(origin, bins, timeline.MergeCPUs|timeline.MergeFrames)
+}
+
+func newSeries(origin folded.Time, bins int, merge timeline.Merge) *Series {
 	if bins < 1 {
 		bins = DefaultBins
 	}
 	bins = min(bins, timeline.MaxRows)
-	b := timeline.NewBuilder(timeline.Options{Rows: bins, Origin: origin, HasOrigin: true, Merge: timeline.MergeCPUs})
+	b := timeline.NewBuilder(timeline.Options{Rows: bins, Origin: origin, HasOrigin: true, Merge: merge})
 	return &Series{origin: origin, bins: bins, b: b, uniform: true}
 }
 

@@ -222,9 +222,10 @@ type plantResult struct {
 	top         string
 }
 
-// night runs the detector on hours of background bg with p planted (nil:
-// none), in copy copyAt.
-func runPlanted(t *testing.T, bg *capture, bgName string, p *plant, length time.Duration) plantResult {
+// runPlanted runs the detector on a series (made by newSeries: NewSeries
+// or NewProcessSeries) of length of background bg with p planted (nil:
+// none), in the middle copy.
+func runPlanted(t *testing.T, bg *capture, bgName string, p *plant, length time.Duration, newSeries func(folded.Time, int) *Series) plantResult {
 	copies := int64(length) / int64(bg.period)
 	planted := copies / 2
 	var burst []plantSample
@@ -242,7 +243,7 @@ func runPlanted(t *testing.T, bg *capture, bgName string, p *plant, length time.
 			keep = min(p.size*perCPU/bg.rate(name), 1)
 		}
 	}
-	s := NewSeries(bg.first, 0)
+	s := newSeries(bg.first, 0)
 	var is idleStacks
 	rec := folded.Record{Kind: folded.Timed, Has: folded.HasCPU | folded.HasPID | folded.HasTID}
 	add := func(stack []byte, count float64, tm folded.Time, cpu, pid, tid int32) {
@@ -401,7 +402,7 @@ func TestPlantedBursts(t *testing.T) {
 			continue
 		}
 		bg := loadBackground(t, bgName)
-		fa := runPlanted(t, bg, bgName, nil, length)
+		fa := runPlanted(t, bg, bgName, nil, length, NewSeries)
 		lines = append(lines, fmt.Sprintf("| %s | burst-free night | %d bursts |", bgName, fa.found))
 		if fa.found != 0 {
 			t.Errorf("%s: the night without a burst raises %d bursts", bgName, fa.found)
@@ -421,7 +422,7 @@ func TestPlantedBursts(t *testing.T) {
 					// Plants start at different places of the copy.
 					off := time.Duration(float64(bg.period-folded.Time(l)) * math.Mod(0.37*float64(i)+0.11, 1))
 					i++
-					r := runPlanted(t, bg, bgName, &plant{kind: k, length: l, size: sz, offset: off}, length)
+					r := runPlanted(t, bg, bgName, &plant{kind: k, length: l, size: sz, offset: off}, length, NewSeries)
 					// The target: 20 % of a CPU for 1 s or more, as planted
 					// (a process replaced can give fewer samples than asked).
 					target := l >= time.Second && float64(r.planted) >= 0.95*0.2*perCPU*l.Seconds()
@@ -464,4 +465,33 @@ func TestPlantedBursts(t *testing.T) {
 		b.WriteString(l + "\n")
 	}
 	t.Log("\n" + b.String())
+}
+
+// TestPlantedBurstsProcesses plants the bursts a series of processes and
+// threads (NewProcessSeries: the heat map's marks) names, a new process
+// and a new thread, of 20 % of one CPU for 1 s: each must come first on
+// every background, named by what was planted, and the nights without a
+// burst raise nothing.
+func TestPlantedBurstsProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("nights of real captures: not with -short")
+	}
+	length := 20 * time.Minute
+	want := map[string]string{"new process": "process burst_new", "new thread": "thread "}
+	for _, bgName := range backgrounds {
+		bg := loadBackground(t, bgName)
+		if fa := runPlanted(t, bg, bgName, nil, length, NewProcessSeries); fa.found != 0 {
+			t.Errorf("%s: the night without a burst raises %d bursts", bgName, fa.found)
+		}
+		for i, k := range burstKinds {
+			if want[k.name] == "" {
+				continue
+			}
+			off := time.Duration(float64(bg.period-folded.Time(time.Second)) * math.Mod(0.37*float64(i)+0.11, 1))
+			r := runPlanted(t, bg, bgName, &plant{kind: k, length: time.Second, size: 0.2, offset: off}, length, NewProcessSeries)
+			if r.rank != 0 || !strings.HasPrefix(r.top, want[k.name]) {
+				t.Errorf("%s, %s: the planted burst ranks %d of %d, named %q; want first, named %q...", bgName, k.name, r.rank+1, r.found, r.top, want[k.name])
+			}
+		}
+	}
 }

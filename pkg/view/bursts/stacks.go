@@ -113,6 +113,20 @@ func TallyOf(tl *timeline.Timeline, bursts []Burst, m Measure, keep func(*timeli
 	if tl.Merged()&timeline.MergeFrames != 0 {
 		return nil, false
 	}
+	return tallyOf(tl, bursts, m, keep)
+}
+
+// Tally returns the tally of the windows of bursts (found in s), by
+// measure m, read from the series' own timeline: per stack for a
+// NewSeries, per process for a NewProcessSeries (whose Top names
+// processes, as ByProcess would). ok is false for a series whose bins do
+// not hold the windows exactly (see TallyOf).
+func (s *Series) Tally(bursts []Burst, m Measure) (t *Tally, ok bool) {
+	s.read()
+	return tallyOf(s.full, bursts, m, s.keep)
+}
+
+func tallyOf(tl *timeline.Timeline, bursts []Burst, m Measure, keep func(*timeline.Entry) bool) (t *Tally, ok bool) {
 	for _, b := range bursts {
 		if tl.Seconds != 1 || tl.CellStart(tl.CellOf(b.From)) != b.From || tl.CellStart(tl.CellOf(b.To)) != b.To {
 			return nil, false

@@ -30,7 +30,7 @@ func TestChainRewrite(t *testing.T) {
 		{in: "w2;w1;--;c", reverse: true, want: "c;--;w1_[w];w2_[w]"},
 	}
 	for _, tt := range tests {
-		got := trimStack(Rewrite{Chain: true, Reverse: tt.reverse}.Apply(tt.in))
+		got := folded.TrimStack(Rewrite{Chain: true, Reverse: tt.reverse}.Apply(tt.in))
 		if got != tt.want {
 			t.Errorf("Apply(%q, reverse %v) = %q, want %q", tt.in, tt.reverse, got, tt.want)
 		}

@@ -81,12 +81,6 @@ func NewBuilder() *Builder {
 // --minwidth threshold anyway; pass a threshold no larger than that one.
 func (b *Builder) Prune(minCount float64) { b.prune = minCount }
 
-// trimStack removes the trailing empty frames of a stack, as Perl's split
-// does ("a;b;" is "a;b").
-func trimStack(stack string) string {
-	return strings.TrimRight(stack, ";")
-}
-
 // commonPrefix returns the length of the longest common prefix of a and b.
 func commonPrefix(a []byte, b string) int {
 	n := min(len(a), len(b))
@@ -104,7 +98,7 @@ func commonPrefix(a []byte, b string) int {
 // not kept), its count, and for a differential line its before count
 // (diff set). An empty stack adds to the root only.
 func (b *Builder) Add(stack string, count, before float64, diff bool) {
-	stack = trimStack(stack)
+	stack = folded.TrimStack(stack)
 	l := &b.l
 	if diff {
 		d := count - before
@@ -240,7 +234,7 @@ type Rewrite struct {
 // "a;b;" gets an empty frame before its "--", as in Perl.
 func (r Rewrite) Apply(stack string) string {
 	if r.Reverse {
-		stack = trimStack(stack)
+		stack = folded.TrimStack(stack)
 		f := strings.Split(stack, ";")
 		slices.Reverse(f)
 		stack = strings.Join(f, ";")
@@ -355,13 +349,13 @@ func LayoutEntries(entries []folded.Entry, rw Rewrite, minCount float64, sorted 
 	sortRW := Rewrite{Reverse: rw.Reverse}
 	lines := make([]line, len(entries))
 	for i, e := range entries {
-		lines[i] = line{trimStack(sortRW.Apply(e.Stack)), e.Stack, e.Count, e.Before, e.Diff}
+		lines[i] = line{folded.TrimStack(sortRW.Apply(e.Stack)), e.Stack, e.Count, e.Before, e.Diff}
 	}
 	lines = sortLines(lines)
 	for i := range lines {
 		ln := &lines[i]
 		if rw.Chain {
-			ln.stack = trimStack(rw.Apply(ln.raw))
+			ln.stack = folded.TrimStack(rw.Apply(ln.raw))
 		}
 		b.Add(ln.stack, ln.count, ln.before, ln.diff)
 	}

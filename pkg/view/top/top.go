@@ -179,6 +179,7 @@ func (c *Counter) build(by By, withEdges bool) *graph {
 	seen := make(map[int]bool)
 	seenEdge := make(map[[2]int]bool)
 	for si, s := range c.stacks {
+		s = folded.TrimStack(s)
 		n, b := c.counts[si], c.before[si]
 		ids = ids[:0]
 		if by == ByComm {

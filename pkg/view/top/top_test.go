@@ -49,6 +49,21 @@ func TestTable(t *testing.T) {
 	}
 }
 
+// TestEmptyFrames: trailing empty frames are no frames (folded.TrimStack,
+// as flamegraph draws the stack); an empty frame inside a stack is a
+// function with an empty name.
+func TestEmptyFrames(t *testing.T) {
+	tab := counter(t, "a;b;; 2\na;;b 3\n").Table(ByFunction, false)
+	want := []Row{
+		{Name: "b", Flat: 5, Cum: 5},
+		{Name: "", Flat: 0, Cum: 3},
+		{Name: "a", Flat: 0, Cum: 5},
+	}
+	if !equalRows(tab.Rows, want) {
+		t.Errorf("table %+v", tab.Rows)
+	}
+}
+
 func TestByModuleAndComm(t *testing.T) {
 	c := counter(t, "dd;read;ksys_read_[k];vfs_read_[k] 5\n"+
 		"dd;[libc.so.6];[unknown] 2\n"+
