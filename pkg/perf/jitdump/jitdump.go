@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 )
 
@@ -311,19 +312,14 @@ func (d *Dump) index() {
 	d.maxEnd = make([]uint64, len(d.sorted))
 	var m uint64
 	for i, k := range d.sorted {
-		r := d.Regions[k]
-		end := r.Start + r.Size
-		if end < r.Start {
-			end = ^uint64(0)
-		}
-		m = max(m, end)
+		m = max(m, d.Regions[k].end())
 		d.maxEnd[i] = m
 	}
 }
 
 // Lookup returns the region holding addr at time t: of the regions
 // covering addr, the one loaded last at or before t (JITs reuse memory),
-// else, when all came later (a clock mismatch), the first loaded. With
+// else, when all came later (a clock mismatch), the earliest. With
 // t = ^uint64(0) it is the last one loaded.
 func (d *Dump) Lookup(addr, t uint64) (Region, bool) {
 	i := sort.Search(len(d.sorted), func(i int) bool { return d.Regions[d.sorted[i]].Start > addr })
@@ -338,7 +334,7 @@ func (d *Dump) Lookup(addr, t uint64) (Region, bool) {
 			if best < 0 || k > best {
 				best = k
 			}
-		} else if bestEarly < 0 || k < bestEarly {
+		} else if bestEarly < 0 || r.Time < d.Regions[bestEarly].Time || r.Time == d.Regions[bestEarly].Time && k < bestEarly {
 			bestEarly = k
 		}
 	}
@@ -349,4 +345,93 @@ func (d *Dump) Lookup(addr, t uint64) (Region, bool) {
 		return Region{}, false
 	}
 	return d.Regions[best], true
+}
+
+// Reuses returns the times at which code was loaded (or moved) over code
+// loaded at or before that time: for every pair of regions that share an
+// address, the later one's time. They are ascending and distinct. Between
+// two of them the JIT only loaded code into memory it had not used, so
+// that Lookup(addr, t) is the same for every t from one reuse time up to
+// the next (before the first, after the last): Lookup(addr, next-1)
+// names the code at addr for every sample of that span, as perf inject
+// --jit's maps do. None means Lookup(addr, ^uint64(0)) names every
+// sample.
+func (d *Dump) Reuses() []uint64 {
+	// The regions cut the address space into cells, between the
+	// distinct starts and ends; two regions share an address when they
+	// share a cell. Loaded in time order, a region is a reuse when one
+	// of its cells was covered before.
+	var xs []uint64
+	var order []int
+	for k, r := range d.Regions {
+		if r.Size == 0 {
+			continue
+		}
+		xs = append(xs, r.Start, r.end())
+		order = append(order, k)
+	}
+	if len(order) < 2 {
+		return nil
+	}
+	slices.Sort(xs)
+	xs = slices.Compact(xs)
+	cell := func(a uint64) int { i, _ := slices.BinarySearch(xs, a); return i }
+	sort.SliceStable(order, func(a, b int) bool { return d.Regions[order[a]].Time < d.Regions[order[b]].Time })
+	covered := newCounts(len(xs))
+	// next[c] leads to the first uncovered cell at or after c (a
+	// disjoint-set forest), so that each cell is covered once.
+	next := make([]int, len(xs)+1)
+	for i := range next {
+		next[i] = i
+	}
+	find := func(c int) int {
+		for next[c] != c {
+			next[c] = next[next[c]]
+			c = next[c]
+		}
+		return c
+	}
+	var times []uint64
+	for _, k := range order {
+		r := d.Regions[k]
+		lo, hi := cell(r.Start), cell(r.end())
+		if covered.sum(hi)-covered.sum(lo) > 0 {
+			times = append(times, r.Time)
+		}
+		for c := find(lo); c < hi; c = find(c + 1) {
+			covered.add(c)
+			next[c] = c + 1
+		}
+	}
+	slices.Sort(times)
+	return slices.Compact(times)
+}
+
+// end returns the end of r, the highest address when it would wrap.
+func (r Region) end() uint64 {
+	if e := r.Start + r.Size; e >= r.Start {
+		return e
+	}
+	return ^uint64(0)
+}
+
+// counts is a Fenwick tree of counts per cell.
+type counts []int
+
+func newCounts(n int) counts { return make(counts, n+1) }
+
+// add adds one to cell c.
+func (f counts) add(c int) {
+	for i := c + 1; i < len(f); i += i & -i {
+		f[i]++
+	}
+}
+
+// sum returns the count of cells before c.
+func (f counts) sum(c int) int {
+	s := 0
+	for i := c; i > 0; i -= i & -i {
+		s += f[i]
+	}
+	return s
 }

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"sort"
 	"testing"
 )
 
@@ -152,6 +155,87 @@ func TestLookup(t *testing.T) {
 	}
 }
 
+// TestReuses: the times at which code is loaded over code loaded before,
+// and, for each file, that Lookup gives one answer per address between
+// two of them (checkEpochs).
+func TestReuses(t *testing.T) {
+	type load struct{ ts, addr, size uint64 }
+	cases := []struct {
+		name  string
+		loads []load
+		moves [][4]uint64 // ts, from, to, size of the load of index 1
+		want  []uint64
+	}{
+		{"none", nil, nil, nil},
+		{"disjoint", []load{{10, 0x1000, 0x100}, {20, 0x2000, 0x100}}, nil, nil},
+		{"adjacent", []load{{10, 0x1000, 0x100}, {20, 0x1100, 0x100}}, nil, nil},
+		{"same address", []load{{10, 0x1000, 0x100}, {20, 0x1000, 0x100}}, nil, []uint64{20}},
+		{"last byte", []load{{10, 0x1000, 0x100}, {20, 0x10ff, 0x10}}, nil, []uint64{20}},
+		{"inside", []load{{10, 0x1000, 0x100}, {20, 0x1040, 0x10}}, nil, []uint64{20}},
+		{"around", []load{{10, 0x1040, 0x10}, {20, 0x1000, 0x100}}, nil, []uint64{20}},
+		{"same time", []load{{10, 0x1000, 0x100}, {10, 0x1080, 0x100}}, nil, []uint64{10}},
+		{"out of order", []load{{30, 0x1000, 0x100}, {20, 0x1000, 0x100}}, nil, []uint64{30}},
+		{"empty code", []load{{10, 0x1000, 0x100}, {20, 0x1000, 0}}, nil, nil},
+		{"three at one address", []load{{10, 0x1000, 0x10}, {20, 0x1000, 0x10}, {30, 0x1000, 0x10}, {30, 0x5000, 1}}, nil, []uint64{20, 30}},
+		{"many cells", []load{{10, 0x1000, 0x10}, {11, 0x2000, 0x10}, {12, 0x3000, 0x10}, {40, 0x0, 0x10000}, {50, 0x1008, 1}}, nil, []uint64{40, 50}},
+		{"moved over", []load{{10, 0x1000, 0x100}, {20, 0x2000, 0x100}}, [][4]uint64{{30, 0x2000, 0x1000, 0x100}}, []uint64{30}},
+		{"moved away", []load{{10, 0x1000, 0x100}}, [][4]uint64{{30, 0x1000, 0x3000, 0x100}}, nil},
+	}
+	for _, c := range cases {
+		w := newWriter(binary.LittleEndian, 1)
+		for i, l := range c.loads {
+			w.load(l.ts, l.addr, l.size, uint64(i+1), fmt.Sprintf("f%d", i+1))
+		}
+		for _, m := range c.moves {
+			w.move(m[0], m[1], m[2], m[3], 2)
+		}
+		d, err := Read(bytes.NewReader(w.buf.Bytes()))
+		if err != nil {
+			t.Fatal(c.name, err)
+		}
+		if got := d.Reuses(); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: reuses %v, want %v", c.name, got, c.want)
+		}
+		checkEpochs(t, c.name, d)
+	}
+	d, _ := Read(bytes.NewReader(sample(binary.LittleEndian)))
+	if got := d.Reuses(); !reflect.DeepEqual(got, []uint64{5000}) {
+		t.Errorf("sample: reuses %v, want [5000]", got)
+	}
+	checkEpochs(t, "sample", d)
+}
+
+// checkEpochs checks what Reuses promises of d: for the first and last
+// address of each region, at the times around each region's, Lookup
+// gives what it gives at the end of the time's epoch.
+func checkEpochs(t *testing.T, name string, d *Dump) {
+	t.Helper()
+	reuses := d.Reuses()
+	regions := d.Regions[:min(len(d.Regions), 64)]
+	times := []uint64{0, ^uint64(0)}
+	for _, r := range regions {
+		times = append(times, r.Time-1, r.Time, r.Time+1)
+	}
+	for _, r := range regions {
+		if r.Size == 0 {
+			continue
+		}
+		for _, addr := range []uint64{r.Start, r.end() - 1} {
+			for _, ts := range times {
+				end := ^uint64(0)
+				if i := sort.Search(len(reuses), func(i int) bool { return reuses[i] > ts }); i < len(reuses) {
+					end = reuses[i] - 1
+				}
+				got, ok := d.Lookup(addr, ts)
+				want, wok := d.Lookup(addr, end)
+				if got != want || ok != wok {
+					t.Fatalf("%s: Lookup(%#x, %d) = %+v, at its epoch's end %d %+v (reuses %v)", name, addr, ts, got, end, want, reuses)
+				}
+			}
+		}
+	}
+}
+
 // TestCut: every cut of the file gives the regions of the records before
 // the cut, and says it was cut.
 func TestCut(t *testing.T) {
@@ -242,5 +326,9 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("region %+v not found: %+v", r, got)
 			}
 		}
+		if reuses := d.Reuses(); !slices.IsSorted(reuses) || len(slices.Compact(slices.Clone(reuses))) != len(reuses) {
+			t.Fatalf("reuses not ascending and distinct: %v", reuses)
+		}
+		checkEpochs(t, "fuzz", d)
 	})
 }

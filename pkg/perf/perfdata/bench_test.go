@@ -145,7 +145,10 @@ func (objectsOnly) Module(string, string, uint64) (symbols.Symbol, bool) {
 }
 func (objectsOnly) DSO(string, string, uint64) (symbols.Symbol, bool) { return symbols.Symbol{}, false }
 func (objectsOnly) DSOTable(string, string) *symbols.Table            { return nil }
-func (objectsOnly) PerfMap(int, uint64) (symbols.Symbol, bool)        { return symbols.Symbol{}, false }
-func (objectsOnly) KernelSymbols(string) *symbols.Kernel              { return nil }
-func (objectsOnly) KernelSymbolAddr(string, string) (uint64, bool)    { return 0, false }
-func (objectsOnly) Missing() []symbols.Missing                        { return nil }
+func (objectsOnly) PerfMap(int, uint64, uint64) (symbols.Symbol, bool) {
+	return symbols.Symbol{}, false
+}
+func (objectsOnly) JITReuses(int) []uint64                         { return nil }
+func (objectsOnly) KernelSymbols(string) *symbols.Kernel           { return nil }
+func (objectsOnly) KernelSymbolAddr(string, string) (uint64, bool) { return 0, false }
+func (objectsOnly) Missing() []symbols.Missing                     { return nil }

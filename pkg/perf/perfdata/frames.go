@@ -3,6 +3,7 @@ package perfdata
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -29,8 +30,18 @@ type Symbolizer interface {
 	DSO(path, buildID string, addr uint64) (symbols.Symbol, bool)
 	// DSOTable returns the symbols DSO uses (nil when it has none).
 	DSOTable(path, buildID string) *symbols.Table
-	// PerfMap resolves an absolute address through /tmp/perf-PID.map.
-	PerfMap(pid int, addr uint64) (symbols.Symbol, bool)
+	// PerfMap resolves an absolute address of process pid's JIT code at
+	// time t, through its jitdump (the code loaded there last at or
+	// before t; ^uint64(0): last of all) or /tmp/perf-PID.map.
+	PerfMap(pid int, addr, t uint64) (symbols.Symbol, bool)
+	// JITReuses returns the times, in the jitdump's clock, at which
+	// process pid's JIT loaded code over code it had loaded before,
+	// ascending: between two of them, PerfMap gives an address the
+	// answer it gives at the later one less 1. nil when it gives every
+	// time the answer of ^uint64(0). The reader asks when the process
+	// maps its jitdump, if the samples' clock is the jitdumps'
+	// (CLOCK_MONOTONIC: perf record -k mono), as perf inject --jit needs.
+	JITReuses(pid int) []uint64
 	// KernelSymbols returns the kernel's symbols, nil when not found.
 	KernelSymbols(buildID string) *symbols.Kernel
 	// KernelSymbolAddr returns the address the kernel's symbol table
@@ -53,11 +64,25 @@ type ProcessMapper interface {
 var _ ProcessMapper = (*symbols.Resolver)(nil)
 
 // mapped passes an MMAP record's process and file to the Symbolizer, if
-// it is a ProcessMapper.
+// it is a ProcessMapper. For a process's jitdump (the file its JIT maps
+// as a marker), it asks when the JIT reused memory, for the machine to
+// name the JIT code of each span of time apart (see jitSpans).
 func (r *Reader) mapped(pid int32, path string) {
-	if pm, ok := r.opt.Symbolizer.(ProcessMapper); ok {
+	sy := r.opt.Symbolizer
+	if pm, ok := sy.(ProcessMapper); ok {
 		pm.Mapped(int(pid), path)
 	}
+	if sy != nil && r.jitClock && isJitdump(path) {
+		r.m.addJIT(pid, sy.JITReuses(int(pid)))
+	}
+}
+
+// isJitdump reports whether path names a jitdump file, jit-PID.dump.
+func isJitdump(path string) bool {
+	base := path[strings.LastIndexByte(path, '/')+1:]
+	digits, ok1 := strings.CutPrefix(base, "jit-")
+	digits, ok2 := strings.CutSuffix(digits, ".dump")
+	return ok1 && ok2 && digits != "" && strings.Trim(digits, "0123456789") == ""
 }
 
 // appendHex appends v in lowercase hexadecimal without "0x".
@@ -92,9 +117,10 @@ type location struct {
 
 	// What the Symbolizer is asked, fixed when the location is made.
 	kind   dsoKind
+	pid    int32  // dsoJIT (next to kind: a location takes 3 cache lines)
 	path   string // dsoUser, dsoVDSO: the file; dsoModule: its name
 	hexID  string // dsoModule: the kernel's
-	pid    int    // dsoJIT
+	at     uint64 // dsoJIT: the time to look up at
 	lookup uint64 // the address to look up
 	start  uint64 // the map's start (for Symbol.PrintedOffset)
 }
@@ -165,7 +191,7 @@ func (n *namer) resolve(l *location) {
 		case dsoModule:
 			s, ok = sy.Module(l.hexID, l.path, l.lookup)
 		case dsoJIT:
-			s, ok = sy.PerfMap(l.pid, l.lookup)
+			s, ok = sy.PerfMap(int(l.pid), l.lookup, l.at)
 		case dsoUser, dsoVDSO:
 			s, ok = sy.DSO(l.path, l.hexID, l.lookup)
 		}
@@ -725,8 +751,10 @@ func markerMode(ip uint64) (uint16, bool) {
 func (l *location) fill(m *mapping, addr, printed, kdelta uint64, kernelID string, nm *namer, slab *byteSlab) {
 	d := m.dso
 	l.f.Addr, l.f.DSO, l.printed, l.addr = slab.hex(printed), d.name, printed, addr
-	l.kind, l.path, l.hexID, l.pid, l.lookup, l.start = d.kind, d.path, d.hexID, d.pid, addr, m.start
+	l.kind, l.path, l.hexID, l.pid, l.lookup, l.start = d.kind, d.path, d.hexID, int32(d.pid), addr, m.start
 	switch d.kind {
+	case dsoJIT:
+		l.at = d.jitEnd - 1 // ^0 for 0: the code loaded last
 	case dsoKernel:
 		l.lookup = addr + kdelta
 	case dsoModule:

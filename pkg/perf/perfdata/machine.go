@@ -1,6 +1,7 @@
 package perfdata
 
 import (
+	"cmp"
 	"path"
 	"slices"
 	"sort"
@@ -41,6 +42,10 @@ type dso struct {
 	pid     int               // dsoJIT: the process whose perf map it is
 	ksyms   []ksym            // dsoKsym: symbols from KSYMBOL records
 	locs    map[uint64]uint32 // locations by address within the DSO
+	// jitEnd, for dsoJIT, is the end of the span of time whose JIT code
+	// this DSO names (see jitSpans): its addresses are looked up at
+	// jitEnd-1. 0 when it has no end: the code loaded last of all.
+	jitEnd uint64
 }
 
 type ksym struct {
@@ -174,6 +179,110 @@ type machine struct {
 	kdelta   uint64 // symbol table address - recorded address (KASLR)
 	gen      uint64 // changes with the kernel's maps or a DSO (see world)
 	lastKey  uint32 // the last dso.key given
+	// jits are the processes whose JIT reused memory, by pid; jitNext
+	// is the earliest end of their current spans (^0: none).
+	jits    []*jitSpans
+	jitNext uint64
+}
+
+// jitSpans cuts the time of a process whose JIT loaded code over code
+// it loaded before (Symbolizer.JITReuses) into spans at the times it did
+// so, as perf inject --jit's maps of each piece of code cut the process's
+// maps: within a span, an address of its JIT code names one piece of
+// code. The process's JIT DSO changes at each span's end for one of its
+// own (machine.jitSwitch), with its own locations, which are looked up at
+// the span's end less 1; outside these processes, and in their last span,
+// JIT code is named by what was loaded last.
+type jitSpans struct {
+	pid    int32
+	reuses []uint64 // ascending
+	next   int      // reuses[next] ends the current span
+}
+
+// end returns the end of the current span, 0 for none.
+func (j *jitSpans) end() uint64 {
+	if j.next < len(j.reuses) {
+		return j.reuses[j.next]
+	}
+	return 0
+}
+
+// jitName is the name of process pid's JIT DSO, as perf names it.
+func jitName(pid int32) string { return "/tmp/perf-" + strconv.Itoa(int(pid)) + ".map" }
+
+// addJIT cuts the time of process pid into spans at the times its JIT
+// reused memory (see jitSpans); the first answer for a process stands.
+func (m *machine) addJIT(pid int32, reuses []uint64) {
+	// A span ending at 0 holds no sample.
+	for len(reuses) > 0 && reuses[0] == 0 {
+		reuses = reuses[1:]
+	}
+	if len(reuses) == 0 {
+		return
+	}
+	i, found := m.jitOf(pid)
+	if found {
+		return
+	}
+	j := &jitSpans{pid: pid, reuses: reuses}
+	m.jits = slices.Insert(m.jits, i, j)
+	m.jitSwitch(pid, j.end())
+	m.jitNext = min(m.jitNext, j.end())
+}
+
+// advanceJIT moves the processes of jits to their spans of time t, at or
+// after m.jitNext.
+func (m *machine) advanceJIT(t uint64) {
+	m.jitNext = ^uint64(0)
+	for _, j := range m.jits {
+		if end := j.end(); end != 0 && end <= t {
+			for j.next < len(j.reuses) && j.reuses[j.next] <= t {
+				j.next++
+			}
+			m.jitSwitch(j.pid, j.end())
+		}
+		if end := j.end(); end != 0 {
+			m.jitNext = min(m.jitNext, end)
+		}
+	}
+}
+
+// jitSwitch gives process pid a JIT DSO of its own for the span ending
+// at end (see jitSpans): a copy of the current one, with a new key and no
+// locations, in the maps of the process (its threads share them); and in
+// the DSO table, for the maps to come. The copies the process's children
+// hold keep their span, as perf inject --jit's maps are the process's
+// only.
+func (m *machine) jitSwitch(pid int32, end uint64) {
+	name := jitName(pid)
+	d := m.dsos[name]
+	if d == nil || d.jitEnd == end {
+		return
+	}
+	nd := *d
+	nd.key = m.newKey()
+	nd.jitEnd = end
+	nd.locs = nil
+	m.dsos[name] = &nd
+	if th := m.threads[pid]; th != nil && th.maps != nil {
+		th.maps.replaceDSO(d, &nd)
+	}
+}
+
+// jitEnd returns the end of the current span of process pid (see
+// jitSpans), 0 for none.
+func (m *machine) jitEnd(pid int32) uint64 {
+	i, found := m.jitOf(pid)
+	if !found {
+		return 0
+	}
+	return m.jits[i].end()
+}
+
+// jitOf returns the index of process pid in m.jits, or where it would
+// be, and whether it is there.
+func (m *machine) jitOf(pid int32) (int, bool) {
+	return slices.BinarySearchFunc(m.jits, pid, func(j *jitSpans, pid int32) int { return cmp.Compare(j.pid, pid) })
 }
 
 // newKey returns a dso.key never given before. Keys stay below oddTag:
@@ -213,26 +322,12 @@ func (m *machine) changeDSO(d *dso, change func(*dso)) *dso {
 		d.locs = map[uint64]uint32{}
 		nd.locs = d.locs
 	}
-	replace := func(ms *maps) {
-		for i := range ms.list {
-			if ms.list[i].dso == d {
-				l := slices.Clone(ms.list)
-				for j := i; j < len(l); j++ {
-					if l[j].dso == d {
-						l[j].dso = &nd
-					}
-				}
-				ms.list = l
-				return
-			}
-		}
-	}
-	replace(&m.kmaps)
+	m.kmaps.replaceDSO(d, &nd)
 	seen := map[*maps]bool{}
 	for _, th := range m.threads {
 		if th.maps != nil && !seen[th.maps] {
 			seen[th.maps] = true
-			replace(th.maps)
+			th.maps.replaceDSO(d, &nd)
 		}
 	}
 	for name, x := range m.dsos {
@@ -247,6 +342,22 @@ func (m *machine) changeDSO(d *dso, change func(*dso)) *dso {
 	return &nd
 }
 
+// replaceDSO puts nd in place of d in the maps of ms, in a new list.
+func (ms *maps) replaceDSO(d, nd *dso) {
+	for i := range ms.list {
+		if ms.list[i].dso == d {
+			l := slices.Clone(ms.list)
+			for j := i; j < len(l); j++ {
+				if l[j].dso == d {
+					l[j].dso = nd
+				}
+			}
+			ms.list, ms.shared = l, false
+			return
+		}
+	}
+}
+
 // setBuildID records a DSO's build-id.
 func (d *dso) setBuildID(id []byte) {
 	d.buildID = append([]byte(nil), id...)
@@ -254,7 +365,7 @@ func (d *dso) setBuildID(id []byte) {
 }
 
 func newMachine(ids map[string]buildID) *machine {
-	m := &machine{threads: map[int32]*thread{}, dsos: map[string]*dso{}, ids: ids}
+	m := &machine{threads: map[int32]*thread{}, dsos: map[string]*dso{}, ids: ids, jitNext: ^uint64(0)}
 	m.kernel = &dso{key: m.newKey(), name: []byte("[kernel.kallsyms]"), path: "[kernel.kallsyms]", kind: dsoKernel}
 	if b, ok := ids["[kernel.kallsyms]"]; ok {
 		m.kernel.setBuildID(b.id)
@@ -353,7 +464,7 @@ func (m *machine) mmap(pid, tid int32, start, length, pgoff uint64, prot, flags 
 	name := filename
 	switch {
 	case (anon || noDSO) && prot&protExec != 0:
-		name = "/tmp/perf-" + strconv.Itoa(int(pid)) + ".map"
+		name = jitName(pid)
 		kind = dsoJIT
 	case anon || noDSO:
 		kind = dsoNone
@@ -366,9 +477,9 @@ func (m *machine) mmap(pid, tid int32, start, length, pgoff uint64, prot, flags 
 	switch {
 	case kind != dsoJIT || d.pid == int(pid):
 	case known:
-		d = m.changeDSO(d, func(d *dso) { d.pid = int(pid) })
+		d = m.changeDSO(d, func(d *dso) { d.pid, d.jitEnd = int(pid), m.jitEnd(pid) })
 	default:
-		d.pid = int(pid) // new: no map holds it yet
+		d.pid, d.jitEnd = int(pid), m.jitEnd(pid) // new: no map holds it yet
 	}
 	th.maps.insert(mapping{start: start, end: start + length, pgoff: pgoff, dso: d, identity: anon || noDSO})
 }

@@ -507,7 +507,7 @@ func (b byBuildID) KernelSymbols(buildID string) *symbols.Kernel {
 	return b.Resolver.KernelSymbols(buildID)
 }
 
-func (b byBuildID) PerfMap(pid int, addr uint64) (symbols.Symbol, bool) {
+func (b byBuildID) PerfMap(pid int, addr, t uint64) (symbols.Symbol, bool) {
 	return symbols.Symbol{}, false
 }
 

@@ -120,6 +120,9 @@ type Reader struct {
 	worldGen uint64
 	shared   *sharedLocs    // the locations of the FrameCaches
 	dwarf    *dwarfUnwinder // for --call-graph dwarf samples
+	// jitClock says that every sample has a time in the clock of
+	// jitdump files, CLOCK_MONOTONIC (perf record -k mono).
+	jitClock bool
 	stats    Stats
 	stopErr  error // why reading stopped; Err once the queue is empty
 	err      error
@@ -187,6 +190,7 @@ func newReader(f file, name string, opt Options) (*Reader, error) {
 	r.preload()
 	r.setFields()
 	r.m = newMachine(fi.buildIDs)
+	r.jitClock = fi.jitClock()
 	r.pos = int64(fi.data.off)
 	r.end = int64(fi.data.off + fi.data.size)
 	// Buffers: 1 MiB, less for a small file (records are at most 64 KiB).
@@ -196,6 +200,22 @@ func newReader(f file, name string, opt Options) (*Reader, error) {
 	r.namer = &namer{sy: opt.Symbolizer}
 	r.s.Reset()
 	return r, nil
+}
+
+// clockMonotonic is CLOCK_MONOTONIC's clock id.
+const clockMonotonic = 1
+
+// jitClock reports whether every event's samples have a time, in the
+// clock of jitdump files, CLOCK_MONOTONIC: perf record -k mono, which
+// perf inject --jit requires.
+func (fi *fileInfo) jitClock() bool {
+	for i := range fi.attrs {
+		a := &fi.attrs[i]
+		if a.flags&flagUseClockID == 0 || a.clockID != clockMonotonic || a.sampleType&sampleTime == 0 {
+			return false
+		}
+	}
+	return len(fi.attrs) > 0
 }
 
 // lostTracing returns the formats of the capture's tracepoints from this
@@ -646,6 +666,9 @@ func (r *Reader) deliver(rec []byte) bool {
 		if !r.parseSample(misc, body, &r.rec) {
 			r.fail(-1, "SAMPLE record truncated")
 			return false
+		}
+		if r.rec.time >= r.m.jitNext {
+			r.m.advanceJIT(r.rec.time)
 		}
 		if c := r.rec.cpumode; c == cpumodeGuestKernel || c == cpumodeGuestUser {
 			// perf script filters these out (perf_guest is false).

@@ -37,9 +37,9 @@ func (r *recorder) DSO(path, id string, addr uint64) (symbols.Symbol, bool) {
 	return r.Resolver.DSO(path, id, addr)
 }
 
-func (r *recorder) PerfMap(pid int, addr uint64) (symbols.Symbol, bool) {
+func (r *recorder) PerfMap(pid int, addr, t uint64) (symbols.Symbol, bool) {
 	r.lookups = append(r.lookups, lookup{kind: 'J', pid: pid, addr: addr})
-	return r.Resolver.PerfMap(pid, addr)
+	return r.Resolver.PerfMap(pid, addr, t)
 }
 
 var _ perfdata.Symbolizer = (*recorder)(nil)
@@ -99,7 +99,7 @@ func BenchmarkCapture(b *testing.B) {
 				case 'D':
 					_, ok = r.DSO(l.path, l.id, l.addr)
 				case 'J':
-					_, ok = r.PerfMap(l.pid, l.addr)
+					_, ok = r.PerfMap(l.pid, l.addr, ^uint64(0))
 				}
 				if ok {
 					found++

@@ -23,7 +23,8 @@
 //   - JIT code (PerfMap, or DSO with "/tmp/perf-PID.map"): the
 //     process's jit-PID.dump first, when the capture mapped one (node
 //     --perf-prof, the JVM agents: package jitdump, named as perf inject
-//     --jit names them), then its perf map.
+//     --jit names them: the code at the address at the sample's time,
+//     for memory the JIT reused, see JITReuses), then its perf map.
 //
 // The sources, in order: the file the capture names, the build-id cache,
 // the file under /proc/PID/root while a process of another mount
@@ -87,9 +88,9 @@
 //
 // What this package does not do: read kernel modules' .ko files (perf
 // prefers them to kallsyms when it finds them), kcore, compressed
-// objects, JIT code by sample time (a jitdump address reused by later
-// code resolves to the code loaded last, as the reader looks each
-// address up once), Java-signature demangling of
+// objects, JIT code by sample time in captures not recorded with perf
+// record -k mono or with a jitdump of TSC times (a reused address then
+// names the code loaded there last), Java-signature demangling of
 // ELF names holding ')' (only reachable by names no compiler emits), and
 // the bare debuglink name relative to perf's working directory.
 //

@@ -415,14 +415,17 @@ func (r *Resolver) KernelSymbolAddr(buildID, name string) (uint64, bool) {
 	return a.addr, a.ok
 }
 
-// PerfMap returns the JIT symbol for the absolute address addr from
-// perf-PID.map in Options.PerfMapDir.
+// PerfMap returns the JIT symbol for the absolute address addr of
+// process pid at time t.
 //
 // JIT code is looked up first in the process's jitdump file, when the
-// capture mapped one (see Mapped), as perf inject --jit would name it;
-// then in its perf map, found as perf's dso__find_perf_map finds it.
-func (r *Resolver) PerfMap(pid int, addr uint64) (Symbol, bool) {
-	if s, ok := r.jitSymbol(pid, addr); ok {
+// capture mapped one (see Mapped), as perf inject --jit would name it:
+// the code loaded at addr last at or before t, in the jitdump's clock
+// (CLOCK_MONOTONIC nanoseconds, perf record -k mono's); t = ^uint64(0)
+// for the code loaded there last of all. Then in its perf map, which
+// has no times, found as perf's dso__find_perf_map finds it.
+func (r *Resolver) PerfMap(pid int, addr, t uint64) (Symbol, bool) {
+	if s, ok := r.jitSymbol(pid, addr, t); ok {
 		return s, true
 	}
 	return r.PerfMapTable(pid).Lookup(addr)

@@ -297,18 +297,34 @@ func (r *Resolver) jitDump(pid int) *jitdump.Dump {
 	return l.dump
 }
 
-// jitSymbol looks addr up in process pid's jitdump: the code loaded last
-// at addr (the reader looks each address up once, not per sample time).
-func (r *Resolver) jitSymbol(pid int, addr uint64) (Symbol, bool) {
+// jitSymbol looks addr up in process pid's jitdump: the code at addr at
+// time t (see PerfMap).
+func (r *Resolver) jitSymbol(pid int, addr, t uint64) (Symbol, bool) {
 	d := r.jitDump(pid)
 	if d == nil {
 		return Symbol{}, false
 	}
-	reg, ok := d.Lookup(addr, ^uint64(0))
+	reg, ok := d.Lookup(addr, t)
 	if !ok {
 		return Symbol{}, false
 	}
 	return Symbol{Name: reg.Name, Offset: addr - reg.Start}, true
+}
+
+// JITReuses returns the times at which process pid's JIT loaded code over
+// code it had loaded before (jitdump.Dump.Reuses), in the jitdump's
+// clock, CLOCK_MONOTONIC nanoseconds: between two of them, PerfMap gives
+// an address one answer, which it gives at the later one less 1. It is
+// nil when every time has the same answers, that of ^uint64(0): the
+// capture mapped no jitdump for pid, it cannot be read, its JIT reused no
+// memory, or its times are the CPU's counter (FlagArchTimestamp), which
+// no perf record -k clock is.
+func (r *Resolver) JITReuses(pid int) []uint64 {
+	d := r.jitDump(pid)
+	if d == nil || d.Flags&jitdump.FlagArchTimestamp != 0 {
+		return nil
+	}
+	return d.Reuses()
 }
 
 // Why says why the object path (as Missing and perf script name it) has

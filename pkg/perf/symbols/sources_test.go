@@ -59,7 +59,7 @@ func TestHostilePerfMaps(t *testing.T) {
 	for _, c := range cases {
 		done := make(chan bool, 1)
 		go func() {
-			_, ok := r.PerfMap(c.pid, 0x1004)
+			_, ok := r.PerfMap(c.pid, 0x1004, ^uint64(0))
 			done <- ok
 		}()
 		select {
@@ -83,7 +83,7 @@ func TestHostilePerfMaps(t *testing.T) {
 			t.Errorf("pid %d: Why = %q, want %q and the file", c.pid, why, c.why)
 		}
 	}
-	if s, ok := r.PerfMap(105, 0x1004); !ok || s.Name != "fine_symbol" {
+	if s, ok := r.PerfMap(105, 0x1004, ^uint64(0)); !ok || s.Name != "fine_symbol" {
 		t.Errorf("a good map: %+v %v", s, ok)
 	}
 	// Each refusal is taken once, in the order met, for the tools' one
@@ -100,13 +100,13 @@ func TestHostilePerfMaps(t *testing.T) {
 			t.Errorf("refusal %d: %q, want the map %s and %q", i, said[i], mk(c.pid), c.why)
 		}
 	}
-	r.PerfMap(101, 0x2004)
+	r.PerfMap(101, 0x2004, ^uint64(0))
 	if again := r.TakeRefused(); len(again) != 0 {
 		t.Errorf("refusals said twice: %v", again)
 	}
 	if own {
 		forced := NewResolver(Options{PerfMapDir: dir, Force: true, Proc: filepath.Join(dir, "noproc")})
-		if s, ok := forced.PerfMap(104, 0x1004); !ok || s.Name != "theirs" {
+		if s, ok := forced.PerfMap(104, 0x1004, ^uint64(0)); !ok || s.Name != "theirs" {
 			t.Errorf("--force: %+v %v", s, ok)
 		}
 	}
@@ -115,7 +115,7 @@ func TestHostilePerfMaps(t *testing.T) {
 	}
 	// A jitdump the capture mapped, gone since.
 	r.Mapped(998, "/nonexistent/jit-998.dump")
-	if _, ok := r.PerfMap(998, 0x1004); ok {
+	if _, ok := r.PerfMap(998, 0x1004, ^uint64(0)); ok {
 		t.Error("a symbol from nowhere")
 	}
 	if why := r.Why("/tmp/perf-998.map"); !strings.Contains(why, "no jitdump nor perf map") || !strings.Contains(why, "/nonexistent/jit-998.dump") {
@@ -327,7 +327,7 @@ func TestContainer(t *testing.T) {
 		r := NewResolver(Options{BuildIDDir: empty, DebugDir: empty})
 		r.Mapped(pid, path)
 		compare(t, r, live)
-		if s, ok := r.PerfMap(pid, 0x1004); !ok || s.Name != "ct_jit_symbol" {
+		if s, ok := r.PerfMap(pid, 0x1004, ^uint64(0)); !ok || s.Name != "ct_jit_symbol" {
 			t.Errorf("perf map inside the container (/tmp/perf-1.map there): %+v %v", s, ok)
 		}
 		// Gone: the same capture read once the container has ended.

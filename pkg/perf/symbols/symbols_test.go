@@ -328,7 +328,7 @@ func TestResolverObjects(t *testing.T) {
 		t.Error("a kernel found for a build-id that is neither cached nor running")
 	}
 	r.DSO("/nonexistent/lib.so", "", 0)
-	r.PerfMap(78, 0)
+	r.PerfMap(78, 0, ^uint64(0))
 	var got []string
 	for _, m := range r.Missing() {
 		got = append(got, m.Path)
@@ -592,7 +592,7 @@ func TestPreload(t *testing.T) {
 		add(r.DSO(fixture, "", 0x1070))
 		add(r.Kernel("", 0xffffffff81000310))
 		add(r.Module("", "[mod_b]", 0xffffffffa0000181))
-		add(r.PerfMap(78, 0x7f0000001010))
+		add(r.PerfMap(78, 0x7f0000001010, ^uint64(0)))
 		add(r.DSO("/tmp/perf-77.map", "", 0x7f0000001010))
 		add(r.DSO("/nonexistent/a.so", "", 0x10))
 		a, ok := r.KernelSymbolAddr("", "_text")
