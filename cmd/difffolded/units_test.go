@@ -17,28 +17,15 @@ func TestUnitsRule(t *testing.T) {
 	mixed := func(a, b string, onFirst bool) string {
 		return testcapture.Mixed("difffolded", "compared", a, 1, b, 1, onFirst)
 	}
-	tests := []struct {
-		name   string
-		stdin  string
-		args   []string
-		code   int
-		stderr string
-	}{
-		{"on-CPU and off-CPU", "", []string{u.On, u.Off}, 1, mixed(u.On, u.Off, true)},
-		{"off-CPU and on-CPU", "", []string{u.Off, u.On}, 1, mixed(u.Off, u.On, false)},
-		{"off-CPU on stdin", u.OffText, []string{u.On, "-"}, 1, mixed(u.On, "<stdin>", true)},
-		{"same capture twice", "", []string{u.On, u.On}, 0, ""},
-		{"header removed", "", []string{u.On, u.OffBare}, 0, ""},
+	tests := []testcapture.UnitCase{
+		{Name: "on-CPU and off-CPU", Args: []string{u.On, u.Off}, Code: 1, Stderr: mixed(u.On, u.Off, true)},
+		{Name: "off-CPU and on-CPU", Args: []string{u.Off, u.On}, Code: 1, Stderr: mixed(u.Off, u.On, false)},
+		{Name: "off-CPU on stdin", Stdin: u.OffText, Args: []string{u.On, "-"}, Code: 1, Stderr: mixed(u.On, "<stdin>", true)},
+		{Name: "same capture twice", Args: []string{u.On, u.On}},
+		{Name: "header removed", Args: []string{u.On, u.OffBare}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			out, stderr, code := run(t, tc.stdin, tc.args...)
-			if code != tc.code || stderr != tc.stderr {
-				t.Errorf("exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", code, stderr, tc.code, tc.stderr)
-			}
-			if (code != 0) != (out == "") {
-				t.Errorf("exit %d with %d bytes of output", code, len(out))
-			}
-		})
-	}
+	testcapture.RunUnitCases(t, tests, func(t *testing.T, stdin string, args ...string) (int, string, string) {
+		out, stderr, code := run(t, stdin, args...)
+		return code, out, stderr
+	})
 }

@@ -18,29 +18,13 @@ func TestUnitsRule(t *testing.T) {
 	mixed := func(a string, lineA int, b string, lineB int, onFirst bool) string {
 		return testcapture.Mixed("flamegraph", "summed", a, lineA, b, lineB, onFirst)
 	}
-	tests := []struct {
-		name   string
-		stdin  string
-		args   []string
-		code   int
-		stderr string
-	}{
-		{"on-CPU and off-CPU", "", []string{u.On, u.Off}, 1, mixed(u.On, 1, u.Off, 1, true)},
-		{"off-CPU and on-CPU", "", []string{u.Off, u.On}, 1, mixed(u.Off, 1, u.On, 1, false)},
-		{"flame chart", "", []string{"--flamechart", u.On, u.Off}, 1, mixed(u.On, 1, u.Off, 1, true)},
-		{"one stream", u.OnText + u.OffText, nil, 1, mixed("<stdin>", 1, "<stdin>", u.OnLines()+1, true)},
-		{"same capture twice", "", []string{u.On, u.On}, 0, ""},
-		{"header removed", "", []string{u.On, u.OffBare}, 0, ""},
+	tests := []testcapture.UnitCase{
+		{Name: "on-CPU and off-CPU", Args: []string{u.On, u.Off}, Code: 1, Stderr: mixed(u.On, 1, u.Off, 1, true)},
+		{Name: "off-CPU and on-CPU", Args: []string{u.Off, u.On}, Code: 1, Stderr: mixed(u.Off, 1, u.On, 1, false)},
+		{Name: "flame chart", Args: []string{"--flamechart", u.On, u.Off}, Code: 1, Stderr: mixed(u.On, 1, u.Off, 1, true)},
+		{Name: "one stream", Stdin: u.OnText + u.OffText, Code: 1, Stderr: mixed("<stdin>", 1, "<stdin>", u.OnLines()+1, true)},
+		{Name: "same capture twice", Args: []string{u.On, u.On}},
+		{Name: "header removed", Args: []string{u.On, u.OffBare}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			code, out, stderr := runStdin(t, tc.stdin, tc.args...)
-			if code != tc.code || stderr != tc.stderr {
-				t.Errorf("exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", code, stderr, tc.code, tc.stderr)
-			}
-			if (code != 0) != (out == "") {
-				t.Errorf("exit %d with %d bytes of output", code, len(out))
-			}
-		})
-	}
+	testcapture.RunUnitCases(t, tests, runStdin)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strings"
 	"testing"
 
 	"flamekit/internal/testkit/testcapture"
@@ -20,32 +19,16 @@ func TestUnitsRule(t *testing.T) {
 	mixed := func(a string, lineA int, b string, lineB int, onFirst bool) string {
 		return testcapture.Mixed("stackfilter", "summed", a, lineA, b, lineB, onFirst)
 	}
-	tests := []struct {
-		name   string
-		stdin  string
-		args   []string
-		code   int
-		stderr string
-		out    string // what was written: the first input's lines
-	}{
-		{"on-CPU and off-CPU", "", []string{u.On, u.Off}, 1, mixed(u.On, 1, u.Off, 1, true), u.OnText},
-		{"off-CPU and on-CPU", "", []string{u.Off, u.On}, 1, mixed(u.Off, 1, u.On, 1, false), u.OffText},
-		{"one stream", u.OnText + u.OffText, nil, 1, mixed("<stdin>", 1, "<stdin>", u.OnLines()+1, true), u.OnText},
-		{"same capture twice", "", []string{u.On, u.On}, 0, "", u.OnText + u.OnText},
-		{"header removed", "", []string{u.On, u.OffBare}, 0, "", ""},
+	// Out: what was written, the first input's lines.
+	tests := []testcapture.UnitCase{
+		{Name: "on-CPU and off-CPU", Args: []string{u.On, u.Off}, Code: 1, Stderr: mixed(u.On, 1, u.Off, 1, true), Out: u.OnText},
+		{Name: "off-CPU and on-CPU", Args: []string{u.Off, u.On}, Code: 1, Stderr: mixed(u.Off, 1, u.On, 1, false), Out: u.OffText},
+		{Name: "one stream", Stdin: u.OnText + u.OffText, Code: 1, Stderr: mixed("<stdin>", 1, "<stdin>", u.OnLines()+1, true), Out: u.OnText},
+		{Name: "same capture twice", Args: []string{u.On, u.On}, Out: u.OnText + u.OnText},
+		{Name: "header removed", Args: []string{u.On, u.OffBare}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			out, stderr, code := run(t, tc.stdin, tc.args...)
-			if code != tc.code || stderr != tc.stderr {
-				t.Errorf("exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", code, stderr, tc.code, tc.stderr)
-			}
-			if tc.out != "" && out != tc.out {
-				t.Errorf("wrote %d lines, want %d", strings.Count(out, "\n"), strings.Count(tc.out, "\n"))
-			}
-			if strings.Contains(out, "off-cpu") && strings.Contains(out, "cpu-clock") {
-				t.Errorf("wrote both inputs' metadata")
-			}
-		})
-	}
+	testcapture.RunUnitCases(t, tests, func(t *testing.T, stdin string, args ...string) (int, string, string) {
+		out, stderr, code := run(t, stdin, args...)
+		return code, out, stderr
+	})
 }

@@ -40,30 +40,17 @@ func TestUnitsRule(t *testing.T) {
 	mixed := func(a string, lineA int, b string, lineB int, onFirst bool) string {
 		return testcapture.Mixed("stacktop", "summed", a, lineA, b, lineB, onFirst)
 	}
-	tests := []struct {
-		name   string
-		stdin  string
-		args   []string
-		code   int
-		stderr string
-	}{
-		{"on-CPU and off-CPU", "", []string{on, off}, 1, mixed(on, 1, off, 1, true)},
-		{"off-CPU and on-CPU", "", []string{off, on}, 1, mixed(off, 1, on, 1, false)},
-		{"one stream", u.OnText + u.OffText, nil, 1, mixed("<stdin>", 1, "<stdin>", u.OnLines()+1, true)},
-		{"on-CPU and off-CPU pprof", "", []string{on, offPprof}, 1, mixed(on, 1, offPprof, 1, true)},
-		{"same capture twice", "", []string{on, on}, 0, ""},
-		{"off-CPU and its pprof", "", []string{off, offPprof}, 0, "stacktop: " + offPprof + ": folding sample type off_cpu/microseconds of samples, off_cpu (--sample-type picks another)\n"},
-		{"header removed", "", []string{on, u.OffBare}, 0, ""},
+	tests := []testcapture.UnitCase{
+		{Name: "on-CPU and off-CPU", Args: []string{on, off}, Code: 1, Stderr: mixed(on, 1, off, 1, true)},
+		{Name: "off-CPU and on-CPU", Args: []string{off, on}, Code: 1, Stderr: mixed(off, 1, on, 1, false)},
+		{Name: "one stream", Stdin: u.OnText + u.OffText, Code: 1, Stderr: mixed("<stdin>", 1, "<stdin>", u.OnLines()+1, true)},
+		{Name: "on-CPU and off-CPU pprof", Args: []string{on, offPprof}, Code: 1, Stderr: mixed(on, 1, offPprof, 1, true)},
+		{Name: "same capture twice", Args: []string{on, on}},
+		{Name: "off-CPU and its pprof", Args: []string{off, offPprof}, Stderr: "stacktop: " + offPprof + ": folding sample type off_cpu/microseconds of samples, off_cpu (--sample-type picks another)\n"},
+		{Name: "header removed", Args: []string{on, u.OffBare}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			out, stderr, code := run(t, tc.stdin, tc.args...)
-			if code != tc.code || stderr != tc.stderr {
-				t.Errorf("exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", code, stderr, tc.code, tc.stderr)
-			}
-			if (code != 0) != (out == "") {
-				t.Errorf("exit %d with %d bytes of output", code, len(out))
-			}
-		})
-	}
+	testcapture.RunUnitCases(t, tests, func(t *testing.T, stdin string, args ...string) (int, string, string) {
+		out, stderr, code := run(t, stdin, args...)
+		return code, out, stderr
+	})
 }

@@ -63,3 +63,33 @@ func Mixed(cmd, op, a string, lineA int, b string, lineB int, onFirst bool) stri
 	}
 	return fmt.Sprintf("%s: %s:%d (%s) and %s:%d (%s) count different things: they cannot be %s; %s\n", cmd, a, lineA, on, b, lineB, off, op, advice)
 }
+
+// UnitCase is a case of a tool's units-rule test: its standard input and
+// arguments, the exit status and the whole stderr wanted, and Out, the
+// output wanted ("": any output on success, none on failure).
+type UnitCase struct {
+	Name, Stdin string
+	Args        []string
+	Code        int
+	Stderr      string
+	Out         string
+}
+
+// RunUnitCases runs each case as a subtest through run (the tool's
+// command line: exit status, stdout, stderr) and checks what it gave.
+func RunUnitCases(t *testing.T, cases []UnitCase, run func(t *testing.T, stdin string, args ...string) (int, string, string)) {
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			code, out, stderr := run(t, tc.Stdin, tc.Args...)
+			if code != tc.Code || stderr != tc.Stderr {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", code, stderr, tc.Code, tc.Stderr)
+			}
+			switch {
+			case tc.Out != "" && out != tc.Out:
+				t.Errorf("wrote %d lines, want %d", strings.Count(out, "\n"), strings.Count(tc.Out, "\n"))
+			case tc.Out == "" && (code != 0) != (out == ""):
+				t.Errorf("exit %d with %d bytes of output", code, len(out))
+			}
+		})
+	}
+}
