@@ -25,7 +25,7 @@ func TestFrameEndingInNumber(t *testing.T) {
 		t.Errorf("copy: exit %d, %s: the output differs from the input", code, stderr)
 	}
 	out, stderr, code := run(t, "", "--hide", "^start_thread$", e.Classic)
-	if code != 0 || !strings.HasPrefix(out, folded.ClassicPrefix+` source="burst.txt.gz"`+"\n") ||
+	if code != 0 || !strings.HasPrefix(out, folded.ClassicPrefix+` event="cpu-clock:pppH" source="burst.txt.gz"`+"\n") ||
 		!strings.Contains(out, "\nflamekit_burst;run;Evil_5 1979381376\n") ||
 		!strings.Contains(out, "\nflamekit_burst;__libc_start_call_main;main;run;Evil 5 1969072098\n") ||
 		stderr != "stackfilter: 1 classic lines would have read as differential (their new stack ends in a blank and a number): that blank was written '_'\n" {

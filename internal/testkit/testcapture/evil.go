@@ -58,7 +58,7 @@ func EvilFiles(t testing.TB) Evil {
 	}
 	return Evil{
 		Timed:   write("evil.timed.folded", string(timed)),
-		Classic: write("evil.classic.folded", folded.ClassicPrefix+` source="burst.txt.gz"`+"\n"+bare.String()),
+		Classic: write("evil.classic.folded", folded.ClassicPrefix+` event="cpu-clock:pppH" source="burst.txt.gz"`+"\n"+bare.String()),
 		Bare:    write("evil.bare.folded", bare.String()),
 	}
 }

@@ -23,6 +23,7 @@ type Config struct {
 	Callers string   `placeholder:"RE" help:"For each function matching RE, print its callers and the calls' counts (pprof -peek)."`
 	Callees string   `placeholder:"RE" help:"For each function matching RE, print its callees and the calls' counts (pprof -peek)."`
 	Format  Format   `default:"text" enum:"text,csv,json" placeholder:"text|csv|json" help:"Output: a table like pprof's (text), or CSV or JSON for scripts."`
+	Unit    string   `default:"minimum" placeholder:"UNIT" help:"The unit of the text table's values, as pprof -unit: minimum (the unit that suits the smallest value shown: 26.96s, 51.55ms), a unit (ns, us, ms, s, hrs; B, kB, MB, GB), or raw (the counts as the input has them). The unit of the counts comes from the input's metadata (a perf capture's event, a pprof sample type); without it, counts are raw. CSV and JSON give raw counts, JSON with their unit."`
 	Files   []string `arg:"" optional:"" help:"Folded stacks (classic, timed or differential; perf captures, pprof and bpftrace are folded as stackcollapse does), gzipped or not; - or nothing for standard input."`
 }
 
@@ -78,6 +79,10 @@ func Run(c Config, env *tool.Env) error {
 	}
 
 	t := counter.Table(by, c.Cum)
+	if m, ok := rd.Units.Measure(); ok {
+		t.Unit = m.Unit
+	}
+	t.Show = c.Unit
 	if callers == nil && callees == nil {
 		switch c.Format {
 		case CSV:

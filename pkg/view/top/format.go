@@ -29,11 +29,31 @@ func percent(value, total float64) string {
 
 func count(v float64) string { return folded.FormatCount(v) }
 
-func signed(v float64) string {
+// signed is s, the label of v, with a + when v is positive.
+func signed(s string, v float64) string {
 	if v > 0 {
-		return "+" + count(v)
+		return "+" + s
 	}
-	return count(v)
+	return s
+}
+
+// nonZero is the value of a row that sets the unit, as pprof takes it:
+// its flat, or its cum when flat is 0.
+func nonZero(flat, cum float64) float64 {
+	if flat != 0 {
+		return flat
+	}
+	return cum
+}
+
+// outputUnit is the unit the text tables of t print in, for the values
+// shown vals.
+func (t *Table) outputUnit(vals []float64) string {
+	show := t.Show
+	if show == "" {
+		show = Minimum
+	}
+	return outputUnit(show, t.Unit, vals, t.Total)
 }
 
 func pct(v, total float64) float64 {
@@ -62,9 +82,14 @@ func WriteText(w io.Writer, t *Table, n int) error {
 		rows = rows[:n]
 	}
 	var shown float64
+	vals := make([]float64, 0, len(rows))
 	for _, r := range rows {
 		shown += r.Flat
+		vals = append(vals, nonZero(r.Flat, r.Cum))
 	}
+	out := t.outputUnit(vals)
+	count := func(v float64) string { return label(v, t.Unit, out) }
+	signed := func(v float64) string { return signed(count(v), v) }
 	var b strings.Builder
 	if len(rows) < len(t.Rows) {
 		fmt.Fprintf(&b, "Showing top %d of %d %s, ", len(rows), len(t.Rows), noun(t.By, len(t.Rows)))
@@ -163,6 +188,7 @@ type jsonPeek struct {
 
 type jsonDoc struct {
 	By          string     `json:"by"`
+	Unit        string     `json:"unit,omitempty"` // of every count: "nanoseconds", "bytes", ...
 	Total       float64    `json:"total"`
 	TotalBefore *float64   `json:"total_before,omitempty"`
 	Count       int        `json:"count"`
@@ -181,7 +207,7 @@ func (t *Table) jsonRow(r Row) jsonRow {
 func ptr(v float64) *float64 { return &v }
 
 func (t *Table) doc() jsonDoc {
-	d := jsonDoc{By: t.By.String(), Total: t.Total, Count: len(t.Rows)}
+	d := jsonDoc{By: t.By.String(), Unit: t.Unit, Total: t.Total, Count: len(t.Rows)}
 	if t.Diff {
 		d.TotalBefore = ptr(t.TotalBefore)
 	}
@@ -224,6 +250,12 @@ const peekRule = "+-------------"
 // count of the calls and their share of the function's cum. An entry
 // whose Callers (or Callees) is nil is printed without them.
 func WritePeekText(w io.Writer, t *Table, entries []Entry) error {
+	vals := make([]float64, 0, len(entries))
+	for _, e := range entries {
+		vals = append(vals, nonZero(e.Flat, e.Cum))
+	}
+	out := t.outputUnit(vals)
+	count := func(v float64) string { return label(v, t.Unit, out) }
 	wid := 10
 	for _, e := range entries {
 		wid = max(wid, len(count(e.Flat)), len(count(e.Cum)))

@@ -25,6 +25,8 @@ type capture struct {
 	counter Counter
 	profile string
 	unit    string // the -unit that makes go tool pprof print plain values
+	// sampleUnit is the unit of the profile's values ("nanoseconds").
+	sampleUnit string
 }
 
 // loadCapture collapses testdata/perf/NAME.txt.gz (timed output, default
@@ -52,6 +54,7 @@ func loadCapture(t *testing.T, name, dir string) *capture {
 	}
 	for _, st := range p.SampleType {
 		if st.Type == p.DefaultSampleType {
+			c.sampleUnit = st.Unit
 			c.unit = map[string]string{"nanoseconds": "ns", "microseconds": "us", "milliseconds": "ms", "seconds": "s", "bytes": "B"}[st.Unit]
 		}
 	}
@@ -218,6 +221,56 @@ func TestMatchesPprofTop(t *testing.T) {
 		}
 	})
 	t.Logf("stacktop vs go tool pprof -top/-peek:\n%s", summary.String())
+}
+
+// TestUnitsAsPprof: the text table prints its values as go tool pprof
+// -top prints them by default (-unit=minimum): the same unit, chosen from
+// the smallest value shown and the total, and the same labels ("26.96s",
+// "0.05s"), on real captures of CPU time (ns) and a count.
+func TestUnitsAsPprof(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"burst", "go", "tracepoint"} {
+		t.Run(name, func(t *testing.T) {
+			c := loadCapture(t, name, dir)
+			for _, n := range []int{3, 10} {
+				out := string(gotool.Pprof(t, "-symbolize=none", "-nodefraction=0", "-edgefraction=0", "-nodecount="+strconv.Itoa(n), "-top", c.profile))
+				want := map[string][2]string{}
+				started := false
+				for _, line := range strings.Split(out, "\n") {
+					if strings.HasPrefix(strings.TrimSpace(line), "flat  flat%") {
+						started = true
+						continue
+					}
+					if m := topRowRE.FindStringSubmatch(line); started && m != nil {
+						want[m[3]] = [2]string{m[1], m[2]}
+					}
+				}
+				tab := c.counter.Table(ByFunction, false)
+				tab.Unit = c.sampleUnit
+				var b strings.Builder
+				if err := WriteText(&b, tab, n); err != nil {
+					t.Fatal(err)
+				}
+				rows, same := 0, 0
+				for _, line := range strings.Split(b.String(), "\n")[2:] {
+					m := topRowRE.FindStringSubmatch(line)
+					if m == nil {
+						continue
+					}
+					rows++
+					if w, ok := want[m[3]]; ok {
+						if w != [2]string{m[1], m[2]} {
+							t.Errorf("-n %d %s (%s): %s %s, pprof %s %s", n, m[3], c.sampleUnit, m[1], m[2], w[0], w[1])
+						}
+						same++
+					}
+				}
+				if rows != n || same < n-1 {
+					t.Errorf("-n %d: %d rows, %d of them in pprof's top:\n%s\n%s", n, rows, same, b.String(), out)
+				}
+			}
+		})
+	}
 }
 
 func sameEdges(got []Edge, want map[string]float64) bool {

@@ -147,6 +147,12 @@ type Table struct {
 	Rows               []Row // sorted: see Counter.Table
 	Total, TotalBefore float64
 	Diff               bool
+	// Unit is the unit of the counts as pprof names it ("nanoseconds",
+	// "bytes", "count"; "" when unknown), and Show the unit the text
+	// tables print them in: "" or Minimum (as go tool pprof's default
+	// -unit), Raw (the counts as they are), or a unit ("ms", "MB").
+	// CSV and JSON give the counts as they are, with the unit.
+	Unit, Show string
 }
 
 // graph is the rows of the stacks and the calls between them.
