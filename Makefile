@@ -64,13 +64,13 @@ staticcheck:
 	$(GO) run $(STATICCHECK) ./...
 
 # The pages' scripts: each file, and the explorer's as the page runs them
-# (one strict-mode script: flame.js svgout.js re2.js tracks.js explorer.js, as
+# (one strict-mode script: flame.js svgout.js re2.js tracks.js units.js explorer.js, as
 # explorer.go writes them).
 jscheck:
 	@if command -v node >/dev/null; then \
 	  set -e; for f in $$(git ls-files '*.js'); do node --check $$f; done; \
 	  tmp=$$(mktemp --suffix .js); trap 'rm -f $$tmp' EXIT; \
-	  { echo '"use strict";'; cat pkg/view/explorer/flame.js pkg/view/explorer/svgout.js pkg/view/explorer/re2.js pkg/view/explorer/tracks.js pkg/view/explorer/explorer.js; } > $$tmp; \
+	  { echo '"use strict";'; cat pkg/view/explorer/flame.js pkg/view/explorer/svgout.js pkg/view/explorer/re2.js pkg/view/explorer/tracks.js pkg/view/explorer/units.js pkg/view/explorer/explorer.js; } > $$tmp; \
 	  node --check $$tmp; echo "jscheck: $$(git ls-files '*.js' | wc -l) scripts parse"; \
 	else echo "jscheck: node not installed, skipped (apt-get install nodejs)"; fi
 

@@ -128,6 +128,9 @@ func (c *run) pageOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, 
 			Notes: info.Notes, Files: files, Select: c.Select.Flags(), NoIdle: c.NoIdle, Unit: info.Unit, Weights: info.Unit != "",
 			Marks: marks(res, fs, clock), Wall: info.Wall, WallEstimated: info.WallEstimated, Picture: info,
 		}
+		if m, ok, _ := inputs.Measure(); ok {
+			o.CountUnit = m.Unit
+		}
 		st, err := explorer.Write(env.Stdout, tl, o)
 		if err == nil && !c.Quiet {
 			env.Warnf("explorer page: %d samples, %d stacks, %d cells × keys, %.1f MB", tl.Samples, st.Stacks, st.Entries, float64(st.PageBytes)/1e6)

@@ -60,6 +60,17 @@ func TestWhatYouSeeIsWhatYouCopy(t *testing.T) {
 				t.Errorf("%s: the table shows %d rows of %d", frag, shown, len(want))
 			}
 		}
+		// The values shown are stacktop's text, in the same unit.
+		b.open(t, "file://"+page+"#from=0s&to=30s&view=top")
+		var cells [][]string
+		b.Eval(t, `[...document.querySelectorAll("#toptable tr")].slice(1, 6).map(tr => [...tr.children].map(td => td.textContent))`, &cells)
+		text := strings.Split(string(shell(t, b.text(t, "cmd"))), "\n")
+		for i, c := range cells {
+			f := strings.Fields(text[2+i])
+			if len(c) < 5 || len(f) < 6 || c[1] != f[0] || c[4] != f[3] || !strings.HasSuffix(f[0], "s") {
+				t.Errorf("top row %d shows %q, stacktop prints %q", i, c, text[2+i])
+			}
+		}
 		// A click on the Total column sorts by it: the link says cum.
 		b.open(t, "file://"+page+"#from=0s&to=30s&view=top")
 		b.clickID(t, "top-sort-cum")

@@ -58,6 +58,9 @@ var re2Script string
 //go:embed tracks.js
 var tracksScript string
 
+//go:embed units.js
+var unitsScript string
+
 // DefaultBudget is the number of entries (distinct cell, input, stack,
 // thread and CPU) a page holds at full resolution: about 14 MB of page for
 // perf captures. Beyond it the cells are widened until the entries fit,
@@ -87,6 +90,10 @@ type Options struct {
 	// off-CPU").
 	Weights bool
 	Unit    string
+	// CountUnit is the unit of the samples' counts as pprof names it
+	// ("nanoseconds", "bytes", "count"; "" when unknown): the top table
+	// prints its values in it as stacktop does.
+	CountUnit string
 	// Marks are windows to point out (bursts), best first, on the
 	// timeline's axis.
 	Marks []heatmap.Mark
@@ -178,6 +185,7 @@ func Write(w io.Writer, tl *timeline.Timeline, o Options) (Stats, error) {
 	b.WriteString(svgScript)
 	b.WriteString(re2Script)
 	b.WriteString(tracksScript)
+	b.WriteString(unitsScript)
 	b.WriteString(script)
 	b.WriteString("</script>\n</body>\n</html>\n")
 	st := Stats{Frames: enc.frames, Stacks: enc.nodes, Threads: len(tl.Threads), Entries: enc.entries,
@@ -253,6 +261,7 @@ type jsonMeta struct {
 	Marks    []jsonMark  `json:"marks"`
 	Measure  string      `json:"measure"` // what heat map cells hold: samples or weight
 	Unit     string      `json:"unit"`
+	CUnit    string      `json:"countUnit,omitempty"` // Options.CountUnit
 	NoIdle   bool        `json:"noIdle"`
 	Select   []string    `json:"select,omitempty"` // Options.Select
 	Palette  []string    `json:"palette"`
@@ -313,7 +322,7 @@ func header(full, tl *timeline.Timeline, enc *encoded, o *Options) (*jsonMeta, e
 		Sizes: [3]int{enc.frames, enc.nodes, enc.entries}, Marks: []jsonMark{}, Inputs: []jsonInput{}}
 	_, wt := tl.Total()
 	m.Weight = folded.FormatCount(wt)
-	m.Measure, m.Unit = "samples", "samples"
+	m.Measure, m.Unit, m.CUnit = "samples", "samples", o.CountUnit
 	if o.Weights {
 		m.Measure, m.Unit = "weight", o.Unit
 	}

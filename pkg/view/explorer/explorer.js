@@ -1076,7 +1076,10 @@ function command() {
 	if (!S.sel) return "";
 	var fa = filterArgs(), out;
 	if (S.view === "top") {
-		out = timesliceCmd(S.sel) + fa + " | stacktop -n 0" + (S.cum ? " --cum" : "");
+		// --keep-time keeps the metadata that says the counts' unit, which
+		// stacktop prints its values in, as the page does (classic output
+		// has none: it is for the Perl tools too).
+		out = timesliceCmd(S.sel, M.countUnit ? ["--keep-time"] : []) + fa + " | stacktop -n 0" + (S.cum ? " --cum" : "");
 	} else if (S.view === "chart") {
 		out = timesliceCmd(S.sel, ["--keep-time"]) + fa + " | " + flamegraphArgs("--flamechart") + " > chart.svg";
 		out += "   # each sample at its own time; the page draws a cell's samples together: flamegraph --flamechart of its saved folded lines is its SVG";
@@ -1856,6 +1859,8 @@ function drawTop() {
 	});
 	tbl.appendChild(hr);
 	var run = 0, frag = document.createDocumentFragment();
+	// Values in the counts' unit, chosen as stacktop -n 0 chooses it.
+	var cu = M.countUnit || "", out = outputUnit("minimum", cu, t.rows.map(function (f) { return t.self[f] || t.total[f]; }), t.all);
 	t.rows.forEach(function (f) {
 		run += t.self[f];
 		var tr = el("tr", { class: frameName(f) === S.fn ? "on" : "" });
@@ -1864,7 +1869,7 @@ function drawTop() {
 		a.addEventListener("click", function (e) { e.preventDefault(); S.fn = frameName(f); update("view"); });
 		td.appendChild(a);
 		tr.appendChild(td);
-		[fmtInt(t.self[f]), pct(t.self[f], t.all), pct(run, t.all), fmtInt(t.total[f]), pct(t.total[f], t.all)].forEach(function (v) { tr.appendChild(el("td", { class: "num" }, v)); });
+		[unitLabel(t.self[f], cu, out), pct(t.self[f], t.all), pct(run, t.all), unitLabel(t.total[f], cu, out), pct(t.total[f], t.all)].forEach(function (v) { tr.appendChild(el("td", { class: "num" }, v)); });
 		frag.appendChild(tr);
 	});
 	tbl.appendChild(frag);
@@ -2095,6 +2100,8 @@ async function main() {
 // The test hooks read the page; they change nothing.
 flamekit.state = function () { return JSON.parse(JSON.stringify({ sel: S.sel, vs: S.vs, view: S.view, search: S.search, noIdle: S.noIdle, f: S.f, fragment: fragment() })); };
 flamekit.command = command;
+flamekit.unitLabel = unitLabel;
+flamekit.outputUnit = outputUnit;
 flamekit.foldedText = foldedText;
 flamekit.svgText = svgText;
 flamekit.totals = function () { return CUR.A ? { samples: CUR.A.totN[0], weight: CUR.A.tot[0], vsSamples: CUR.B ? CUR.B.totN[0] : 0, vsWeight: CUR.B ? CUR.B.tot[0] : 0 } : null; };
