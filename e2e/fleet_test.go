@@ -121,22 +121,10 @@ func TestPerfTimetravelPush(t *testing.T) {
 // every second (SelectSeries, step 1 s) and the stacks of a merged window
 // (SelectMergeStacktraces).
 func TestPyroscope(t *testing.T) {
-	bin := os.Getenv("FLAMEKIT_PYROSCOPE_BIN")
-	if bin == "" {
-		t.Skip("FLAMEKIT_PYROSCOPE_BIN is not set: no Grafana Pyroscope binary to test the push against (build one with go build ./cmd/pyroscope from its source and name it in FLAMEKIT_PYROSCOPE_BIN)")
-	}
-	need(t, "stackcollapse", "timeslice")
-	dir := t.TempDir()
-	url := startPyroscope(t, bin, dir)
-
-	ok(t, dir, "stackcollapse "+capture("burst")+" > burst.folded")
-	r := ok(t, dir, "timeslice --push "+url+" --service flamekit-e2e --label host=vm burst.folded")
-	t.Logf("%s", r.stderr)
+	dir, url, recs, ref := pushBurst(t, "--service flamekit-e2e")
 
 	// timeslice's own per-second totals, on the same wall clock (TZ=UTC:
 	// the capture's "captured on" is read in UTC, as by the push).
-	recs := readTimed(t, filepath.Join(dir, "burst.folded"))
-	ref := burstRef(t, filepath.Join(dir, "burst.folded"))
 	first := ref.ToWall(recs[0].Time).Truncate(time.Second)
 	last := ref.ToWall(recs[len(recs)-1].Time).Truncate(time.Second)
 	want := map[int64]float64{}
@@ -167,7 +155,7 @@ func TestPyroscope(t *testing.T) {
 	// Pyroscope (the end is the last millisecond before the next second).
 	from := first.Add(13 * time.Second)
 	to := from.Add(3 * time.Second)
-	r = ok(t, dir, fmt.Sprintf("timeslice -q --from %s --to %s burst.folded", from.Format(time.RFC3339), to.Format(time.RFC3339)))
+	r := ok(t, dir, fmt.Sprintf("timeslice -q --from %s --to %s burst.folded", from.Format(time.RFC3339), to.Format(time.RFC3339)))
 	wantStacks := map[string]float64{}
 	rd := folded.NewReader(bytes.NewReader(r.stdout), "window")
 	var wantTotal float64
@@ -191,6 +179,28 @@ func TestPyroscope(t *testing.T) {
 // startPyroscope starts the Pyroscope binary on 127.0.0.1 with free ports,
 // its data under dir, waits (at most 90 s) for /ready, and stops it by its
 // PID when the test ends. It returns the server's URL.
+// pushBurst starts the Grafana Pyroscope FLAMEKIT_PYROSCOPE_BIN names
+// (skipping the test without one), folds the bundled burst capture into
+// dir/burst.folded and pushes it with timeslice args (plus --label
+// host=vm); it returns dir, the server's URL, the capture's records and
+// its wall-clock reference.
+func pushBurst(t *testing.T, args string) (dir, url string, recs []folded.Record, ref folded.WallRef) {
+	t.Helper()
+	bin := os.Getenv("FLAMEKIT_PYROSCOPE_BIN")
+	if bin == "" {
+		t.Skip("FLAMEKIT_PYROSCOPE_BIN is not set: no Grafana Pyroscope binary to test the push against (build one with go build ./cmd/pyroscope from its source and name it in FLAMEKIT_PYROSCOPE_BIN)")
+	}
+	need(t, "stackcollapse", "timeslice")
+	dir = t.TempDir()
+	url = startPyroscope(t, bin, dir)
+	ok(t, dir, "stackcollapse "+capture("burst")+" > burst.folded")
+	r := ok(t, dir, "timeslice --push "+url+" "+args+" --label host=vm burst.folded")
+	t.Logf("%s", r.stderr)
+	recs = readTimed(t, filepath.Join(dir, "burst.folded"))
+	ref = burstRef(t, filepath.Join(dir, "burst.folded"))
+	return dir, url, recs, ref
+}
+
 func startPyroscope(t *testing.T, bin, dir string) string {
 	t.Helper()
 	ports := freePorts(t, 3)

@@ -238,22 +238,10 @@ func TestPerfTimetravelFullDisk(t *testing.T) {
 // stacks of the burst's three seconds, and the burst's share in them,
 // against timeslice's.
 func TestPyroscopeOTLP(t *testing.T) {
-	bin := os.Getenv("FLAMEKIT_PYROSCOPE_BIN")
-	if bin == "" {
-		t.Skip("FLAMEKIT_PYROSCOPE_BIN is not set: no Grafana Pyroscope binary to test the OTLP push against (build one with go build ./cmd/pyroscope from its source and name it in FLAMEKIT_PYROSCOPE_BIN)")
-	}
-	need(t, "stackcollapse", "timeslice")
-	dir := t.TempDir()
-	url := startPyroscope(t, bin, dir)
-	ok(t, dir, "stackcollapse "+capture("burst")+" > burst.folded")
-	r := ok(t, dir, "timeslice --format otlp --push "+url+" --service flamekit-otlp --label host=vm burst.folded")
-	t.Logf("%s", r.stderr)
-
-	recs := readTimed(t, filepath.Join(dir, "burst.folded"))
-	ref := burstRef(t, filepath.Join(dir, "burst.folded"))
+	dir, url, recs, ref := pushBurst(t, "--format otlp --service flamekit-otlp")
 	from := ref.ToWall(recs[0].Time).Truncate(time.Second).Add(13 * time.Second)
 	to := from.Add(3 * time.Second)
-	r = ok(t, dir, fmt.Sprintf("timeslice -q --from %s --to %s burst.folded", from.Format(time.RFC3339), to.Format(time.RFC3339)))
+	r := ok(t, dir, fmt.Sprintf("timeslice -q --from %s --to %s burst.folded", from.Format(time.RFC3339), to.Format(time.RFC3339)))
 	want := map[string]int64{}
 	var wantTotal, wantBurst int64
 	rd := folded.NewReader(bytes.NewReader(r.stdout), "window")
