@@ -2,10 +2,10 @@ package explorer
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
+	"flamekit/internal/testkit/unitcases"
 	"flamekit/pkg/timeline"
 )
 
@@ -15,26 +15,7 @@ import (
 // (1.125 s is "1.12s"). Raw counts are left out: the page prints them
 // with thousands separators.
 func TestUnitsSameAsGo(t *testing.T) {
-	data, err := os.ReadFile("../top/testdata/labels.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c struct {
-		Labels []struct {
-			V        float64
-			From, To string
-			Want     string
-		}
-		Units []struct {
-			Vals  []float64
-			Total float64
-			From  string
-			Want  string
-		}
-	}
-	if err := json.Unmarshal(data, &c); err != nil {
-		t.Fatal(err)
-	}
+	c := unitcases.Read(t, "../top/testdata/labels.json")
 	tl, _, err := readTimeline(strings.NewReader("# flamekit v1 timed\na;b 1 @100.000000 cpu=0\n"), "units", timeline.Options{})
 	if err != nil {
 		t.Fatal(err)
