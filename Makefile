@@ -70,7 +70,7 @@ jscheck:
 	@if command -v node >/dev/null; then \
 	  set -e; for f in $$(git ls-files '*.js'); do node --check $$f; done; \
 	  tmp=$$(mktemp --suffix .js); trap 'rm -f $$tmp' EXIT; \
-	  { echo '"use strict";'; cat pkg/view/explorer/flame.js pkg/view/explorer/svgout.js pkg/view/explorer/re2.js pkg/view/explorer/tracks.js pkg/view/explorer/units.js pkg/view/explorer/explorer.js; } > $$tmp; \
+	  { echo '"use strict";'; cat $$(sed -n 's|^//go:embed \(.*\.js\)$$|pkg/view/explorer/\1|p' pkg/view/explorer/explorer.go); } > $$tmp; \
 	  node --check $$tmp; echo "jscheck: $$(git ls-files '*.js' | wc -l) scripts parse"; \
 	else echo "jscheck: node not installed, skipped (apt-get install nodejs)"; fi
 

@@ -89,6 +89,7 @@ async function unpack() {
 		var dv = new DataView(b.buffer, b.byteOffset);
 		for (e = 0; e < NE; e++) { EW[e] = dv.getFloat64(p, true); p += 8; }
 	}
+	unpackTimes({ uv: uv, zv: zv });
 	M.lanes.forEach(function (l, li) { l.inputs.forEach(function (inp) { LANE[inp] = li; }); });
 }
 
@@ -766,73 +767,17 @@ function flameGraph() {
 	return layoutTree(T, A.tot, A.self, function (c) { return c === 0 ? colorOf(-1) : colorOf(T.frame[c]); }, info);
 }
 
-// chartLayout lays range r out in time order at cell resolution: each
-// cell's stacks in flamegraph's order, merged with the cell before where
-// they share frames. It is flamegraph --flamechart (Builder.Add) over its
-// lines, a line per stack and cell in that order: lines holds them
-// (node of T, weight), nodes the frames in pre-order (node of T, start,
-// end), as flamegraph's layout does.
-function chartLayout(r) {
-	var out = { lines: [], node: [0], start: [0], end: [0], total: 0 };
-	if (!r) return out;
-	if (!KE) entryTargets();
-	var open = [], openIdx = [], x = 0;
-	var acc = new Float64Array(T.n), touched = [];
-	var ij = entryRange(r.c0, r.c1);
-	function flushCell() {
-		touched.sort(function (a, b) { return T.pre[a] - T.pre[b]; });
-		for (var k = 0; k < touched.length; k++) {
-			var t = touched[k], w = acc[t];
-			acc[t] = 0;
-			out.lines.push(t, w);
-			var path = [];
-			for (var v = t; v > 0; v = T.parent[v]) path.push(v);
-			path.reverse();
-			var d = 0;
-			while (d < open.length && d < path.length && open[d] === path[d]) d++;
-			closeTo(d);
-			for (; d < path.length; d++) {
-				open.push(path[d]);
-				openIdx.push(out.node.length);
-				out.node.push(path[d]); out.start.push(x); out.end.push(x);
-			}
-			x += w;
-		}
-		touched = [];
-	}
-	function closeTo(d) {
-		while (open.length > d) { open.pop(); out.end[openIdx.pop()] = x; }
-	}
-	var cell = null;
-	for (var e = ij[0]; e < ij[1]; e++) {
-		if (EC[e] !== cell) { flushCell(); cell = EC[e]; }
-		var t = KE[e];
-		if (t < 0 || LANE[EI[e]] !== r.lane) continue;
-		if (acc[t] === 0) touched.push(t);
-		acc[t] += EW[e];
-	}
-	flushCell();
-	closeTo(0);
-	out.total = out.end[0] = x;
-	return out;
-}
-
-// flameChart draws chartLayout: what the view shows, saves (SVG and
-// folded lines in chart order) and what flamegraph --flamechart draws of
-// those lines.
+// flameChart draws chartLayout (chart.js): a lane per thread, every
+// sample at its own time; what the view shows, saves (SVG and timed
+// folded lines) and what its command draws.
 function flameChart() {
 	var r = S.sel, A = totals(sums(r));
 	CUR.A = A;
 	CUR.B = null;
-	var gb = new GraphBuilder(), info = { rootName: "all", tip: tipFor("chart", A) };
-	if (!r || !(A.tot[0] > 0)) return gb.done(0, info);
+	if (!r || !(A.tot[0] > 0) || !ST.length) { CUR.chart = null; return new GraphBuilder().done(0, { rootName: "", tip: tipFor("chart", A) }); }
 	var cl = chartLayout(r);
 	CUR.chart = cl;
-	for (var i = 0; i < cl.node.length; i++) {
-		var v = cl.node[i];
-		gb.add(cl.start[i], cl.end[i] - cl.start[i], T.depth[v], v === 0 ? -1 : T.frame[v], v, colorOf(v === 0 ? -1 : T.frame[v]));
-	}
-	return gb.done(cl.total, info);
+	return chartGraph(cl);
 }
 
 // sandwich: the callers (a flame graph rooted at fn, callers above) and
@@ -940,11 +885,7 @@ function stackOf(tr, v) {
 // (difffolded's "stack before after") when comparing.
 function foldedText() {
 	var out = [];
-	if (S.view === "chart") {
-		var cl = chartLayout(S.sel);
-		for (var i = 0; i < cl.lines.length; i += 2) out.push(stackOf(T, cl.lines[i]) + " " + goNum(cl.lines[i + 1]));
-		return out.length ? out.join("\n") + "\n" : "";
-	}
+	if (S.view === "chart") return chartFolded(chartLayout(S.sel));
 	var A = viewSums();
 	var diff = S.vs && !S.elided, B = diff ? (CUR.B || totals(sums(S.vs))) : null;
 	var before = diff ? normalizeBefore(B, A) : null;
@@ -966,14 +907,7 @@ function foldedText() {
 
 function svgText() {
 	var o = { colors: S.colors, hash: S.hash, inverted: S.inverted };
-	if (S.view === "chart") {
-		var cl = chartLayout(S.sel), n = cl.node.length;
-		if (!(cl.total > 0)) return "";
-		var lc = { name: [], start: cl.start, end: cl.end, depth: [], delta: new Array(n).fill(0), hasDelta: new Array(n).fill(false), total: cl.total, maxDelta: 1 };
-		for (var q = 0; q < n; q++) { lc.name.push(cl.node[q] === 0 ? "" : frameName(T.frame[cl.node[q]])); lc.depth.push(T.depth[cl.node[q]]); }
-		o.flamechart = true;
-		return renderSVG(lc, o, M.svg.css, M.svg.script);
-	}
+	if (S.view === "chart") return chartSVG(chartLayout(S.sel), o);
 	var A = viewSums(), diff = S.vs && !S.elided, B = diff ? (CUR.B || totals(sums(S.vs))) : null;
 	var before = diff ? normalizeBefore(B, A) : null;
 	var l = { name: [], start: [], end: [], depth: [], delta: [], hasDelta: [], total: A.tot[0], maxDelta: 1 };
@@ -1082,7 +1016,7 @@ function command() {
 		out = timesliceCmd(S.sel, M.countUnit ? ["--keep-time"] : []) + fa + " | stacktop -n 0" + (S.cum ? " --cum" : "");
 	} else if (S.view === "chart") {
 		out = timesliceCmd(S.sel, ["--keep-time"]) + fa + " | " + flamegraphArgs("--flamechart") + " > chart.svg";
-		out += "   # each sample at its own time; the page draws a cell's samples together: flamegraph --flamechart of its saved folded lines is its SVG";
+		out += "   # a lane per thread, each sample at its own time: the page's chart";
 	} else if (S.vs && S.elided) {
 		out = "difffolded <(" + timesliceCmd(S.vs) + fa + ") <(" + timesliceCmd(S.sel) + fa + ")" + elidedFilter() + " | " + flamegraphArgs() + " > flame.svg";
 	} else if (S.vs) {
@@ -1246,7 +1180,9 @@ function buildUI() {
 	UI.matched = el("div", { id: "matched", class: "details" });
 	app.appendChild(UI.matched);
 	UI.flame = new FlameView(UI.flameCanvas, UI.tip, function (t) { UI.details.textContent = t || "\u00a0"; });
+	chartEvents(UI.flame, showMatch);
 	UI.flameCanvas.addEventListener("click", function (e) {
+		if (UI.flame.dragged) { UI.flame.dragged = false; return; }
 		var p = UI.flame.pos(e), i = UI.flame.frameAt(p[0], p[1]);
 		if (i < 0) return;
 		UI.flame.zoomTo(i === UI.flame.zoom || UI.flame.g.depth[i] === 0 ? -1 : i);
@@ -1805,7 +1741,11 @@ function drawGraph() {
 	var head = "";
 	var g;
 	if (!S.sel) { CUR.A = null; g = null; }
-	else if (S.view === "chart") { g = flameChart(); head = "Flame chart of the selection: time order at cell resolution, left to right"; }
+	else if (S.view === "chart") {
+		g = flameChart();
+		head = ST.length ? "Flame chart of the selection: a lane per thread, each sample at its own time (click a box to zoom the time axis to it, wheel to zoom, drag to pan)" : "";
+		if (!ST.length) { head = chartMissing(); g = null; }
+	}
 	else {
 		g = flameGraph();
 		head = S.vs ? (S.elided ? "Elided view: the stacks found " + (S.elided === "selection" ? "in the selection only" : "in the comparison range only") : "Differential flame graph: the selection's frames, red where they grew against the comparison range, blue where they shrank (difffolded | flamegraph)") :
@@ -1817,7 +1757,7 @@ function drawGraph() {
 		g = null;
 	}
 	var table = S.view === "top" || S.view === "tree";
-	UI.graphHead.textContent = table ? (S.sel && !(CUR.A && CUR.A.tot[0] > 0) ? emptyText() : "") : head + (g ? "  (click a frame to zoom, again to zoom out)" : "");
+	UI.graphHead.textContent = table ? (S.sel && !(CUR.A && CUR.A.tot[0] > 0) ? emptyText() : "") : head + (g && S.view !== "chart" ? "  (click a frame to zoom, again to zoom out)" : "");
 	UI.graphHead.classList.toggle("empty", !!S.sel && !g && !table);
 	UI.flameCanvas.parentNode.hidden = !g || table;
 	if (g) {
@@ -1831,6 +1771,12 @@ function drawGraph() {
 
 // drawTop draws the top table: every row, sortable by self (flat) or
 // total (cum) as stacktop [--cum] prints it.
+// chartMissing says why a page draws no chart: it holds no sample times.
+function chartMissing() {
+	return "This page holds no sample times" + (M.timesCut ? " (more than its " + fmtInt(2000000) + " samples, or its cells were widened)" : "") +
+		": the flame chart of a shorter window is a page away (timeslice --from … --to … --heatmap=html), or from its command below.";
+}
+
 // emptyText says why a range draws nothing.
 function emptyText() {
 	var what = S.vs && S.elided && S.view !== "chart" ? "No stacks found " + (S.elided === "selection" ? "in the selection only" : "in the comparison range only") : "No samples in " + rangeText(S.sel);

@@ -87,15 +87,21 @@ func TestViewsEqualTheirCommands(t *testing.T) {
 				if w != totals.Weight || len(lines) != int(totals.Samples) {
 					t.Errorf("chart command: %d samples, weight %v; page %v", len(lines), w, totals)
 				}
-				// the chart's SVG is flamegraph --flamechart of its saved
-				// folded lines (cells in time order), byte for byte
+				// the chart's SVG is the command's, byte for byte (a lane
+				// per thread, every sample at its own time: flamegraph's
+				// LayoutChart), and flamegraph --flamechart of its saved
+				// timed lines
+				svgPage := b.download(t, "save-svg")
+				if want := string(shell(t, pipe)); svgPage != want {
+					t.Errorf("the chart's SVG differs from %q: %s", pipe, firstDiff(svgPage, want))
+				}
 				saved := filepath.Join(t.TempDir(), "chart.folded")
 				if err := os.WriteFile(saved, []byte(b.download(t, "save-folded")), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				args := strings.TrimPrefix(pipe[strings.LastIndex(pipe, "| flamegraph"):], "| ")
-				if got, want := b.download(t, "save-svg"), string(shell(t, args+" < '"+saved+"'")); got != want {
-					t.Errorf("the chart's SVG differs from %s %s: %s", args, saved, firstDiff(got, want))
+				if want := string(shell(t, args+" < '"+saved+"'")); svgPage != want {
+					t.Errorf("the chart's SVG differs from %s %s: %s", args, saved, firstDiff(svgPage, want))
 				}
 				return
 			}
