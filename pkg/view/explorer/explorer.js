@@ -2077,6 +2077,15 @@ flamekit.framePoint = function (name) {
 	var b = v.canvas.getBoundingClientRect();
 	return [b.left + x, b.top + y];
 };
+// chart: the flame chart's boxes (ns after its first sample, x0 ns after
+// the origin), its interval, and the time window shown.
+flamekit.chart = function () {
+	var cl = CUR.chart, v = UI.flame;
+	if (!cl || S.view !== "chart") return null;
+	var boxes = [];
+	for (var i = 0; i < cl.node.length; i++) boxes.push({ name: chartName(cl, i), start: cl.start[i], end: cl.end[i], depth: cl.depth[i], samples: cl.samples[i], lane: cl.frame[i] < 0 && i > 0 });
+	return { x0: cl.x0, interval: cl.interval, boxes: boxes, window: v.g && v.g.time ? v.range().slice(0, 2) : null, details: UI.details.textContent };
+};
 flamekit.frames = function () {
 	var g = UI.flame.g;
 	if (!g) return [];
