@@ -3,8 +3,9 @@ package explorer
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,6 +50,10 @@ func TestFlameChartPerThread(t *testing.T) {
 	b.clickID(t, "view-chart")
 	if st := b.state(t); st.View != "chart" || !strings.HasPrefix(st.Fragment, "from=13.8s&to=15.8s&no-idle") {
 		t.Fatalf("state after clicking Flame chart: %+v", st)
+	}
+	// the selection's weight in the top table's unit (issue 29)
+	if st := b.text(t, "status"); !regexp.MustCompile(`: [0-9,]+ samples, [0-9.]+(s|ms) of cpu-clock`).MatchString(st) {
+		t.Errorf("status %q: no weight in seconds", st)
 	}
 	var got pageChart
 	b.Eval(t, `flamekit.chart()`, &got)

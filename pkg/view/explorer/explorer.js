@@ -696,7 +696,7 @@ function tipFor(kind, A, B) {
 		var s = name + " — " + pct(g.w[i], all) + " of all";
 		if (zoomW > 0) s += ", " + pct(g.w[i], zoomW) + " of the zoomed frame";
 		var n = A.totN ? A.totN[node] : 0;
-		s += "; " + fmtInt(n) + " samples, " + fmtInt(g.w[i]) + " " + weightName();
+		s += "; " + fmtInt(n) + " samples, " + weightText(g.w[i]);
 		if (A.self && node >= 0) s += "; self " + pct(A.self[node], all) + " (" + fmtInt(A.selfN[node]) + " samples)";
 		if (kind === "diff" && g.delta) s += "; change " + (g.delta[i] > 0 ? "+" : "") + pct(g.delta[i], all) + " (" + fmtInt(B ? B.tot[node] : 0) + " in the comparison range)";
 		return s;
@@ -708,6 +708,15 @@ function tipFor(kind, A, B) {
 function weightName() {
 	if (M.measure === "weight") return M.unit;
 	return M.event ? "weight (" + M.event + " periods)" : "weight";
+}
+
+// weightText prints a weight as the top table prints its values: in the
+// counts' unit, as stacktop and go tool pprof (units.js: 32.88s of
+// cpu-clock), or as a count with weightName where no unit is known.
+function weightText(v) {
+	var cu = M.countUnit || "";
+	if (M.measure !== "weight" && cu && findUnit(cu)) return unitLabel(v, cu, outputUnit("minimum", cu, [v], v)) + (M.event ? " of " + M.event : "");
+	return fmtInt(v) + " " + weightName();
 }
 
 var CUR = { A: null, B: null }; // the sums of the selection and comparison
@@ -1711,8 +1720,8 @@ function status() {
 	else if (!S.sel) t = "Select a range on the heat map: click a start cell, then an end cell, or drag. Shift-select a second range to compare.";
 	else {
 		var A = CUR.A;
-		t = "Selection " + rangeText(S.sel) + ": " + fmtInt(A ? A.totN[0] : 0) + " samples, " + fmtInt(A ? A.tot[0] : 0) + " " + weightName();
-		if (S.vs) t += ". Compared with " + rangeText(S.vs) + ": " + fmtInt(CUR.B ? CUR.B.totN[0] : 0) + " samples, " + fmtInt(CUR.B ? CUR.B.tot[0] : 0) + " " + weightName() + (S.elided ? "" : "; red: more in the selection, blue: less" + (S.normalize ? " (comparison scaled to the selection's total, -n)" : ""));
+		t = "Selection " + rangeText(S.sel) + ": " + fmtInt(A ? A.totN[0] : 0) + " samples, " + weightText(A ? A.tot[0] : 0);
+		if (S.vs) t += ". Compared with " + rangeText(S.vs) + ": " + fmtInt(CUR.B ? CUR.B.totN[0] : 0) + " samples, " + weightText(CUR.B ? CUR.B.tot[0] : 0) + (S.elided ? "" : "; red: more in the selection, blue: less" + (S.normalize ? " (comparison scaled to the selection's total, -n)" : ""));
 		t += ".  ←/→ move it, Esc resets.";
 	}
 	UI.status.textContent = t;
@@ -1892,7 +1901,7 @@ function drawSandwich() {
 		wrap.appendChild(tip);
 		UI.sandwich.appendChild(wrap);
 		var info = { rootName: stripAnnotation(S.fn), tip: function (g, i, zw) {
-			return g.label(i) + " — " + pct(g.w[i], g.total) + " of " + stripAnnotation(S.fn) + "'s total; " + fmtInt(g.w[i]) + " " + weightName();
+			return g.label(i) + " — " + pct(g.w[i], g.total) + " of " + stripAnnotation(S.fn) + "'s total; " + weightText(g.w[i]);
 		} };
 		var g = layoutTree(tr, tr.tot, tr.self, function (v) { return colorOf(v === 0 ? fnFrame : tr.frame[v]); }, info, fnFrame);
 		var view = new FlameView(c, tip, function (t) { UI.details.textContent = t || "\u00a0"; });
