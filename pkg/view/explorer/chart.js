@@ -174,6 +174,10 @@ function chartAxis(ctx, g, r, scale, y, cssW) {
 	if (step * 5 <= want) step *= 5; else if (step * 2 <= want) step *= 2;
 	var digits = Math.max(0, Math.min(9, 9 - Math.floor(Math.log10(step))));
 	var first = Math.ceil((g.time.x0 + r[0]) / step) * step;
+	ctx.save();
+	ctx.beginPath();
+	ctx.rect(10, y, cssW - 20, FRAME_H);
+	ctx.clip();
 	ctx.fillStyle = "#333";
 	ctx.strokeStyle = "#666";
 	ctx.beginPath();
@@ -184,6 +188,7 @@ function chartAxis(ctx, g, r, scale, y, cssW) {
 		ctx.fillText(fmtSecs(t, digits) + " s", x + 3, y + FRAME_H / 2 + 0.5);
 	}
 	ctx.stroke();
+	ctx.restore();
 }
 
 // chartEvents adds the wheel zoom and the drag pan of a chart's time axis
