@@ -104,9 +104,8 @@ func LayoutChart(samples []ChartSample) *Layout {
 	interval := ChartInterval(samples)
 	x0 := samples[0].Time
 	type lane struct {
-		key  chartLane
-		idx  []int32
-		last folded.Time
+		key chartLane
+		idx []int32
 	}
 	byKey := map[chartLane]int{}
 	var lanes []*lane
