@@ -607,11 +607,13 @@ flamekit.frames = function () {
 	return out;
 };
 // measure times a change and its drawing (until the next frame), in ms:
-// "select" a range of ns after the origin, or "filter" by comm.
+// "select" a range of ns after the origin, "filter" by comm, or "chart":
+// the flame chart of a range.
 flamekit.measure = function (what, a, b) {
 	var t0 = performance.now();
 	if (what === "select") { S.sel = { lane: 0, c0: cellOfNs(a), c1: cellOfNs(b) }; update("range"); }
 	if (what === "filter") { S.f.comm = a ? [a] : []; update("filter"); }
+	if (what === "chart") { S.view = "chart"; S.sel = { lane: 0, c0: cellOfNs(a), c1: cellOfNs(b) }; update("view"); }
 	return new Promise(function (done) { requestAnimationFrame(function () { setTimeout(function () { done(performance.now() - t0); }, 0); }); });
 };
 // re2 runs the page's regular expressions (re2.js) on inputs: the matches,
