@@ -59,29 +59,36 @@ function chartLabel(e, rootFrame) {
 	return s;
 }
 
+// CHART_ROWS bounds the rows of frames a chart draws (its canvas is
+// CHART_ROWS × 16 px at most): a range of more threads than fit draws the
+// busiest, and its command selects their threads (chartCut).
+var CHART_ROWS = 400;
+
 // chartLayout lays the samples of range r out as LayoutChart does: nodes
 // in pre-order with start and end (ns after the first sample), depth,
 // frame (-1: a lane's label, named in label), and samples; x0 is the
 // first sample's time (ns after the origin), interval the sampling
-// interval, lines the samples drawn ([sample, node of T] pairs).
+// interval, lines the samples drawn ([sample, node of T] pairs). When the
+// lanes need more than CHART_ROWS rows, only the busiest that fit are laid
+// out, as LayoutChart lays out their samples alone: cut says which
+// (chartCut).
 function chartLayout(r) {
-	var smp = chartSamples(r);
-	var out = { node: [], start: [], end: [], depth: [], frame: [], label: [], samples: [], total: 0, x0: 0, interval: CHART_FALLBACK, lines: smp, lanes: 0 };
-	if (!smp.length) return out;
-	// each sample's path of frames, root first
-	var paths = [], lanes = new Map(), order = [];
-	for (var k = 0; k < smp.length; k += 2) {
-		var path = [];
-		for (var v = smp[k + 1]; v > 0; v = T.parent[v]) path.push(v);
-		path.reverse();
-		paths.push(path);
-		var e = SE[smp[k]], root = T.frame[path[0]], key = chartLaneKey(e, root), ln = lanes.get(key);
-		if (!ln) { ln = { label: chartLabel(e, root), idx: [] }; lanes.set(key, ln); order.push(ln); }
-		ln.idx.push(k >> 1);
+	var smp = chartSamples(r), lanes = chartLanes(smp), cut = null;
+	var rows = 0, keep = 0;
+	while (keep < lanes.length && (keep === 0 || rows + lanes[keep].depth + 1 <= CHART_ROWS)) rows += lanes[keep++].depth + 1;
+	if (keep < lanes.length) {
+		cut = { lanes: lanes.length, kept: lanes.slice(0, keep) };
+		var kept = new Set(cut.kept.map(function (ln) { return ln.key; })), sub = [];
+		for (var k = 0; k < smp.length; k += 2) if (kept.has(lanes.byIdx[k >> 1])) sub.push(smp[k], smp[k + 1]);
+		smp = sub;
+		lanes = chartLanes(smp);
 	}
+	var out = { node: [], start: [], end: [], depth: [], frame: [], label: [], samples: [], total: 0, x0: 0, interval: CHART_FALLBACK, lines: smp, lanes: lanes.length, cut: cut };
+	if (!smp.length) return out;
+	var paths = lanes.paths;
 	// ChartInterval: the median gap between a thread's samples
 	var gaps = [];
-	order.forEach(function (ln) {
+	lanes.forEach(function (ln) {
 		for (var j = 1; j < ln.idx.length; j++) {
 			var g = ST[smp[2 * ln.idx[j]]] - ST[smp[2 * ln.idx[j - 1]]];
 			if (g > 0) gaps.push(g);
@@ -92,8 +99,6 @@ function chartLayout(r) {
 	out.interval = interval;
 	var x0 = ST[smp[0]];
 	out.x0 = x0;
-	order.sort(function (a, b) { return b.idx.length - a.idx.length || utf8Cmp(a.label, b.label); });
-	out.lanes = order.length;
 	function add(node, start, depth, frame, label) {
 		out.node.push(node); out.start.push(start); out.end.push(start); out.depth.push(depth);
 		out.frame.push(frame); out.label.push(label); out.samples.push(0);
@@ -101,9 +106,9 @@ function chartLayout(r) {
 	}
 	add(0, 0, 0, -1, "");
 	var base = 1, total = 0;
-	order.forEach(function (ln) {
+	lanes.forEach(function (ln) {
 		var at0 = ST[smp[2 * ln.idx[0]]] - x0, labelAt = add(-1, at0, base, -1, ln.label);
-		var open = [], maxDepth = 0, end = 0;
+		var open = [], end = 0;
 		function closeTo(d, at) { while (open.length > d) out.end[open.pop()] = at; }
 		for (var j = 0; j < ln.idx.length; j++) {
 			var i = ln.idx[j], path = paths[i], t = ST[smp[2 * i]], at = t - x0, d = 0;
@@ -112,7 +117,6 @@ function chartLayout(r) {
 			for (; d < path.length; d++) open.push(add(path[d], at, base + d + 1, T.frame[path[d]], null));
 			for (var q = 0; q < open.length; q++) out.samples[open[q]]++;
 			out.samples[labelAt]++;
-			maxDepth = Math.max(maxDepth, path.length);
 			end = at + interval;
 			if (j + 1 < ln.idx.length) {
 				var next = ST[smp[2 * ln.idx[j + 1]]];
@@ -123,12 +127,55 @@ function chartLayout(r) {
 		closeTo(0, end);
 		out.end[labelAt] = end;
 		total = Math.max(total, end);
-		base += maxDepth + 1;
+		base += ln.depth + 1;
 	});
 	out.end[0] = total;
 	out.samples[0] = smp.length / 2;
 	out.total = total;
 	return out;
+}
+
+// chartLanes groups samples ([sample, node] pairs) by thread (Go:
+// laneOf), the busiest first (ties by label, bytewise): each lane its
+// key, label, samples (indices of pairs), thread and depth (its deepest
+// stack); paths holds each sample's frames (nodes of T, root first) and
+// byIdx each sample's lane key.
+function chartLanes(smp) {
+	var byKey = new Map(), lanes = [], paths = [], byIdx = [];
+	for (var k = 0; k < smp.length; k += 2) {
+		var path = [];
+		for (var v = smp[k + 1]; v > 0; v = T.parent[v]) path.push(v);
+		path.reverse();
+		paths.push(path);
+		var e = SE[smp[k]], root = T.frame[path[0]], key = chartLaneKey(e, root), ln = byKey.get(key);
+		if (!ln) { ln = { key: key, label: chartLabel(e, root), idx: [], thread: ET[e], comm: root, depth: 0 }; byKey.set(key, ln); lanes.push(ln); }
+		ln.idx.push(k >> 1);
+		ln.depth = Math.max(ln.depth, path.length);
+		byIdx.push(key);
+	}
+	lanes.sort(function (a, b) { return b.idx.length - a.idx.length || utf8Cmp(a.label, b.label); });
+	lanes.paths = paths;
+	lanes.byIdx = byIdx;
+	return lanes;
+}
+
+// chartCut gives the sample selection that keeps the threads of a cut
+// chart's lanes, as timeslice flags' values: {tid: "1,2"} when every
+// lane's line carried a tid, else {pid: …} when a pid, else {comm:
+// "^(?:a|b)$"}; null when the chart is whole.
+function chartCut(cl) {
+	if (!cl || !cl.cut) return null;
+	var ks = cl.cut.kept;
+	function ids(bit, arr) {
+		if (!ks.every(function (ln) { return THAS[ln.thread] & bit; })) return null;
+		return Array.from(new Set(ks.map(function (ln) { return arr[ln.thread]; }))).sort(function (a, b) { return a - b; }).join(",");
+	}
+	var tid = ids(2, TT);
+	if (tid) return { tid: tid };
+	var pid = ids(1, TP);
+	if (pid) return { pid: pid };
+	var names = Array.from(new Set(ks.map(function (ln) { return frameName(ln.comm).replace(/[\\.+*?()|[\]{}^$]/g, "\\$&"); })));
+	return { comm: "^(?:" + names.join("|") + ")$" };
 }
 
 // chartName is a chart node's name: its frame's, or its lane's label.

@@ -136,6 +136,21 @@ func TestFlameChartPerThread(t *testing.T) {
 	if len(zoomed.Window) != 2 || zoomed.Window[0] != bx.Start || zoomed.Window[1] != bx.End-bx.Start {
 		t.Errorf("after a click on burst_spin the window is %v, want [%v %v]", zoomed.Window, bx.Start, bx.End-bx.Start)
 	}
+
+	// More threads than the chart's rows: it draws the busiest, says so,
+	// and its command selects their threads, so that its SVG is still the
+	// command's.
+	b.Eval(t, `(() => { CHART_ROWS = 12; update("view"); return true; })()`, nil)
+	if head := b.text(t, "graph-head"); !strings.Contains(head, " busiest of ") {
+		t.Errorf("a cut chart's heading: %q", head)
+	}
+	cmd, _, _ = strings.Cut(b.text(t, "cmd"), "   # ")
+	if !strings.Contains(cmd, " --tid ") {
+		t.Errorf("a cut chart's command selects no threads: %s", cmd)
+	}
+	if got, want := b.download(t, "save-svg"), string(shell(t, strings.TrimSuffix(cmd, " > chart.svg"))); got != want {
+		t.Errorf("a cut chart's SVG differs from %q: %s", cmd, firstDiff(got, want))
+	}
 }
 
 // readTimedRecords reads timed folded lines as chart samples.

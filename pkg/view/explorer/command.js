@@ -24,10 +24,11 @@ function inputsOf(r) {
 // selectionArgs gives the filters that pick samples by where they ran
 // (package selection's --comm, --pid, --tid, --cpu) as timeslice flags;
 // several values of one are OR-ed, as the page does.
-function selectionArgs() {
+function selectionArgs(only) {
 	var a = [];
 	["comm", "pid", "tid", "cpu"].forEach(function (k) {
 		var v = S.f[k];
+		if (only && only[k]) v = [only[k]]; // within the filter's: the chart's threads (chartCut)
 		if (!v.length) return;
 		var joined = k === "comm" ? (v.length === 1 ? v[0] : v.map(function (x) { return "(?:" + x + ")"; }).join("|")) : v.join(",");
 		a.push("--" + k, shellQuote(joined));
@@ -35,7 +36,7 @@ function selectionArgs() {
 	return a;
 }
 
-function timesliceCmd(r, extra) {
+function timesliceCmd(r, extra, only) {
 	var ins = inputsOf(r), every = ins.length === M.inputs.length;
 	var args = ["timeslice"];
 	if (every) args.push("--from", fmtRel(cellStartNs(r.c0)), "--to", fmtRel(cellStartNs(r.c1)));
@@ -45,7 +46,7 @@ function timesliceCmd(r, extra) {
 	}
 	if (S.noIdle) args.push("--no-idle");
 	(M.select || []).forEach(function (a) { args.push(shellQuote(a)); }); // the page's own samples
-	args.push.apply(args, selectionArgs());
+	args.push.apply(args, selectionArgs(only));
 	if (extra) args.push.apply(args, extra);
 	ins.forEach(function (i) { args.push(M.inputs[i].file); });
 	return args.join(" ");
@@ -87,8 +88,9 @@ function command() {
 		// has none: it is for the Perl tools too).
 		out = timesliceCmd(S.sel, M.countUnit ? ["--keep-time"] : []) + fa + " | stacktop -n 0" + (S.cum ? " --cum" : "");
 	} else if (S.view === "chart") {
-		out = timesliceCmd(S.sel, ["--keep-time"]) + fa + " | " + flamegraphArgs("--flamechart") + " > chart.svg";
-		out += "   # a lane per thread, each sample at its own time: the page's chart";
+		var cut = CUR.chart && CUR.chart.cut ? chartCut(CUR.chart) : null;
+		out = timesliceCmd(S.sel, ["--keep-time"], cut) + fa + " | " + flamegraphArgs("--flamechart") + " > chart.svg";
+		out += "   # a lane per thread, each sample at its own time: the page's chart" + (cut ? " of the " + CUR.chart.cut.kept.length + " busiest threads" : "");
 	} else if (S.vs && S.elided) {
 		out = "difffolded <(" + timesliceCmd(S.vs) + fa + ") <(" + timesliceCmd(S.sel) + fa + ")" + elidedFilter() + " | " + flamegraphArgs() + " > flame.svg";
 	} else if (S.vs) {

@@ -271,7 +271,7 @@ function stackOf(tr, v) {
 // (difffolded's "stack before after") when comparing.
 function foldedText() {
 	var out = [];
-	if (S.view === "chart") return chartFolded(chartLayout(S.sel));
+	if (S.view === "chart") return chartFolded(CUR.chart || chartLayout(S.sel));
 	var A = viewSums();
 	var diff = S.vs && !S.elided, B = diff ? (CUR.B || totals(sums(S.vs))) : null;
 	var before = diff ? normalizeBefore(B, A) : null;
@@ -293,7 +293,7 @@ function foldedText() {
 
 function svgText() {
 	var o = { colors: S.colors, hash: S.hash, inverted: S.inverted };
-	if (S.view === "chart") return chartSVG(chartLayout(S.sel), o);
+	if (S.view === "chart") return chartSVG(CUR.chart || chartLayout(S.sel), o);
 	var A = viewSums(), diff = S.vs && !S.elided, B = diff ? (CUR.B || totals(sums(S.vs))) : null;
 	var before = diff ? normalizeBefore(B, A) : null;
 	var l = { name: [], start: [], end: [], depth: [], delta: [], hasDelta: [], total: A.tot[0], maxDelta: 1 };

@@ -256,7 +256,9 @@ function drawGraph() {
 	if (!S.sel) { CUR.A = null; g = null; }
 	else if (S.view === "chart") {
 		g = flameChart();
-		head = ST.length ? "Flame chart of the selection: a lane per thread, each sample at its own time (click a box to zoom the time axis to it, wheel to zoom, drag to pan)" : "";
+		var cc = CUR.chart && CUR.chart.cut;
+		head = "Flame chart of the selection: a lane per thread" + (cc ? " (the " + fmtInt(cc.kept.length) + " busiest of " + fmtInt(cc.lanes) + " threads: a filter by tid, pid or comm shows others)" : "") +
+			", each sample at its own time (click a box to zoom the time axis to it, wheel to zoom, drag to pan)";
 		if (!ST.length) { head = chartMissing(); g = null; }
 	}
 	else {
