@@ -62,7 +62,7 @@ function chartLabel(e, rootFrame) {
 // CHART_ROWS bounds the rows of frames a chart draws (its canvas is
 // CHART_ROWS × 16 px at most): a range of more threads than fit draws the
 // busiest, and its command selects their threads (chartCut).
-var CHART_ROWS = 400;
+var CHART_ROWS = 250;
 
 // chartLayout lays the samples of range r out as LayoutChart does: nodes
 // in pre-order with start and end (ns after the first sample), depth,
@@ -85,7 +85,7 @@ function chartLayout(r) {
 	}
 	var out = { node: [], start: [], end: [], depth: [], frame: [], label: [], samples: [], total: 0, x0: 0, interval: CHART_FALLBACK, lines: smp, lanes: lanes.length, cut: cut };
 	if (!smp.length) return out;
-	var paths = lanes.paths;
+	var paths = chartPaths(smp);
 	// ChartInterval: the median gap between a thread's samples
 	var gaps = [];
 	lanes.forEach(function (ln) {
@@ -138,25 +138,44 @@ function chartLayout(r) {
 // chartLanes groups samples ([sample, node] pairs) by thread (Go:
 // laneOf), the busiest first (ties by label, bytewise): each lane its
 // key, label, samples (indices of pairs), thread and depth (its deepest
-// stack); paths holds each sample's frames (nodes of T, root first) and
-// byIdx each sample's lane key.
+// stack); byIdx holds each sample's lane key. A lane is found per entry
+// thread and root frame (a number), its key made once.
 function chartLanes(smp) {
-	var byKey = new Map(), lanes = [], paths = [], byIdx = [];
+	var byKey = new Map(), byPair = new Map(), lanes = [], byIdx = [], nf = F.length + XF.length + 1;
+	if (!chartLanes.root || chartLanes.root.length !== T.n || chartLanes.tree !== T) { chartLanes.root = new Int32Array(T.n).fill(-2); chartLanes.tree = T; }
+	var rootOf = chartLanes.root;
 	for (var k = 0; k < smp.length; k += 2) {
-		var path = [];
-		for (var v = smp[k + 1]; v > 0; v = T.parent[v]) path.push(v);
-		path.reverse();
-		paths.push(path);
-		var e = SE[smp[k]], root = T.frame[path[0]], key = chartLaneKey(e, root), ln = byKey.get(key);
-		if (!ln) { ln = { key: key, label: chartLabel(e, root), idx: [], thread: ET[e], comm: root, depth: 0 }; byKey.set(key, ln); lanes.push(ln); }
+		var v = smp[k + 1], e = SE[smp[k]], root = rootOf[v];
+		if (root === -2) {
+			var u = v;
+			while (T.parent[u] > 0) u = T.parent[u];
+			root = rootOf[v] = T.frame[u];
+		}
+		var pair = ET[e] * nf + root, ln = byPair.get(pair);
+		if (!ln) {
+			var key = chartLaneKey(e, root);
+			ln = byKey.get(key);
+			if (!ln) { ln = { key: key, label: chartLabel(e, root), idx: [], thread: ET[e], comm: root, depth: 0 }; byKey.set(key, ln); lanes.push(ln); }
+			byPair.set(pair, ln);
+		}
 		ln.idx.push(k >> 1);
-		ln.depth = Math.max(ln.depth, path.length);
-		byIdx.push(key);
+		if (T.depth[v] > ln.depth) ln.depth = T.depth[v];
+		byIdx.push(ln.key);
 	}
 	lanes.sort(function (a, b) { return b.idx.length - a.idx.length || utf8Cmp(a.label, b.label); });
-	lanes.paths = paths;
 	lanes.byIdx = byIdx;
 	return lanes;
+}
+
+// chartPaths returns each sample's frames (nodes of T, root first).
+function chartPaths(smp) {
+	var paths = [];
+	for (var k = 0; k < smp.length; k += 2) {
+		var path = new Array(T.depth[smp[k + 1]]), d = path.length;
+		for (var v = smp[k + 1]; v > 0; v = T.parent[v]) path[--d] = v;
+		paths.push(path);
+	}
+	return paths;
 }
 
 // chartCut gives the sample selection that keeps the threads of a cut
