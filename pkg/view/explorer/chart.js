@@ -77,11 +77,19 @@ function chartLayout(r) {
 	var rows = 0, keep = 0;
 	while (keep < lanes.length && (keep === 0 || rows + lanes[keep].depth + 1 <= CHART_ROWS)) rows += lanes[keep++].depth + 1;
 	if (keep < lanes.length) {
+		// the samples the command's selection of the busiest lanes'
+		// threads keeps (a thread may have more lanes: a tid under two
+		// names), laid out alone, as flamegraph lays them out
 		cut = { lanes: lanes.length, kept: lanes.slice(0, keep) };
-		var kept = new Set(cut.kept.map(function (ln) { return ln.key; })), sub = [];
-		for (var k = 0; k < smp.length; k += 2) if (kept.has(lanes.byIdx[k >> 1])) sub.push(smp[k], smp[k + 1]);
+		cut.only = chartCut(cut.kept);
+		var sub = [], only = cut.only, ids = new Set(String(only.tid || only.pid || "").split(",").map(Number)), re = only.comm ? re2Compile(only.comm) : null;
+		for (var k = 0; k < smp.length; k += 2) {
+			var th = ET[SE[smp[k]]];
+			if (only.tid ? THAS[th] & 2 && ids.has(TT[th]) : only.pid ? THAS[th] & 1 && ids.has(TP[th]) : re.test(frameName(TC[th]))) sub.push(smp[k], smp[k + 1]);
+		}
 		smp = sub;
 		lanes = chartLanes(smp);
+		cut.drawn = lanes.length;
 	}
 	var out = { node: [], start: [], end: [], depth: [], frame: [], label: [], samples: [], total: 0, x0: 0, interval: CHART_FALLBACK, lines: smp, lanes: lanes.length, cut: cut };
 	if (!smp.length) return out;
@@ -178,13 +186,10 @@ function chartPaths(smp) {
 	return paths;
 }
 
-// chartCut gives the sample selection that keeps the threads of a cut
-// chart's lanes, as timeslice flags' values: {tid: "1,2"} when every
-// lane's line carried a tid, else {pid: …} when a pid, else {comm:
-// "^(?:a|b)$"}; null when the chart is whole.
-function chartCut(cl) {
-	if (!cl || !cl.cut) return null;
-	var ks = cl.cut.kept;
+// chartCut gives the sample selection that keeps the threads of lanes ks,
+// as timeslice flags' values: {tid: "1,2"} when every lane's line carried
+// a tid, else {pid: …} when a pid, else {comm: "^(?:a|b)$"}.
+function chartCut(ks) {
 	function ids(bit, arr) {
 		if (!ks.every(function (ln) { return THAS[ln.thread] & bit; })) return null;
 		return Array.from(new Set(ks.map(function (ln) { return arr[ln.thread]; }))).sort(function (a, b) { return a - b; }).join(",");

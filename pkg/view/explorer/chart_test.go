@@ -141,7 +141,7 @@ func TestFlameChartPerThread(t *testing.T) {
 	// and its command selects their threads, so that its SVG is still the
 	// command's.
 	b.Eval(t, `(() => { CHART_ROWS = 12; update("view"); return true; })()`, nil)
-	if head := b.text(t, "graph-head"); !strings.Contains(head, " busiest of ") {
+	if head := b.text(t, "graph-head"); !strings.Contains(head, ", the busiest: ") {
 		t.Errorf("a cut chart's heading: %q", head)
 	}
 	cmd, _, _ = strings.Cut(b.text(t, "cmd"), "   # ")

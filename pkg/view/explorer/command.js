@@ -88,9 +88,9 @@ function command() {
 		// has none: it is for the Perl tools too).
 		out = timesliceCmd(S.sel, M.countUnit ? ["--keep-time"] : []) + fa + " | stacktop -n 0" + (S.cum ? " --cum" : "");
 	} else if (S.view === "chart") {
-		var cut = CUR.chart && CUR.chart.cut ? chartCut(CUR.chart) : null;
+		var cut = CUR.chart && CUR.chart.cut ? CUR.chart.cut.only : null;
 		out = timesliceCmd(S.sel, ["--keep-time"], cut) + fa + " | " + flamegraphArgs("--flamechart") + " > chart.svg";
-		out += "   # a lane per thread, each sample at its own time: the page's chart" + (cut ? " of the " + CUR.chart.cut.kept.length + " busiest threads" : "");
+		out += "   # a lane per thread, each sample at its own time: the page's chart" + (cut ? " of the busiest threads" : "");
 	} else if (S.vs && S.elided) {
 		out = "difffolded <(" + timesliceCmd(S.vs) + fa + ") <(" + timesliceCmd(S.sel) + fa + ")" + elidedFilter() + " | " + flamegraphArgs() + " > flame.svg";
 	} else if (S.vs) {

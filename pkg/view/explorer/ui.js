@@ -257,7 +257,7 @@ function drawGraph() {
 	else if (S.view === "chart") {
 		g = flameChart();
 		var cc = CUR.chart && CUR.chart.cut;
-		head = "Flame chart of the selection: a lane per thread" + (cc ? " (the " + fmtInt(cc.kept.length) + " busiest of " + fmtInt(cc.lanes) + " threads: a filter by tid, pid or comm shows others)" : "") +
+		head = "Flame chart of the selection: a lane per thread" + (cc ? " (" + fmtInt(cc.drawn) + " of " + fmtInt(cc.lanes) + ", the busiest: a filter by tid, pid or comm shows others)" : "") +
 			", each sample at its own time (click a box to zoom the time axis to it, wheel to zoom, drag to pan)";
 		if (!ST.length) { head = chartMissing(); g = null; }
 	}
