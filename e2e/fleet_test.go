@@ -217,6 +217,9 @@ func startPyroscope(t *testing.T, bin, dir string) string {
 		"-distributor.ring.instance-addr=127.0.0.1", "-query-scheduler.ring.instance-addr=127.0.0.1",
 		"-overrides-exporter.ring.instance-addr=127.0.0.1", "-compactor.ring.instance-addr=127.0.0.1",
 		"-store-gateway.sharding-ring.instance-addr=127.0.0.1", "-query-frontend.instance-addr=127.0.0.1",
+		// v1: the ingesters store the profiles, on this one process; the
+		// default (v1-v2-dual) also wants a metastore at localhost:9095.
+		"-architecture.storage=v1", "-write-path=ingester",
 		"-usage-stats.enabled=false", "-self-profiling.disable-push=true", "-tracing.enabled=false",
 		"-pyroscopedb.data-path=" + filepath.Join(data, "db"),
 		"-storage.backend=filesystem", "-storage.filesystem.dir=" + filepath.Join(data, "store"),
