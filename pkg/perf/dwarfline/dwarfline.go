@@ -65,9 +65,10 @@ func (o *Options) defaults() {
 
 // Module is one ELF object's symbols and DWARF, read on first use.
 type Module struct {
-	path  string
-	opts  Options
-	image []byte // the object's bytes, for the fuzz target (no debug file)
+	path   string
+	opts   Options
+	image  []byte // the object's bytes, for the fuzz target (no debug file)
+	opened bool   // the object's ELF headers were read
 
 	once   sync.Once
 	errMu  sync.Mutex
@@ -117,9 +118,13 @@ func (m *Module) Err() error {
 
 // Lookup returns the inline chain of pc, innermost first, as
 // `addr2line -i -f -s -C -e MODULE pc` prints it; Unknown when the
-// address is in no section of the object or nothing names it.
+// address is in no section of the object or nothing names it; nil when
+// the object cannot be read at all (addr2line prints nothing then).
 func (m *Module) Lookup(pc uint64) []Frame {
 	m.load()
+	if !m.opened {
+		return nil
+	}
 	sec := m.sectionOf(pc)
 	if sec < 0 {
 		return Unknown
