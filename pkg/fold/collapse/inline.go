@@ -21,6 +21,7 @@ type inliner struct {
 	warned  map[string]bool // the causes said once
 	warn    func(format string, args ...any)
 	opts    dwarfline.Options
+	object  func(dso string) (string, bool) // Driver.InlineObject
 }
 
 func newInliner(context bool, warn func(string, ...any)) *inliner {
@@ -38,23 +39,43 @@ func (in *inliner) resolve(pc, rawfunc, module []byte) string {
 	if ok {
 		return r
 	}
-	r = in.lookup(scanVMA(pc), string(rawfunc), in.module(string(module)))
+	if m := in.module(string(module)); m != nil {
+		r = in.lookup(scanVMA(pc), string(rawfunc), m)
+	}
 	in.mu.Lock()
 	in.cache[key] = r
 	in.mu.Unlock()
 	return r
 }
 
-// module returns the object called path, read on first use.
+// module returns the object frames call path, read on first use; nil
+// when Driver.InlineObject forbids reading it.
 func (in *inliner) module(path string) *dwarfline.Module {
 	in.mu.Lock()
 	m, ok := in.modules[path]
-	if !ok {
-		m = dwarfline.Open(path, in.opts)
+	in.mu.Unlock()
+	if ok {
+		return m
+	}
+	file, allowed := path, true
+	if in.object != nil {
+		if f, ok := in.object(path); !ok {
+			allowed = false
+		} else if f != "" {
+			file = f
+		}
+	}
+	if allowed {
+		m = dwarfline.Open(file, in.opts)
+	}
+	in.mu.Lock()
+	if prev, ok := in.modules[path]; ok {
+		m, allowed = prev, false // another worker opened it first
+	} else {
 		in.modules[path] = m
 	}
 	in.mu.Unlock()
-	if !ok {
+	if m != nil && allowed {
 		if err := m.Err(); err != nil {
 			in.warnOnce(err)
 		}

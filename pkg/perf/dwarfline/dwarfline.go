@@ -26,7 +26,6 @@ package dwarfline
 import (
 	"debug/dwarf"
 	"fmt"
-	"path"
 	"strconv"
 	"sync"
 
@@ -148,8 +147,7 @@ func (m *Module) Lookup(pc uint64) []Frame {
 		case sym != nil:
 			name = sym.name
 			if !r.hasFile {
-				file = m.symFile(sym)
-				r.hasFile = file != ""
+				file, r.hasFile = m.symFile(sym)
 			}
 		case fn != nil:
 			name = fn.name
@@ -189,11 +187,8 @@ func funcName(name string) string {
 func loc(file string, ok bool, line uint64) string {
 	if !ok {
 		file = "??"
-	} else {
-		file = path.Base(file)
-		if i := lastSlash(file); i >= 0 {
-			file = file[i+1:]
-		}
+	} else if i := lastSlash(file); i >= 0 {
+		file = file[i+1:] // addr2line -s: what follows the last '/'
 	}
 	if line == 0 {
 		return file + ":?"
@@ -243,9 +238,10 @@ func (m *Module) findFunction(sec int, pc uint64) *elfSym {
 	return best
 }
 
-// symFile returns the file symbol (STT_FILE) elf_find_function gives
-// sym, "" for none.
-func (m *Module) symFile(sym *elfSym) string {
+// symFile returns the name of the file symbol (STT_FILE) that
+// elf_find_function gives sym, and whether there is one (its name may be
+// empty: the linker's own).
+func (m *Module) symFile(sym *elfSym) (string, bool) {
 	const (
 		nothingSeen = iota
 		symbolSeen
@@ -255,7 +251,7 @@ func (m *Module) symFile(sym *elfSym) string {
 	file := ""
 	hasFile := false
 	var best *elfSym
-	bestFile := ""
+	bestFile, bestHas := "", false
 	for i := range m.funcs {
 		s := &m.funcs[i]
 		if s.file {
@@ -267,9 +263,9 @@ func (m *Module) symFile(sym *elfSym) string {
 		}
 		if s == sym {
 			best = s
-			bestFile = ""
+			bestFile, bestHas = "", false
 			if hasFile && (s.local || state != fileAfterSymbol) {
-				bestFile = file
+				bestFile, bestHas = file, true
 			}
 		}
 		if state == nothingSeen {
@@ -277,9 +273,9 @@ func (m *Module) symFile(sym *elfSym) string {
 		}
 	}
 	if best == nil {
-		return ""
+		return "", false
 	}
-	return bestFile
+	return bestFile, bestHas
 }
 
 // SymbolAddr returns the address of the symbol called name in the

@@ -216,6 +216,13 @@ func (u *unit) readLines(d *dwarf.Data, cu *dwarf.Entry) error {
 	var cur []row
 	var e dwarf.LineEntry
 	n := 0
+	// BFD 2.40 starts each sequence of a DWARF 5 table in file 0 (the
+	// unit's own), where DWARF 5 starts it in file 1, until the program
+	// sets a file: rows of file 1 before a row of another file are
+	// taken as file 0's. (A program that sets file 1 explicitly before
+	// its first row is read as BFD would not; gas and GCC never do.)
+	v5 := len(u.files) > 0 && u.files[0] != nil
+	moved := false
 	for {
 		if err := lr.Next(&e); err != nil {
 			if err == io.EOF {
@@ -241,6 +248,13 @@ func (u *unit) readLines(d *dwarf.Data, cu *dwarf.Entry) error {
 				fi = i
 			}
 		}
+		if v5 && !moved {
+			if fi == 1 {
+				fi = 0
+			} else {
+				moved = true
+			}
+		}
 		rw := row{addr: e.Address, file: fi, line: uint64(e.Line), end: e.EndSequence}
 		if k := len(cur); k > 0 && cur[k-1].addr == rw.addr && cur[k-1].end == rw.end {
 			cur[k-1] = rw
@@ -250,7 +264,7 @@ func (u *unit) readLines(d *dwarf.Data, cu *dwarf.Entry) error {
 		if e.EndSequence {
 			sort.SliceStable(cur, func(i, j int) bool { return cur[i].addr < cur[j].addr })
 			u.seqs = append(u.seqs, sequence{rows: cur})
-			cur = nil
+			cur, moved = nil, false
 		}
 	}
 }
