@@ -19,8 +19,8 @@ import (
 	"flamekit/pkg/perf/symbols"
 )
 
-// gunzip writes testdata/NAME.gz to dir/NAME and returns its path.
-func gunzip(t testing.TB, dir, name string) string {
+// readGz returns the content of testdata/NAME.gz.
+func readGz(t testing.TB, name string) []byte {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", name+".gz"))
 	if err != nil {
@@ -35,6 +35,13 @@ func gunzip(t testing.TB, dir, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return data
+}
+
+// gunzip writes testdata/NAME.gz to dir/NAME and returns its path.
+func gunzip(t testing.TB, dir, name string) string {
+	t.Helper()
+	data := readGz(t, name)
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, data, 0o755); err != nil {
 		t.Fatal(err)
@@ -221,8 +228,8 @@ func needAddr2line(t *testing.T) {
 // TestAddr2line compares the reader with addr2line on every address of
 // real -O2 binaries with inlined functions (scripts/make-dwarfline-testdata):
 // C (DWARF 5), C++ with templates, namespaces and lambdas (DWARF 5), C++
-// with DWARF 4 and compressed sections; a Go program built here; a Rust
-// program when rustc is on PATH.
+// with DWARF 4 and compressed sections; a Go program built here (DWARF 5
+// and 4); a Rust program when FLAMEKIT_RUSTC names rustc.
 func TestAddr2line(t *testing.T) {
 	needAddr2line(t)
 	dir := t.TempDir()
@@ -234,16 +241,21 @@ func TestAddr2line(t *testing.T) {
 	}
 	// Go writes DWARF 5 since Go 1.25, which binutils 2.40 does not
 	// read (see indexedRanges); GOEXPERIMENT=nodwarf5 writes DWARF 4.
-	for _, exp := range []string{"", "nodwarf5"} {
-		t.Run("go"+exp, func(t *testing.T) {
+	// The arm64 build: addr2line reads any little-endian ELF.
+	for _, v := range []struct{ exp, arch string }{{"", ""}, {"nodwarf5", ""}, {"nodwarf5", "arm64"}} {
+		exp := v.exp
+		t.Run("go"+exp+v.arch, func(t *testing.T) {
 			goBin, err := exec.LookPath("go")
 			if err != nil {
 				t.Skip("go is not on PATH")
 			}
-			bin := filepath.Join(dir, "goprog"+exp)
+			bin := filepath.Join(dir, "goprog"+exp+v.arch)
 			cmd := exec.Command(goBin, "build", "-o", bin, ".")
 			cmd.Dir = "../../../testdata/perf/src/goprog"
 			cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "CGO_ENABLED=0", "GOEXPERIMENT="+exp)
+			if v.arch != "" {
+				cmd.Env = append(cmd.Env, "GOARCH="+v.arch)
+			}
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Skipf("go build: %v\n%s", err, out)
 			}
@@ -251,9 +263,11 @@ func TestAddr2line(t *testing.T) {
 		})
 	}
 	t.Run("rust", func(t *testing.T) {
-		rustc, err := exec.LookPath("rustc")
-		if err != nil {
-			t.Skip("rustc is not on PATH")
+		// Opt-in: addr2line reads the Rust program's 5 MB of DWARF (its
+		// std's) once per address asked, minutes on a loaded machine.
+		rustc := os.Getenv("FLAMEKIT_RUSTC")
+		if rustc == "" {
+			t.Skip("set FLAMEKIT_RUSTC=rustc to compare a Rust -O2 program too")
 		}
 		bin := filepath.Join(dir, "rustprog")
 		out, err := exec.Command(rustc, "-C", "opt-level=2", "-g", "--crate-name", "rustprog", "-o", bin,

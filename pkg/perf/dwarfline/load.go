@@ -19,6 +19,9 @@ import (
 // a regular file, of bounded size (as package symbols opens objects).
 var ruleObject = safefile.Rule{What: "object", Max: 16 << 30, FollowSymlink: true}
 
+// maxSymbols bounds a symbol or string table read (bytes).
+const maxSymbols = 1 << 30
+
 // noteErr keeps the first error of the module.
 func (m *Module) noteErr(err error) {
 	m.errMu.Lock()
@@ -57,6 +60,13 @@ func (m *Module) read() error {
 	for i, s := range f.Sections {
 		if s.Flags&elf.SHF_ALLOC != 0 && s.Size > 0 {
 			m.secs = append(m.secs, section{index: i, start: s.Addr, end: s.Addr + s.Size})
+		}
+	}
+	// Section sizes are checked before any is read: a corrupt header
+	// may claim gigabytes (or a compressed section inflate to them).
+	for _, s := range f.Sections {
+		if (s.Type == elf.SHT_SYMTAB || s.Type == elf.SHT_DYNSYM || s.Type == elf.SHT_STRTAB) && s.Size > maxSymbols {
+			return fmt.Errorf("%s: section %s of %d bytes: too large to read", m.path, s.Name, s.Size)
 		}
 	}
 	static, serr := f.Symbols()
@@ -270,7 +280,7 @@ func regular(p string) bool {
 // buildID returns f's GNU build-id in lowercase hex.
 func buildID(f *elf.File) string {
 	for _, s := range f.Sections {
-		if s.Type != elf.SHT_NOTE {
+		if s.Type != elf.SHT_NOTE || s.Size > 1<<20 {
 			continue
 		}
 		data, err := s.Data()
@@ -299,7 +309,7 @@ func buildID(f *elf.File) string {
 // debuglink returns the name and CRC of f's .gnu_debuglink.
 func debuglink(f *elf.File) (string, uint32, bool) {
 	s := f.Section(".gnu_debuglink")
-	if s == nil || s.Type == elf.SHT_NOBITS {
+	if s == nil || s.Type == elf.SHT_NOBITS || s.Size > 1<<16 {
 		return "", 0, false
 	}
 	data, err := s.Data()

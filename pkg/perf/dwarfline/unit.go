@@ -76,6 +76,9 @@ const (
 	maxFuncs = 1 << 22
 	maxRows  = 1 << 25
 	maxDepth = 1 << 12
+	// maxRanges bounds the ranges of one function (merged as BFD
+	// merges them, which is quadratic).
+	maxRanges = 1 << 12
 )
 
 var errTooBig = errors.New("DWARF unit too large")
@@ -139,6 +142,9 @@ func (u *unit) read(d *dwarf.Data) error {
 				f.callLine = uint64(v)
 			}
 			if rs, err := d.Ranges(e); err == nil {
+				if len(rs) > maxRanges {
+					return errTooBig
+				}
 				for _, rg := range rs {
 					f.addRange(rg[0], rg[1])
 				}
