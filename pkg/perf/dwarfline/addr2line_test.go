@@ -348,3 +348,56 @@ func TestSeparateDebug(t *testing.T) {
 		compareAddr2line(t, stripped, textRanges(t, stripped))
 	})
 }
+
+// TestConcurrent looks addresses up from several goroutines at once, as
+// the fold's workers do (run with -race): every answer is the one a
+// single goroutine gets.
+func TestConcurrent(t *testing.T) {
+	bin := gunzip(t, t.TempDir(), "templates")
+	var addrs []uint64
+	for _, r := range textRanges(t, bin) {
+		for a := r[0]; a < r[1]; a += 3 {
+			addrs = append(addrs, a)
+		}
+	}
+	want := make([]string, len(addrs))
+	one := Open(bin, Options{})
+	for i, a := range addrs {
+		want[i] = print(one.Lookup(a))
+	}
+	m := Open(bin, Options{})
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := g; i < len(addrs)+g; i++ {
+				k := i % len(addrs)
+				if got := print(m.Lookup(addrs[k])); got != want[k] {
+					t.Errorf("0x%x: %q, alone %q", addrs[k], got, want[k])
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestUnreadable: an object that is not there, or not ELF, gives no
+// frames (addr2line prints nothing), and says why.
+func TestUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "text")
+	if err := os.WriteFile(text, []byte("not an ELF file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(dir, "none"), text, dir} {
+		m := Open(p, Options{})
+		if got := m.Lookup(0x1000); got != nil {
+			t.Errorf("%s: %v, want nothing", p, got)
+		}
+		if m.Err() == nil {
+			t.Errorf("%s: no error", p)
+		}
+	}
+}

@@ -374,9 +374,11 @@ func indexedRanges(sec []byte, off int64, asize int) bool {
 			return false
 		case 1, 2, 3: // base_addressx, startx_endx, startx_length
 			return true
-		case 4: // offset_pair
-			if !uleb() || !uleb() {
-				return false
+		case 4: // offset_pair: two ULEB128 offsets
+			for range 2 {
+				if !uleb() {
+					return false
+				}
 			}
 		case 5: // base_address
 			if len(b) < asize {
