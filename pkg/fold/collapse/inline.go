@@ -77,7 +77,7 @@ func (in *inliner) module(path string) *dwarfline.Module {
 	in.mu.Unlock()
 	if m != nil && allowed {
 		if err := m.Err(); err != nil {
-			in.warnOnce(err)
+			in.warnOnce(m, err)
 		}
 	}
 	return m
@@ -153,12 +153,13 @@ func isLowerHexString(s string) bool {
 	return true
 }
 
-// warnOnce says why an object's frames are not expanded, once per kind
-// of cause (the first object's message names it).
-func (in *inliner) warnOnce(err error) {
-	kind := "read"
-	if strings.Contains(err.Error(), "DWARF") || strings.Contains(err.Error(), "corrupt") || strings.Contains(err.Error(), "decoding dwarf") {
-		kind = "dwarf"
+// warnOnce says why an object's frames are not expanded (it cannot be
+// read), or are named from its symbol table (its DWARF is corrupt), once
+// per kind of cause: the first object's message names it.
+func (in *inliner) warnOnce(m *dwarfline.Module, err error) {
+	kind, what := "read", "its frames are not expanded (said for the first such object only)"
+	if m.Readable() {
+		kind, what = "dwarf", "its frames are named from its symbol table, as addr2line names them (said for the first such object only)"
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -166,5 +167,5 @@ func (in *inliner) warnOnce(err error) {
 		return
 	}
 	in.warned[kind] = true
-	in.warn("--inline: %v: its frames are not expanded (later objects with the same problem are not named)", err)
+	in.warn("--inline: %v: %s", err, what)
 }

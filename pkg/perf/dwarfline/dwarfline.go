@@ -105,6 +105,14 @@ func Open(path string, opts Options) *Module {
 	return &Module{path: path, opts: opts}
 }
 
+// Readable reports whether the object itself could be read (its ELF
+// headers); when it could not, Lookup returns nothing, as addr2line
+// prints nothing for it.
+func (m *Module) Readable() bool {
+	m.load()
+	return m.opened
+}
+
 // Err reports why the module's DWARF or symbols could not be read (nil
 // when they were, or when the object has none): its lookups then answer
 // as addr2line does without them.
