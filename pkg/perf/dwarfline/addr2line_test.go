@@ -401,3 +401,38 @@ func TestUnreadable(t *testing.T) {
 		}
 	}
 }
+
+// TestDemangleAsNm checks the names as addr2line -C prints them against
+// nm -C (the same bfd_demangle) on every symbol of the C++ binaries.
+func TestDemangleAsNm(t *testing.T) {
+	if _, err := exec.LookPath("nm"); err != nil {
+		t.Skipf("the comparison needs binutils' nm: %v", err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"templates", "cppexc"} {
+		bin := gunzip(t, dir, name)
+		raw, err := exec.Command("nm", bin).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dem, err := exec.Command("nm", "-C", bin).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rl, dl := strings.Split(string(raw), "\n"), strings.Split(string(dem), "\n")
+		if len(rl) != len(dl) {
+			t.Fatalf("%s: nm and nm -C list %d and %d symbols", name, len(rl), len(dl))
+		}
+		n := 0
+		for i := range rl {
+			if len(rl[i]) < 19 || len(dl[i]) < 19 {
+				continue
+			}
+			n++
+			if got, want := symbols.DemangleParams(rl[i][19:]), dl[i][19:]; got != want {
+				t.Errorf("%s: %q: got %q, nm -C %q", name, rl[i][19:], got, want)
+			}
+		}
+		t.Logf("%s: %d symbols", name, n)
+	}
+}
