@@ -63,15 +63,17 @@ vet:
 staticcheck:
 	$(GO) run $(STATICCHECK) ./...
 
-# The pages' scripts: each file, and the explorer's as the page runs them
-# (one strict-mode script: flame.js svgout.js re2.js tracks.js units.js explorer.js, as
-# explorer.go writes them).
+# The pages' scripts: each file parses, and the explorer's modules as the
+# page runs them (one strict-mode script, in explorer.go's scriptOrder)
+# parse and declare each top-level name once (scripts/jslint.js).
 jscheck:
 	@if command -v node >/dev/null; then \
 	  set -e; for f in $$(git ls-files '*.js'); do node --check $$f; done; \
+	  mods=$$(sed -n 's|^[[:space:]]*"\([a-z0-9]*\.js\)",.*|pkg/view/explorer/\1|p' pkg/view/explorer/explorer.go); \
+	  [ $$(echo $$mods | wc -w) -ge 2 ] || { echo "jscheck: no modules found in explorer.go's scriptOrder"; exit 1; }; \
 	  tmp=$$(mktemp --suffix .js); trap 'rm -f $$tmp' EXIT; \
-	  { echo '"use strict";'; cat pkg/view/explorer/flame.js pkg/view/explorer/svgout.js pkg/view/explorer/re2.js pkg/view/explorer/tracks.js pkg/view/explorer/units.js pkg/view/explorer/explorer.js; } > $$tmp; \
-	  node --check $$tmp; echo "jscheck: $$(git ls-files '*.js' | wc -l) scripts parse"; \
+	  { echo '"use strict";'; cat $$mods; } > $$tmp; \
+	  node --check $$tmp; node scripts/jslint.js $$mods; echo "jscheck: $$(git ls-files '*.js' | wc -l) scripts parse"; \
 	else echo "jscheck: node not installed, skipped (apt-get install nodejs)"; fi
 
 # -timeout 30m: the explorer's browser tests take minutes on a loaded

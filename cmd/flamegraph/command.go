@@ -22,7 +22,7 @@ Examples:
   flamegraph --title "CPU, web01" --minwidth 0.5% out.folded > cpu.svg
   grep -v cpu_idle out.folded | flamegraph --colors java > java.svg
   difffolded before.folded after.folded | flamegraph > diff.svg
-  flamegraph --flamechart timed.folded.gz > chart.svg   (timed input: time order)
+  flamegraph --flamechart timed.folded.gz > chart.svg   (timed input: a lane per thread, at the samples' times)
   flamegraph --inverted --reverse out.folded > icicle.svg
 
 In the SVG: hover for details, click to zoom, Ctrl-F or F3 to search with a

@@ -69,7 +69,7 @@ func TestCommand(t *testing.T) {
 			[]string{`unknown palette "rainbow" for --colors: want one of hot mem io wakeup chain java js perl red green blue aqua yellow purple orange`}, "", "<svg"},
 		{"missing file", []string{"/nonexistent/x.folded"}, 1, []string{"/nonexistent/x.folded"}, "", ""},
 		{"timed flamechart", []string{"--flamechart", write(t, "timed.folded", "a;b 1 @3.0\na;c 1 @1.0\na;b 1 @2.0\n")}, 0,
-			nil, `<title>c (1 samples, 33.33%)</title><rect x="10.0"`, ""},
+			nil, `<title>c (1,000,000,000 ns, 33.33%)</title><rect x="10.0"`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

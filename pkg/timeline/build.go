@@ -46,6 +46,10 @@ type Options struct {
 	// Untimed keeps the classic lines (which have no time) in the cell
 	// NoTime, instead of leaving them out (Timeline.Untimed).
 	Untimed bool
+	// Times, when not 0, keeps the time and entry of each timed sample
+	// (Timeline.Times) while there are at most Times of them: memory then
+	// grows with the samples, up to Times × 16 bytes.
+	Times int
 }
 
 // ErrSpan is wrapped by the error of a sample too far from the origin for
@@ -79,6 +83,9 @@ type Builder struct {
 	untimed bool    // Options.Untimed
 	align   bool    // Options.Align
 	byStack []int32 // Whole with all but the stacks merged: the entry of each stack, -1 if none
+
+	keepTimes int          // Options.Times, 0 once exceeded
+	times     []SampleTime // Entry: the index in the unsorted entries
 }
 
 type entryKey struct {
@@ -105,6 +112,7 @@ func NewBuilder(o Options) *Builder {
 		ordered:   true,
 		hasOrigin: o.HasOrigin,
 		merge:     o.Merge.norm(),
+		keepTimes: o.Times,
 	}
 	b.t.Rows, b.t.Seconds, b.t.Origin = rows, 1, o.Origin
 	b.t.Nodes = []Node{{Parent: -1, Frame: -1}}
@@ -173,6 +181,13 @@ func (b *Builder) add(at0 folded.Time, count float64, stk []byte, hasStack bool,
 
 	idx := b.put(cell, stk, hasStack, cpu, th, count)
 	b.t.Entries[idx].Samples++
+	if b.keepTimes > 0 {
+		if len(b.times) < b.keepTimes {
+			b.times = append(b.times, SampleTime{At: at0 + in.Offset, Entry: idx})
+		} else {
+			b.times, b.keepTimes, b.t.TimesOver = nil, 0, true
+		}
+	}
 	return nil
 }
 
@@ -353,10 +368,17 @@ func (b *Builder) Build() *Timeline {
 	b.unshare()
 	t := &b.t
 	b.tree() // entries now name the prefix tree's nodes
+	var keys []Entry
+	if len(b.times) > 0 {
+		keys = slices.Clone(t.Entries)
+	}
 	if !b.ordered {
 		t.sortAll()
 	}
 	t.mergeRuns()
+	if keys != nil {
+		t.Times = b.sampleTimes(keys)
+	}
 	t.index()
 	t.merge = b.merge
 	b.stacks, b.open, b.byStack = stackTable{}, nil, nil
@@ -468,5 +490,26 @@ func (t *Timeline) mergeRuns() {
 	}
 	if t.Diffs != nil {
 		t.Diffs = t.Diffs[:w]
+	}
+}
+
+// sampleTimes returns the samples' times in time order (stable), with the
+// index of their entry once sorted and merged: keys are the entries as
+// they were when the times were taken.
+func (b *Builder) sampleTimes(keys []Entry) []SampleTime {
+	b.remapTimes(keys)
+	out := b.times
+	slices.SortStableFunc(out, func(a, b SampleTime) int { return cmp.Compare(a.At, b.At) })
+	b.times = nil
+	return out
+}
+
+// remapTimes points the samples' times at their entries once sorted and
+// merged, keys being the entries before.
+func (b *Builder) remapTimes(keys []Entry) {
+	for i := range b.times {
+		k := &keys[b.times[i].Entry]
+		j, _ := slices.BinarySearchFunc(b.t.Entries, k, func(e Entry, k *Entry) int { return compareEntries(&e, k) })
+		b.times[i].Entry = int32(j)
 	}
 }

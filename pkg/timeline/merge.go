@@ -126,11 +126,18 @@ func (b *Builder) Snapshot() *Timeline {
 	b.unshare()
 	b.materialize() // a snapshot's stacks are nodes
 	t := &b.t
+	var keys []Entry
+	if len(b.times) > 0 {
+		keys = slices.Clone(t.Entries)
+	}
 	if !b.ordered {
 		t.sortAll()
 		b.ordered = true
 	}
 	t.mergeRuns()
+	if keys != nil {
+		b.remapTimes(keys)
+	}
 	b.reopen()
 	snap := *t
 	n := len(t.Entries)
@@ -181,6 +188,7 @@ func (t *Timeline) MergeKeys(m Merge, keep func(*Entry) bool) *Timeline {
 		return t
 	}
 	out := *t
+	out.Times = nil // their entries are not the merged ones
 	out.Entries = make([]Entry, 0, len(t.Entries))
 	out.Fractions = nil
 	if t.Fractions != nil {

@@ -135,6 +135,13 @@ type Timeline struct {
 	// then it holds, by index, the sum of their "before" counts.
 	Diffs []Diff
 
+	// Times are the time and entry of every timed sample, in time order,
+	// when the Builder kept them (Options.Times) and there were at most
+	// that many (else TimesOver is set and Times is nil). A view of the
+	// timeline (Coarsen …) has none.
+	Times     []SampleTime
+	TimesOver bool
+
 	// Samples is the number of timed samples, Untimed the number of
 	// classic and differential lines (which have no time) left out,
 	// Classic the number kept (Options.Whole, Options.Untimed).
@@ -148,6 +155,13 @@ type Timeline struct {
 	lo, hi   int64
 	extended bool
 	merge    Merge // what the entries are not keyed by
+}
+
+// SampleTime is one timed sample: its time on the axis and the index of
+// its entry in Timeline.Entries.
+type SampleTime struct {
+	At    folded.Time
+	Entry int32
 }
 
 // Integral reports whether weights are whole numbers, held exactly in
@@ -356,6 +370,7 @@ func (t *Timeline) Coarsen(k int) *Timeline {
 		return t
 	}
 	out := *t
+	out.Times = nil // their entries are not the coarse ones
 	switch {
 	case t.Width > 0:
 		if t.Width > math.MaxInt64/folded.Time(k) {

@@ -32,7 +32,7 @@ type Flags struct {
 	CP         bool    `name:"cp" help:"Consistent palette: reuse and update the colours in ./palette.map."`
 	Reverse    bool    `name:"reverse" help:"Reverse the frames of every stack (merged from the leaves)."`
 	Inverted   bool    `name:"inverted" help:"Icicle graph: root at the top."`
-	Flamechart bool    `name:"flamechart" help:"Flame chart: keep the input order (timed input: time order) instead of merging by name."`
+	Flamechart bool    `name:"flamechart" help:"Flame chart: keep the input order instead of merging by name (timed input: a lane per thread, each sample at its own time)."`
 	Negate     bool    `name:"negate" help:"Differential input: swap the colours and signs of changes."`
 	Notes      string  `name:"notes" help:"Text for a NOTES comment in the SVG."`
 	Total      string  `name:"total" help:"Scale the graph to this total instead of the sum of the counts (if larger)."`

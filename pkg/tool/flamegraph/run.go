@@ -74,6 +74,9 @@ func Run(c Config, env *tool.Env) error {
 		env = &tool.Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: io.Discard, Warn: env.Warn, Getenv: env.Getenv}
 	}
 	l := in.Layout
+	if in.Timed && o.CountName == "samples" {
+		o.CountName = "ns" // a chart of timed samples is as wide as their time
+	}
 	if l.Total == 0 {
 		fmt.Fprintln(env.Stderr, "ERROR: No stack counts found")
 		warnSkips(env, in.Skips)

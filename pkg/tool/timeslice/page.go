@@ -57,7 +57,7 @@ func (p *page) dropped(rec *folded.Record) error {
 // builder makes the page's timeline builder once the origin is known.
 func (p *page) builder() {
 	if p.b == nil {
-		p.b = timeline.NewBuilder(timeline.Options{Rows: p.rows, Origin: p.busy.origin, HasOrigin: true})
+		p.b = timeline.NewBuilder(timeline.Options{Rows: p.rows, Origin: p.busy.origin, HasOrigin: true, Times: explorer.MaxTimes})
 		p.declare()
 	}
 }
@@ -92,7 +92,7 @@ func (c *run) pageOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, 
 	s.Opts.Dropped = window.SinkFunc(p.dropped)
 	return func(clock *window.Clock) error {
 		if p.b == nil {
-			p.b = timeline.NewBuilder(timeline.Options{Rows: c.Rows, Origin: clock.Origin, HasOrigin: clock.HasOrigin})
+			p.b = timeline.NewBuilder(timeline.Options{Rows: c.Rows, Origin: clock.Origin, HasOrigin: clock.HasOrigin, Times: explorer.MaxTimes})
 		}
 		p.cur = len(inputs) - 1
 		p.declare()

@@ -74,7 +74,7 @@ func scaleRecords(tb testing.TB) []folded.Record {
 }
 
 func buildScale(b testing.TB, recs []folded.Record) *timeline.Timeline {
-	tb := timeline.NewBuilder(timeline.Options{})
+	tb := timeline.NewBuilder(timeline.Options{Times: MaxTimes}) // as timeslice --heatmap=html builds it
 	tb.Input("scale", "big", 0)
 	for i := range recs {
 		if err := tb.Add(&recs[i]); err != nil {
@@ -116,7 +116,8 @@ func BenchmarkScaleBuild(b *testing.B) {
 // input) in Chromium and times what a user waits for: the page ready
 // (unpacked, heat map and all), the flame graph of a 2-second selection in
 // the middle and of the whole capture, a comm filter (heat map and flame
-// graph redrawn) and its removal. Each figure is the median over the
+// graph redrawn) and its removal, and the flame chart of a 2-second
+// selection (a lane per thread, every sample). Each figure is the median over the
 // iterations (run -benchtime 5x or more on a shared machine: one
 // iteration's figures move with the machine's load).
 func BenchmarkScaleBrowser(b *testing.B) {
@@ -142,17 +143,18 @@ func BenchmarkScaleBrowser(b *testing.B) {
 	}
 	br := newBrowser(b, 1400, 1000)
 	b.ResetTimer()
-	var open, sel2, selAll, filt, unfilt []float64
+	var open, sel2, selAll, filt, unfilt, chart []float64
 	const span = `(() => { const s = HM.spans[0]; return [cellStartNs(s[0]), cellStartNs(s[1] + 1)]; })()`
 	for range b.N {
-		var o, s2, sa, f, u float64
+		var o, s2, sa, f, u, c float64
 		br.Open(b, "file://"+path)
 		br.Eval(b, `flamekit.ready.then(() => flamekit.timing.loaded)`, &o)
 		br.Eval(b, `(() => { const s = `+span+`, m = Math.round((s[0] + s[1]) / 2); return flamekit.measure("select", m, m + 2e9); })()`, &s2)
 		br.Eval(b, `(() => { const s = `+span+`; return flamekit.measure("select", s[0], s[1]); })()`, &sa)
 		br.Eval(b, `flamekit.measure("filter", "bash")`, &f)
 		br.Eval(b, `flamekit.measure("filter", "")`, &u)
-		open, sel2, selAll, filt, unfilt = append(open, o), append(sel2, s2), append(selAll, sa), append(filt, f), append(unfilt, u)
+		br.Eval(b, `(() => { const s = `+span+`, m = Math.round((s[0] + s[1]) / 2); return flamekit.measure("chart", m, m + 2e9); })()`, &c)
+		open, sel2, selAll, filt, unfilt, chart = append(open, o), append(sel2, s2), append(selAll, sa), append(filt, f), append(unfilt, u), append(chart, c)
 	}
 	var tot pageTotals
 	br.Eval(b, `flamekit.totals()`, &tot)
@@ -165,6 +167,7 @@ func BenchmarkScaleBrowser(b *testing.B) {
 	b.ReportMetric(median(selAll), "selectAll-ms")
 	b.ReportMetric(median(filt), "filter-ms")
 	b.ReportMetric(median(unfilt), "unfilter-ms")
+	b.ReportMetric(median(chart), "chart2s-ms")
 	b.ReportMetric(tot.Samples, "samples")
 }
 

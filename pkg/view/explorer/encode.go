@@ -31,6 +31,10 @@ import (
 //	        in the cell, uv thread, uv cpu+1, uv input, uv samples, then the
 //	        weights: zv weight - samples*unit when integral (unit in the
 //	        page's header), else 8 bytes of float64, little endian.
+//	times   uv n (0 when the timeline kept no sample times), then n
+//	        times: zv time - previous time (ns after the origin, the
+//	        first from 0), zv entry - previous entry (entries in the
+//	        order above): every sample at its own time, for the chart.
 //
 // Frames, nodes and threads are renumbered in that order; names are data:
 // the script puts them in the page with textContent and the canvas only.
@@ -50,6 +54,7 @@ type encoded struct {
 	nodes      int
 	entries    int
 	idleStacks int
+	times      int
 }
 
 // encode writes the timeline's data for the page.
@@ -208,6 +213,21 @@ func encode(tl *timeline.Timeline) encoded {
 			e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(tl.WeightOf(int(x.i))))
 		}
 	}
+	// Sample times, by the entries' order above.
+	pos := make([]int32, len(tl.Entries))
+	for k, x := range ents {
+		pos[x.i] = int32(k)
+	}
+	e.uv(uint64(len(tl.Times)))
+	var lastAt, lastE int64
+	for _, st := range tl.Times {
+		at := int64(st.At - tl.Origin)
+		e.zv(at - lastAt)
+		p := int64(pos[st.Entry])
+		e.zv(p - lastE)
+		lastAt, lastE = at, p
+	}
+	out.times = len(tl.Times)
 	out.data = e.b
 	return out
 }

@@ -20,7 +20,7 @@ package explorer
 
 import (
 	"bytes"
-	_ "embed"
+	"embed"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -43,23 +43,48 @@ import (
 //go:embed explorer.css
 var css string
 
-//go:embed explorer.js
-var script string
+// The page's script is its modules, one strict-mode script, in this
+// order (the top-level statements run in it: the page's data before the
+// modules that read it at load, ui.js, which starts the page, last).
+// TestScriptModules checks every .js file of the package is here.
+var scriptOrder = []string{
+	"flame.js",   // colours (Go twin: pkg/svg's color.go) and the canvas graph
+	"svgout.js",  // the SVG flamegraph writes (Go twin: pkg/svg, Render)
+	"re2.js",     // regular expressions (Go twin: regexp)
+	"tracks.js",  // tracks, the map's modes, what rose in a burst
+	"units.js",   // values in their unit (Go twin: pkg/view/top/units.go)
+	"chart.js",   // the flame chart (Go twin: pkg/view/flamegraph/chart.go)
+	"data.js",    // the header, the data, time (Go twin: encode.go)
+	"link.js",    // the view's state in the URL fragment
+	"filters.js", // selection and stack filters, sums (Go twin: pkg/filter/...)
+	"layout.js",  // the flame graph, differential, sandwich, top, folded, SVG
+	"command.js", // the commands that draw the view
+	"map.js",     // the heat map (Go twin: pkg/view/heatmap)
+	"ui.js",      // the page, status, views, actions, main, test hooks
+}
 
-//go:embed flame.js
-var flameScript string
+//go:embed *.js
+var scripts embed.FS
 
-//go:embed svgout.js
-var svgScript string
+// script returns the page's script: its modules in scriptOrder.
+func script() string {
+	var b strings.Builder
+	for _, name := range scriptOrder {
+		s, err := scripts.ReadFile(name)
+		if err != nil {
+			panic("explorer: " + err.Error()) // a name in scriptOrder not embedded: caught by the tests
+		}
+		b.Write(s)
+	}
+	return b.String()
+}
 
-//go:embed re2.js
-var re2Script string
+var pageScript = script()
 
-//go:embed tracks.js
-var tracksScript string
-
-//go:embed units.js
-var unitsScript string
+// MaxTimes is the most samples a page holds at their own time, for the
+// flame chart (about 5 bytes each in the page, 12 in the browser): a
+// timeline built with timeline.Options.Times = MaxTimes.
+const MaxTimes = 2_000_000
 
 // DefaultBudget is the number of entries (distinct cell, input, stack,
 // thread and CPU) a page holds at full resolution: about 14 MB of page for
@@ -181,12 +206,7 @@ func Write(w io.Writer, tl *timeline.Timeline, o Options) (Stats, error) {
 	b.WriteString("</script>\n<script id=\"fx-data\" type=\"application/octet-stream\">")
 	b.WriteString(base64.StdEncoding.EncodeToString(gz.Bytes()))
 	b.WriteString("</script>\n<script>\n\"use strict\";\n")
-	b.WriteString(flameScript)
-	b.WriteString(svgScript)
-	b.WriteString(re2Script)
-	b.WriteString(tracksScript)
-	b.WriteString(unitsScript)
-	b.WriteString(script)
+	b.WriteString(pageScript)
 	b.WriteString("</script>\n</body>\n</html>\n")
 	st := Stats{Frames: enc.frames, Stacks: enc.nodes, Threads: len(tl.Threads), Entries: enc.entries,
 		Rows: tl.Rows, Seconds: tl.Seconds, DataBytes: gz.Len(), PageBytes: b.Len()}
@@ -274,6 +294,11 @@ type jsonMeta struct {
 	SVG      jsonSVG     `json:"svg"`
 	Sizes    [3]int      `json:"sizes"` // frames, nodes, entries
 	Untimed  int64       `json:"untimed"`
+	// Times is the number of samples held at their own time (the flame
+	// chart's); TimesCut says the page holds none because there were more
+	// than MaxTimes, or its cells were widened.
+	Times    int  `json:"times"`
+	TimesCut bool `json:"timesCut,omitempty"`
 }
 
 type jsonWall struct {
@@ -322,6 +347,7 @@ func header(full, tl *timeline.Timeline, enc *encoded, o *Options) (*jsonMeta, e
 		Sizes: [3]int{enc.frames, enc.nodes, enc.entries}, Marks: []jsonMark{}, Inputs: []jsonInput{}}
 	_, wt := tl.Total()
 	m.Weight = folded.FormatCount(wt)
+	m.Times, m.TimesCut = enc.times, full.TimesOver || full != tl && len(full.Times) > 0
 	m.Measure, m.Unit, m.CUnit = "samples", "samples", o.CountUnit
 	if o.Weights {
 		m.Measure, m.Unit = "weight", o.Unit

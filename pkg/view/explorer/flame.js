@@ -198,6 +198,7 @@ FlameView.prototype.set = function (g, inverted, re) {
 	this.g = g;
 	this.inverted = !!inverted;
 	this.zoom = -1;
+	this.win = null;
 	this.byDepth = null;
 	this.match = re ? this.matches(re) : null;
 	this.draw();
@@ -218,8 +219,11 @@ FlameView.prototype.index = function () {
 };
 
 // range is the visible x range: the zoomed frame's, or the whole graph.
+// A chart (a graph with time) zooms its time axis only: every lane stays,
+// the window is a box's span or what the wheel and a drag made it.
 FlameView.prototype.range = function () {
 	var g = this.g;
+	if (g && g.time) return this.win ? [this.win[0], this.win[1], 0] : [0, g.total, 0];
 	if (this.zoom >= 0) return [g.x[this.zoom], g.w[this.zoom], g.depth[this.zoom]];
 	return [0, g.total, 0];
 };
@@ -251,9 +255,10 @@ FlameView.prototype.draw = function () {
 	for (var i = 0; i < g.n; i++) {
 		if (!this.visible(i, r)) continue;
 		var d = g.depth[i], x0, x1;
-		if (d < r[2]) { x0 = 10; x1 = cssW - 10; } else { x0 = 10 + (g.x[i] - r[0]) * scale; x1 = x0 + g.w[i] * scale; }
-		if (x1 - x0 < 0.3) continue;
 		var y = this.inverted ? d * FRAME_H + 4 : cssH - 4 - (d + 1) * FRAME_H;
+		if (d === 0 && g.time) { chartAxis(ctx, g, r, scale, y, cssW); ctx.fillStyle = "#000"; continue; }
+		if (d < r[2]) { x0 = 10; x1 = cssW - 10; } else { x0 = Math.max(10 + (g.x[i] - r[0]) * scale, 10); x1 = Math.min(10 + (g.x[i] + g.w[i] - r[0]) * scale, cssW - 10); }
+		if (x1 - x0 < 0.3) continue;
 		ctx.globalAlpha = d < r[2] ? 0.5 : 1;
 		ctx.fillStyle = this.match && this.match[i] ? HIGHLIGHT : g.color[i];
 		ctx.fillRect(x0, y + 0.5, Math.max(x1 - x0 - 0.5, 0.3), FRAME_H - 1);
@@ -333,7 +338,7 @@ FlameView.prototype.matches = function (re) {
 	if (!g) return null;
 	var byName = new Map(), m = new Uint8Array(g.n);
 	for (var i = 0; i < g.n; i++) {
-		var k = g.name[i], v = byName.get(k);
+		var k = g.matchKey ? g.matchKey(i) : g.name[i], v = byName.get(k);
 		if (v === undefined) { re.lastIndex = 0; v = re.test(g.label(i)); byName.set(k, v); }
 		if (v) m[i] = 1;
 	}
@@ -356,5 +361,22 @@ FlameView.prototype.matched = function () {
 
 FlameView.prototype.zoomTo = function (i) {
 	this.zoom = i;
+	if (this.g && this.g.time) this.win = i >= 0 && this.g.w[i] > 0 ? [this.g.x[i], this.g.w[i]] : null;
 	this.draw();
+};
+
+// setWindow shows [x, x+w) of a chart's time axis, within the chart.
+FlameView.prototype.setWindow = function (x, w) {
+	var g = this.g;
+	w = Math.min(w, g.total);
+	x = Math.min(Math.max(x, 0), g.total - w);
+	this.win = w >= g.total ? null : [x, w];
+	this.zoom = -1;
+	this.draw();
+};
+
+// pan moves a chart's window by dx count units.
+FlameView.prototype.pan = function (dx) {
+	var r = this.range();
+	this.setWindow(r[0] + dx, r[1]);
 };

@@ -77,6 +77,7 @@ type pageTotals struct {
 type pageState struct {
 	Sel      *struct{ Lane, C0, C1 int }
 	Vs       *struct{ Lane, C0, C1 int }
+	View     string
 	Fragment string
 }
 

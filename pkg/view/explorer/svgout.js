@@ -197,13 +197,13 @@ function renderSVG(l, o, css, script) {
 			y1 = height - ypad2 - (d + 1) * fh + framepad;
 			y2 = height - ypad2 - d * fh;
 		}
-		parts.push("<g><title>", tooltipSVG(l, i, end, timemax), "</title><rect x=\"", fmtF(x1, 1), "\" y=\"", goNum(y1),
+		parts.push("<g><title>", tooltipSVG(l, i, end, timemax, o.countName || "samples"), "</title><rect x=\"", fmtF(x1, 1), "\" y=\"", goNum(y1),
 			"\" width=\"", fmtF(round1(x2) - round1(x1), 1), "\" height=\"", fmtF(y2 - y1, 1), "\" fill=\"", colors[k], "\" rx=\"2\" ry=\"2\"/></g>\n");
 		var chars = Math.trunc((x2 - x1) / charW);
 		if (chars < 3 || d === 0) continue;
 		labels.push("<text x=\"", fmtF(x1 + 3, 2), "\" y=\"", goNum(3 + (y1 + y2) / 2), "\">", xmlText(fitLabel(stripAnnotation(l.name[i]), chars)), "</text>\n");
 	}
-	var data = frameDataSVG(l, kept, colors, isStatic, { width: W, height: height, fh: fh, ypad1: ypad1, ypad2: ypad2, timemax: timemax, depthmax: depthmax });
+	var data = frameDataSVG(l, kept, colors, isStatic, { countName: o.countName || "samples", width: W, height: height, fh: fh, ypad1: ypad1, ypad2: ypad2, timemax: timemax, depthmax: depthmax });
 	var bg = background(o.colors);
 	var head = "<?xml version=\"1.0\" standalone=\"no\"?>\n<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n<svg version=\"1.1\" width=\"" +
 		goNum(W) + "\" height=\"" + goNum(height) + "\" onload=\"init(evt)\" viewBox=\"0 0 " + goNum(W) + " " + goNum(height) +
@@ -225,10 +225,10 @@ function renderSVG(l, o, css, script) {
 	return head + "<g id=\"frames\">\n" + parts.join("") + closing + labels.join("") + "</g>\n</svg>\n";
 }
 
-function tooltipSVG(l, i, end, timemax) {
+function tooltipSVG(l, i, end, timemax, cn) {
 	var samples = fmtF(end - l.start[i], 0);
-	if (l.depth[i] === 0) return "all (" + commas(samples) + " samples, 100%)";
-	var out = xmlTextQuoted(stripAnnotation(l.name[i])) + " (" + commas(samples) + " samples, " + fmtF(100 * Number(samples) / timemax, 2) + "%";
+	if (l.depth[i] === 0) return "all (" + commas(samples) + " " + xmlTextQuoted(cn) + ", 100%)";
+	var out = xmlTextQuoted(stripAnnotation(l.name[i])) + " (" + commas(samples) + " " + xmlTextQuoted(cn) + ", " + fmtF(100 * Number(samples) / timemax, 2) + "%";
 	if (l.hasDelta[i]) {
 		var d = l.delta[i];
 		out += "; " + (d > 0 ? "+" : "") + fmtF(100 * d / timemax, 2) + "%";
@@ -254,7 +254,7 @@ function frameDataSVG(l, kept, colors, isStatic, g) {
 	}
 	if (!integral || unit === 0) unit = 1;
 	var out = ", width: " + svgNum(g.width) + ", height: " + svgNum(g.height) + ", fh: " + svgNum(g.fh) + ", ypad1: " + svgNum(g.ypad1) +
-		", ypad2: " + svgNum(g.ypad2) + ", timemax: " + svgNum(g.timemax) + ", unit: " + svgNum(unit) + ", factor: " + svgNum(1) + ", countname: " + jsName("samples", true);
+		", ypad2: " + svgNum(g.ypad2) + ", timemax: " + svgNum(g.timemax) + ", unit: " + svgNum(unit) + ", factor: " + svgNum(1) + ", countname: " + jsName(g.countName, true);
 	var nameIdx = new Map(), names = [], colorIdx = new Map(), cols = [], frames = [], deltas = [];
 	for (k = 0; k < kept.length; k++) {
 		i = kept[k];

@@ -6,7 +6,7 @@
 // stack matches an expression, as stackfilter --focus keeps them) and
 // what rose in a burst (drawn as difffolded -n; the burst list says what
 // rose as the Go burst finder found it). It reads the entries and the filters of
-// explorer.js (KE: each entry's node under the filters).
+// filters.js (KE: each entry's node under the filters).
 
 var TRACK_N = 8; // processes with a track; the rest share one
 var TR = { lane: 0, lo: 0, n: 0, total: null, rows: [], open: {} };

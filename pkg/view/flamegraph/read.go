@@ -20,8 +20,9 @@ type Input struct {
 // unknown. Without flamechart, stacks are summed and merged frame by
 // frame (timed lines lose their time). With flamechart, lines keep the
 // input order and each is merged with the line before it, as
-// flamegraph.pl does; but when every line is timed, the samples are
-// ordered by time first (stable), so the x axis is time order. With
+// flamegraph.pl does; but when every line is timed, the chart is
+// LayoutChart's: a lane per thread, each sample at its own time (the
+// count units are then nanoseconds, Input.Timed). With
 // minCount not nil, the frames narrower than minCount(total) count units
 // are dropped during the layout already (total is the sum of the counts
 // read): pass the renderer's threshold, such as svg.Options.MinCount.
@@ -43,6 +44,8 @@ func ReadRecords(recs iter.Seq[*folded.Record], sizeHint int64, flamechart bool,
 		count, before float64
 		time          folded.Time
 		kind          folded.Kind
+		pid, tid      int32
+		has           folded.Has
 	}
 	index := map[string]int32{}
 	var stacks []string
@@ -56,7 +59,7 @@ func ReadRecords(recs iter.Seq[*folded.Record], sizeHint int64, flamechart bool,
 			stacks = append(stacks, rw.Apply(key))
 			index[key] = id
 		}
-		lines = append(lines, line{id, rec.Count, rec.Before, rec.Time, rec.Kind})
+		lines = append(lines, line{id, rec.Count, rec.Before, rec.Time, rec.Kind, rec.PID, rec.TID, rec.Has})
 		if rec.Kind != folded.Timed {
 			allTimed = false
 		}
@@ -72,6 +75,12 @@ func ReadRecords(recs iter.Seq[*folded.Record], sizeHint int64, flamechart bool,
 			return 0
 		})
 		in.Timed = true
+		samples := make([]ChartSample, len(lines))
+		for i, ln := range lines {
+			samples[i] = ChartSample{Time: ln.time, PID: ln.pid, TID: ln.tid, Has: ln.has, Stack: stacks[ln.stack]}
+		}
+		in.Layout = LayoutChart(samples)
+		return in
 	}
 	b := NewBuilder()
 	if minCount != nil {
