@@ -130,6 +130,9 @@ type Folder struct {
 	Frameless int64
 
 	texts []*perfscript.Text
+	// inline: the recorded build-ids of perf.data inputs' objects, for
+	// --inline (inline.go).
+	inline inlineObjects
 	// chunk is how many samples of a perf.data file a chunk holds (0:
 	// chunkSamples); a head scan takes small ones, as it stops at its
 	// first records while the workers fold the chunks read ahead.
@@ -171,6 +174,7 @@ func (f *Folder) prepare() {
 	if f.WhyNoSymbols == nil {
 		f.WhyNoSymbols = f.Resolver.Why
 	}
+	f.prepareInline()
 }
 
 // noteSkips counts and reports the lines of perf script text not read.
@@ -250,6 +254,7 @@ func (f *Folder) openData(in *source.Input) (collapse.Producer, error) {
 		return nil, named(err, file, path)
 	}
 	r.DeferFrames()
+	f.noteInline(file)
 	return &dataProducer{f: f, r: r, file: file, path: path, free: make(chan *dataChunk, 64)}, nil
 }
 

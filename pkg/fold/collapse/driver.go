@@ -35,6 +35,12 @@ type Driver struct {
 	// with the fix (symbols.Resolver.Why): the symbol check then names
 	// the cause per object. "" when nothing is known.
 	WhyNoSymbols func(dso string) string
+	// InlineObject, when set, names the file whose debug information
+	// --inline reads for the object frames call dso (a perf.data
+	// capture's build-id cache copy), and says with ok false that none
+	// may be read (the file there is not the one recorded): its frames
+	// are then not expanded. Unset, or "" with ok, reads dso itself.
+	InlineObject func(dso string) (file string, ok bool)
 }
 
 // Input is one input of a Driver run.
@@ -160,6 +166,9 @@ func (d *Driver) Run(w io.Writer, inputs []Input) (Summary, error) {
 
 // run is Run with the stage st (writing text, or giving records).
 func (d *Driver) run(st *stage, inputs []Input) (Summary, error) {
+	if st.inl != nil {
+		st.inl.object = d.InlineObject
+	}
 	inputErrs := d.fold(st, inputs)
 	sum, err := st.close()
 	if err != nil {

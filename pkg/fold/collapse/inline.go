@@ -1,34 +1,36 @@
 package collapse
 
 import (
-	"bufio"
-	"bytes"
-	"fmt"
-	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
+
+	"flamekit/pkg/perf/dwarfline"
 )
 
 // inliner expands a user-space address into its chain of inlined
-// functions with addr2line (binutils), as --inline does in
-// stackcollapse-perf.pl. Results are cached per (address, module); it is
-// safe for concurrent use.
+// functions, as --inline does in stackcollapse-perf.pl through
+// `addr2line -i -f -s -C`, reading the object's DWARF itself (package
+// dwarfline) instead of running addr2line per address. Results are cached
+// per (address, module), each object read once; it is safe for
+// concurrent use.
 type inliner struct {
 	context bool
 	mu      sync.Mutex
 	cache   map[string]string
-	nm      map[string]string
-	warned  bool
+	modules map[string]*dwarfline.Module
+	warned  map[string]bool // the causes said once
 	warn    func(format string, args ...any)
+	opts    dwarfline.Options
+	object  func(dso string) (string, bool) // Driver.InlineObject
 }
 
 func newInliner(context bool, warn func(string, ...any)) *inliner {
-	return &inliner{context: context, cache: map[string]string{}, nm: map[string]string{}, warn: warn}
+	return &inliner{context: context, cache: map[string]string{}, modules: map[string]*dwarfline.Module{},
+		warned: map[string]bool{}, warn: warn}
 }
 
 // resolve returns the frames for pc in module, outermost first, joined by
-// ';' ("" when addr2line knows nothing).
+// ';' ("" when addr2line would know nothing).
 func (in *inliner) resolve(pc, rawfunc, module []byte) string {
 	key := string(pc) + "\x00" + string(module)
 	in.mu.Lock()
@@ -37,68 +39,106 @@ func (in *inliner) resolve(pc, rawfunc, module []byte) string {
 	if ok {
 		return r
 	}
-	r = in.lookup(string(pc), string(rawfunc), string(module))
+	if m := in.module(string(module)); m != nil {
+		r = in.lookup(scanVMA(pc), string(rawfunc), m)
+	}
 	in.mu.Lock()
 	in.cache[key] = r
 	in.mu.Unlock()
 	return r
 }
 
-func (in *inliner) lookup(pc, rawfunc, module string) string {
-	out, err := exec.Command("addr2line", "-a", pc, "-e", module, "-i", "-f", "-s", "-C").Output()
-	if err != nil {
-		in.warnOnce("--inline: addr2line -e %s: %v", module, err)
+// module returns the object frames call path, read on first use; nil
+// when Driver.InlineObject forbids reading it.
+func (in *inliner) module(path string) *dwarfline.Module {
+	in.mu.Lock()
+	m, ok := in.modules[path]
+	in.mu.Unlock()
+	if ok {
+		return m
 	}
-	// Drop the first line (the address).
-	if i := bytes.IndexByte(out, '\n'); i >= 0 {
-		out = out[i+1:]
+	file, allowed := path, true
+	if in.object != nil {
+		if f, ok := in.object(path); !ok {
+			allowed = false
+		} else if f != "" {
+			file = f
+		}
+	}
+	if allowed {
+		m = dwarfline.Open(file, in.opts)
+	}
+	in.mu.Lock()
+	if prev, ok := in.modules[path]; ok {
+		m, allowed = prev, false // another worker opened it first
 	} else {
-		out = nil
+		in.modules[path] = m
 	}
-	if bytes.Contains(out, []byte("??\n??:0")) {
-		// addr2line did not know the address: find the symbol with nm
-		// and retry at its address plus the offset perf printed.
+	in.mu.Unlock()
+	if m != nil && allowed {
+		if err := m.Err(); err != nil {
+			in.warnOnce(m, err)
+		}
+	}
+	return m
+}
+
+// lookup is Perl's addr2line call: the chain of pc, and when addr2line
+// would answer ??, the chain at the address of rawfunc's symbol (as nm
+// prints it) plus its offset.
+func (in *inliner) lookup(pc uint64, rawfunc string, m *dwarfline.Module) string {
+	frames := m.Lookup(pc)
+	if isUnknown(frames) {
 		if i := strings.LastIndex(rawfunc, "+0x"); i > 0 && isLowerHexString(rawfunc[i+3:]) {
-			fn := rawfunc[:i]
-			off, _ := strconv.ParseUint(rawfunc[i+3:], 16, 64)
-			if base, ok := in.symbolAddr(module, fn); ok {
-				return in.lookup(fmt.Sprintf("0x%x", base+off), "", module)
+			if base, ok := m.SymbolAddr(rawfunc[:i]); ok {
+				return in.lookup(base+scanVMA([]byte(rawfunc[i+3:])), "", m)
 			}
 		}
 	}
-	var frames []string
-	item := ""
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		l := sc.Text()
-		if i := strings.Index(l, " (discriminator "); i >= 0 {
-			j := i + len(" (discriminator ")
-			k := j
-			for k < len(l) && !isSpace(l[k]) {
-				k++
-			}
-			// \S+ is greedy: the ')' is the last one of the run.
-			if m := strings.LastIndexByte(l[j:k], ')'); m > 0 {
-				l = l[:i] + l[j+m+1:]
-			}
-		}
-		if item == "" {
-			item = l
-			continue
-		}
-		if in.context {
-			frames = append(frames, item+":"+l)
-		} else {
-			frames = append(frames, item)
-		}
-		item = ""
-	}
+	var b strings.Builder
 	// addr2line prints the innermost function first.
-	for i, j := 0, len(frames)-1; i < j; i, j = i+1, j-1 {
-		frames[i], frames[j] = frames[j], frames[i]
+	for i := len(frames) - 1; i >= 0; i-- {
+		if b.Len() > 0 {
+			b.WriteByte(';')
+		}
+		b.WriteString(frames[i].Func)
+		if in.context {
+			b.WriteByte(':')
+			b.WriteString(frames[i].Loc)
+		}
 	}
-	return strings.Join(frames, ";")
+	return b.String()
+}
+
+func isUnknown(frames []dwarfline.Frame) bool {
+	for _, f := range frames {
+		if f.Func == "??" && f.Loc == "??:0" {
+			return true
+		}
+	}
+	return false
+}
+
+// scanVMA reads an address as addr2line does (bfd_scan_vma, base 16): an
+// optional 0x, then hexadecimal digits up to the first other byte.
+func scanVMA(s []byte) uint64 {
+	if len(s) > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		s = s[2:]
+	}
+	var v uint64
+	for _, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			v = v<<4 | uint64(c-'0')
+		case c >= 'a' && c <= 'f':
+			v = v<<4 | uint64(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			v = v<<4 | uint64(c-'A'+10)
+		default:
+			return v
+		}
+	}
+	return v
 }
 
 func isLowerHexString(s string) bool {
@@ -113,39 +153,19 @@ func isLowerHexString(s string) bool {
 	return true
 }
 
-// symbolAddr finds fn's address in the output of nm module (cached).
-func (in *inliner) symbolAddr(module, fn string) (uint64, bool) {
-	in.mu.Lock()
-	syms, ok := in.nm[module]
-	in.mu.Unlock()
-	if !ok {
-		out, err := exec.Command("nm", module).Output()
-		if err != nil {
-			in.warnOnce("--inline: nm %s: %v", module, err)
-		}
-		syms = string(out)
-		in.mu.Lock()
-		in.nm[module] = syms
-		in.mu.Unlock()
+// warnOnce says why an object's frames are not expanded (it cannot be
+// read), or are named from its symbol table (its DWARF is corrupt), once
+// per kind of cause: the first object's message names it.
+func (in *inliner) warnOnce(m *dwarfline.Module, err error) {
+	kind, what := "read", "its frames are not expanded (said for the first such object only)"
+	if m.Readable() {
+		kind, what = "dwarf", "its frames are named from its symbol table, as addr2line names them (said for the first such object only)"
 	}
-	for _, l := range strings.Split(syms, "\n") {
-		// "0000000000001139 T outer"
-		addr, rest, ok := strings.Cut(l, " ")
-		if !ok || len(rest) < 3 || rest[1] != ' ' || rest[2:] != fn || !isLowerHexString(addr) {
-			continue
-		}
-		v, err := strconv.ParseUint(addr, 16, 64)
-		return v, err == nil
-	}
-	return 0, false
-}
-
-func (in *inliner) warnOnce(format string, args ...any) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if in.warned || in.warn == nil {
+	if in.warned[kind] || in.warn == nil {
 		return
 	}
-	in.warned = true
-	in.warn(format, args...)
+	in.warned[kind] = true
+	in.warn("--inline: %v: %s", err, what)
 }

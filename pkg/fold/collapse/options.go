@@ -15,7 +15,7 @@ type Options struct {
 	Kernel  bool // append _[k] to kernel frames
 	JIT     bool // append _[j] to perf-map (JIT) frames
 	Addrs   bool // "[module <addr>]" for unknown symbols
-	Inline  bool // expand inlined functions with addr2line
+	Inline  bool // expand inlined functions (pkg/perf/dwarfline, as addr2line -i)
 	Context bool // with Inline: append ":file:line"
 	Srcline bool // frames carry perf script -F+srcline lines (Frame.Srcline)
 	// EventFilter keeps only the samples of this event: its exact name

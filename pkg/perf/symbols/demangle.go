@@ -57,12 +57,18 @@ func mayDemangle(name string) bool {
 // ends with an empty argument pack ("SPrintFImpl<std::basic_string_view<
 // char, std::char_traits<char> >>").
 func demangleCxx(name string) (s string, err error) {
+	return demangleCxxWith(name, demangle.NoParams)
+}
+
+// demangleCxxWith is demangleCxx with the demangler's options opts
+// (demangle.NoParams, or none for addr2line's spelling).
+func demangleCxxWith(name string, opts ...demangle.Option) (s string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s, err = "", errDemanglePanic
 		}
 	}()
-	a, err := demangle.ToAST(name, demangle.NoParams, demangle.NoRust, maxCxxOption)
+	a, err := demangle.ToAST(name, append(opts, demangle.NoRust, maxCxxOption)...)
 	if err != nil {
 		return "", err
 	}

@@ -43,7 +43,7 @@ type Config struct {
 	ClipOpen    bool     `name:"clip-open" help:"With --off-cpu: count the intervals still open at the capture's end up to its last sample, rather than leaving them out."`
 	Wakers      bool     `name:"wakers" help:"Off-CPU stacks followed by the waker's stack after a -- frame, as bcc's offwaketime (needs sched:sched_waking or sched_wakeup samples; flamegraph --colors chain)."`
 	HotCold     bool     `name:"hot-cold" help:"On-CPU samples (cpu-clock) and off-CPU time of one capture in one graph, in microseconds; off-CPU frames end in _[i] (flamegraph --colors java draws them aqua)."`
-	Inline      bool     `help:"Expand inlined functions with addr2line (slow)."`
+	Inline      bool     `help:"Expand each user frame into the inlined functions it is in, read from the object's DWARF as addr2line -i prints them (perf script text and perf.data)."`
 	Context     bool     `help:"With --inline, add :file:line to each frame."`
 	Srcline     bool     `help:"The input was made with perf script -F+srcline: add the source line to each frame."`
 	NoIdle      bool     `name:"no-idle" help:"Drop the samples of idle CPUs (swapper in the idle loop)."`
