@@ -2,6 +2,7 @@ package main
 
 import (
 	"maps"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -302,5 +303,55 @@ func TestAddressesRefused(t *testing.T) {
 	code, _, stderr = run(t, "", "--addresses", ctCapture)
 	if code != 2 || !strings.Contains(stderr, "--addresses goes with") {
 		t.Errorf("folded output: exit %d, %s", code, stderr)
+	}
+}
+
+// TestPushAddresses: the pushed pprof profiles name the capture's files
+// with their build-ids, and with --addresses=only carry the addresses of
+// the program's frames in its mapping, unnamed, for Pyroscope to
+// symbolize.
+func TestPushAddresses(t *testing.T) {
+	ctHome(t)
+	data := gunzipTo(t, ctCapture, filepath.Join(t.TempDir(), "ct.data")) // dated: the push needs the wall clock
+	for _, only := range []bool{false, true} {
+		srv := &pushServer{status: 200}
+		hs := httptest.NewServer(srv)
+		args := []string{"--no-debuginfod", "--push", hs.URL, "--service", "ct", data}
+		if only {
+			args = append([]string{"--addresses=only"}, args...)
+		}
+		code, _, stderr := run(t, "", args...)
+		hs.Close()
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		bodies, _ := srv.received()
+		addrs := 0
+		for _, b := range bodies {
+			p, err := gprofile.ParseData(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, m := range p.Mapping {
+				if m.File == ctPath && m.BuildID == ctBuildID {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("a pushed profile without %s %s: %v", ctPath, ctBuildID, p.Mapping)
+			}
+			for _, l := range p.Location {
+				if l.Mapping != nil && l.Mapping.File == ctPath {
+					addrs++
+					if len(l.Line) > 0 || l.Address < l.Mapping.Start || l.Address >= l.Mapping.Limit {
+						t.Errorf("pushed location %#x in %s %#x-%#x, lines %v", l.Address, ctPath, l.Mapping.Start, l.Mapping.Limit, l.Line)
+					}
+				}
+			}
+		}
+		if len(bodies) < 2 || only != (addrs > 0) {
+			t.Errorf("--addresses=only %v: %d pushes, %d locations in %s", only, len(bodies), addrs, ctPath)
+		}
 	}
 }
