@@ -73,7 +73,8 @@ var ErrNoWall = errors.New("OTLP needs the samples' wall-clock time, and the inp
 // whose sample type is the weight, and whose Samples are the walk's: one
 // per stack, CPU, thread and pprof.Options.Resolution interval, with one
 // value and one timestamp (the interval's start). Every frame is one
-// Function and one Location (no address: the frames are names).
+// Function and one Location (no address: the frames are names), or with
+// pprof.Options.Addresses, the Location of its address in its Mapping.
 func Build(b *pprof.Builder, opts Options) (*Request, Stats, error) {
 	x := newDict()
 	var h *pprof.Header
