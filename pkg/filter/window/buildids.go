@@ -6,10 +6,14 @@ import (
 )
 
 // BuildIDs returns the build-id table of the input when it is a perf.data
-// file, gzipped or not (capture.BuildIDs), nil otherwise.
+// file, gzipped or not (capture.BuildIDs), nil otherwise, and nil for a
+// stream not copied yet (see Spool), which this would read.
 func (in *Input) BuildIDs() ([]perfdata.BuildID, error) {
 	if in.src == nil {
 		return nil, in.err
+	}
+	if in.stream() {
+		return nil, nil
 	}
 	return capture.BuildIDs(in.src)
 }
