@@ -542,7 +542,7 @@ func open(names []string, sym capture.SymbolConfig, addresses bool, env *tool.En
 	o.Collapse.Addresses = addresses
 	inputs := make(window.Inputs, 0, len(srcs))
 	for _, src := range srcs {
-		if err := src.Check(); err != nil && !source.IsText(src.Head) {
+		if err := src.Check(); err != nil && !src.Text {
 			srcs.Close()
 			return nil, err
 		}
