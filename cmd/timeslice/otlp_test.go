@@ -129,28 +129,14 @@ func TestPushOTLP(t *testing.T) {
 	}
 }
 
-// TestBuildIDs: the pprof and OTLP outputs of a perf.data file carry each
+// TestBuildIDs: the pprof and OTLP outputs of a perf.data file, plain or
+// gzipped (read through the input layer's decompressed copy), carry each
 // file of its build-id table with its GNU build-id, as Go's own profiles
 // do.
 func TestBuildIDs(t *testing.T) {
 	t.Setenv("TZ", "UTC")
-	zf, err := os.Open("../../pkg/perf/perfdata/testdata/go.data.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer zf.Close()
-	zr, err := gzip.NewReader(zf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := filepath.Join(t.TempDir(), "go.data")
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(data, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	const gz = "../../pkg/perf/perfdata/testdata/go.data.gz"
+	data := gunzipTo(t, gz, filepath.Join(t.TempDir(), "go.data"))
 	ids, err := perfdata.BuildIDs(data)
 	if err != nil || len(ids) == 0 {
 		t.Fatalf("the capture's build-ids: %v %v", ids, err)
@@ -159,42 +145,70 @@ func TestBuildIDs(t *testing.T) {
 	for _, id := range ids {
 		want[id.File] = id.ID
 	}
-
-	code, out, stderr := run(t, "", "--format", "pprof", data)
-	if code != 0 {
-		t.Fatal(stderr)
+	for _, in := range []string{data, gz} {
+		t.Run(filepath.Base(in), func(t *testing.T) {
+			code, out, stderr := run(t, "", "--format", "pprof", in)
+			if code != 0 {
+				t.Fatal(stderr)
+			}
+			p, err := pprof.Parse([]byte(out), "out")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, m := range p.Mapping {
+				got[m.File] = m.BuildID
+			}
+			if !maps.Equal(got, want) {
+				t.Errorf("pprof mappings %v, the capture's build-ids %v", got, want)
+			}
+			if in == gz {
+				return // OTLP needs the wall clock, which a gzipped copy's date does not give
+			}
+			code, out, stderr = run(t, "", "--format", "otlp", in)
+			if code != 0 {
+				t.Fatal(stderr)
+			}
+			var req collectorpb.ExportProfilesServiceRequest
+			if err := proto.Unmarshal([]byte(out), &req); err != nil {
+				t.Fatal(err)
+			}
+			d := req.GetDictionary()
+			got = map[string]string{}
+			for _, m := range d.GetMappingTable()[1:] {
+				for _, ai := range m.GetAttributeIndices() {
+					a := d.GetAttributeTable()[ai]
+					if d.GetStringTable()[a.GetKeyStrindex()] == otlp.AttrBuildID {
+						got[d.GetStringTable()[m.GetFilenameStrindex()]] = a.GetValue().GetStringValue()
+					}
+				}
+			}
+			if !maps.Equal(got, want) {
+				t.Errorf("OTLP mappings %v, the capture's build-ids %v", got, want)
+			}
+		})
 	}
-	p, err := pprof.Parse([]byte(out), "out")
+}
+
+// gunzipTo writes the gunzipped content of the file gz to path, and
+// returns path.
+func gunzipTo(t *testing.T, gz, path string) string {
+	t.Helper()
+	zf, err := os.Open(gz)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]string{}
-	for _, m := range p.Mapping {
-		got[m.File] = m.BuildID
-	}
-	if !maps.Equal(got, want) {
-		t.Errorf("pprof mappings %v, the capture's build-ids %v", got, want)
-	}
-
-	code, out, stderr = run(t, "", "--format", "otlp", data)
-	if code != 0 {
-		t.Fatal(stderr)
-	}
-	var req collectorpb.ExportProfilesServiceRequest
-	if err := proto.Unmarshal([]byte(out), &req); err != nil {
+	defer zf.Close()
+	zr, err := gzip.NewReader(zf)
+	if err != nil {
 		t.Fatal(err)
 	}
-	d := req.GetDictionary()
-	got = map[string]string{}
-	for _, m := range d.GetMappingTable()[1:] {
-		for _, ai := range m.GetAttributeIndices() {
-			a := d.GetAttributeTable()[ai]
-			if d.GetStringTable()[a.GetKeyStrindex()] == otlp.AttrBuildID {
-				got[d.GetStringTable()[m.GetFilenameStrindex()]] = a.GetValue().GetStringValue()
-			}
-		}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !maps.Equal(got, want) {
-		t.Errorf("OTLP mappings %v, the capture's build-ids %v", got, want)
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
 	}
+	return path
 }

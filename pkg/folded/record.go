@@ -48,6 +48,11 @@ type Record struct {
 	// Has says which of them the line carried.
 	CPU, PID, TID int32
 	Has           Has
+	// Addrs, when not nil, are the addresses the stack was folded from
+	// (a perf.data capture folded with collapse.Options.Addresses): for
+	// the pprof and OTLP outputs, never written as text. It is valid as
+	// long as the Record.
+	Addrs *Addrs
 }
 
 // Has is a set of the optional fields of a timed line: which of a

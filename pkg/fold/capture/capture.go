@@ -302,10 +302,15 @@ type dataChunk struct {
 	p       *dataProducer
 	samples perfdata.Samples
 	s       sample.Sample
+	addrs   folded.Addrs // foldAddrs' scratch
 }
 
 func (c *dataChunk) Fold(k *collapse.Sink) {
 	fc := c.p.cache(k.Worker())
+	if c.p.f.Options.Addresses {
+		c.foldAddrs(k, fc) // addrs.go
+		return
+	}
 	for i := range c.samples.Len() {
 		c.samples.Head(i, &c.s)
 		k.AddChain(&c.s, fc.Chain(&c.samples, i), fc)

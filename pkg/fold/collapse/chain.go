@@ -65,6 +65,9 @@ func (w *worker) foldStack(s *sample.Sample) []byte {
 // foldStackTo appends the folded stack of s (or of w.chain when set) to
 // dst.
 func (w *worker) foldStackTo(dst []byte, s *sample.Sample) []byte {
+	if w.addrs != nil {
+		return w.foldAddrs(dst, s) // addrs.go
+	}
 	if w.fs != nil {
 		return w.fold.foldChain(dst, s, w.chain, w.fs)
 	}

@@ -67,6 +67,12 @@ type Options struct {
 	// the off-CPU time of one capture together; the frames of off-CPU
 	// stacks, below the root, end in OffCPUMark.
 	HotCold bool
+
+	// Addresses gives each timed record of a perf.data sample the
+	// addresses its stack was folded from (folded.Record.Addrs), for the
+	// pprof and OTLP outputs that keep them (RunRecords only: text has
+	// none). The input gives them (Sink.AddChainAddrs).
+	Addresses bool
 }
 
 // OffCPUMark ends every frame (but the root) of an off-CPU stack in

@@ -61,6 +61,8 @@ type recordOut struct {
 	line int    // the number of the last line given
 	part []byte // the start of a line written in part
 	rec  folded.Record
+	// addrs are the addresses of the record given (Options.Addresses).
+	addrs folded.Addrs
 }
 
 // Write parses the complete lines of p (and of what came before without
@@ -126,10 +128,10 @@ func (r *recordOut) metaLine(m *folded.Meta) error {
 }
 
 // timed gives out the record of a timed line: stack, count, time and
-// fields, as they are.
-func (r *recordOut) timed(stack []byte, count float64, t folded.Time, w where) error {
+// fields, as they are, and the addresses of its frames (nil: none).
+func (r *recordOut) timed(stack []byte, count float64, t folded.Time, w where, a *folded.Addrs) error {
 	r.line++
-	r.rec = folded.Record{Stack: stack, Count: count, Time: t, Kind: folded.Timed}
+	r.rec = folded.Record{Stack: stack, Count: count, Time: t, Kind: folded.Timed, Addrs: a}
 	w.record(&r.rec)
 	return r.out.Record(&r.rec, r.line, nil)
 }
@@ -200,7 +202,10 @@ func (e *lineEnds) add(dst []byte, weight int64, s *sample.Sample) []byte {
 // sample ends the timed line of an on-CPU sample whose stack the worker
 // folded at b.out[mark:]: its record, or, when a folded.Reader would not
 // read its line as written, that line.
-func (r *recordOut) sample(_ *worker, b *batch, mark int, weight int64, s *sample.Sample) {
+func (r *recordOut) sample(w *worker, b *batch, mark int, weight int64, s *sample.Sample) {
+	if w.st.opt.Addresses {
+		b.addrs.add(w.addrs) // one per outRec (addrs.go)
+	}
 	if !s.HasTime || weight < 0 || weight > folded.MaxCount || s.CPU > math.MaxInt32 || !plainStack(b.out[mark:]) {
 		b.out = lineEnd(b.out, weight, s)
 		b.recs = append(b.recs, outRec{end: len(b.out), text: true})
@@ -230,7 +235,11 @@ func (r *recordOut) batch(st *stage, b *batch) {
 			_, st.err = r.Write(p)
 			continue
 		}
-		st.err = r.timed(p, float64(o.weight), o.time, o.where)
+		var a *folded.Addrs
+		if st.opt.Addresses {
+			a = b.addrs.at(i, &r.addrs)
+		}
+		st.err = r.timed(p, float64(o.weight), o.time, o.where, a)
 	}
 }
 
@@ -250,7 +259,7 @@ func (r *recordOut) piece(st *stage, stack []byte, p *piece) {
 		return
 	}
 	if p.hasTime && p.ns >= 0 && p.ns < 1e15 && plainStack(stack) {
-		st.err = r.timed(stack, float64(p.ns)/1000, p.t, p.where)
+		st.err = r.timed(stack, float64(p.ns)/1000, p.t, p.where, nil)
 		return
 	}
 	st.buf = p.appendLine(st.buf[:0], stack)

@@ -45,17 +45,18 @@ type batch struct {
 	span     folded.Span
 	all      folded.Span // of every sample with a time: the capture's ends
 	events   eventCounts
-	noWeight int64    // samples without the --weight field
-	huge     int64    // samples whose weight is beyond folded.MaxCount
-	items    []item   // off-CPU input, in input order
-	recs     []outRec // RunRecords: the timed lines, their bytes in out
+	noWeight int64      // samples without the --weight field
+	huge     int64      // samples whose weight is beyond folded.MaxCount
+	items    []item     // off-CPU input, in input order
+	recs     []outRec   // RunRecords: the timed lines, their bytes in out
+	addrs    batchAddrs // Options.Addresses: the addresses of recs (addrs.go)
 	arena    []byte
 	sym      symCounts
 }
 
 // reset empties b for reuse with decisions d.
 func (b *batch) reset(d decisions) {
-	*b = batch{d: d, out: b.out[:0], items: b.items[:0], arena: b.arena[:0], events: b.events[:0], recs: b.recs[:0]}
+	*b = batch{d: d, out: b.out[:0], items: b.items[:0], arena: b.arena[:0], events: b.events[:0], recs: b.recs[:0], addrs: b.addrs.reset()}
 }
 
 // addBytes appends p to the arena and returns its offsets.
@@ -92,6 +93,9 @@ type worker struct {
 	sums sumCache
 	// ends formats the end of its timed lines (direct).
 	ends lineEnds
+	// addrs are the addresses of the frames of the sample being folded
+	// (Sink.AddChainAddrs), or nil.
+	addrs *folded.Addrs
 
 	// The kind of the last event seen, under the decisions of
 	// generation lastGen (cached: captures hold few events).

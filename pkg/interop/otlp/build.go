@@ -73,7 +73,8 @@ var ErrNoWall = errors.New("OTLP needs the samples' wall-clock time, and the inp
 // whose sample type is the weight, and whose Samples are the walk's: one
 // per stack, CPU, thread and pprof.Options.Resolution interval, with one
 // value and one timestamp (the interval's start). Every frame is one
-// Function and one Location (no address: the frames are names).
+// Function and one Location (no address: the frames are names), or with
+// pprof.Options.Addresses, the Location of its address in its Mapping.
 func Build(b *pprof.Builder, opts Options) (*Request, Stats, error) {
 	x := newDict()
 	var h *pprof.Header
@@ -83,7 +84,11 @@ func Build(b *pprof.Builder, opts Options) (*Request, Stats, error) {
 	var st Stats
 	err := b.Walk(func(hd *pprof.Header) {
 		h = hd
-		x.frames(hd.Frames)
+		if hd.Locations != nil {
+			x.locations(hd)
+		} else {
+			x.frames(hd.Frames)
+		}
 	}, func(s *pprof.Sample) {
 		start := int64(0)
 		if opts.Split > 0 && s.Timed {
@@ -95,7 +100,7 @@ func Build(b *pprof.Builder, opts Options) (*Request, Stats, error) {
 			byStart[start] = p
 			order = append(order, start)
 		}
-		p.add(x, s, h.Frames)
+		p.add(x, s, h)
 		st.Points++
 	})
 	st.Stats = b.Stats()
@@ -271,6 +276,24 @@ func (x *dict) frames(names []string) {
 	}
 }
 
+// locations makes the locations of a profile with addresses
+// (pprof.Header.Locations): frame i is Location i+1, with its mapping
+// (Mapping j+1 is the header's mapping j), its address and its lines;
+// Function i+1 is name i of Funcs.
+func (x *dict) locations(h *pprof.Header) {
+	for _, n := range h.Funcs {
+		x.d.FunctionTable = append(x.d.FunctionTable, &Function{NameStrindex: x.str(n)})
+	}
+	for i := range h.Locations {
+		l := &h.Locations[i]
+		loc := &Location{MappingIndex: int32(l.Mapping), Address: l.Address}
+		for _, f := range l.Funcs {
+			loc.Lines = append(loc.Lines, &Line{FunctionIndex: int32(f + 1)})
+		}
+		x.d.LocationTable = append(x.d.LocationTable, loc)
+	}
+}
+
 // attr returns the index of an attribute (a string, or an int when
 // isInt).
 func (x *dict) attr(key, s string, i int64, isInt bool) int32 {
@@ -318,11 +341,11 @@ type prof struct {
 	attrs []int32 // scratch
 }
 
-func (p *prof) add(x *dict, s *pprof.Sample, names []string) {
+func (p *prof) add(x *dict, s *pprof.Sample, h *pprof.Header) {
 	sm := &Sample{StackIndex: x.stack(s.Frames), Values: []int64{s.Value}}
 	attrs := p.attrs[:0]
 	if len(s.Frames) > 0 {
-		attrs = append(attrs, x.attr(AttrExe, names[s.Frames[len(s.Frames)-1]], 0, false))
+		attrs = append(attrs, x.attr(AttrExe, h.FrameName(s.Frames[len(s.Frames)-1]), 0, false))
 	}
 	for _, f := range [...]struct {
 		has folded.Has

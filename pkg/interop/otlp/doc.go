@@ -23,7 +23,11 @@
 //   - the dictionary: each frame name one Function and one Location (no
 //     address: folded frames are names), the capture's mapped files with
 //     their GNU build-ids (process.executable.build_id.gnu) from
-//     pprof.Options.Mappings.
+//     pprof.Options.Mappings; with pprof.Options.Addresses, each
+//     Location an address (address, mapping_index) in a Mapping of its
+//     process (memory_start, memory_limit, file_offset, the file, its
+//     build-id), with its names as lines, or none for the reader to
+//     symbolize (pprof.AddressesOnly).
 //
 // [Push] sends a request to an OTLP/HTTP receiver (Grafana Pyroscope,
 // the OpenTelemetry Collector) at URL + [Path], as application/x-protobuf,

@@ -77,11 +77,16 @@ type Options struct {
 	Cut    int64
 	HasCut bool
 	// Mappings are the capture's mapped files with their build-ids
-	// (perfdata.BuildIDs), written as the profile's mappings: no
-	// location points into them (folded frames are names, without
-	// addresses), but the profile names every file and build-id it has
-	// samples in, as Go's own profiles do.
+	// (perfdata.BuildIDs), written as the profile's mappings: without
+	// Addresses no location points into them (folded frames are names),
+	// but the profile names every file and build-id it has samples in,
+	// as Go's own profiles do.
 	Mappings []Mapping
+	// Addresses keeps the address of every frame of the records that
+	// carry them (folded.Record.Addrs): each location is then an
+	// address in a mapping of its process (see Addresses); the records
+	// without (Stats.NoAddresses) get a location per frame name.
+	Addresses Addresses
 }
 
 // Mapping is one file a capture has samples in.
@@ -89,6 +94,9 @@ type Mapping struct {
 	File                 string
 	BuildID              string // GNU build-id, lowercase hexadecimal; "" if unknown
 	Start, Limit, Offset uint64
+	// HasFunctions says that its locations carry their names: go tool
+	// pprof then does not look for the file to name them.
+	HasFunctions bool
 }
 
 // MinCut is the finest Resolution that Options.HasCut takes: 2^31
@@ -104,6 +112,10 @@ type Stats struct {
 	Stacks  int     // distinct stacks
 	Frames  int     // distinct frame names (Functions)
 	Samples int64   // pprof samples written
+	// NoAddresses counts the records added without the addresses
+	// Options.Addresses asked for (folded text, perf script text,
+	// off-CPU intervals): their frames are located by name.
+	NoAddresses int64
 	// Held counts the timed records held one by one (32 bytes each)
 	// until Write knew the clock: 0 when they were summed as they came,
 	// per interval on a timeline (Options.HasCut) or per stack
@@ -193,6 +205,9 @@ type Builder struct {
 	// offset from perf's.
 	tl     *timeline.Timeline
 	offset int64
+	// ad makes the locations of the addresses (Options.Addresses), or
+	// is nil.
+	ad *addrTable
 }
 
 // sum is a sum of counts: its integer parts exactly, its fractions apart.
@@ -219,6 +234,9 @@ func NewBuilder(opts Options) *Builder {
 	b := &Builder{
 		opts:    opts,
 		periods: make(map[int64]int64),
+	}
+	if opts.Addresses != NoAddresses {
+		b.ad = newAddrTable(opts.Addresses)
 	}
 	switch {
 	case opts.Aggregate:
@@ -264,6 +282,9 @@ func (b *Builder) Add(rec *folded.Record) error {
 	}
 	if !b.total.add(c) {
 		return errors.New("the counts sum beyond 2^63-1, which a pprof value (int64) cannot hold: convert a shorter window")
+	}
+	if b.ad != nil {
+		rec = b.ad.record(rec) // its stack: location numbers (addrs.go)
 	}
 	if b.tb != nil {
 		if err := b.tb.Add(rec); err != nil {
@@ -435,7 +456,11 @@ func (b *Builder) Write(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	e := newEncoder(w, h.Frames)
+	names := h.Frames
+	if h.Locations != nil {
+		names = h.Funcs
+	}
+	e := newEncoder(w, names)
 	for _, t := range h.Types {
 		e.valueType(fieldSampleType, t)
 	}
@@ -461,10 +486,16 @@ func (b *Builder) Write(w io.Writer) error {
 	for i, mp := range h.Mappings {
 		e.mapping(uint64(i+1), mp)
 	}
-	for id := range h.Frames {
-		e.location(uint64(id + 1))
+	if h.Locations != nil {
+		for i := range h.Locations {
+			e.addrLocation(uint64(i+1), &h.Locations[i])
+		}
+	} else {
+		for id := range h.Frames {
+			e.location(uint64(id + 1))
+		}
 	}
-	for id := range h.Frames {
+	for id := range names {
 		e.function(uint64(id + 1))
 	}
 	return e.close()
@@ -491,8 +522,14 @@ type Header struct {
 	Comments []string
 	// Meta is the capture's metadata lines merged (later lines win).
 	Meta folded.Meta
-	// Mappings are Options.Mappings.
+	// Mappings are Options.Mappings; with Options.Addresses, the
+	// mappings of the addresses first.
 	Mappings []Mapping
+	// Locations, with Options.Addresses, are the locations of the
+	// Frames (which are then location numbers), and Funcs the names
+	// they point to; nil without.
+	Locations []Location
+	Funcs     []string
 }
 
 // Sample is one sample as Walk gives it (and Write encodes it).
@@ -601,6 +638,10 @@ func (b *Builder) start() (*Header, error) {
 		h.Comments = append(h.Comments, strings.TrimSuffix(string(folded.AppendMeta(nil, &b.metas[i])), "\n"))
 	}
 	h.Comments = append(h.Comments, clockComment(ref, ok))
+	if b.ad != nil {
+		b.ad.header(h, b.opts.Mappings)
+		b.stats.NoAddresses = b.ad.missing
+	}
 	return h, nil
 }
 

@@ -41,6 +41,19 @@
 //     perfdata.BuildIDs) become the profile's mappings, each file with
 //     its GNU build-id, as in Go's own profiles; no location points into
 //     them, since folded frames are names without addresses.
+//   - [Options.Addresses] keeps the addresses the records carry
+//     (folded.Record.Addrs, from a perf.data file folded with
+//     collapse.Options.Addresses), as perf_data_converter writes them:
+//     one Mapping per file mapped into each process (its start, limit,
+//     file offset, file and build-id; executables first, the main binary
+//     of go tool pprof BINARY PROFILE), one Location per address, in its
+//     mapping, with flamekit's names as its lines ([WithNames]) or, for
+//     the files a symbolizer reads, none, their mappings without
+//     functions, for go tool pprof or a server to name
+//     ([AddressesOnly]); kernel, vdso and JIT frames keep their names.
+//     The Builder keeps each stack as a stack of location numbers
+//     (Header.Locations), so memory grows with the distinct addresses
+//     and their stacks, not with the samples.
 //   - The metadata lines are kept as the profile's comments, with one more
 //     line that records how perf's clock was mapped, so that [ToFolded]
 //     gives back the perf-clock times.

@@ -141,6 +141,9 @@ func (e *encoder) mapping(id uint64, mp Mapping) {
 	m = appendIntField(m, 4, int64(mp.Offset))
 	m = appendIntField(m, 5, int64(e.str(mp.File)))
 	m = appendIntField(m, 6, int64(e.str(mp.BuildID)))
+	if mp.HasFunctions {
+		m = appendIntField(m, 7, 1)
+	}
 	e.msg = m
 	e.field(fieldMapping, m)
 }
@@ -151,6 +154,24 @@ func (e *encoder) location(id uint64) {
 	m := appendIntField(e.msg[:0], 1, int64(id))
 	m = appendBytesField(m, 4, line)
 	e.msg, e.sub = m, line
+	e.field(fieldLocation, m)
+}
+
+// addrLocation writes Location id of a profile with addresses: its
+// mapping, address and lines.
+func (e *encoder) addrLocation(id uint64, loc *Location) {
+	m := appendIntField(e.msg[:0], 1, int64(id))
+	if loc.Mapping != 0 {
+		m = appendIntField(m, 2, int64(loc.Mapping))
+	}
+	if loc.Address != 0 {
+		m = appendIntField(m, 3, int64(loc.Address))
+	}
+	for _, f := range loc.Funcs {
+		e.sub = appendIntField(e.sub[:0], 1, int64(f)+1)
+		m = appendBytesField(m, 4, e.sub)
+	}
+	e.msg = m
 	e.field(fieldLocation, m)
 }
 

@@ -30,6 +30,10 @@ type PushOptions struct {
 	// Weight is what the counts measure; zero: from the metadata (see
 	// pprof.WeightFor).
 	Weight pprof.Weight
+	// Mappings and Addresses are those of every profile pushed (see
+	// pprof.Options).
+	Mappings  []pprof.Mapping
+	Addresses pprof.Addresses
 }
 
 // Summary counts what a Pusher sent.
@@ -213,6 +217,8 @@ func (p *Pusher) builder(i int64, ref folded.WallRef) *pprof.Builder {
 		HasFrom:   true,
 		HasTo:     true,
 		Aggregate: true,
+		Mappings:  p.opts.Mappings,
+		Addresses: p.opts.Addresses,
 	})
 	for _, m := range p.metas {
 		b.AddMeta(m)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"flamekit/internal/testkit/golden"
+	"flamekit/pkg/folded"
 	"flamekit/pkg/perf/sample"
 )
 
@@ -116,9 +117,12 @@ func FuzzReader(f *testing.F) {
 			t.Fatalf("%d samples deferred, %d read", kept.Len(), len(frames))
 		}
 		fc := d.NewFrameCache()
+		var addrs folded.Addrs
 		for i := range kept.Len() {
+			chain := fc.Chain(&kept, i)
+			checkAddrs(t, fc, &kept, i, len(chain), &addrs) // addrs_test.go
 			var fs []byte
-			for _, n := range fc.Chain(&kept, i) {
+			for _, n := range chain {
 				f := fc.Frame(n)
 				fs = append(fs, frameText(f.Addr, f.Symbol, f.DSO)...)
 				fs = append(fs, '\n')

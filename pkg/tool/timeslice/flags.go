@@ -112,6 +112,7 @@ type fleetFlags struct {
 	Service     string         `placeholder:"NAME" help:"With --push: the service name the profiles are stored under (Grafana's service_name); with --format otlp, the resource's service.name."`
 	Label       []string       `sep:"none" placeholder:"KEY=VALUE" help:"With --push: a series label, e.g. --label host=web01 (repeatable); with --format otlp, a resource attribute (host= is host.name)."`
 	PushTimeout time.Duration  `name:"push-timeout" placeholder:"DURATION" help:"With --format otlp --push: give up after this long, retries included (default ${pushtimeout})."`
+	Addresses   Addresses      `placeholder:"" help:"With --format pprof/otlp or --push, for perf.data input: keep every frame's address, each location an address in a mapping of its process with the file's build-id (as perf_data_converter writes them), so that go tool pprof (-addresses; its symbolizer, PPROF_BINARY_PATH) or a server (Pyroscope, Parca, by build-id) can name frames itself. --addresses keeps flamekit's names too; --addresses=only leaves out the names of frames in files, for the reader to symbolize (kernel, vdso and JIT frames keep theirs)."`
 	Bucket      *time.Duration `placeholder:"DURATION" help:"The time resolution, aligned on the wall clock: with --push, the span of one pushed profile (default ${bucket}); with --format pprof, what timestamp_ns is rounded down to, the samples of one stack in one bucket being one pprof sample (default ${pprofbucket}; 1ns keeps every sample's own time)."`
 }
 
@@ -162,6 +163,6 @@ func (c *Flags) Config() (Config, error) {
 		Heatmap: c.Heatmap, Rows: c.Rows, ShareComm: shareComm, ShareFocus: shareFocus, Bursts: c.Bursts, Measure: measure,
 		Top: c.Top, Threshold: c.Threshold, Quiet: c.Quiet, Select: sel,
 		Format: c.Format, SampleType: c.SampleType, Push: c.Push, Service: c.Service,
-		Label: c.Label, Bucket: c.Bucket, Files: c.Files, PushTimeout: c.PushTimeout,
+		Label: c.Label, Bucket: c.Bucket, Files: c.Files, PushTimeout: c.PushTimeout, Addresses: c.Addresses,
 	}, nil
 }

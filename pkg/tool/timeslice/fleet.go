@@ -14,7 +14,6 @@ import (
 	"flamekit/pkg/interop/otlp"
 	"flamekit/pkg/interop/pprof"
 	"flamekit/pkg/interop/pyroscope"
-	"flamekit/pkg/perf/perfdata"
 	"flamekit/pkg/tool"
 )
 
@@ -104,7 +103,7 @@ func refOf(win *window.Window, clock *window.Clock) (folded.WallRef, bool) {
 // nearly every sample is a key of its own at such widths.
 func (c *run) pprofOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, win *window.Window) func(*window.Clock) error {
 	w, _ := parseWeight(c.SampleType)
-	opts := pprof.Options{Weight: w, Resolution: c.Resolution(), Mappings: mappings(inputs)}
+	opts := pprof.Options{Weight: w, Resolution: c.Resolution(), Mappings: mappings(inputs), Addresses: c.Addresses.Pprof()}
 	if win != nil {
 		opts.From, opts.HasFrom, opts.To, opts.HasTo = win.From, win.HasFrom, win.To, win.HasTo
 	}
@@ -144,6 +143,7 @@ func (c *run) pprofOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs,
 		}
 		st := b.Stats()
 		c.profile = st
+		c.noteAddresses(env, st)
 		if st.NoWall {
 			env.Warnf("warning: %s", st.Clock)
 		} else if st.Estimated && (win == nil || !win.Estimated) {
@@ -157,17 +157,15 @@ func (c *run) pprofOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs,
 }
 
 // mappings returns the files and build-ids of the inputs that are
-// perf.data files (their headers' build-id tables), for the pprof and
-// OTLP outputs; other inputs (folded text, perf script text, gzipped
-// captures) have none.
+// perf.data files, gzipped or not (their headers' build-id tables, read
+// through the input layer: window.Input.BuildIDs), for the pprof and
+// OTLP outputs and the pushes; other inputs (folded text, perf script
+// text) have none.
 func mappings(inputs window.Inputs) []pprof.Mapping {
 	var out []pprof.Mapping
 	seen := map[pprof.Mapping]bool{}
 	for _, in := range inputs {
-		if in.Name == "-" {
-			continue
-		}
-		ids, err := perfdata.BuildIDs(in.Name)
+		ids, err := in.BuildIDs()
 		if err != nil {
 			continue
 		}
@@ -208,6 +206,7 @@ func (c *run) otlpFinish(env *tool.Env, b *pprof.Builder, clock *window.Clock) e
 	if err != nil {
 		return err
 	}
+	c.noteAddresses(env, st.Stats)
 	if st.Estimated {
 		env.Warnf("warning: wall-clock times (timestamps_unix_nano) are estimated: %s", st.Clock)
 	}
@@ -298,7 +297,8 @@ func (c *run) pushOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs) 
 		}
 	}
 	w, _ := parseWeight(c.SampleType)
-	p := pyroscope.NewPusher(context.Background(), client, name, clock.RefAt, pyroscope.PushOptions{Bucket: c.Resolution(), Weight: w})
+	p := pyroscope.NewPusher(context.Background(), client, name, clock.RefAt, pyroscope.PushOptions{Bucket: c.Resolution(), Weight: w,
+		Mappings: mappings(inputs), Addresses: c.Addresses.Pprof()})
 	for _, m := range inputs.CaptureMetas() {
 		p.AddMeta(m)
 	}

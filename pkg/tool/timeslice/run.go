@@ -92,6 +92,9 @@ type Config struct {
 	// Bucket is the time resolution of --push and --format pprof (nil:
 	// the output's default).
 	Bucket *time.Duration
+	// Addresses keeps the frames' addresses in the pprof and OTLP outputs
+	// and the pushes (NoAddresses: names only).
+	Addresses Addresses
 	// NoDebuginfod and Force say where perf.data symbols come from: see
 	// capture.SymbolConfig.
 	NoDebuginfod, Force bool
@@ -135,11 +138,14 @@ func (c *run) run(env *tool.Env) error {
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
-	inputs, err := Open(names, capture.SymbolConfig{NoDebuginfod: c.NoDebuginfod, Force: c.Force}, env)
+	inputs, err := open(names, capture.SymbolConfig{NoDebuginfod: c.NoDebuginfod, Force: c.Force}, c.Addresses != NoAddresses, env)
 	if err != nil {
 		return err
 	}
 	defer inputs.Close()
+	if err := c.checkAddresses(inputs); err != nil {
+		return err
+	}
 
 	win, guessed, err := c.place(spec, hasWindow, inputs)
 	if err != nil {
@@ -507,6 +513,12 @@ func (c *run) summary(env *tool.Env, s *window.Slicer, w *window.Window, inputs 
 // they are read, never formatted; pprof profiles and bpftrace dumps
 // converted. Binary data of no known kind is refused at once.
 func Open(names []string, sym capture.SymbolConfig, env *tool.Env) (window.Inputs, error) {
+	return open(names, sym, false, env)
+}
+
+// open is Open; addresses gives the timed records of perf.data files the
+// addresses of their frames (collapse.Options.Addresses).
+func open(names []string, sym capture.SymbolConfig, addresses bool, env *tool.Env) (window.Inputs, error) {
 	if err := source.CheckNames(names); err != nil {
 		return nil, tool.Usagef("%v", err)
 	}
@@ -527,6 +539,7 @@ func Open(names []string, sym capture.SymbolConfig, env *tool.Env) (window.Input
 	}
 	o := capture.Options{Perf: "perf", Warnf: warnf,
 		Resolver: capture.ResolverFor(capture.SymbolConfig{NoDebuginfod: sym.NoDebuginfod, Force: sym.Force, Getenv: env.Getenv, Progress: env.Stderr})}
+	o.Collapse.Addresses = addresses
 	inputs := make(window.Inputs, 0, len(srcs))
 	for _, src := range srcs {
 		if err := src.Check(); err != nil && !src.Text {
