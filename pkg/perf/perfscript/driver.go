@@ -65,6 +65,7 @@ type Text struct {
 	ch      chunker
 	bufs    *freelist.List[*[]byte]
 	fs      fileState
+	frames  *frameTable // nil with srcline
 	rest    []byte  // the part of the last chunk read not yet returned
 	restBuf *[]byte // its buffer
 	err     error   // the read error that ended the input
@@ -102,6 +103,9 @@ func (t *Text) Next(pre *collapse.Prescan) (collapse.Chunk, error) {
 			size = int(^uint(0) >> 2)
 		}
 		t.ch = chunker{r: t.rc, size: size}
+		if !t.srcline {
+			t.frames = newFrameTable()
+		}
 		// Chunks in flight: a queue and one per worker, one being read.
 		n := 3*runtime.GOMAXPROCS(0) + 4
 		t.bufs = freelist.New(n, chunkBuffers(n, min(size, DefaultChunkSize)+64<<10))
@@ -165,13 +169,18 @@ func (c *textChunk) Fold(s *collapse.Sink) {
 	if c.t.srcline {
 		p.srcline = s.SrclineCount
 	}
+	p.frames = c.t.frames
 	p.reset(c.data)
 	for smp := p.next(); smp != nil; smp = p.next() {
-		s.Add(smp)
+		if p.chained {
+			s.AddChain(smp, p.chain, p.frames)
+		} else {
+			s.Add(smp)
+		}
 	}
 	c.lines, c.skipped = p.lineNo, p.skipped
 	c.bad = append(c.bad[:0], p.bad...)
-	p.srcline = nil
+	p.srcline, p.frames = nil, nil
 	parsers.Put(p)
 }
 

@@ -27,8 +27,15 @@ type parser struct {
 	// frame line (--srcline).
 	srcline func(*sample.Frame) int
 
+	// frames, when not nil, numbers the frame lines (see frames.go).
+	frames *frameTable
+
 	s        sample.Sample
 	open     bool   // s is being filled
+	// chained says that the frames of s are the numbers in chain (of
+	// frames), and s.Frames is empty; else they are in s.Frames.
+	chained bool
+	chain   []uint32
 	pushback []byte // a line to read again (a single-line sample met while one was open)
 
 	rest   []byte // unread part of the chunk
@@ -42,7 +49,7 @@ type parser struct {
 
 // reset starts parsing chunk.
 func (p *parser) reset(chunk []byte) {
-	p.rest, p.lineNo, p.open, p.pushback = chunk, 0, false, nil
+	p.rest, p.lineNo, p.open, p.pushback, p.chained = chunk, 0, false, nil, false
 	p.skipped, p.bad = 0, p.bad[:0]
 }
 
@@ -120,6 +127,12 @@ func (p *parser) line(line []byte) bool {
 			return p.header(line, &h)
 		}
 	}
+	if p.open && p.chained {
+		if n, ok := p.frames.number(line); ok {
+			p.chain = append(p.chain, n)
+			return false
+		}
+	}
 	if f, ok := parseFrame(line); ok {
 		if p.open {
 			p.addFrame(&f)
@@ -150,6 +163,8 @@ func (p *parser) header(line []byte, h *header) bool {
 		// A header while a sample is open overwrites its header, as in
 		// Perl: the frames read so far stay.
 		s.Frames = s.Frames[:0]
+		p.chain = p.chain[:0]
+		p.chained = p.frames != nil
 	}
 	s.Comm = h.comm
 	if h.id2 == nil {
@@ -176,16 +191,35 @@ func (p *parser) header(line []byte, h *header) bool {
 	s.Line = p.lineNo
 	p.open = true
 	if h.hasFrame {
-		p.addFrame(&h.frame)
 		p.open = false
+		if p.chained {
+			if n, ok := p.frames.number(h.frameText); ok {
+				p.chain = append(p.chain, n)
+				return true
+			}
+		}
+		p.addFrame(&h.frame)
 		return true
 	}
 	return false
 }
 
+// unchain turns the frame numbers of the open sample into its frames:
+// a frame line could not be numbered (the table is full).
+func (p *parser) unchain() {
+	for _, n := range p.chain {
+		p.s.Frames = append(p.s.Frames, *p.frames.Frame(n))
+	}
+	p.chain = p.chain[:0]
+	p.chained = false
+}
+
 // addFrame adds one frame line to the open sample, with its source lines
 // under --srcline.
 func (p *parser) addFrame(f *frameLine) {
+	if p.chained {
+		p.unchain()
+	}
 	p.s.Frames = append(p.s.Frames, sample.Frame{Addr: f.pc, Symbol: f.rawfunc, DSO: f.module})
 	if p.srcline == nil {
 		return

@@ -1,0 +1,188 @@
+package perfscript
+
+import (
+	"hash/maphash"
+	"sync"
+	"sync/atomic"
+
+	"flamekit/internal/base/hugepage"
+	"flamekit/pkg/perf/sample"
+)
+
+// This file numbers the distinct frame lines of one text, so that a sample
+// reaches the fold driver as a list of frame numbers (collapse.Sink.AddChain)
+// rather than as frames: a frame line met before costs a hash of its bytes
+// and a lookup, not a parse, and the driver runs the naming rules once per
+// number. A system-wide capture prints each of a few tens of thousands of
+// distinct lines hundreds of times, and a few thousand of them make nine
+// tenths of its frame lines.
+
+// Bounds of what a text numbers: past maxFrameLines distinct lines (an
+// input whose frames never repeat), samples with new lines are handed
+// over as frames, parsed each time, as are lines longer than
+// maxNumberedLine.
+const (
+	maxFrameLines   = 1 << 20
+	maxNumberedLine = 1 << 16
+)
+
+// The frameTable keeps its frames in blocks of 2^frameBlockBits, and the
+// lines' bytes in pieces of 2^linePieceBits (on huge pages), which never
+// move: a line is named by its offset in their sequence.
+const (
+	frameBlockBits = 12
+	linePieceBits  = 22
+	maxLinePieces  = 1 << (32 - linePieceBits)
+)
+
+// frameTable numbers the distinct frame lines of one text, shared by the
+// workers that parse its chunks: it is the collapse.Frames of the text's
+// samples. Equal lines, equal numbers; a line's bytes and its frame are
+// kept (copied) for the run. Its memory grows with the distinct lines.
+//
+// The workers look lines up without a lock (number); a line not found is
+// added under mu. A worker reads only the frames and lines of numbers it
+// found: their blocks, pieces and slots were set before it found them.
+type frameTable struct {
+	seed   maphash.Seed
+	slots  atomic.Pointer[[]lineSlot] // a power of two of them, at most half used
+	mu     sync.Mutex
+	used   int
+	n      uint32 // numbers given
+	end    uint32 // where the next line's bytes go (an offset, see line)
+	blocks [maxFrameLines >> frameBlockBits]atomic.Pointer[frameBlock]
+	pieces [maxLinePieces]atomic.Pointer[[1 << linePieceBits]byte]
+}
+
+type frameBlock [1 << frameBlockBits]sample.Frame
+
+// lineSlot is one slot of a frameTable's hash table: key holds the high
+// bits of the line's hash and its number plus one (0: a free slot), off
+// and len where its bytes are kept (frameTable.line). key is set last, so
+// that a worker that sees it sees the rest.
+type lineSlot struct {
+	key      atomic.Uint64
+	off, len uint32
+}
+
+func newFrameTable() *frameTable {
+	t := &frameTable{seed: maphash.MakeSeed()}
+	slots := make([]lineSlot, 1024)
+	t.slots.Store(&slots)
+	return t
+}
+
+// Frame implements collapse.Frames.
+func (t *frameTable) Frame(n uint32) *sample.Frame {
+	return &t.blocks[n>>frameBlockBits].Load()[n&(1<<frameBlockBits-1)]
+}
+
+// line returns the bytes of the line kept at offset off, of length n.
+func (t *frameTable) line(off, n uint32) []byte {
+	p := t.pieces[off>>linePieceBits].Load()
+	o := off & (1<<linePieceBits - 1)
+	return p[o : o+n : o+n]
+}
+
+// number returns the number of the frame line line, ok false when it is
+// not a frame line, is too long, or t is full. A line met before costs a
+// hash and a lookup; a new one is parsed, then numbered.
+func (t *frameTable) number(line []byte) (uint32, bool) {
+	h := maphash.Bytes(t.seed, line)
+	if n, ok := t.find(*t.slots.Load(), h, line); ok {
+		return n, true
+	}
+	if len(line) > maxNumberedLine {
+		return 0, false
+	}
+	if _, ok := parseFrame(line); !ok {
+		return 0, false
+	}
+	return t.add(h, line)
+}
+
+// find looks line, of hash h, up in slots.
+func (t *frameTable) find(slots []lineSlot, h uint64, line []byte) (uint32, bool) {
+	tag := h &^ (1<<32 - 1)
+	mask := len(slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		s := &slots[i]
+		k := s.key.Load()
+		if k == 0 {
+			return 0, false
+		}
+		if k&^(1<<32-1) == tag && int(s.len) == len(line) && string(t.line(s.off, s.len)) == string(line) {
+			return uint32(k) - 1, true
+		}
+	}
+}
+
+// add numbers line, of hash h, a frame line not found, unless another
+// worker did meanwhile.
+func (t *frameTable) add(h uint64, line []byte) (uint32, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	slots := *t.slots.Load()
+	if n, ok := t.find(slots, h, line); ok {
+		return n, true
+	}
+	if t.n >= maxFrameLines {
+		return 0, false
+	}
+	size := uint32(len(line))
+	if t.end&(1<<linePieceBits-1)+size > 1<<linePieceBits {
+		t.end = (t.end>>linePieceBits + 1) << linePieceBits // the next piece
+	}
+	if t.end>>linePieceBits >= maxLinePieces {
+		return 0, false
+	}
+	pp := &t.pieces[t.end>>linePieceBits]
+	if pp.Load() == nil {
+		pp.Store((*[1 << linePieceBits]byte)(hugepage.Bytes(1 << linePieceBits)[:1<<linePieceBits]))
+	}
+	off := t.end
+	t.end += size
+	b := t.line(off, size)
+	copy(b, line)
+	f, _ := parseFrame(b)
+	n := t.n
+	t.n++
+	bp := &t.blocks[n>>frameBlockBits]
+	if bp.Load() == nil {
+		bp.Store(new(frameBlock))
+	}
+	bp.Load()[n&(1<<frameBlockBits-1)] = sample.Frame{Addr: f.pc, Symbol: f.rawfunc, DSO: f.module}
+	if t.used+1 > len(slots)/2 {
+		slots = t.grow(slots)
+	}
+	t.put(slots, h, h&^(1<<32-1)|uint64(n+1), off, size)
+	t.used++
+	return n, true
+}
+
+// put fills the first free slot of slots, from where the search for a
+// line of hash h starts, with the line's key and place.
+func (t *frameTable) put(slots []lineSlot, h, key uint64, off, size uint32) {
+	mask := len(slots) - 1
+	i := int(h) & mask
+	for slots[i].key.Load() != 0 {
+		i = (i + 1) & mask
+	}
+	s := &slots[i]
+	s.off, s.len = off, size
+	s.key.Store(key)
+}
+
+// grow returns a table twice the size of slots, with its lines, and makes
+// it the one looked in.
+func (t *frameTable) grow(slots []lineSlot) []lineSlot {
+	bigger := hugepage.Table[lineSlot](2 * len(slots))
+	for i := range slots {
+		s := &slots[i]
+		if k := s.key.Load(); k != 0 {
+			t.put(bigger, maphash.Bytes(t.seed, t.line(s.off, s.len)), k, s.off, s.len)
+		}
+	}
+	t.slots.Store(&bigger)
+	return bigger
+}
