@@ -66,10 +66,12 @@ type Text struct {
 	bufs    *freelist.List[*[]byte]
 	fs      fileState
 	frames  *frameTable // nil with srcline
-	rest    []byte  // the part of the last chunk read not yet returned
-	restBuf *[]byte // its buffer
-	err     error   // the read error that ended the input
-	done    bool    // the last chunk was read
+	hintsMu sync.Mutex
+	hints   []*frameHints // by worker (collapse.Sink.Worker)
+	rest    []byte        // the part of the last chunk read not yet returned
+	restBuf *[]byte       // its buffer
+	err     error         // the read error that ended the input
+	done    bool          // the last chunk was read
 
 	// Merge side (chunk.Done).
 	lineBase int
@@ -169,7 +171,10 @@ func (c *textChunk) Fold(s *collapse.Sink) {
 	if c.t.srcline {
 		p.srcline = s.SrclineCount
 	}
-	p.frames = c.t.frames
+	p.frames, p.hints = c.t.frames, nil
+	if p.frames != nil {
+		p.hints = c.t.workerHints(s.Worker())
+	}
 	p.reset(c.data)
 	for smp := p.next(); smp != nil; smp = p.next() {
 		if p.chained {
@@ -180,8 +185,19 @@ func (c *textChunk) Fold(s *collapse.Sink) {
 	}
 	c.lines, c.skipped = p.lineNo, p.skipped
 	c.bad = append(c.bad[:0], p.bad...)
-	p.srcline, p.frames = nil, nil
+	p.srcline, p.frames, p.hints = nil, nil, nil
 	parsers.Put(p)
+}
+
+// workerHints returns the frameHints of worker w: the chunks of one
+// worker number are never parsed at once.
+func (t *Text) workerHints(w int) *frameHints {
+	t.hintsMu.Lock()
+	defer t.hintsMu.Unlock()
+	for len(t.hints) <= w {
+		t.hints = append(t.hints, new(frameHints))
+	}
+	return t.hints[w]
 }
 
 func (c *textChunk) Done() {

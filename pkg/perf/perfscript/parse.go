@@ -27,15 +27,20 @@ type parser struct {
 	// frame line (--srcline).
 	srcline func(*sample.Frame) int
 
-	// frames, when not nil, numbers the frame lines (see frames.go).
+	// frames, when not nil, numbers the frame lines (see frames.go),
+	// and hints (the worker's) guesses which follows which.
 	frames *frameTable
+	hints  *frameHints
+	// prev is the number of the open sample's last frame line, plus one,
+	// when it was an indented line numbered (0: none).
+	prev uint32
 
-	s        sample.Sample
-	open     bool   // s is being filled
+	s    sample.Sample
+	open bool // s is being filled
 	// chained says that the frames of s are the numbers in chain (of
 	// frames), and s.Frames is empty; else they are in s.Frames.
-	chained bool
-	chain   []uint32
+	chained  bool
+	chain    []uint32
 	pushback []byte // a line to read again (a single-line sample met while one was open)
 
 	rest   []byte // unread part of the chunk
@@ -49,7 +54,7 @@ type parser struct {
 
 // reset starts parsing chunk.
 func (p *parser) reset(chunk []byte) {
-	p.rest, p.lineNo, p.open, p.pushback, p.chained = chunk, 0, false, nil, false
+	p.rest, p.lineNo, p.open, p.pushback, p.chained, p.prev = chunk, 0, false, nil, false, 0
 	p.skipped, p.bad = 0, p.bad[:0]
 }
 
@@ -77,6 +82,8 @@ func (p *parser) next() *sample.Sample {
 		line := p.pushback
 		if line != nil {
 			p.pushback = nil
+		} else if p.prev != 0 && p.guessed() {
+			continue
 		} else {
 			var ok bool
 			if line, ok = p.nextLine(); !ok {
@@ -93,8 +100,30 @@ func (p *parser) next() *sample.Sample {
 	}
 }
 
+// guessed reads the next line when it is the frame line that followed
+// the open sample's last one the last time (frameHints): the line that
+// line would number.
+func (p *parser) guessed() bool {
+	g := p.hints.guess(p.prev - 1)
+	if g == 0 {
+		return false
+	}
+	kept := p.frames.lineOf(g - 1)
+	k := len(kept)
+	if k >= len(p.rest) || p.rest[k] != '\n' || string(p.rest[:k]) != string(kept) {
+		return false
+	}
+	p.rest = p.rest[k+1:]
+	p.lineNo++
+	p.chain = append(p.chain, g-1)
+	p.prev = g
+	return true
+}
+
 // line handles one line; it reports whether a sample is complete.
 func (p *parser) line(line []byte) bool {
+	prev := p.prev
+	p.prev = 0
 	if len(line) > 0 && line[0] == '#' {
 		// A comment ("# ...", "#"), or the header of a sample whose
 		// comm starts with '#' (a process may name itself "#evil"):
@@ -130,6 +159,14 @@ func (p *parser) line(line []byte) bool {
 	if p.open && p.chained {
 		if n, ok := p.frames.number(line); ok {
 			p.chain = append(p.chain, n)
+			// An indented line, so read as a frame line whatever it
+			// holds: the line that follows it can be guessed.
+			if isSpace(line[0]) {
+				if prev != 0 {
+					p.hints.note(prev-1, n)
+				}
+				p.prev = n + 1
+			}
 			return false
 		}
 	}
