@@ -17,10 +17,12 @@ import (
 // distinct lines hundreds of times, and a few thousand of them make nine
 // tenths of its frame lines.
 
-// Bounds of what a text numbers: past maxFrameLines distinct lines (an
-// input whose frames never repeat), samples with new lines are handed
-// over as frames, parsed each time, as are lines longer than
-// maxNumberedLine.
+// Bounds of what a text numbers: past frameLinesMax distinct lines (an
+// input whose frames never repeat; a variable for the tests), samples
+// with new lines are handed over as frames, parsed each time, as are
+// lines longer than maxNumberedLine.
+var frameLinesMax uint32 = maxFrameLines
+
 const (
 	maxFrameLines   = 1 << 20
 	maxNumberedLine = 1 << 16
@@ -46,6 +48,7 @@ const (
 type frameTable struct {
 	seed   maphash.Seed
 	slots  atomic.Pointer[[]lineSlot] // a power of two of them, at most half used
+	max    uint32                     // frameLinesMax when made
 	mu     sync.Mutex
 	used   int
 	n      uint32 // numbers given
@@ -63,17 +66,16 @@ type (
 // lineSpan is where the bytes of a line are kept (see frameTable.line).
 type lineSpan struct{ off, len uint32 }
 
-// lineSlot is one slot of a frameTable's hash table: key holds the high
-// bits of the line's hash and its number plus one (0: a free slot), off
-// and len where its bytes are kept (frameTable.line). key is set last, so
-// that a worker that sees it sees the rest.
-type lineSlot struct {
-	key      atomic.Uint64
-	off, len uint32
-}
+// lineSlot is one slot of a frameTable's hash table: the high bits of the
+// line's hash and its number plus one (0: a free slot). It is set once
+// the line's entries are, so that a worker that sees it sees them.
+type lineSlot = atomic.Uint64
+
+// tagMask is the part of a hash a lineSlot keeps.
+const tagMask = ^uint64(1<<32 - 1)
 
 func newFrameTable() *frameTable {
-	t := &frameTable{seed: maphash.MakeSeed()}
+	t := &frameTable{seed: maphash.MakeSeed(), max: frameLinesMax}
 	slots := make([]lineSlot, 1024)
 	t.slots.Store(&slots)
 	return t
@@ -86,7 +88,7 @@ func (t *frameTable) Frame(n uint32) *sample.Frame {
 
 // lineOf returns the bytes of the line numbered n.
 func (t *frameTable) lineOf(n uint32) []byte {
-	sp := &t.spans[n>>frameBlockBits].Load()[n&(1<<frameBlockBits-1)]
+	sp := t.span(n)
 	return t.line(sp.off, sp.len)
 }
 
@@ -116,18 +118,25 @@ func (t *frameTable) number(line []byte) (uint32, bool) {
 
 // find looks line, of hash h, up in slots.
 func (t *frameTable) find(slots []lineSlot, h uint64, line []byte) (uint32, bool) {
-	tag := h &^ (1<<32 - 1)
 	mask := len(slots) - 1
 	for i := int(h) & mask; ; i = (i + 1) & mask {
-		s := &slots[i]
-		k := s.key.Load()
+		k := slots[i].Load()
 		if k == 0 {
 			return 0, false
 		}
-		if k&^(1<<32-1) == tag && int(s.len) == len(line) && string(t.line(s.off, s.len)) == string(line) {
-			return uint32(k) - 1, true
+		if k&tagMask == h&tagMask {
+			n := uint32(k) - 1
+			sp := t.span(n)
+			if int(sp.len) == len(line) && string(t.line(sp.off, sp.len)) == string(line) {
+				return n, true
+			}
 		}
 	}
+}
+
+// span returns where line n is kept.
+func (t *frameTable) span(n uint32) *lineSpan {
+	return &t.spans[n>>frameBlockBits].Load()[n&(1<<frameBlockBits-1)]
 }
 
 // add numbers line, of hash h, a frame line not found, unless another
@@ -139,7 +148,7 @@ func (t *frameTable) add(h uint64, line []byte) (uint32, bool) {
 	if n, ok := t.find(slots, h, line); ok {
 		return n, true
 	}
-	if t.n >= maxFrameLines {
+	if t.n >= t.max {
 		return 0, false
 	}
 	size := uint32(len(line))
@@ -173,22 +182,20 @@ func (t *frameTable) add(h uint64, line []byte) (uint32, bool) {
 	if t.used+1 > len(slots)/2 {
 		slots = t.grow(slots)
 	}
-	t.put(slots, h, h&^(1<<32-1)|uint64(n+1), off, size)
+	put(slots, h, h&tagMask|uint64(n+1))
 	t.used++
 	return n, true
 }
 
-// put fills the first free slot of slots, from where the search for a
-// line of hash h starts, with the line's key and place.
-func (t *frameTable) put(slots []lineSlot, h, key uint64, off, size uint32) {
+// put sets the first free slot of slots from where the search for hash h
+// starts to key.
+func put(slots []lineSlot, h, key uint64) {
 	mask := len(slots) - 1
 	i := int(h) & mask
-	for slots[i].key.Load() != 0 {
+	for slots[i].Load() != 0 {
 		i = (i + 1) & mask
 	}
-	s := &slots[i]
-	s.off, s.len = off, size
-	s.key.Store(key)
+	slots[i].Store(key)
 }
 
 // grow returns a table twice the size of slots, with its lines, and makes
@@ -196,9 +203,9 @@ func (t *frameTable) put(slots []lineSlot, h, key uint64, off, size uint32) {
 func (t *frameTable) grow(slots []lineSlot) []lineSlot {
 	bigger := hugepage.Table[lineSlot](2 * len(slots))
 	for i := range slots {
-		s := &slots[i]
-		if k := s.key.Load(); k != 0 {
-			t.put(bigger, maphash.Bytes(t.seed, t.line(s.off, s.len)), k, s.off, s.len)
+		if k := slots[i].Load(); k != 0 {
+			sp := t.span(uint32(k) - 1)
+			put(bigger, maphash.Bytes(t.seed, t.line(sp.off, sp.len)), k)
 		}
 	}
 	t.slots.Store(&bigger)
