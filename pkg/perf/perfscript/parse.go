@@ -100,24 +100,30 @@ func (p *parser) next() *sample.Sample {
 	}
 }
 
-// guessed reads the next line when it is the frame line that followed
-// the open sample's last one the last time (frameHints): the line that
-// line would number.
+// guessed reads the next line when it is one of the frame lines that
+// followed the open sample's last one (frameHints): the line that line
+// would number.
 func (p *parser) guessed() bool {
-	g := p.hints.guess(p.prev - 1)
-	if g == 0 {
-		return false
+	for way := range 2 {
+		g := p.hints.guess(p.prev-1, way)
+		if g == 0 {
+			return false
+		}
+		kept := p.frames.lineOf(g - 1)
+		k := len(kept)
+		if k >= len(p.rest) || p.rest[k] != '\n' || string(p.rest[:k]) != string(kept) {
+			continue
+		}
+		if way > 0 {
+			p.hints.note(p.prev-1, g-1)
+		}
+		p.rest = p.rest[k+1:]
+		p.lineNo++
+		p.chain = append(p.chain, g-1)
+		p.prev = g
+		return true
 	}
-	kept := p.frames.lineOf(g - 1)
-	k := len(kept)
-	if k >= len(p.rest) || p.rest[k] != '\n' || string(p.rest[:k]) != string(kept) {
-		return false
-	}
-	p.rest = p.rest[k+1:]
-	p.lineNo++
-	p.chain = append(p.chain, g-1)
-	p.prev = g
-	return true
+	return false
 }
 
 // line handles one line; it reports whether a sample is complete.
