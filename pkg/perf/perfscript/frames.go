@@ -18,9 +18,10 @@ import (
 // tenths of its frame lines.
 
 // Bounds of what a text numbers: past frameLinesMax distinct lines (an
-// input whose frames never repeat; a variable for the tests), samples
-// with new lines are handed over as frames, parsed each time, as are
-// lines longer than maxNumberedLine.
+// input whose frames never repeat; a variable for the tests), or
+// maxLinePieces pieces of their bytes (256 MB), samples with new lines
+// are handed over as frames, parsed each time, as are lines longer than
+// maxNumberedLine.
 var frameLinesMax uint32 = maxFrameLines
 
 const (
@@ -29,12 +30,12 @@ const (
 )
 
 // The frameTable keeps its frames in blocks of 2^frameBlockBits, and the
-// lines' bytes in pieces of 2^linePieceBits (on huge pages), which never
-// move: a line is named by its offset in their sequence.
+// lines' bytes in pieces of 2^linePieceBits, which never move: a line is
+// named by its offset in their sequence.
 const (
 	frameBlockBits = 12
-	linePieceBits  = 22
-	maxLinePieces  = 1 << (32 - linePieceBits)
+	linePieceBits  = 20
+	maxLinePieces  = 256
 )
 
 // frameTable numbers the distinct frame lines of one text, shared by the
@@ -160,7 +161,7 @@ func (t *frameTable) add(h uint64, line []byte) (uint32, bool) {
 	}
 	pp := &t.pieces[t.end>>linePieceBits]
 	if pp.Load() == nil {
-		pp.Store((*[1 << linePieceBits]byte)(hugepage.Bytes(1 << linePieceBits)[:1<<linePieceBits]))
+		pp.Store(new([1 << linePieceBits]byte))
 	}
 	off := t.end
 	t.end += size

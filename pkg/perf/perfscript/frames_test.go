@@ -1,6 +1,7 @@
 package perfscript
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -93,4 +94,26 @@ func TestFrameTableFull(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkFrameTable numbers the frame lines of a system-wide capture
+// through the frame table alone (hash and lookup; no guesses): the cost
+// of a line the parser cannot guess.
+func BenchmarkFrameTable(b *testing.B) {
+	data := readFile(b, "../../../testdata/perf/syswide.txt.gz")
+	var lines [][]byte
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if len(l) > 0 && isSpace(l[0]) {
+			lines = append(lines, l)
+		}
+	}
+	tab := newFrameTable()
+	for b.Loop() {
+		for _, l := range lines {
+			if _, ok := tab.number(l); !ok {
+				b.Fatalf("%q not numbered", l)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/line")
 }
