@@ -3,10 +3,10 @@ package collapse_test
 import (
 	"io"
 	"os"
-	"syscall"
 	"testing"
 	"time"
 
+	"flamekit/internal/testkit/cputime"
 	"flamekit/pkg/fold/capture"
 	"flamekit/pkg/fold/collapse"
 	"flamekit/pkg/source"
@@ -41,22 +41,13 @@ func BenchmarkClassicTail(b *testing.B) {
 	for range b.N {
 		b.StopTimer()
 		tail.Reset()
-		before := cpuTime()
+		before := cputime.Process()
 		b.StartTimer()
 		if err := tail.Write(io.Discard); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		cpu += cpuTime() - before
+		cpu += cputime.Process() - before
 	}
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
-}
-
-// cpuTime returns the user and system CPU time the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -5,7 +5,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
+
+	"flamekit/internal/testkit/cputime"
 )
 
 // benchInput repeats the system-wide and C++ captures to about 32 MB.
@@ -37,12 +40,18 @@ func BenchmarkClassicAll(b *testing.B) {
 
 // BenchmarkText* run on the perf script text named by FLAMEKIT_BENCH_TEXT
 // (for example 100 MB of a system-wide capture, as scripts/bench builds
-// it), written to io.Discard, with one and two workers: the figures of
-// issue 13 (classic at least as fast as timed, -j 2 at least 1.6 x -j 1).
+// it, or scripts/bench-shape's F.txt), written to io.Discard, with one and
+// two workers: the figures of issue 13 (classic at least as fast as
+// timed, -j 2 at least 1.6 x -j 1) and of issue 33 (text collapse at
+// least 20 times stackcollapse-perf.pl). They report the processor time
+// (cpu-ns/op) beside the wall time; FLAMEKIT_BENCH_CHUNK sets the chunk
+// size (bytes).
 func BenchmarkTextTimed1(b *testing.B)   { benchText(b, Options{}, 1) }
 func BenchmarkTextTimed2(b *testing.B)   { benchText(b, Options{}, 2) }
 func BenchmarkTextClassic1(b *testing.B) { benchText(b, Options{NoTime: true}, 1) }
 func BenchmarkTextClassic2(b *testing.B) { benchText(b, Options{NoTime: true}, 2) }
+
+var benchChunk, _ = strconv.Atoi(os.Getenv("FLAMEKIT_BENCH_CHUNK"))
 
 func benchText(b *testing.B, opt Options, workers int) {
 	path := os.Getenv("FLAMEKIT_BENCH_TEXT")
@@ -51,8 +60,9 @@ func benchText(b *testing.B, opt Options, workers int) {
 	}
 	data := readFile(b, path)
 	b.SetBytes(int64(len(data)))
+	cpu0 := cputime.Process()
 	for b.Loop() {
-		c := &Collapser{Options: opt, Workers: workers}
+		c := &Collapser{Options: opt, Workers: workers, ChunkSize: benchChunk}
 		in := Input{Name: "bench", Open: func() (io.ReadCloser, error) {
 			return io.NopCloser(bytes.NewReader(data)), nil
 		}}
@@ -60,4 +70,5 @@ func benchText(b *testing.B, opt Options, workers int) {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N), "cpu-ns/op")
 }

@@ -29,24 +29,27 @@ var ErrHashComm = errors.New("a sample of a process whose name starts with '#', 
 
 // chunkBuffers returns a function that makes chunk buffers of size bytes
 // (for one goroutine). The first is allocated alone: an input of one chunk
-// needs no more. When a second is needed, it and the next n-2 are cut
-// from one allocation on huge pages, so that filling them does not cost a
-// page fault per 4 kB (tens of milliseconds per run on some virtual
-// machines); any more are allocated alone.
-func chunkBuffers(n, size int) func() *[]byte {
+// needs no more. The next are cut, two at a time, from allocations on huge
+// pages, so that filling them does not cost a page fault per 4 kB (tens
+// of milliseconds per run on some virtual machines), and only the
+// buffers a run uses are made: memory a process touches first costs a
+// page fault and zeroing (on some virtual machines several milliseconds
+// per megabyte), and the reader keeps fewer chunks in flight than the
+// freelist may hold.
+func chunkBuffers(size int) func() *[]byte {
 	var slab []byte
 	made := 0
 	return func() *[]byte {
 		made++
-		if made == 1 || made > n {
+		if made == 1 {
 			b := make([]byte, 0, size)
 			return &b
 		}
-		if slab == nil {
-			slab = hugepage.Bytes((n - 1) * size)[:(n-1)*size]
+		if len(slab) == 0 {
+			slab = hugepage.Bytes(2 * size)[:2*size]
 		}
-		i := made - 2
-		b := slab[i*size : i*size : (i+1)*size]
+		b := slab[:0:size]
+		slab = slab[size:]
 		return &b
 	}
 }
@@ -65,10 +68,13 @@ type Text struct {
 	ch      chunker
 	bufs    *freelist.List[*[]byte]
 	fs      fileState
-	rest    []byte  // the part of the last chunk read not yet returned
-	restBuf *[]byte // its buffer
-	err     error   // the read error that ended the input
-	done    bool    // the last chunk was read
+	frames  *frameTable // nil with srcline
+	hintsMu sync.Mutex
+	hints   []*frameHints // by worker (collapse.Sink.Worker)
+	rest    []byte        // the part of the last chunk read not yet returned
+	restBuf *[]byte       // its buffer
+	err     error         // the read error that ended the input
+	done    bool          // the last chunk was read
 
 	// Merge side (chunk.Done).
 	lineBase int
@@ -102,9 +108,12 @@ func (t *Text) Next(pre *collapse.Prescan) (collapse.Chunk, error) {
 			size = int(^uint(0) >> 2)
 		}
 		t.ch = chunker{r: t.rc, size: size}
+		if !t.srcline {
+			t.frames = newFrameTable()
+		}
 		// Chunks in flight: a queue and one per worker, one being read.
 		n := 3*runtime.GOMAXPROCS(0) + 4
-		t.bufs = freelist.New(n, chunkBuffers(n, min(size, DefaultChunkSize)+64<<10))
+		t.bufs = freelist.New(n, chunkBuffers(min(size, DefaultChunkSize)+64<<10))
 	}
 	if t.restBuf == nil {
 		if t.done {
@@ -165,14 +174,33 @@ func (c *textChunk) Fold(s *collapse.Sink) {
 	if c.t.srcline {
 		p.srcline = s.SrclineCount
 	}
+	p.frames, p.hints = c.t.frames, nil
+	if p.frames != nil {
+		p.hints = c.t.workerHints(s.Worker())
+	}
 	p.reset(c.data)
 	for smp := p.next(); smp != nil; smp = p.next() {
-		s.Add(smp)
+		if p.chained {
+			s.AddChain(smp, p.chain, p.frames)
+		} else {
+			s.Add(smp)
+		}
 	}
 	c.lines, c.skipped = p.lineNo, p.skipped
 	c.bad = append(c.bad[:0], p.bad...)
-	p.srcline = nil
+	p.srcline, p.frames, p.hints = nil, nil, nil
 	parsers.Put(p)
+}
+
+// workerHints returns the frameHints of worker w: the chunks of one
+// worker number are never parsed at once.
+func (t *Text) workerHints(w int) *frameHints {
+	t.hintsMu.Lock()
+	defer t.hintsMu.Unlock()
+	for len(t.hints) <= w {
+		t.hints = append(t.hints, new(frameHints))
+	}
+	return t.hints[w]
 }
 
 func (c *textChunk) Done() {

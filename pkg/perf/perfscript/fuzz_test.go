@@ -11,7 +11,7 @@ import (
 
 // FuzzParse feeds arbitrary text to the parser: no panic, the output is
 // valid folded text whose total is the weight read, and the parallel path
-// gives the sequential path's output.
+// gives the sequential path's output, as does a full frame table.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("p 1 1.0: 5 ev:\n\t1 a (/x)\n\n"))
 	f.Add([]byte("Thread 2 pool 1234/1235 [000] 1.0: 5 cycles:\r\n\t1 x->y (/a)\r\n"))
@@ -36,6 +36,14 @@ func FuzzParse(f *testing.F) {
 			par := collapseText(t, data, opt, 3, 7)
 			if par.out != seq.out || !sameSummary(par.sum, seq.sum) || fmt.Sprint(par.err) != fmt.Sprint(seq.err) {
 				t.Fatalf("parallel differs:\n%s", golden.Diff([]byte(seq.out), []byte(par.out)))
+			}
+			// With a table of two frame lines, most samples are folded
+			// from their frames: the same output.
+			frameLinesMax = 2
+			full := sequential(t, data, opt)
+			frameLinesMax = maxFrameLines
+			if full.out != seq.out || !sameSummary(full.sum, seq.sum) || fmt.Sprint(full.err) != fmt.Sprint(seq.err) {
+				t.Fatalf("with the frame table full, differs:\n%s", golden.Diff([]byte(seq.out), []byte(full.out)))
 			}
 		}
 	})

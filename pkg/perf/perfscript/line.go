@@ -39,7 +39,9 @@ type header struct {
 	payload  []byte    // the text after the event (tracepoint fields), or nil
 	frame    frameLine // a frame printed on the event line itself (no -g)
 	hasFrame bool      // frame is set
-	sideBand bool      // a PERF_RECORD_* side-band record, not a sample
+	// frameText is the text frame was read from (hasFrame).
+	frameText []byte
+	sideBand  bool // a PERF_RECORD_* side-band record, not a sample
 }
 
 // perlHeader matches /^(\S.+?)\s+(\d+)\/*(\d+)*\s+/: comm is the shortest
@@ -362,7 +364,7 @@ func matchingParen(line []byte, q int) int {
 // when there is no call graph: "  ffffffff821f236b sym+0xb ([kernel.kallsyms])".
 // The first field must be a hexadecimal address, which tracepoint payloads
 // ("prev_comm=...") never are.
-func eventLineFrame(rest []byte) (frameLine, bool) {
+func eventLineFrame(rest []byte) (frameLine, []byte, bool) {
 	i := 0
 	for i < len(rest) && isSpace(rest[i]) {
 		i++
@@ -372,9 +374,10 @@ func eventLineFrame(rest []byte) (frameLine, bool) {
 		j++
 	}
 	if j == i || j == len(rest) || !isSpace(rest[j]) {
-		return frameLine{}, false
+		return frameLine{}, nil, false
 	}
-	return parseFrame(rest[i:])
+	f, ok := parseFrame(rest[i:])
+	return f, rest[i:], ok
 }
 
 // parseHeader classifies a line that may be a sample header: a line that
@@ -419,8 +422,8 @@ func parseHeader(line []byte, toks []token) (h header, ok bool) {
 			h.event, h.period = ev[:len(ev)-1], period
 			after := line[toks[r].end:]
 			if r+1 < len(toks) {
-				if f, ok := eventLineFrame(after); ok {
-					h.frame, h.hasFrame = f, true
+				if f, text, ok := eventLineFrame(after); ok {
+					h.frame, h.hasFrame, h.frameText = f, true, text
 					return h, true
 				}
 			}

@@ -27,8 +27,20 @@ type parser struct {
 	// frame line (--srcline).
 	srcline func(*sample.Frame) int
 
-	s        sample.Sample
-	open     bool   // s is being filled
+	// frames, when not nil, numbers the frame lines (see frames.go),
+	// and hints (the worker's) guesses which follows which.
+	frames *frameTable
+	hints  *frameHints
+	// prev is the number of the open sample's last frame line, plus one,
+	// when it was an indented line numbered (0: none).
+	prev uint32
+
+	s    sample.Sample
+	open bool // s is being filled
+	// chained says that the frames of s are the numbers in chain (of
+	// frames), and s.Frames is empty; else they are in s.Frames.
+	chained  bool
+	chain    []uint32
 	pushback []byte // a line to read again (a single-line sample met while one was open)
 
 	rest   []byte // unread part of the chunk
@@ -42,7 +54,7 @@ type parser struct {
 
 // reset starts parsing chunk.
 func (p *parser) reset(chunk []byte) {
-	p.rest, p.lineNo, p.open, p.pushback = chunk, 0, false, nil
+	p.rest, p.lineNo, p.open, p.pushback, p.chained, p.prev = chunk, 0, false, nil, false, 0
 	p.skipped, p.bad = 0, p.bad[:0]
 }
 
@@ -70,6 +82,8 @@ func (p *parser) next() *sample.Sample {
 		line := p.pushback
 		if line != nil {
 			p.pushback = nil
+		} else if p.prev != 0 && p.guessed() {
+			continue
 		} else {
 			var ok bool
 			if line, ok = p.nextLine(); !ok {
@@ -86,8 +100,36 @@ func (p *parser) next() *sample.Sample {
 	}
 }
 
+// guessed reads the next line when it is one of the frame lines that
+// followed the open sample's last one (frameHints): the line that line
+// would number.
+func (p *parser) guessed() bool {
+	for way := range 2 {
+		g := p.hints.guess(p.prev-1, way)
+		if g == 0 {
+			return false
+		}
+		kept := p.frames.lineOf(g - 1)
+		k := len(kept)
+		if k >= len(p.rest) || p.rest[k] != '\n' || string(p.rest[:k]) != string(kept) {
+			continue
+		}
+		if way > 0 {
+			p.hints.note(p.prev-1, g-1)
+		}
+		p.rest = p.rest[k+1:]
+		p.lineNo++
+		p.chain = append(p.chain, g-1)
+		p.prev = g
+		return true
+	}
+	return false
+}
+
 // line handles one line; it reports whether a sample is complete.
 func (p *parser) line(line []byte) bool {
+	prev := p.prev
+	p.prev = 0
 	if len(line) > 0 && line[0] == '#' {
 		// A comment ("# ...", "#"), or the header of a sample whose
 		// comm starts with '#' (a process may name itself "#evil"):
@@ -120,6 +162,20 @@ func (p *parser) line(line []byte) bool {
 			return p.header(line, &h)
 		}
 	}
+	if p.open && p.chained {
+		if n, ok := p.frames.number(line); ok {
+			p.chain = append(p.chain, n)
+			// An indented line, so read as a frame line whatever it
+			// holds: the line that follows it can be guessed.
+			if isSpace(line[0]) {
+				if prev != 0 {
+					p.hints.note(prev-1, n)
+				}
+				p.prev = n + 1
+			}
+			return false
+		}
+	}
 	if f, ok := parseFrame(line); ok {
 		if p.open {
 			p.addFrame(&f)
@@ -150,6 +206,8 @@ func (p *parser) header(line []byte, h *header) bool {
 		// A header while a sample is open overwrites its header, as in
 		// Perl: the frames read so far stay.
 		s.Frames = s.Frames[:0]
+		p.chain = p.chain[:0]
+		p.chained = p.frames != nil
 	}
 	s.Comm = h.comm
 	if h.id2 == nil {
@@ -176,16 +234,35 @@ func (p *parser) header(line []byte, h *header) bool {
 	s.Line = p.lineNo
 	p.open = true
 	if h.hasFrame {
-		p.addFrame(&h.frame)
 		p.open = false
+		if p.chained {
+			if n, ok := p.frames.number(h.frameText); ok {
+				p.chain = append(p.chain, n)
+				return true
+			}
+		}
+		p.addFrame(&h.frame)
 		return true
 	}
 	return false
 }
 
+// unchain turns the frame numbers of the open sample into its frames:
+// a frame line could not be numbered (the table is full).
+func (p *parser) unchain() {
+	for _, n := range p.chain {
+		p.s.Frames = append(p.s.Frames, *p.frames.Frame(n))
+	}
+	p.chain = p.chain[:0]
+	p.chained = false
+}
+
 // addFrame adds one frame line to the open sample, with its source lines
 // under --srcline.
 func (p *parser) addFrame(f *frameLine) {
+	if p.chained {
+		p.unchain()
+	}
 	p.s.Frames = append(p.s.Frames, sample.Frame{Addr: f.pc, Symbol: f.rawfunc, DSO: f.module})
 	if p.srcline == nil {
 		return
