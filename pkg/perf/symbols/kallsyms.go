@@ -158,7 +158,7 @@ func parseKallsymsTree(path, text string, m *mapping) (*Kernel, error) {
 					mods[strings.Clone(key)] = mb
 				}
 			}
-			mb.add(s.start, s.end, name[:tab], s.bind)
+			mb.add(s.start, s.end, name[:tab], elf.SymBind(s.bind))
 			b.erase(i)
 			continue
 		}

@@ -1,7 +1,6 @@
 package symbols
 
 import (
-	"debug/elf"
 	"strings"
 )
 
@@ -115,8 +114,8 @@ func parseKallsymsFlat(k *Kernel, text string, m *mapping) (ok bool, allZero, an
 				curr = next
 				continue
 			}
-			x := sym{start: start[curr], end: end[curr], bind: elf.SymBind(flags[curr] & flatBind)}
-			y := sym{start: start[next], end: end[next], bind: elf.SymBind(flags[next] & flatBind)}
+			x := sym{start: start[curr], end: end[curr], bind: flags[curr] & flatBind}
+			y := sym{start: start[next], end: end[next], bind: flags[next] & flatBind}
 			keep, decided := chooseBestByKind(&x, &y)
 			if !decided {
 				keep = chooseBestByName(name(curr), name(next))
