@@ -81,8 +81,8 @@ func parseKallsyms(path, text string, m *mapping) (k *Kernel, err error) {
 		}()
 	}
 	k = &Kernel{Path: path}
-	if ok, allZero, any := parseKallsymsFlat(k, text, m); ok {
-		if any && allZero {
+	if ok, hidden := parseKallsymsFlat(k, text, m); ok {
+		if hidden {
 			return nil, fmt.Errorf("%s: every address is 0 (kernel.kptr_restrict hides them)", path)
 		}
 		return k, nil

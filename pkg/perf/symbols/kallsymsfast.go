@@ -9,20 +9,22 @@ import (
 // per-symbol struct, no tree) and turns into the tables directly: kallsyms
 // symbols have no size, so that once perf's end fix-ups are done they
 // never overlap, and the tables are flat runs of segments. It gives the
-// same Kernel as the builder (parseKallsyms checks it on the fuzz corpus)
+// same Kernel as the builder (TestKallsymsFlat and FuzzParseKallsyms compare them)
 // and reports ok false, having built nothing, when a table would need
 // perf's tree (symbols overlapping after the fix-ups, an end past the
-// address space): the caller then takes the builder's path. It must run
-// under parseKallsyms' fault guard when text is a mapped file.
-func parseKallsymsFlat(k *Kernel, text string, m *mapping) (ok bool, allZero, any bool) {
+// address space): the caller then takes the builder's path. hidden
+// reports a file whose addresses are all 0 (kptr_restrict), of which it
+// builds nothing. It must run under parseKallsyms' fault guard when text
+// is a mapped file.
+func parseKallsymsFlat(k *Kernel, text string, m *mapping) (ok, hidden bool) {
 	if uint64(len(text)) >= uint64(extraName) {
-		return false, true, false
+		return false, false
 	}
 	n := strings.Count(text, "\n") + 1
-	start := make([]uint64, 0, n+1)
+	start := make([]uint64, 0, n)
 	refs := make([]nameRef, 0, n)
 	flags := make([]uint8, 0, n)
-	allZero = true
+	allZero, read := true, false
 	for pos := 0; pos < len(text); {
 		var l string
 		at := pos
@@ -39,7 +41,7 @@ func parseKallsymsFlat(k *Kernel, text string, m *mapping) (ok bool, allZero, an
 			k.Skipped++
 			continue
 		}
-		any = true
+		read = true
 		if addr != 0 {
 			allZero = false
 		}
@@ -69,8 +71,8 @@ func parseKallsymsFlat(k *Kernel, text string, m *mapping) (ok bool, allZero, an
 		refs = append(refs, nameRef{uint32(off), uint32(len(name))})
 		flags = append(flags, f)
 	}
-	if any && allZero {
-		return true, allZero, any // parseKallsyms reports it
+	if read && allZero {
+		return true, true
 	}
 	n = len(start)
 	// perf's tree order: by start, equal starts in file order.
@@ -87,7 +89,7 @@ func parseKallsymsFlat(k *Kernel, text string, m *mapping) (ok bool, allZero, an
 			keys[i] = orderKey{start[i], int32(i)}
 		}
 		keys = sortKeys(keys)
-		s2, r2, f2 := make([]uint64, n, n+1), make([]nameRef, n), make([]uint8, n)
+		s2, r2, f2 := make([]uint64, n), make([]nameRef, n), make([]uint8, n)
 		for i, key := range keys {
 			s2[i], r2[i], f2[i] = start[key.idx], refs[key.idx], flags[key.idx]
 		}
@@ -171,18 +173,18 @@ func parseKallsymsFlat(k *Kernel, text string, m *mapping) (ok bool, allZero, an
 	}
 	kt, good := flatTable(text, m, start[:w], end[:w], refs[:w])
 	if !good {
-		return false, allZero, any
+		return false, false
 	}
 	tables := make(map[string]*Table, len(mods))
 	for key, mt := range mods {
 		t, good := flatTable(text, m, mt.start, mt.end, mt.refs)
 		if !good {
-			return false, allZero, any
+			return false, false
 		}
 		tables[key] = t
 	}
 	k.Table, k.Modules = kt, tables
-	return true, allZero, any
+	return true, false
 }
 
 // Flags of a symbol in parseKallsymsFlat.
@@ -196,8 +198,7 @@ const (
 // flatTable builds the table of symbols sorted by start, with distinct
 // starts and their ends (end == start: size zero), as builder.build
 // does for symbols that do not overlap; ok is false when they overlap or
-// one ends past the address space (build then asks perf's tree). start
-// may have room for one more entry, which the segments then share.
+// one ends past the address space (build then asks perf's tree).
 func flatTable(text string, m *mapping, start, end []uint64, refs []nameRef) (*Table, bool) {
 	n := len(start)
 	for i := range n {

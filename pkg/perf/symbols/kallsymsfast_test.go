@@ -65,10 +65,10 @@ func TestKallsymsFlatTakes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, _, _ := parseKallsymsFlat(&Kernel{}, string(data), nil); !ok {
+	if ok, _ := parseKallsymsFlat(&Kernel{}, string(data), nil); !ok {
 		t.Error("the fixture went to the builder")
 	}
-	if ok, _, _ := parseKallsymsFlat(&Kernel{}, "ffffffff81000000 T _text\nffffffff81000010 t m\t[mod]\nffffffff81000020 t k\n", nil); ok {
+	if ok, _ := parseKallsymsFlat(&Kernel{}, "ffffffff81000000 T _text\nffffffff81000010 t m\t[mod]\nffffffff81000020 t k\n", nil); ok {
 		t.Error("a kernel symbol overlapping a module's page was read flat")
 	}
 }
