@@ -176,9 +176,6 @@ func TestPyroscope(t *testing.T) {
 	t.Logf("SelectMergeStacktraces %s to %s: %d ns in %d stacks (timeslice: %v)", from.Format(time.RFC3339), to.Format(time.RFC3339), gotTotal, len(gotStacks), wantTotal)
 }
 
-// startPyroscope starts the Pyroscope binary on 127.0.0.1 with free ports,
-// its data under dir, waits (at most 90 s) for /ready, and stops it by its
-// PID when the test ends. It returns the server's URL.
 // pushBurst starts the Grafana Pyroscope FLAMEKIT_PYROSCOPE_BIN names
 // (skipping the test without one), folds the bundled burst capture into
 // dir/burst.folded and pushes it with timeslice args (plus --label
@@ -201,6 +198,9 @@ func pushBurst(t *testing.T, args string) (dir, url string, recs []folded.Record
 	return dir, url, recs, ref
 }
 
+// startPyroscope starts the Pyroscope binary on 127.0.0.1 with free ports,
+// its data under dir, waits (at most 90 s) for /ready, and stops it by its
+// PID when the test ends. It returns the server's URL.
 func startPyroscope(t *testing.T, bin, dir string) string {
 	t.Helper()
 	ports := freePorts(t, 3)

@@ -254,37 +254,15 @@ func TestPyroscopeOTLP(t *testing.T) {
 		}
 	}
 
-	// The profile type Pyroscope made of the OTLP sample type
-	// cpu/nanoseconds: asked, not guessed.
-	var types struct {
-		ProfileTypes []struct {
-			ID string `json:"ID"`
-		} `json:"profileTypes"`
-	}
-	typ := ""
+	typ := otlpCPUType(t, url, from)
 	selector := `{service_name="flamekit-otlp"}`
 	deadline := time.Now().Add(60 * time.Second)
 	var got map[string]int64
 	var gotTotal int64
 	for {
-		if typ == "" {
-			connect(t, url, "querier.v1.QuerierService/ProfileTypes", map[string]any{
-				"start": from.Add(-time.Hour).UnixMilli(), "end": to.Add(time.Hour).UnixMilli(),
-			}, &types)
-			for _, pt := range types.ProfileTypes {
-				if strings.Contains(pt.ID, ":cpu:nanoseconds:") {
-					typ = pt.ID
-				}
-			}
-		}
-		if typ != "" {
-			got, gotTotal = mergeStacktraces(t, url, typ, selector, from, to.Add(-time.Millisecond))
-			if gotTotal == wantTotal || time.Now().After(deadline) {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no cpu/nanoseconds profile type in Pyroscope after 60 s: %v", types.ProfileTypes)
+		got, gotTotal = mergeStacktraces(t, url, typ, selector, from, to.Add(-time.Millisecond))
+		if gotTotal == wantTotal || time.Now().After(deadline) {
+			break
 		}
 		time.Sleep(2 * time.Second)
 	}
@@ -302,4 +280,31 @@ func TestPyroscopeOTLP(t *testing.T) {
 	}
 	t.Logf("%s, %s to %s: flamekit_burst %.2f%% in Pyroscope, %.2f%% in timeslice", typ, from.Format(time.RFC3339), to.Format(time.RFC3339),
 		100*float64(gotBurst)/float64(max(gotTotal, 1)), 100*float64(wantBurst)/float64(max(wantTotal, 1)))
+}
+
+// otlpCPUType returns the profile type Pyroscope made of the OTLP sample
+// type cpu/nanoseconds for data around the time at: asked, not guessed. It
+// waits up to 60 s for the ingester to make pushed data queryable.
+func otlpCPUType(t *testing.T, url string, at time.Time) string {
+	t.Helper()
+	var types struct {
+		ProfileTypes []struct {
+			ID string `json:"ID"`
+		} `json:"profileTypes"`
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		connect(t, url, "querier.v1.QuerierService/ProfileTypes", map[string]any{
+			"start": at.Add(-time.Hour).UnixMilli(), "end": at.Add(time.Hour).UnixMilli(),
+		}, &types)
+		for _, pt := range types.ProfileTypes {
+			if strings.Contains(pt.ID, ":cpu:nanoseconds:") {
+				return pt.ID
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no cpu/nanoseconds profile type in Pyroscope after 60 s: %v", types.ProfileTypes)
+		}
+		time.Sleep(2 * time.Second)
+	}
 }

@@ -17,6 +17,10 @@ import (
 // text format.
 const PeekSize = 64 << 10
 
+// KeptHead is how much of that an Input keeps (Input.Head), for the
+// messages that quote an input's first line.
+const KeptHead = 4 << 10
+
 // Kind is a kind of input: one entry of the table of formats, or Unknown
 // or Empty.
 type Kind uint8

@@ -46,8 +46,9 @@ type Input struct {
 	Sniffed  Kind              // what the content says
 	Method   decompress.Method // how the input is compressed
 	Stream   bool              // it can be read only once (but see Keep)
-	Head     []byte            // the first PeekSize bytes of the content (fewer at its end)
-	Complete bool              // Head is the whole content
+	Head     []byte            // the first KeptHead bytes of the content (fewer at its end), for messages
+	Text     bool              // the first PeekSize bytes of the content are text (IsText)
+	Complete bool              // the first PeekSize bytes are the whole content
 	TempDir  string            // where copies are made: Options.TempDir, until changed
 
 	gzTime time.Time                     // the MTIME of the gzip header, if any
@@ -179,9 +180,12 @@ func (in *Input) sniff(br *bufio.Reader) error {
 	}
 	in.Method = m
 	in.gzTime = gzipTime(raw)
-	in.Head = bytes.Clone(head)
+	// Only the start is kept: an input is sniffed when opened, and a
+	// night of hundreds of files must not hold 64 KiB of each.
+	in.Head = bytes.Clone(head[:min(len(head), KeptHead)])
+	in.Text = IsText(head)
 	in.Complete = len(raw) < PeekSize && whole
-	in.Sniffed = Sniff(in.Head, in.Complete)
+	in.Sniffed = Sniff(head, in.Complete)
 	if in.Kind == Unknown {
 		in.Kind = in.Sniffed
 	}

@@ -74,7 +74,7 @@ func TestFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer in.Close()
-			if in.Kind != Folded || in.Stream || in.Method != c.method || len(in.Head) != PeekSize || in.Complete {
+			if in.Kind != Folded || in.Stream || in.Method != c.method || len(in.Head) != KeptHead || !in.Text || in.Complete {
 				t.Errorf("kind %v stream %v method %q head %d complete %v", in.Kind, in.Stream, in.Method, len(in.Head), in.Complete)
 			}
 			for i := range 2 {

@@ -170,7 +170,7 @@ func opened(so ScanOptions) {
 // scanUnknown reads text of no known kind as folded text (each line is
 // then counted as malformed), and refuses binary data.
 func scanUnknown(in *source.Input, o Options, so ScanOptions, fn RecordFunc) (Scanned, error) {
-	if !source.IsText(in.Head) {
+	if !in.Text {
 		return Scanned{}, in.Check()
 	}
 	return scanText(in, o, so, fn)

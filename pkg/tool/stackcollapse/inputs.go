@@ -28,7 +28,7 @@ func openInputs(env *tool.Env, names []string, forced source.Kind) (source.Input
 		switch {
 		case capture.IsPerf(in) && !in.Kind.IsPerfData() && in.Sniffed.IsPerfData():
 			err = fmt.Errorf("%s is a perf.data file, not %s: leave out --format %s (stackcollapse reads perf.data files)", in.Display, in.Kind, in.Kind.Flag())
-		case !source.IsText(in.Head):
+		case !in.Text:
 			err = in.Check() // nil for a binary format it knows
 		}
 		if err != nil {

@@ -529,7 +529,7 @@ func Open(names []string, sym capture.SymbolConfig, env *tool.Env) (window.Input
 		Resolver: capture.ResolverFor(capture.SymbolConfig{NoDebuginfod: sym.NoDebuginfod, Force: sym.Force, Getenv: env.Getenv, Progress: env.Stderr})}
 	inputs := make(window.Inputs, 0, len(srcs))
 	for _, src := range srcs {
-		if err := src.Check(); err != nil && !source.IsText(src.Head) {
+		if err := src.Check(); err != nil && !src.Text {
 			srcs.Close()
 			return nil, err
 		}
