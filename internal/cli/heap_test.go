@@ -8,8 +8,8 @@ import (
 
 // TestHeapAhead: huge pages are asked for by the size of the files the
 // arguments name (sparse files here), standard input when it is a file,
-// not for small inputs, flags or missing files, and at most
-// maxHeapAhead.
+// not for small inputs, flags or missing files, at least minHeapAhead
+// and at most maxHeapAhead.
 func TestHeapAhead(t *testing.T) {
 	dir := t.TempDir()
 	file := func(name string, size int64) string {
@@ -25,6 +25,7 @@ func TestHeapAhead(t *testing.T) {
 		return p
 	}
 	small := file("small.folded", 1<<20)
+	mid := file("mid.data", 10<<20)
 	big := file("big.data", 100<<20)
 	huge := file("huge.data", 1<<30)
 	open := func(p string) *os.File {
@@ -45,7 +46,8 @@ func TestHeapAhead(t *testing.T) {
 		{"small file", []string{small}, nil, 0},
 		{"flags and a missing file", []string{"--at", "70s", "-", filepath.Join(dir, "none")}, nil, 0},
 		{"big file", []string{"--no-time", big}, nil, 200 << 20},
-		{"small files add up", []string{small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small}, nil, 32 << 20},
+		{"a 10 MB capture", []string{mid}, nil, minHeapAhead},
+		{"small files add up", []string{small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small}, nil, 72 << 20},
 		{"a directory", []string{dir}, nil, 0},
 		{"big standard input", []string{"-"}, open(big), 200 << 20},
 		{"small standard input", nil, open(small), 0},

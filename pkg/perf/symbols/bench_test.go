@@ -21,14 +21,24 @@ func kallsymsForBench(b *testing.B) []byte {
 	return []byte(sb.String())
 }
 
+// BenchmarkLoadKallsyms reads kallsyms as the Resolver does (flat, the
+// builder being the fallback) and, for comparison, with the builder,
+// which replays perf's tree.
 func BenchmarkLoadKallsyms(b *testing.B) {
-	data := kallsymsForBench(b)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := ParseKallsyms("kallsyms", data); err != nil {
-			b.Fatal(err)
-		}
+	text := string(kallsymsForBench(b))
+	for _, c := range []struct {
+		name  string
+		parse func(path, text string, m *mapping) (*Kernel, error)
+	}{{"flat", parseKallsyms}, {"builder", parseKallsymsTree}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.parse("kallsyms", text, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -72,7 +72,10 @@
 // dearer on virtual machines than the page cache's pages), tables refer
 // to them by offset, so the garbage collector has no pointer per symbol
 // to follow, and a name is copied out on the first lookup that finds it. Kallsyms is parsed once
-// per file, its reference symbols kept for KernelSymbolAddr. A Resolver
+// per file, its reference symbols kept for KernelSymbolAddr, in one pass
+// into flat arrays that become the tables without perf's tree (its
+// symbols have no size, so never overlap once their ends are fixed up;
+// the few files where they would go through the tree). A Resolver
 // and its Tables are safe for concurrent use; Preload and PreloadKernel
 // load tables in the background, so that a reader of a capture, given
 // the objects of its build-id table up front, has them loaded on a

@@ -25,6 +25,7 @@ func checkTable(t *testing.T, tb *Table) {
 func FuzzParseKallsyms(f *testing.F) {
 	f.Add([]byte("ffffffff81000000 T _text\nffffffff81000010 t foo\tbar\nffffffffa0000000 t m\t[mod]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		sameKernel(t, string(data))
 		k, err := ParseKallsyms("fuzz", data)
 		if err != nil {
 			return

@@ -80,7 +80,21 @@ func parseKallsyms(path, text string, m *mapping) (k *Kernel, err error) {
 			}
 		}()
 	}
-	k = &Kernel{Path: path, Modules: map[string]*Table{}}
+	k = &Kernel{Path: path}
+	if ok, hidden := parseKallsymsFlat(k, text, m); ok {
+		if hidden {
+			return nil, fmt.Errorf("%s: every address is 0 (kernel.kptr_restrict hides them)", path)
+		}
+		return k, nil
+	}
+	return parseKallsymsTree(path, text, m)
+}
+
+// parseKallsymsTree is parseKallsyms by replaying perf's tree (builder),
+// for the files parseKallsymsFlat cannot read flat (and for the tests,
+// which compare the two).
+func parseKallsymsTree(path, text string, m *mapping) (*Kernel, error) {
+	k := &Kernel{Path: path, Modules: map[string]*Table{}}
 	b := builder{text: text, backing: m, syms: make([]sym, 0, strings.Count(text, "\n")+1)}
 	allZero, any := true, false
 	for rest := text; len(rest) > 0; {
@@ -144,7 +158,7 @@ func parseKallsyms(path, text string, m *mapping) (k *Kernel, err error) {
 					mods[strings.Clone(key)] = mb
 				}
 			}
-			mb.add(s.start, s.end, name[:tab], s.bind)
+			mb.add(s.start, s.end, name[:tab], elf.SymBind(s.bind))
 			b.erase(i)
 			continue
 		}

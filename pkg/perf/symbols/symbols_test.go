@@ -81,7 +81,7 @@ func TestChooseBest(t *testing.T) {
 		name string
 	}
 	s := func(size uint64, bind elf.SymBind, name string) named {
-		return named{sym{start: 100, end: 100 + size, bind: bind}, name}
+		return named{sym{start: 100, end: 100 + size, bind: uint8(bind)}, name}
 	}
 	tests := []struct {
 		name  string

@@ -214,8 +214,8 @@ func (t *Table) Range() (lo, hi uint64) {
 type sym struct {
 	start, end uint64 // end == start: size unknown or zero
 	ref        nameRef
-	bind       elf.SymBind
 	seq        int32 // insertion order, which decides among equal starts
+	bind       uint8 // elf.SymBind (with seq and the flags, 8 bytes)
 	gone       bool  // removed by a rule
 	raw        bool  // name is mangled: Demangle gives what perf prints
 	late       bool  // inserted after the fix-ups (see addLate)
@@ -286,7 +286,7 @@ func (b *builder) name(i int32) string {
 }
 
 func (b *builder) add(start, end uint64, name string, bind elf.SymBind) {
-	b.syms = append(b.syms, sym{start: start, end: end, ref: b.ref(name), bind: bind, seq: int32(len(b.syms))})
+	b.syms = append(b.syms, sym{start: start, end: end, ref: b.ref(name), bind: uint8(bind), seq: int32(len(b.syms))})
 }
 
 // addMangled adds a symbol whose name perf demangles; the demangling is
@@ -657,14 +657,14 @@ func chooseBestByKind(a, b *sym) (keepA, ok bool) {
 	if sa == 0 && sb > 0 {
 		return false, true
 	}
-	wa, wb := a.bind == elf.STB_WEAK, b.bind == elf.STB_WEAK
+	wa, wb := elf.SymBind(a.bind) == elf.STB_WEAK, elf.SymBind(b.bind) == elf.STB_WEAK
 	if wb && !wa {
 		return true, true
 	}
 	if wa && !wb {
 		return false, true
 	}
-	ga, gb := a.bind == elf.STB_GLOBAL, b.bind == elf.STB_GLOBAL
+	ga, gb := elf.SymBind(a.bind) == elf.STB_GLOBAL, elf.SymBind(b.bind) == elf.STB_GLOBAL
 	if ga && !gb {
 		return true, true
 	}
