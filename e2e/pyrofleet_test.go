@@ -27,8 +27,8 @@ import (
 // host=hNN), two at a time, to the Pyroscope FLAMEKIT_PYROSCOPE_BIN names.
 // It logs the push throughput (samples a second, bytes on the wire, the
 // senders' CPU) and Pyroscope's merged stacks of the burst minute, host by
-// host, and wants each host's burst share to be timeslice's on the same
-// windows. It is opt-in: it takes minutes and needs a Pyroscope binary.
+// host, and wants each host's burst to be timeslice's on the same windows,
+// and its total timeslice's to a second of samples (see below). It is opt-in: it takes minutes and needs a Pyroscope binary.
 //
 //	FLAMEKIT_PYROSCOPE_BIN=/path/to/pyroscope FLAMEKIT_FLEET_HOSTS=50 \
 //		go test ./e2e -run TestPyroscopeFleet -v -timeout 30m
@@ -63,11 +63,27 @@ func TestPyroscopeFleet(t *testing.T) {
 	// on a burst host's windows: the share every burst host must show.
 	burstAt := night.Wall.Add(time.Duration(bn.BurstFrom - bn.First))
 	minute := burstAt.Truncate(time.Minute)
-	r := ok(t, dir, fmt.Sprintf("timeslice -q --from %s --to %s %s", minute.Format(time.RFC3339), minute.Add(time.Minute).Format(time.RFC3339), strings.Join(bn.Files, " ")))
-	wantBurst, wantTotal := burstShare(t, r.stdout, bn.BurstComm)
-	t.Logf("night: %d hosts × %d windows; a burst host %d samples, a quiet one %d; burst %s at %s (minute %s): timeslice gives %s %d of %d ns (%.2f%%)",
+	// Each window is pushed on its own, placed on the wall clock by its
+	// own "captured on": timeslice's figures are those of each window
+	// alone, summed.
+	minuteShare := func(files []string) (burst, total int64) {
+		for _, f := range files {
+			r := sh(t, dir, fmt.Sprintf("timeslice -q --from %s --to %s %s", minute.Format(time.RFC3339), minute.Add(time.Minute).Format(time.RFC3339), f))
+			if r.code == 1 && strings.Contains(string(r.stderr), "holds no sample") {
+				continue // a window of another minute
+			} else if r.code != 0 {
+				t.Fatalf("want exit status 0 or no sample:\n%s", r)
+			}
+			b, n := burstShare(t, r.stdout, bn.BurstComm)
+			burst, total = burst+b, total+n
+		}
+		return burst, total
+	}
+	wantBurst, wantTotal := minuteShare(bn.Files)
+	_, quietTotal := minuteShare(qn.Files)
+	t.Logf("night: %d hosts × %d windows; a burst host %d samples, a quiet one %d; burst %s at %s (minute %s): timeslice gives %s %d of %d ns (%.2f%%) on a burst host, %d ns on a quiet one",
 		hosts, len(bn.Files), bn.Samples, qn.Samples, bn.BurstComm, burstAt.Format(time.RFC3339), minute.Format("15:04"),
-		bn.BurstComm, wantBurst, wantTotal, pct(wantBurst, wantTotal))
+		bn.BurstComm, wantBurst, wantTotal, pct(wantBurst, wantTotal), quietTotal)
 
 	url := startPyroscope(t, bin, dir)
 	type job struct{ host, file string }
@@ -130,7 +146,13 @@ func TestPyroscopeFleet(t *testing.T) {
 	var table strings.Builder
 	for i := 1; i <= hosts; i++ {
 		h := hostName(i)
-		sel := fmt.Sprintf(`{service_name="fleet",host=%q}`, h)
+		// --label host= is OTLP's host.name, a label of that name in
+		// Pyroscope (quoted in a selector: it has a dot).
+		sel := fmt.Sprintf(`{service_name="fleet","host.name"=%q}`, h)
+		wb, wt := int64(0), quietTotal
+		if i <= 3 {
+			wb, wt = wantBurst, wantTotal
+		}
 		var burst, total int64
 		deadline := time.Now().Add(60 * time.Second)
 		for {
@@ -141,18 +163,21 @@ func TestPyroscopeFleet(t *testing.T) {
 					burst += v
 				}
 			}
-			if total == wantTotal || time.Now().After(deadline) {
+			if (total <= wt && total >= wt-wt/60) || time.Now().After(deadline) {
 				break
 			}
 			time.Sleep(2 * time.Second)
 		}
 		fmt.Fprintf(&table, "  %s  %s %d of %d ns (%.2f%%)\n", h, bn.BurstComm, burst, total, pct(burst, total))
-		wb := int64(0)
-		if i <= 3 {
-			wb = wantBurst
-		}
-		if burst != wb || total != wantTotal {
-			t.Errorf("%s: Pyroscope gives %d of %d ns in the burst minute, timeslice %d of %d", h, burst, total, wb, wantTotal)
+		// The burst is exact. The minute's total may miss most of one
+		// second: two adjacent windows of a host both hold samples of the
+		// second where one ends and the next begins (each window placed by
+		// its own "captured on"), and Pyroscope keeps only part of the
+		// second window's profile of that second (seen here: 4 of its 98
+		// samples). So the total is checked to a second of samples.
+		second := wt / 60
+		if burst != wb || total > wt || total < wt-second {
+			t.Errorf("%s: Pyroscope gives %d of %d ns in the burst minute, timeslice %d of %d", h, burst, total, wb, wt)
 		}
 	}
 	t.Logf("Pyroscope's SelectMergeStacktraces of %s to %s, by host:\n%s", minute.Format(time.RFC3339), minute.Add(time.Minute).Format(time.RFC3339), table.String())
