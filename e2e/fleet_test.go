@@ -200,8 +200,9 @@ func pushBurst(t *testing.T, args string) (dir, url string, recs []folded.Record
 
 // startPyroscope starts the Pyroscope binary on 127.0.0.1 with free ports,
 // its data under dir, waits (at most 90 s) for /ready, and stops it by its
-// PID when the test ends. It returns the server's URL.
-func startPyroscope(t *testing.T, bin, dir string) string {
+// PID when the test ends; extra are more of its flags. It returns the
+// server's URL.
+func startPyroscope(t *testing.T, bin, dir string, extra ...string) string {
 	t.Helper()
 	ports := freePorts(t, 3)
 	data := filepath.Join(dir, "pyroscope")
@@ -225,7 +226,7 @@ func startPyroscope(t *testing.T, bin, dir string) string {
 		"-storage.backend=filesystem", "-storage.filesystem.dir=" + filepath.Join(data, "store"),
 		"-validation.reject-older-than=0", "-querier.max-query-lookback=0", "-querier.max-query-length=0",
 	}
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(bin, append(args, extra...)...)
 	cmd.Dir = data // relative default paths (./data...) land here
 	logf, err := os.Create(filepath.Join(dir, "pyroscope.log"))
 	if err != nil {
