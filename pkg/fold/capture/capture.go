@@ -254,7 +254,7 @@ func (f *Folder) openData(in *source.Input) (collapse.Producer, error) {
 		return nil, named(err, file, path)
 	}
 	r.DeferFrames()
-	f.noteInline(file)
+	f.noteInline(r)
 	return &dataProducer{f: f, r: r, file: file, path: path, free: make(chan *dataChunk, 64)}, nil
 }
 

@@ -17,16 +17,13 @@ type inlineObjects struct {
 	warned bool
 }
 
-// noteInline reads the build-id table of the perf.data file at path for
-// --inline (its header only).
-func (f *Folder) noteInline(path string) {
+// noteInline keeps the build-id table of the perf.data file r reads,
+// for --inline.
+func (f *Folder) noteInline(r *perfdata.Reader) {
 	if !f.Inline {
 		return
 	}
-	ids, err := perfdata.BuildIDs(path)
-	if err != nil {
-		return
-	}
+	ids := r.BuildIDs()
 	f.inline.mu.Lock()
 	defer f.inline.mu.Unlock()
 	if f.inline.ids == nil {

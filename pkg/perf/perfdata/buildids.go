@@ -31,10 +31,19 @@ func BuildIDs(path string) ([]BuildID, error) {
 	if err != nil {
 		return nil, err
 	}
+	return fi.buildIDList(), nil
+}
+
+// BuildIDs returns the build-id table of the file r reads, as the
+// function BuildIDs does, without reading its header again.
+func (r *Reader) BuildIDs() []BuildID { return r.fi.buildIDList() }
+
+// buildIDList is the header's build-id table, sorted by file.
+func (fi *fileInfo) buildIDList() []BuildID {
 	out := make([]BuildID, 0, len(fi.buildIDs))
 	for name, b := range fi.buildIDs {
 		out = append(out, BuildID{File: name, ID: hexID(b.id), Kernel: b.kernel})
 	}
 	slices.SortFunc(out, func(a, b BuildID) int { return strings.Compare(a.File, b.File) })
-	return out, nil
+	return out
 }
