@@ -3,7 +3,6 @@ package timeslice
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/alecthomas/kong"
 
@@ -52,22 +51,10 @@ func (a Addresses) Pprof() pprof.Addresses {
 // Decode implements kong.MapperValue: --addresses alone means names,
 // --addresses=only addresses without names.
 func (a *Addresses) Decode(ctx *kong.DecodeContext) error {
-	if ctx.Scan.Peek().Type != kong.FlagValueToken {
-		*a = AddressesNames
-		return nil
-	}
-	tok := ctx.Scan.Pop()
-	v, ok := tok.Value.(string)
-	if !ok {
-		return fmt.Errorf("--addresses: want names or only, got %v", tok.Value)
-	}
-	for i, name := range addressesNames {
-		if name != "" && name == strings.ToLower(v) {
-			*a = Addresses(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("--addresses=%s: want --addresses (addresses and names) or --addresses=only (addresses, named by the reader)", v)
+	i, err := decodeOptional(ctx, "addresses", addressesNames[:], int(AddressesNames),
+		"want --addresses (addresses and names) or --addresses=only (addresses, named by the reader)")
+	*a = Addresses(i)
+	return err
 }
 
 // IsBool makes --addresses a flag that takes no separate value.

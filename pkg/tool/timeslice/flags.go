@@ -44,23 +44,31 @@ func (h Heatmap) String() string {
 // Decode implements kong.MapperValue: --heatmap alone means svg,
 // --heatmap=text the terminal view, --heatmap=html the explorer page.
 func (h *Heatmap) Decode(ctx *kong.DecodeContext) error {
+	i, err := decodeOptional(ctx, "heatmap", heatmapNames[:], int(HeatmapSVG),
+		"want --heatmap (SVG), --heatmap=text or --heatmap=html")
+	*h = Heatmap(i)
+	return err
+}
+
+// decodeOptional reads a flag whose value is optional (--flag alone, or
+// --flag=value): the index of the value in names (case aside; "" names
+// no value), bare for the flag alone; want says what is accepted.
+func decodeOptional(ctx *kong.DecodeContext, flag string, names []string, bare int, want string) (int, error) {
 	if ctx.Scan.Peek().Type != kong.FlagValueToken {
-		*h = HeatmapSVG
-		return nil
+		return bare, nil
 	}
 	tok := ctx.Scan.Pop()
 	v, ok := tok.Value.(string)
 	if !ok {
-		return fmt.Errorf("--heatmap: want svg, text or html, got %v", tok.Value)
+		return 0, fmt.Errorf("--%s: %s, got %v", flag, want, tok.Value)
 	}
 	v = strings.ToLower(v)
-	for i, name := range heatmapNames {
+	for i, name := range names {
 		if name != "" && name == v {
-			*h = Heatmap(i)
-			return nil
+			return i, nil
 		}
 	}
-	return fmt.Errorf("--heatmap=%s: want --heatmap (SVG), --heatmap=text or --heatmap=html", v)
+	return 0, fmt.Errorf("--%s=%s: %s", flag, v, want)
 }
 
 // IsBool makes --heatmap a flag that takes no separate value.
