@@ -51,7 +51,7 @@ func (a Addresses) Pprof() pprof.Addresses {
 // Decode implements kong.MapperValue: --addresses alone means names,
 // --addresses=only addresses without names.
 func (a *Addresses) Decode(ctx *kong.DecodeContext) error {
-	i, err := decodeOptional(ctx, "addresses", addressesNames[:], int(AddressesNames),
+	i, err := decodeOptional(ctx, addressesNames[:], int(AddressesNames),
 		"want --addresses (addresses and names) or --addresses=only (addresses, named by the reader)")
 	*a = Addresses(i)
 	return err

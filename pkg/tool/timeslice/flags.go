@@ -44,7 +44,7 @@ func (h Heatmap) String() string {
 // Decode implements kong.MapperValue: --heatmap alone means svg,
 // --heatmap=text the terminal view, --heatmap=html the explorer page.
 func (h *Heatmap) Decode(ctx *kong.DecodeContext) error {
-	i, err := decodeOptional(ctx, "heatmap", heatmapNames[:], int(HeatmapSVG),
+	i, err := decodeOptional(ctx, heatmapNames[:], int(HeatmapSVG),
 		"want --heatmap (SVG), --heatmap=text or --heatmap=html")
 	*h = Heatmap(i)
 	return err
@@ -52,15 +52,16 @@ func (h *Heatmap) Decode(ctx *kong.DecodeContext) error {
 
 // decodeOptional reads a flag whose value is optional (--flag alone, or
 // --flag=value): the index of the value in names (case aside; "" names
-// no value), bare for the flag alone; want says what is accepted.
-func decodeOptional(ctx *kong.DecodeContext, flag string, names []string, bare int, want string) (int, error) {
+// no value), bare for the flag alone; want says what is accepted (kong
+// names the flag in the message).
+func decodeOptional(ctx *kong.DecodeContext, names []string, bare int, want string) (int, error) {
 	if ctx.Scan.Peek().Type != kong.FlagValueToken {
 		return bare, nil
 	}
 	tok := ctx.Scan.Pop()
 	v, ok := tok.Value.(string)
 	if !ok {
-		return 0, fmt.Errorf("--%s: %s, got %v", flag, want, tok.Value)
+		return 0, fmt.Errorf("%v: %s", tok.Value, want)
 	}
 	v = strings.ToLower(v)
 	for i, name := range names {
@@ -68,7 +69,7 @@ func decodeOptional(ctx *kong.DecodeContext, flag string, names []string, bare i
 			return i, nil
 		}
 	}
-	return 0, fmt.Errorf("--%s=%s: %s", flag, v, want)
+	return 0, fmt.Errorf("%q: %s", v, want)
 }
 
 // IsBool makes --heatmap a flag that takes no separate value.

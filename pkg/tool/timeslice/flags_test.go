@@ -38,7 +38,7 @@ func TestHeatmapFlag(t *testing.T) {
 		{[]string{"--heatmap=text"}, HeatmapText, ""},
 		{[]string{"--heatmap=HTML"}, HeatmapHTML, ""},
 		{[]string{"--heatmap=svg"}, HeatmapSVG, ""},
-		{[]string{"--heatmap=png"}, NoHeatmap, "--heatmap=png: want --heatmap (SVG), --heatmap=text or --heatmap=html"},
+		{[]string{"--heatmap=png"}, NoHeatmap, `--heatmap: "png": want --heatmap (SVG), --heatmap=text or --heatmap=html`},
 	} {
 		f, err := parseFlags(t, tc.args...)
 		switch {
