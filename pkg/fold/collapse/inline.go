@@ -1,9 +1,11 @@
 package collapse
 
 import (
+	"errors"
 	"strings"
 	"sync"
 
+	"flamekit/internal/base/safefile"
 	"flamekit/pkg/perf/dwarfline"
 )
 
@@ -155,10 +157,14 @@ func isLowerHexString(s string) bool {
 
 // warnOnce says why an object's frames are not expanded (it cannot be
 // read), or are named from its symbol table (its DWARF is corrupt), once
-// per kind of cause: the first object's message names it.
+// per kind of cause: the first object's message names it. A file refused
+// as unsafe to read (a FIFO, a link to a device, too large: package
+// safefile) is said for each such file, as the symbols' refusals are.
 func (in *inliner) warnOnce(m *dwarfline.Module, err error) {
 	kind, what := "read", "its frames are not expanded (said for the first such object only)"
-	if m.Readable() {
+	if se := (*safefile.Error)(nil); errors.As(err, &se) {
+		kind, what = "refused "+se.Path, "its frames are not expanded"
+	} else if m.Readable() {
 		kind, what = "dwarf", "its frames are named from its symbol table, as addr2line names them (said for the first such object only)"
 	}
 	in.mu.Lock()

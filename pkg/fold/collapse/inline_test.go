@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -68,5 +69,36 @@ int main(int c, char **v) { (void)v; return outer(c); }
 	k := smp("prog", "ffffffff81 do_sys+0x1 ([kernel.kallsyms])")
 	if got := run(t, Options{NoTime: true, Inline: true}, k); got.out != "prog;do_sys 1\n" {
 		t.Errorf("kernel frame: %q", got.out)
+	}
+}
+
+// TestInlineRefusedSaid: each object refused as unsafe to read (here two
+// FIFOs, as a profiled process could leave them where its maps point) is
+// said on stderr, once, naming its path; a missing object is said once
+// for all.
+func TestInlineRefusedSaid(t *testing.T) {
+	dir := t.TempDir()
+	var fifos []string
+	for _, name := range []string{"a", "b"} {
+		p := filepath.Join(dir, name)
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		fifos = append(fifos, p)
+	}
+	var said []string
+	in := newInliner(false, func(format string, args ...any) { said = append(said, fmt.Sprintf(format, args...)) })
+	for _, p := range append(fifos, fifos[0], filepath.Join(dir, "missing1"), filepath.Join(dir, "missing2")) {
+		if r := in.resolve([]byte("0x1139"), []byte("main+0x9"), []byte(p)); r != "" {
+			t.Errorf("%s: expanded to %q", p, r)
+		}
+	}
+	if len(said) != 3 {
+		t.Fatalf("said %d lines, want one per FIFO and one for the missing objects:\n%s", len(said), strings.Join(said, "\n"))
+	}
+	for i, p := range fifos {
+		if !strings.Contains(said[i], p) || !strings.Contains(said[i], "not a regular file") {
+			t.Errorf("line %d does not name %s as refused: %s", i, p, said[i])
+		}
 	}
 }
