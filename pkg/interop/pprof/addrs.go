@@ -58,8 +58,7 @@ type Location struct {
 type addrTable struct {
 	mode Addresses
 	maps map[folded.Mapping]uint32 // index in list
-	list []Mapping
-	keep []bool // list[i] keeps its names (HasFunctions)
+	list []Mapping                 // HasFunctions: its locations keep their names
 	// symbolizable: list[i] is a file a symbolizer reads
 	// (folded.Mapping.Symbolizable).
 	symbolizable []bool
@@ -147,7 +146,6 @@ func (t *addrTable) mapping(m *folded.Mapping) uint32 {
 	i := uint32(len(t.list))
 	keep := t.mode == WithNames || !m.Symbolizable
 	t.list = append(t.list, Mapping{File: m.File, BuildID: m.BuildID, Start: m.Start, Limit: m.Limit, Offset: m.Offset, HasFunctions: keep})
-	t.keep = append(t.keep, keep)
 	t.symbolizable = append(t.symbolizable, m.Symbolizable)
 	t.maps[*m] = i
 	return i
@@ -170,7 +168,7 @@ func (t *addrTable) addressed(f *folded.AddrFrame, names [][]byte) uint32 {
 	keep := true
 	if f.Map >= 0 && int(f.Map) < len(t.mapIdx) {
 		i := t.mapIdx[f.Map]
-		mp, keep = i+1, t.keep[i]
+		mp, keep = i+1, t.list[i].HasFunctions
 	}
 	k := append(t.key[:0], 'a')
 	k = binary.AppendUvarint(k, uint64(mp))
