@@ -507,21 +507,27 @@ function keys(e) {
 	if (e.key === "ArrowRight") { e.preventDefault(); step(1); }
 }
 
-// warmUp lays out and draws a flame graph off screen once, so that the
-// first selection finds the font ready and the code compiled.
+// warmUp lays out and draws a flame graph once on the graph's own canvas,
+// its box moved off screen, so that the first selection finds the font
+// ready, the code compiled and the canvas allocated at the box's size
+// (allocating a canvas of a million pixels costs tens of ms in Chromium,
+// more than drawing on it).
 function warmUp() {
 	if (S.sel || !CL.length) return;
-	var c = document.createElement("canvas"), tip = document.createElement("div");
-	var hidden = el("div", { style: "position:absolute;left:-10000px;top:0;width:1200px" });
-	hidden.appendChild(c);
-	document.body.appendChild(hidden);
+	var wrap = UI.flameCanvas.parentNode;
+	if (!wrap.hidden) return;
 	var keep = S.sel;
 	S.sel = { lane: LANE[EI[0]] || 0, c0: CL[0], c1: CL[Math.min(CL.length - 1, 50)] + 1 };
-	var view = new FlameView(c, tip);
-	view.set(flameGraph(), false);
+	var g = flameGraph();
 	S.sel = keep;
 	CUR.A = CUR.B = null;
-	hidden.remove();
+	if (g.maxDepth < 80) g.maxDepth = 80; // as deep as the box is high: the canvas the box shows
+	wrap.style.cssText = "position:absolute;left:-20000px;top:0;width:" + UI.graphHead.clientWidth + "px";
+	wrap.hidden = false;
+	UI.flame.set(g, false);
+	wrap.hidden = true;
+	wrap.style.cssText = "";
+	UI.flame.g = null;
 }
 
 async function main() {
@@ -588,9 +594,10 @@ flamekit.framePoint = function (name) {
 	var y = v.inverted ? d * FRAME_H + 4 + FRAME_H / 2 : v.cssH - 4 - (d + 0.5) * FRAME_H;
 	var box = v.canvas.parentNode;
 	box.scrollTop = Math.max(0, y - box.clientHeight / 2);
+	v.draw(); // the rows now in view (a scroll draws them in the next frame)
 	box.scrollIntoView({ block: "center" });
 	var b = v.canvas.getBoundingClientRect();
-	return [b.left + x, b.top + y];
+	return [b.left + x, b.top + y - v.top];
 };
 // chart: the flame chart's boxes (ns after its first sample, x0 ns after
 // the origin), its interval, and the time window shown.
