@@ -522,7 +522,7 @@ function warmUp() {
 	S.sel = keep;
 	CUR.A = CUR.B = null;
 	if (g.maxDepth < 80) g.maxDepth = 80; // as deep as the box is high: the canvas the box shows
-	wrap.style.cssText = "position:absolute;left:-20000px;top:0;width:" + UI.graphHead.clientWidth + "px";
+	wrap.style.cssText = "position:absolute;left:-20000px;top:0;width:" + UI.heat.clientWidth + "px"; // the width it has in the page
 	wrap.hidden = false;
 	UI.flame.set(g, false);
 	wrap.hidden = true;
