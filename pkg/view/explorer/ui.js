@@ -226,6 +226,10 @@ function status() {
 		var A = CUR.A;
 		t = "Selection " + rangeText(S.sel) + ": " + fmtInt(A ? A.totN[0] : 0) + " samples, " + weightText(A ? A.tot[0] : 0);
 		if (S.vs) t += ". Compared with " + rangeText(S.vs) + ": " + fmtInt(CUR.B ? CUR.B.totN[0] : 0) + " samples, " + weightText(CUR.B ? CUR.B.tot[0] : 0) + (S.elided ? "" : "; red: more in the selection, blue: less" + (S.normalize ? " (comparison scaled to the selection's total, -n)" : ""));
+		// a chart of more threads than fit draws the busiest: its totals,
+		// as its command gives them
+		var cc = S.view === "chart" && CUR.chart && CUR.chart.cut;
+		if (cc) t += ". The chart draws " + fmtInt(CUR.chart.samples[0]) + " of them, the " + fmtInt(cc.drawn) + " busiest of " + fmtInt(cc.lanes) + " threads, as its command selects them";
 		t += ".  ←/→ move it, Esc resets.";
 	}
 	UI.status.textContent = t;
@@ -606,7 +610,8 @@ flamekit.chart = function () {
 	if (!cl || S.view !== "chart") return null;
 	var boxes = [];
 	for (var i = 0; i < cl.node.length; i++) boxes.push({ name: chartName(cl, i), start: cl.start[i], end: cl.end[i], depth: cl.depth[i], samples: cl.samples[i], lane: cl.frame[i] < 0 && i > 0 });
-	return { x0: cl.x0, interval: cl.interval, boxes: boxes, window: v.g && v.g.time ? v.range().slice(0, 2) : null, details: UI.details.textContent };
+	return { x0: cl.x0, interval: cl.interval, boxes: boxes, window: v.g && v.g.time ? v.range().slice(0, 2) : null, details: UI.details.textContent,
+		axis: v.g && v.g.time && v.g.time.labels || [], width: v.cssW };
 };
 flamekit.frames = function () {
 	var g = UI.flame.g;
