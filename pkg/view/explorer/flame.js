@@ -201,9 +201,9 @@ function FlameView(canvas, tip, onHover) {
 	canvas.addEventListener("mouseleave", function () { self.hideTip(); });
 	var pending = false;
 	box.addEventListener("scroll", function () {
-		if (pending || !self.g || box.scrollTop === self.top) return;
+		if (pending || !self.g || Math.abs(box.scrollTop - self.top) < 0.5) return;
 		pending = true;
-		requestAnimationFrame(function () { pending = false; if (box.scrollTop !== self.top) self.draw(); });
+		requestAnimationFrame(function () { pending = false; if (Math.abs(box.scrollTop - self.top) >= 0.5) self.draw(); });
 	});
 }
 
@@ -262,7 +262,7 @@ FlameView.prototype.draw = function () {
 	var c = this.canvas, g = this.g, box = c.parentNode;
 	var cssW = Math.max(box.clientWidth, 300), scrolled = box.scrollTop;
 	var depth = g ? g.maxDepth + 1 : 1;
-	var cssH = depth * FRAME_H + 8, viewH = Math.min(cssH, Math.max(boxHeight(box), 4 * FRAME_H));
+	var cssH = depth * FRAME_H + 8, viewH = Math.min(cssH, Math.max(Math.floor(boxHeight(box)), 4 * FRAME_H));
 	// the graph's y at the canvas's top: the base or the top when set
 	// pins it, else where the box is scrolled
 	var top = this.pin === "base" ? cssH - viewH : this.pin === "top" ? 0 : scrolled;
