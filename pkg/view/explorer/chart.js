@@ -210,7 +210,7 @@ function chartName(cl, i) { return cl.frame[i] >= 0 ? frameName(cl.frame[i]) : c
 // row; a click zooms the time axis to a box, the wheel zooms, a drag
 // pans.
 function chartGraph(cl) {
-	var gb = new GraphBuilder(), info = { rootName: "", tip: chartTip(cl) };
+	var gb = new GraphBuilder(cl.node.length), info = { rootName: "", tip: chartTip(cl) };
 	for (var i = 0; i < cl.node.length; i++) {
 		var f = cl.frame[i];
 		gb.add(cl.start[i], cl.end[i] - cl.start[i], cl.depth[i], f, i, i === 0 ? "rgb(250,250,250)" : f < 0 ? "rgb(215,215,215)" : colorOf(f));
