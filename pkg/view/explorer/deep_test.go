@@ -3,6 +3,7 @@ package explorer
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,7 +58,19 @@ func TestDeepStackInView(t *testing.T) {
 	}
 	page := pageFile(t, "deep.html", tl, Options{Files: []string{"deep.folded"}})
 	b := newBrowser(t, 1200, 900)
-	b.open(t, "file://"+page+"#from=0s&to=10s")
+	// The page opened without a selection draws a graph off screen on
+	// the graph's canvas (warmUp), at the size the box shows: the first
+	// selection finds it allocated (a new canvas of a million pixels cost
+	// Chromium tens of ms).
+	b.open(t, "file://"+page)
+	var before, after []int
+	const backing = `[UI.flameCanvas.width, UI.flameCanvas.height]`
+	b.Eval(t, backing, &before)
+	b.Eval(t, `new Promise(r => { addEventListener("hashchange", () => setTimeout(() => r(true), 0), {once: true}); location.hash = "#from=0s&to=10s"; })`, nil)
+	b.Eval(t, backing, &after)
+	if !slices.Equal(before, after) {
+		t.Errorf("the first selection made the canvas %v, the warm-up %v", after, before)
+	}
 
 	var v graphView
 	b.Eval(t, readGraphView, &v)

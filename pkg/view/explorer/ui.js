@@ -525,7 +525,9 @@ function warmUp() {
 	var g = flameGraph();
 	S.sel = keep;
 	CUR.A = CUR.B = null;
-	if (g.maxDepth < 80) g.maxDepth = 80; // as deep as the box is high: the canvas the box shows
+	// as deep as the box is high: the canvas is then the one the box shows
+	var rows = Math.ceil(boxHeight(wrap) / FRAME_H);
+	if (rows < 1000) g.maxDepth = Math.max(g.maxDepth, rows);
 	wrap.style.cssText = "position:absolute;left:-20000px;top:0;width:" + UI.heat.clientWidth + "px"; // the width it has in the page
 	wrap.hidden = false;
 	UI.flame.set(g, false);
