@@ -76,6 +76,7 @@ type dwarfUnwinder struct {
 	byDSO  map[*dso]*objectCFI   // the same, by DSO (a changed DSO is a copy)
 	lowest map[lowestKey]uint64
 	space  space
+	spans  spanCache
 	pcs    []uint64
 	chain  []byte // the rebuilt call chain of the current sample
 	vals   []uint64
@@ -95,10 +96,50 @@ type space struct {
 }
 
 func (s *space) Find(addr uint64) (*unwind.Table, uint64, unwind.Stop) {
+	if len(s.ms.list) == 0 {
+		return nil, 0, unwind.NoMap
+	}
+	c := &s.d.spans
+	if c.list != &s.ms.list[0] || c.n != len(s.ms.list) {
+		*c = spanCache{list: &s.ms.list[0], n: len(s.ms.list)}
+	}
+	for i := range c.ents {
+		if e := &c.ents[i]; addr-e.start < e.end-e.start {
+			return e.t, addr + e.delta, e.stop
+		}
+	}
 	m := s.ms.find(addr)
 	if m == nil {
 		return nil, 0, unwind.NoMap
 	}
+	t, delta, stop := s.find(m)
+	c.ents[c.next] = span{start: m.start, end: m.end, t: t, delta: delta, stop: stop}
+	c.next = (c.next + 1) % len(c.ents)
+	return t, addr + delta, stop
+}
+
+// spanCache holds the last maps space.Find found, for one version of a
+// process's map list: the addresses of a sample's stack fall in a few
+// maps, which samples of the same process repeat.
+type spanCache struct {
+	list *mapping // the list's first map, and its length
+	n    int
+	ents [8]span
+	next int
+}
+
+// span is a map as space.Find found it: its addresses map to the
+// object's own plus delta, or stop says why they have no CFI.
+type span struct {
+	start, end uint64
+	t          *unwind.Table
+	delta      uint64
+	stop       unwind.Stop
+}
+
+// find returns the CFI of map m and what to add to an address of m to
+// get the object's own, or why there is none.
+func (s *space) find(m *mapping) (*unwind.Table, uint64, unwind.Stop) {
 	d := m.dso
 	switch d.kind {
 	case dsoUser, dsoVDSO:
@@ -121,7 +162,7 @@ func (s *space) Find(addr uint64) (*unwind.Table, uint64, unwind.Stop) {
 	// segment's address less its offset (elf_base_address): for a
 	// process that kept its parent's maps across exec (perf keeps them)
 	// that is the parent's copy, and the lookup then misses.
-	return o.t, addr - s.d.lowestStart(s.ms, d) + o.t.BaseAddr(), 0
+	return o.t, o.t.BaseAddr() - s.d.lowestStart(s.ms, d), 0
 }
 
 // lowestKey identifies a DSO in one version of a process's map list.
@@ -226,6 +267,9 @@ func (r *Reader) unwindUser(rec *sampleRec) {
 		return
 	}
 	th := r.m.findnew(rec.pid, rec.tid)
+	// The caches of space (spans, lowest) know a list by its first map
+	// and length: shared, a list is never changed in place.
+	th.maps.share()
 	d.space = space{d: d, ms: th.maps}
 	d.vals = d.vals[:0]
 	for i := 0; i+8 <= len(rec.regs); i += 8 {

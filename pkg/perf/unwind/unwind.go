@@ -2,6 +2,7 @@ package unwind
 
 import (
 	"encoding/binary"
+	"unsafe"
 )
 
 // Stop says why an unwind stopped: the frames found before it are kept, as
@@ -119,6 +120,33 @@ type Unwinder struct {
 	// MaxDepth is the most frames Unwind returns; 0 means
 	// DefaultMaxDepth.
 	MaxDepth int
+
+	rows *rowCache
+}
+
+// rowCache remembers the rows an Unwinder was given last, direct-mapped by
+// table and address, so that the addresses every sample repeats (a
+// process's main loop, libc's entry) are found without the Table's lock.
+type rowCache [rowCacheSize]struct {
+	t  *Table
+	pc uint64
+	rw *row
+}
+
+const rowCacheSize = 1 << 12
+
+// row returns the row of pc in t, from the cache if it is there.
+func (u *Unwinder) row(t *Table, pc uint64) *row {
+	if u.rows == nil {
+		u.rows = new(rowCache)
+	}
+	e := &u.rows[(pc^pc>>12^uint64(uintptr(unsafe.Pointer(t))>>4))%rowCacheSize]
+	if e.t == t && e.pc == pc {
+		return e.rw
+	}
+	rw := t.rowFor(pc)
+	e.t, e.pc, e.rw = t, pc, rw
+	return rw
 }
 
 // frameRegs are the registers of one frame: values, and which are known.
@@ -189,7 +217,7 @@ func (u *Unwinder) Unwind(regs *Regs, stack []byte, space Space, pcs []uint64) (
 		if s != 0 {
 			return pcs, s
 		}
-		rw := t.rowFor(objAddr)
+		rw := u.row(t, objAddr)
 		prevPC, prevCFA := pc, cfa
 		var next frameRegs
 		switch rw.stop {
@@ -243,7 +271,7 @@ func (u *Unwinder) Unwind(regs *Regs, stack []byte, space Space, pcs []uint64) (
 		f = next
 		caller = true
 		out := f.v[ip] - 1
-		if t, a, s := space.Find(f.v[ip]); s == 0 && t.rowFor(a).signal {
+		if t, a, s := space.Find(f.v[ip]); s == 0 && u.row(t, a).signal {
 			// A signal trampoline's frame: perf keeps its address.
 			out++
 			caller = false
