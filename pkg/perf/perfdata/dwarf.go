@@ -267,6 +267,14 @@ func (r *Reader) unwindUser(rec *sampleRec) {
 		return
 	}
 	th := r.m.findnew(rec.pid, rec.tid)
+	if len(th.maps.list) == 0 {
+		// A process whose maps perf never saw (its MMAP records
+		// lost): perf registers its unwinder with the first map of a
+		// process, so such a sample has no user part at all, not
+		// even its ip.
+		r.stats.Unwind[unwind.NoMap]++
+		return
+	}
 	// The caches of space (spans, lowest) know a list by its first map
 	// and length: shared, a list is never changed in place.
 	th.maps.share()
