@@ -77,9 +77,13 @@ type dwarfUnwinder struct {
 	lowest map[lowestKey]uint64
 	space  space
 	spans  spanCache
-	pcs    []uint64
-	chain  []byte // the rebuilt call chain of the current sample
-	vals   []uint64
+	// hasObject's last list (its first map and length) and answer.
+	objList *mapping
+	objN    int
+	objHas  bool
+	pcs     []uint64
+	chain   []byte // the rebuilt call chain of the current sample
+	vals    []uint64
 }
 
 // objectCFI is the CFI of one object, or why there is none.
@@ -163,6 +167,25 @@ func (s *space) find(m *mapping) (*unwind.Table, uint64, unwind.Stop) {
 	// process that kept its parent's maps across exec (perf keeps them)
 	// that is the parent's copy, and the lookup then misses.
 	return o.t, o.t.BaseAddr() - s.d.lowestStart(s.ms, d), 0
+}
+
+// hasObject reports whether a list of maps maps any object (a file or
+// the vdso), remembered for the last list asked about.
+func (d *dwarfUnwinder) hasObject(ms *maps) bool {
+	if len(ms.list) == 0 {
+		return false
+	}
+	if &ms.list[0] == d.objList && len(ms.list) == d.objN {
+		return d.objHas
+	}
+	d.objList, d.objN, d.objHas = &ms.list[0], len(ms.list), false
+	for i := range ms.list {
+		if k := ms.list[i].dso.kind; k == dsoUser || k == dsoVDSO {
+			d.objHas = true
+			break
+		}
+	}
+	return d.objHas
 }
 
 // lowestKey identifies a DSO in one version of a process's map list.
@@ -267,17 +290,18 @@ func (r *Reader) unwindUser(rec *sampleRec) {
 		return
 	}
 	th := r.m.findnew(rec.pid, rec.tid)
-	if len(th.maps.list) == 0 {
-		// A process whose maps perf never saw (its MMAP records
-		// lost): perf registers its unwinder with the first map of a
-		// process, so such a sample has no user part at all, not
-		// even its ip.
+	// The caches of space (spans, lowest) and hasObject know a list by
+	// its first map and length: shared, a list is never changed in
+	// place.
+	th.maps.share()
+	if !d.hasObject(th.maps) {
+		// A process whose objects perf never saw mapped (their MMAP
+		// records lost; anonymous maps only): perf registers a
+		// process's unwinder with its first map of an object, so such
+		// a sample has no user part at all, not even its ip.
 		r.stats.Unwind[unwind.NoMap]++
 		return
 	}
-	// The caches of space (spans, lowest) know a list by its first map
-	// and length: shared, a list is never changed in place.
-	th.maps.share()
 	d.space = space{d: d, ms: th.maps}
 	d.vals = d.vals[:0]
 	for i := 0; i+8 <= len(rec.regs); i += 8 {
