@@ -58,6 +58,7 @@ type geometry struct {
 	o                   *Options
 	width, height       float64
 	ypad1, ypad2, ypad3 float64
+	axis                float64 // height of the time axis (in ypad2), 0 for none
 	timemax, wpt        float64
 	depthmax            int32
 }
@@ -124,6 +125,10 @@ func Render(w io.Writer, l *flamegraph.Layout, o *Options) error {
 	fs := o.FontSize
 	g.ypad1 = fs * 3
 	g.ypad2 = fs*2 + 10
+	if l.Timed {
+		g.axis = float64(o.FrameHeight)
+		g.ypad2 += g.axis
+	}
 	if o.Subtitle != "" {
 		g.ypad3 = fs * 2
 	}
@@ -215,8 +220,82 @@ func Render(w io.Writer, l *flamegraph.Layout, o *Options) error {
 			return err
 		}
 	}
-	_, err := io.WriteString(w, "</g>\n</svg>\n")
+	if _, err := io.WriteString(w, "</g>\n"); err != nil {
+		return err
+	}
+	var tail []byte
+	if g.axis > 0 {
+		tail = g.timeAxis(tail)
+	}
+	_, err := w.Write(append(tail, "</svg>\n"...))
 	return err
+}
+
+// timeAxis appends the time axis of a timed flame chart, the twin of the
+// explorer's (pkg/view/explorer, chart.js's chartAxis; svgout.js writes
+// this one): a band under the frames (under the root row, or under the
+// deepest frames of an icicle) with a tick every 1, 2 or 5 × 10^k ns,
+// about every 100 px, each labelled in seconds after the chart's first
+// sample, after its tick, or before it where it would pass the right
+// end, and left out where it would overlap the one before (labels are
+// measured as the frames' labels are, FontWidth a character). The script
+// does not move the axis: it is hidden while a frame is zoomed.
+func (g *geometry) timeAxis(dst []byte) []byte {
+	o := g.o
+	top := g.height - g.ypad2
+	bottom := top + g.axis
+	span := g.width - 2*xpad
+	want := g.timemax / max(span/100, 1)
+	step, exp := 1.0, 0
+	for step*10 <= want {
+		step *= 10
+		exp++
+	}
+	if step*5 <= want {
+		step *= 5
+	} else if step*2 <= want {
+		step *= 2
+	}
+	digits := min(max(9-exp, 0), 9)
+	charW := o.FontSize * o.FontWidth
+	dst = append(dst, "<g id=\"axis\">\n<style type=\"text/css\">#unzoom:not(.hide) ~ #axis { display:none; }</style>\n"...)
+	var label []byte
+	end := float64(xpad)
+	for i := 0; ; i++ {
+		t := float64(i) * step
+		if t > g.timemax {
+			break
+		}
+		x := xpad + t*g.wpt
+		dst = append(dst, `<line x1="`...)
+		dst = appendF(dst, x, 1)
+		dst = append(dst, `" y1="`...)
+		dst = appendNum(dst, top)
+		dst = append(dst, `" x2="`...)
+		dst = appendF(dst, x, 1)
+		dst = append(dst, `" y2="`...)
+		dst = appendNum(dst, bottom)
+		dst = append(dst, "\" stroke=\"rgb(102,102,102)\"/>\n"...)
+		label = appendF(label[:0], t/1e9, digits)
+		label = append(label, " s"...)
+		w := float64(len(label)) * charW
+		lx := x + 3
+		if lx+w > g.width-xpad {
+			lx = x - 3 - w
+		}
+		if lx < end {
+			continue
+		}
+		dst = append(dst, `<text x="`...)
+		dst = appendF(dst, lx, 2)
+		dst = append(dst, `" y="`...)
+		dst = appendNum(dst, 3+(top+bottom)/2)
+		dst = append(dst, `">`...)
+		dst = append(dst, label...)
+		dst = append(dst, "</text>\n"...)
+		end = lx + w + 6
+	}
+	return append(dst, "</g>\n"...)
 }
 
 // colors picks the colour of every kept frame (sequentially: --cp and
@@ -299,11 +378,12 @@ var fgConfig = {nametype: `...)
 	if o.Subtitle != "" {
 		dst = text(dst, "subtitle", float64(int(W/2)), fs*4, "", o.Subtitle)
 	}
-	dst = text(dst, "details", xpad, g.height-g.ypad2/2, "", " ")
+	under := g.ypad2 - g.axis // the details line's band, under the axis
+	dst = text(dst, "details", xpad, g.height-under/2, "", " ")
 	dst = text(dst, "unzoom", xpad, fs*2, `class="hide"`, "Reset Zoom")
 	dst = text(dst, "search", W-xpad-100, fs*2, "", "Search")
 	dst = text(dst, "ignorecase", W-xpad-16, fs*2, "", "ic")
-	dst = text(dst, "matched", W-xpad-100, g.height-g.ypad2/2, "", " ")
+	dst = text(dst, "matched", W-xpad-100, g.height-under/2, "", " ")
 	return dst
 }
 

@@ -95,9 +95,9 @@ func (k chartLane) label() string {
 //     end.
 //
 // Stacks lose their trailing empty frames (folded.TrimStack); empty stacks
-// are left out.
+// are left out. The layout is Timed: its renderer draws a time axis.
 func LayoutChart(samples []ChartSample) *Layout {
-	l := &Layout{MaxDelta: 1}
+	l := &Layout{MaxDelta: 1, Timed: true}
 	if len(samples) == 0 {
 		return l
 	}

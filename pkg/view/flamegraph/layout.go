@@ -30,6 +30,10 @@ type Layout struct {
 	Nodes    []Node
 	Total    float64 // sum of the counts (the "after" counts of diff lines)
 	MaxDelta float64 // the largest |after − before| of a line, at least 1
+	// Timed says the count units are nanoseconds from the first sample
+	// (a flame chart of timed samples, LayoutChart): pkg/svg draws a
+	// time axis under it.
+	Timed bool
 }
 
 // Kept returns the indices of the frames at least minCount count units
