@@ -321,7 +321,7 @@ function chartFolded(cl) {
 function chartSVG(cl, o) {
 	var n = cl.node.length;
 	if (!(cl.total > 0)) return "";
-	var lc = { name: [], start: cl.start, end: cl.end, depth: cl.depth, delta: new Array(n).fill(0), hasDelta: new Array(n).fill(false), total: cl.total, maxDelta: 1 };
+	var lc = { name: [], start: cl.start, end: cl.end, depth: cl.depth, delta: new Array(n).fill(0), hasDelta: new Array(n).fill(false), total: cl.total, maxDelta: 1, timed: true };
 	for (var q = 0; q < n; q++) lc.name.push(q === 0 ? "" : chartName(cl, q));
 	o.flamechart = true;
 	o.countName = "ns";

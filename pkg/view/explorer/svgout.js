@@ -143,12 +143,13 @@ function gcdF(a, b) {
 
 // renderSVG returns the SVG flamegraph draws for a layout: nodes in
 // flamegraph's order (pre-order, siblings by name) as arrays name, start,
-// end (count units), depth, delta and hasDelta; total; maxDelta. o: colors
+// end (count units), depth, delta and hasDelta; total; maxDelta; timed
+// (the units are ns of a flame chart: it gets a time axis). o: colors
 // (palette), hash, inverted, flamechart (the title only); css and script:
 // pkg/svg's.
 function renderSVG(l, o, css, script) {
 	var W = 1200, fh = 16, fs = 12, xpad = 10, framepad = 1;
-	var ypad1 = fs * 3, ypad2 = fs * 2 + 10, ypad3 = 0;
+	var axis = l.timed ? fh : 0, ypad1 = fs * 3, ypad2 = fs * 2 + 10 + axis, ypad3 = 0;
 	var timemax = l.total, wpt = (W - 2 * xpad) / timemax;
 	var minTime = 0.1 / wpt;
 	var kept = [], depthmax = 0, n = l.name.length;
@@ -216,13 +217,41 @@ function renderSVG(l, o, css, script) {
 		return "<text id=\"" + id + "\" x=\"" + fmtF(x, 2) + "\" y=\"" + goNum(y) + "\" " + extra + ">" + xmlText(content) + "</text>\n";
 	};
 	head += text("title", Math.trunc(W / 2), fs * 2, "", o.flamechart ? "Flame Chart" : o.inverted ? "Icicle Graph" : "Flame Graph");
-	head += text("details", xpad, height - ypad2 / 2, "", " ");
+	head += text("details", xpad, height - (ypad2 - axis) / 2, "", " ");
 	head += text("unzoom", xpad, fs * 2, "class=\"hide\"", "Reset Zoom");
 	head += text("search", W - xpad - 100, fs * 2, "", "Search");
 	head += text("ignorecase", W - xpad - 16, fs * 2, "", "ic");
-	head += text("matched", W - xpad - 100, height - ypad2 / 2, "", " ");
+	head += text("matched", W - xpad - 100, height - (ypad2 - axis) / 2, "", " ");
 	var closing = staticIdx.length === 0 ? "</g>\n<g id=\"labels\">\n" : "</g>\n</g>\n<g id=\"labels\">\n";
-	return head + "<g id=\"frames\">\n" + parts.join("") + closing + labels.join("") + "</g>\n</svg>\n";
+	var tail = axis ? timeAxisSVG(height - ypad2, axis, W, xpad, timemax, wpt, fs * 0.59) : "";
+	return head + "<g id=\"frames\">\n" + parts.join("") + closing + labels.join("") + "</g>\n" + tail + "</svg>\n";
+}
+
+// timeAxisSVG is pkg/svg's timeAxis (render.go): the time axis of a timed
+// flame chart, a band of height h at y top under the frames, with
+// chartAxis's ticks (every 1, 2 or 5 × 10^k ns, about every 100 px)
+// labelled in seconds after the chart's first sample, after their tick or
+// before it at the right end, none over the one before; charW is a
+// character's width.
+function timeAxisSVG(top, h, W, xpad, timemax, wpt, charW) {
+	var want = timemax / Math.max((W - 2 * xpad) / 100, 1), step = 1, exp = 0;
+	while (step * 10 <= want) { step *= 10; exp++; }
+	if (step * 5 <= want) step *= 5; else if (step * 2 <= want) step *= 2;
+	var digits = Math.min(Math.max(9 - exp, 0), 9), bottom = top + h, out = [], end = xpad;
+	out.push("<g id=\"axis\">\n<style type=\"text/css\">#unzoom:not(.hide) ~ #axis { display:none; }</style>\n");
+	for (var i = 0; ; i++) {
+		var t = i * step;
+		if (t > timemax) break;
+		var x = xpad + t * wpt;
+		out.push("<line x1=\"", fmtF(x, 1), "\" y1=\"", goNum(top), "\" x2=\"", fmtF(x, 1), "\" y2=\"", goNum(bottom), "\" stroke=\"rgb(102,102,102)\"/>\n");
+		var label = fmtF(t / 1e9, digits) + " s", w = label.length * charW, lx = x + 3;
+		if (lx + w > W - xpad) lx = x - 3 - w;
+		if (lx < end) continue;
+		out.push("<text x=\"", fmtF(lx, 2), "\" y=\"", goNum(3 + (top + bottom) / 2), "\">", label, "</text>\n");
+		end = lx + w + 6;
+	}
+	out.push("</g>\n");
+	return out.join("");
 }
 
 function tooltipSVG(l, i, end, timemax, cn) {
