@@ -3,8 +3,10 @@
 // chart show it (Go twin: pkg/view/flamegraph/chart.go, LayoutChart and
 // ChartInterval, which flamegraph --flamechart draws from timed lines: the
 // rule's one place; this is its port over the page's samples, and the
-// tests compare the SVG both draw byte for byte). Its time axis, zoom and
-// pan are the page's own.
+// tests compare the SVG both draw byte for byte). Its zoom and pan are
+// the page's own; its time axis's ticks and labels are also the SVG's
+// (pkg/svg's timeAxis, svgout.js's timeAxisSVG), there in seconds after
+// the chart's first sample and unzoomed.
 
 // ST and SE are the samples' times (ns after the origin) and entries, in
 // time order (encode.go's "times"); empty when the page holds none.
@@ -240,6 +242,7 @@ function fmtDurNs(ns) { return unitLabel(ns, "nanoseconds", unitScale(ns, "nanos
 // chartAxis draws the time axis on the root row of a chart: ticks every
 // 1, 2 or 5 × 10^k ns, about every 100 px, labelled in the selection's
 // seconds (after the capture's first sample), as the heat map counts them.
+// The SVG's (timeAxisSVG, pkg/svg's timeAxis) takes the same rule.
 function chartAxis(ctx, g, r, scale, y, cssW) {
 	ctx.fillStyle = "rgb(250,250,250)";
 	ctx.fillRect(10, y + 0.5, cssW - 20, FRAME_H - 1);
