@@ -70,6 +70,10 @@ func TestCommand(t *testing.T) {
 		{"missing file", []string{"/nonexistent/x.folded"}, 1, []string{"/nonexistent/x.folded"}, "", ""},
 		{"timed flamechart", []string{"--flamechart", write(t, "timed.folded", "a;b 1 @3.0\na;c 1 @1.0\na;b 1 @2.0\n")}, 0,
 			nil, `<title>c (1,000,000,000 ns, 33.33%)</title><rect x="10.0"`, ""},
+		// its time axis under the lane, in seconds after the first sample
+		{"timed flamechart's axis", []string{"--flamechart", write(t, "timed.folded", "a;b 1 @3.0\na;c 1 @1.0\na;b 1 @2.0\n")}, 0,
+			nil, `<text x="13.00" y="111">0.0 s</text>`, ""},
+		{"untimed flamechart: no axis", []string{"--flamechart", compat + "tiny.folded"}, 0, nil, "Flame Chart", `id="axis"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
