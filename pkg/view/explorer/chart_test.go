@@ -178,8 +178,13 @@ func TestFlameChartPerThread(t *testing.T) {
 	if !strings.Contains(cmd, " --tid ") {
 		t.Errorf("a cut chart's command selects no threads: %s", cmd)
 	}
-	if got, want := b.download(t, "save-svg"), string(shell(t, strings.TrimSuffix(cmd, " > chart.svg"))); got != want {
-		t.Errorf("a cut chart's SVG differs from %q: %s", cmd, firstDiff(got, want))
+	got2, want2 := b.download(t, "save-svg"), string(shell(t, strings.TrimSuffix(cmd, " > chart.svg")))
+	if got2 != want2 {
+		t.Errorf("a cut chart's SVG differs from %q: %s", cmd, firstDiff(got2, want2))
+	}
+	// both with the time axis (issue 29: what you see is what you save)
+	if axis := timeAxisRE.FindAllString(got2, -1); len(axis) < 3 {
+		t.Errorf("a cut chart's SVG has no time axis: %q", axis)
 	}
 }
 

@@ -178,6 +178,9 @@ func TestSVGPortEqualsRender(t *testing.T) {
 // timeAxisRE matches the labels of a flame chart's time axis.
 var timeAxisRE = regexp.MustCompile(`<text x="[0-9.]+" y="[0-9.]+">[0-9.]+ s</text>`)
 
+// zeroSecondsRE matches the first label of a time axis.
+var zeroSecondsRE = regexp.MustCompile(`>0(\.0+)? s</text>$`)
+
 func firstDiff(a, b string) string {
 	i := 0
 	for i < len(a) && i < len(b) && a[i] == b[i] {

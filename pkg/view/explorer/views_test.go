@@ -100,6 +100,10 @@ func TestViewsEqualTheirCommands(t *testing.T) {
 				if want := string(shell(t, pipe)); svgPage != want {
 					t.Errorf("the chart's SVG differs from %q: %s", pipe, firstDiff(svgPage, want))
 				}
+				// with its time axis, labelled from the chart's first sample
+				if axis := timeAxisRE.FindAllString(svgPage, -1); len(axis) < 3 || !zeroSecondsRE.MatchString(axis[0]) {
+					t.Errorf("the chart's SVG has no time axis from 0 s: %q", axis)
+				}
 				saved := filepath.Join(t.TempDir(), "chart.folded")
 				if err := os.WriteFile(saved, []byte(b.download(t, "save-folded")), 0o644); err != nil {
 					t.Fatal(err)
