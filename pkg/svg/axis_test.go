@@ -94,6 +94,9 @@ func TestTimeAxis(t *testing.T) {
 	}
 }
 
+// timeAxisLabelRE matches a label of the time axis.
+var timeAxisLabelRE = regexp.MustCompile(`<text x="[0-9.]+" y="[0-9.]+">[0-9.]+ s</text>`)
+
 func atof(s string) float64 {
 	v, _ := strconv.ParseFloat(s, 64)
 	return v
