@@ -1,6 +1,7 @@
 package svg
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"flamekit/internal/testkit/browsertest"
+	"flamekit/pkg/folded"
 	"flamekit/pkg/view/flamegraph"
 
 	"github.com/chromedp/chromedp"
@@ -443,5 +445,38 @@ func TestBrowserFitLabel(t *testing.T) {
 		if want := fitLabel(c.Name, c.Chars); got[i] != want {
 			t.Errorf("fitLabel(%q, %d): script %q, Render %q", c.Name, c.Chars, got[i], want)
 		}
+	}
+}
+
+// TestBrowserChartAxis: a timed flame chart's time axis shows under the
+// lanes, hides while a frame is zoomed (its labels are the unzoomed
+// chart's times) and shows again on unzoom.
+func TestBrowserChartAxis(t *testing.T) {
+	var smp []flamegraph.ChartSample
+	for k := range 30 {
+		smp = append(smp, flamegraph.ChartSample{Time: folded.Time(k) * 100_000_000, TID: 1, Has: folded.HasTID, Stack: []string{"p;a;b", "p;c"}[k/20]})
+	}
+	o := DefaultOptions()
+	o.Flamechart, o.CountName = true, "ns"
+	var buf bytes.Buffer
+	if err := Render(&buf, flamegraph.LayoutChart(smp), &o); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "chart.svg")
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t)
+	b.run(t, chromedp.Navigate("file://"+out))
+	axisJS := `(() => { const a = document.getElementById("axis"); return getComputedStyle(a).display + " " + a.querySelectorAll("text").length + " " + a.getBoundingClientRect().height; })()`
+	shown := eval[string](t, b, axisJS)
+	if !strings.HasPrefix(shown, "inline 15 ") && !strings.HasPrefix(shown, "block 15 ") {
+		t.Fatalf("the axis: %q, want shown with 15 labels (0.0 s to 2.8 s)", shown)
+	}
+	if got := eval[string](t, b, `clickZoom(`+frameJS("a")+`.fgi); `+axisJS); !strings.HasPrefix(got, "none ") {
+		t.Errorf("zoomed, the axis is %q, want hidden", got)
+	}
+	if got := eval[string](t, b, `unzoom(); `+axisJS); got != shown {
+		t.Errorf("unzoomed, the axis is %q, want %q", got, shown)
 	}
 }
