@@ -634,6 +634,34 @@ func TestPreload(t *testing.T) {
 	}
 }
 
+// A lookup waiting for a table that another goroutine is loading runs
+// the queued loads meanwhile (help), rather than idling.
+func TestWaitingLookupHelps(t *testing.T) {
+	r := NewResolver(Options{})
+	m := map[string]*load[*Table]{}
+	started, release := make(chan struct{}), make(chan struct{})
+	// The background goroutine is busy with the first load until released.
+	preload(r, m, "slow", func(*[]Missing) *Table { close(started); <-release; return nil })
+	<-started
+	ran := make(chan struct{})
+	preload(r, m, "next", func(*[]Missing) *Table { close(ran); return nil })
+	done := make(chan struct{})
+	go func() {
+		get(r, m, "slow", func(*[]Missing) *Table { t.Error("slow loaded twice"); return nil })
+		close(done)
+	}()
+	select {
+	case <-ran: // only the waiting lookup could have run it
+	case <-time.After(time.Minute):
+		t.Fatal("the waiting lookup did not run the queued load")
+	}
+	close(release)
+	<-done
+	if l := m["next"]; l == nil || !l.started {
+		t.Fatal("the queued load is not marked started")
+	}
+}
+
 // A Resolver and its Tables may be used by several goroutines at once
 // (run with -race): every goroutine gets the answers of a lone one.
 func TestConcurrentLookups(t *testing.T) {
