@@ -224,9 +224,6 @@ func flatTable(text string, m *mapping, start, end []uint64, refs []nameRef) (*T
 		}
 		t.push(e, -1)
 	}
-	if m != nil {
-		t.lazyNames()
-	}
 	t.index()
 	return t, true
 }

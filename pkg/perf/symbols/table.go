@@ -39,8 +39,8 @@ func (s Symbol) PrintedOffset(mapStart uint64) uint64 {
 // Table is one object's symbols, ready for lookups: a kernel's kallsyms
 // (without its modules), one kernel module, an ELF file with its debug
 // file and PLT, or a perf map. Its symbols never change once built, and
-// the names it demangles on first lookup are kept with atomic stores, so
-// a Table may be shared between goroutines. A nil *Table has no symbols.
+// the names it demangles on first lookup are kept under a lock, so a
+// Table may be shared between goroutines. A nil *Table has no symbols.
 type Table struct {
 	// Flat segments: segStart[i] is where segment i starts (ascending); it
 	// ends where segment i+1 starts. segSym[i] is the symbol covering it,
@@ -64,11 +64,16 @@ type Table struct {
 	extra   []string
 	backing *mapping // text's file mapping, nil when text is in memory
 	// raw[i] reports that name i is still mangled, or that symbol i
-	// stands for two aliases (see alias); its name as perf prints it is
-	// made on the first lookup that finds it and kept in dem[i]. Both are
-	// nil when every name is final (kallsyms, perf maps, C tables).
-	raw []bool
-	dem []atomic.Pointer[string]
+	// stands for two aliases (see alias); nil when every name is final
+	// (kallsyms, perf maps, C tables). The name perf prints for such a
+	// symbol, or for any symbol of a mapped file (backing), is made on
+	// the first lookup that finds it and kept in made: a map of the few
+	// symbols looked up rather than a slot for each of the table's
+	// (lookups come once per distinct address: the perf.data reader
+	// keeps their answers).
+	raw    []bool
+	madeMu sync.Mutex
+	made   map[int32]string
 	// alias[i] is the (mangled) name of the alias that shares symbol i's
 	// start, size and binding and that perf keeps instead of symbol i if
 	// its printed name is better (chooseBestByName), decided on first
@@ -133,8 +138,11 @@ func (t *Table) name(i int32) string {
 // out of a mapped file. Two goroutines may both make it; they store the
 // same text. ok is false when the mapped file cannot be read any more.
 func (t *Table) printed(s int32) (name string, ok bool) {
-	if p := t.dem[s].Load(); p != nil {
-		return *p, true
+	t.madeMu.Lock()
+	name, ok = t.made[s]
+	t.madeMu.Unlock()
+	if ok {
+		return name, true
 	}
 	if t.backing != nil {
 		defer faultsPanic()()
@@ -158,7 +166,12 @@ func (t *Table) printed(s int32) (name string, ok bool) {
 		}
 	}
 	n = t.backing.own(n)
-	t.dem[s].Store(&n)
+	t.madeMu.Lock()
+	if t.made == nil {
+		t.made = map[int32]string{}
+	}
+	t.made[s] = n
+	t.madeMu.Unlock()
 	runtime.KeepAlive(t) // n was read from its mapping
 	return n, true
 }
@@ -177,7 +190,6 @@ func (t *Table) setAlias(slot int32, name string) {
 func (t *Table) lazyNames() {
 	if t.raw == nil {
 		t.raw = make([]bool, len(t.refs))
-		t.dem = make([]atomic.Pointer[string], len(t.refs))
 	}
 }
 
@@ -773,15 +785,11 @@ func (b *builder) build() *Table {
 	defer func() {
 		// Names demangled while building are in extra.
 		t.text, t.extra, t.backing = b.text, b.extra, b.backing
-		if t.backing != nil {
-			t.lazyNames()
-		}
 		t.index()
 	}()
 	for _, si := range order {
 		if b.syms[si].raw {
 			t.raw = make([]bool, len(order))
-			t.dem = make([]atomic.Pointer[string], len(order))
 			break
 		}
 	}
