@@ -798,3 +798,55 @@ func TestMappedNamesOutliveTables(t *testing.T) {
 		t.Error("names changed once their table was collected")
 	}
 }
+
+// A table built with scratch memory lent by an earlier build (larger or
+// smaller, left holding garbage) is the table built with fresh memory:
+// the builder writes whatever it lends before reading it.
+func TestScratchReuse(t *testing.T) {
+	var files [][]byte
+	for _, name := range []string{"fixture", "libfixture.so", "fixture.stripped", "fixture.debug"} {
+		data, err := os.ReadFile(filepath.Join("testdata/elf", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, data)
+	}
+	defer func(p *sync.Pool) { scratchPool = p }(scratchPool)
+	fresh := func(data []byte) *Table {
+		scratchPool = newScratchPool()
+		tb, err := ELFTable("fresh", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tb
+	}
+	var want []*Table
+	for _, data := range files {
+		want = append(want, fresh(data))
+	}
+	// One scratch, poisoned, for every build in turn (twice over, so
+	// that each reuses what a larger or smaller one left).
+	poison := &scratch{syms: make([]sym, 1<<12), keys: make([]orderKey, 1<<12), buf: make([]orderKey, 1<<12), tix: make([]int32, 1<<12)}
+	for i := range poison.syms {
+		poison.syms[i] = sym{start: ^uint64(i), end: uint64(i), seq: -1, gone: true, raw: true, late: true}
+		poison.keys[i], poison.buf[i] = orderKey{^uint64(i), -7}, orderKey{uint64(i), -9}
+		poison.tix[i] = -5
+	}
+	scratchPool = &sync.Pool{New: func() any { return poison }}
+	for round := range 2 {
+		for i, data := range files {
+			got, err := ELFTable("reused", data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range probeAddrs(want[i], 0) {
+				if g, w := oracleText(got.Lookup(a)), oracleText(want[i].Lookup(a)); g != w {
+					t.Fatalf("round %d, file %d, %#x: %q with lent memory, %q with fresh", round, i, a, g, w)
+				}
+			}
+			if got.Len() != want[i].Len() {
+				t.Fatalf("round %d, file %d: %d symbols with lent memory, %d with fresh", round, i, got.Len(), want[i].Len())
+			}
+		}
+	}
+}

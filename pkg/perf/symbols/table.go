@@ -270,7 +270,11 @@ type scratch struct {
 	tix       []int32
 }
 
-var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+var scratchPool = newScratchPool()
+
+func newScratchPool() *sync.Pool {
+	return &sync.Pool{New: func() any { return new(scratch) }}
+}
 
 // takeScratch lends b the pool's scratch memory; b.releaseScratch gives
 // it back once the table is built.
