@@ -225,6 +225,7 @@ func flatTable(text string, m *mapping, start, end []uint64, refs []nameRef) (*T
 		t.push(e, -1)
 	}
 	t.index()
+	t.prepareNames()
 	return t, true
 }
 

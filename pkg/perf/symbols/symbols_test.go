@@ -440,7 +440,7 @@ func TestSegIndex(t *testing.T) {
 		}
 		// The same table without its index.
 		plain := &Table{segStart: tb.segStart, segSym: tb.segSym, start: tb.start, size0: tb.size0,
-			text: tb.text, refs: tb.refs, extra: tb.extra, raw: tb.raw, alias: tb.alias}
+			text: tb.text, refs: tb.refs, extra: tb.extra, raw: tb.raw, made: tb.made, alias: tb.alias}
 		check := func(a uint64) {
 			got, gok := tb.Lookup(a)
 			want, wok := plain.Lookup(a)

@@ -67,13 +67,12 @@ type Table struct {
 	// stands for two aliases (see alias); nil when every name is final
 	// (kallsyms, perf maps, C tables). The name perf prints for such a
 	// symbol, or for any symbol of a mapped file (backing), is made on
-	// the first lookup that finds it and kept in made: a map of the few
-	// symbols looked up rather than a slot for each of the table's
-	// (lookups come once per distinct address: the perf.data reader
-	// keeps their answers).
-	raw    []bool
-	madeMu sync.Mutex
-	made   map[int32]string
+	// the first lookup that finds it and kept in made: chunks of slots,
+	// each allocated when one of its symbols is first looked up, rather
+	// than a slot for each symbol (a capture's lookups hit a few percent
+	// of its symbols). nil when no name is made on lookup.
+	raw  []bool
+	made []atomic.Pointer[madeChunk]
 	// alias[i] is the (mangled) name of the alias that shares symbol i's
 	// start, size and binding and that perf keeps instead of symbol i if
 	// its printed name is better (chooseBestByName), decided on first
@@ -133,16 +132,29 @@ func (t *Table) name(i int32) string {
 	return t.text[r.off : r.off+r.n]
 }
 
+// madeChunk holds the names made for madeChunkLen symbols in a row.
+type madeChunk [madeChunkLen]atomic.Pointer[string]
+
+const madeChunkLen = 32
+
+// prepareNames allocates made for a table whose names are made on lookup
+// (mangled, aliases, or in a mapped file), once it is built.
+func (t *Table) prepareNames() {
+	if t.raw != nil || t.backing != nil {
+		t.made = make([]atomic.Pointer[madeChunk], (len(t.refs)+madeChunkLen-1)/madeChunkLen)
+	}
+}
+
 // printed returns the name of symbol s as perf prints it, made the first
 // time: demangled when raw, chosen between aliases (see alias), copied
 // out of a mapped file. Two goroutines may both make it; they store the
 // same text. ok is false when the mapped file cannot be read any more.
 func (t *Table) printed(s int32) (name string, ok bool) {
-	t.madeMu.Lock()
-	name, ok = t.made[s]
-	t.madeMu.Unlock()
-	if ok {
-		return name, true
+	c := t.made[s/madeChunkLen].Load()
+	if c != nil {
+		if p := c[s%madeChunkLen].Load(); p != nil {
+			return *p, true
+		}
 	}
 	if t.backing != nil {
 		defer faultsPanic()()
@@ -166,12 +178,12 @@ func (t *Table) printed(s int32) (name string, ok bool) {
 		}
 	}
 	n = t.backing.own(n)
-	t.madeMu.Lock()
-	if t.made == nil {
-		t.made = map[int32]string{}
+	if c == nil {
+		// The first to store a chunk gives it to all.
+		t.made[s/madeChunkLen].CompareAndSwap(nil, new(madeChunk))
+		c = t.made[s/madeChunkLen].Load()
 	}
-	t.made[s] = n
-	t.madeMu.Unlock()
+	c[s%madeChunkLen].Store(&n)
 	runtime.KeepAlive(t) // n was read from its mapping
 	return n, true
 }
@@ -790,6 +802,7 @@ func (b *builder) build() *Table {
 		// Names demangled while building are in extra.
 		t.text, t.extra, t.backing = b.text, b.extra, b.backing
 		t.index()
+		t.prepareNames()
 	}()
 	for _, si := range order {
 		if b.syms[si].raw {
