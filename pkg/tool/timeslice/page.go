@@ -2,6 +2,7 @@ package timeslice
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 
 	"flamekit/pkg/filter/window"
@@ -102,6 +103,12 @@ func (c *run) pageOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, 
 			files[i] = slicecmd.Input(in.Name)
 		}
 		tl := p.b.Build()
+		p.b = nil
+		// The builder's chunks of entries were copied into tl's and are
+		// garbage: collect them now, so that what follows (the bursts,
+		// the page) reuses their memory instead of growing the heap
+		// towards twice the peak of the copy (the collector's goal).
+		runtime.GC()
 		if c.NoIdle {
 			// the page leaves idle samples out as it opens: the summary
 			// counts them as --heatmap (svg) drops them

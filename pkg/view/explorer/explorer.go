@@ -152,11 +152,15 @@ func Write(w io.Writer, tl *timeline.Timeline, o Options) (Stats, error) {
 	}
 	full := tl
 	tl = fit(tl, budget)
-	enc := encode(tl)
 	var gz bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&gz, 7)
-	zw.Write(enc.data)
-	zw.Close()
+	enc, err := encode(zw, tl)
+	if err == nil {
+		err = zw.Close()
+	}
+	if err != nil {
+		return Stats{}, err
+	}
 
 	m, err := header(full, tl, &enc, &o)
 	if err != nil {

@@ -1,0 +1,53 @@
+package timeline
+
+// chunks is a growing sequence kept in chunks of a fixed size: it grows
+// without copying what it holds (a slice grown by append copies it again
+// and again, and leaves the old copies to the collector), and is let go
+// chunk by chunk.
+type chunks[T any] struct {
+	c [][]T
+	n int
+}
+
+const (
+	chunkBits = 15
+	chunkLen  = 1 << chunkBits
+)
+
+// add appends v and returns its index.
+func (c *chunks[T]) add(v T) int {
+	k := len(c.c)
+	if k == 0 || len(c.c[k-1]) == chunkLen {
+		var ch []T // the first grows as small inputs need
+		if k > 0 {
+			ch = make([]T, 0, chunkLen)
+		}
+		c.c = append(c.c, ch)
+		k++
+	}
+	c.c[k-1] = append(c.c[k-1], v)
+	c.n++
+	return c.n - 1
+}
+
+// at returns element i.
+func (c *chunks[T]) at(i int) *T { return &c.c[i>>chunkBits][i&(chunkLen-1)] }
+
+// appendTo appends the elements to dst, in order, and empties c, letting
+// each chunk go once copied.
+func (c *chunks[T]) appendTo(dst []T) []T {
+	if c.n == 0 {
+		return dst
+	}
+	if cap(dst)-len(dst) < c.n {
+		grown := make([]T, len(dst), len(dst)+c.n)
+		copy(grown, dst)
+		dst = grown
+	}
+	for i := range c.c {
+		dst = append(dst, c.c[i]...)
+		c.c[i] = nil
+	}
+	*c = chunks[T]{}
+	return dst
+}
