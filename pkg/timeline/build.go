@@ -46,6 +46,14 @@ type Options struct {
 	// Untimed keeps the classic lines (which have no time) in the cell
 	// NoTime, instead of leaving them out (Timeline.Untimed).
 	Untimed bool
+	// Budget, when not 0, is the most entries the Builder holds: past it,
+	// it widens the cells, then keeps the heaviest keys of each cell
+	// (see Reduced). For a Builder that keeps the stacks (no MergeFrames)
+	// on the grid of Rows; others ignore it.
+	Budget int
+	// Cap is the keys each input keeps in a cell once the budget made
+	// them cut (DefaultCap when 0).
+	Cap int
 	// Times, when not 0, keeps the time and entry of each timed sample
 	// (Timeline.Times) while there are at most Times of them: memory then
 	// grows with the samples, up to Times × 16 bytes.
@@ -86,6 +94,11 @@ type Builder struct {
 
 	keepTimes int                // Options.Times, 0 once exceeded
 	times     chunks[SampleTime] // Entry: the index in the unsorted entries
+
+	budget                   int   // Options.Budget, 0: none (see reduce)
+	fullEntries, fullSamples int64 // held and read at the first reduction
+	run                      int   // the first entry made in the open cell
+	cap                      int   // Options.Cap
 
 	// more are the entries made since the last Build or Snapshot, which
 	// follow t.Entries (see entry).
@@ -133,6 +146,13 @@ func NewBuilder(o Options) *Builder {
 		hasOrigin: o.HasOrigin,
 		merge:     o.Merge.norm(),
 		keepTimes: o.Times,
+	}
+	if b.merge&(MergeFrames|MergeStacks) == 0 && !o.Whole && o.Width == 0 {
+		b.budget = max(o.Budget, 0)
+	}
+	b.cap = o.Cap
+	if b.cap <= 0 {
+		b.cap = DefaultCap
 	}
 	b.t.Rows, b.t.Seconds, b.t.Origin = rows, 1, o.Origin
 	b.t.Nodes = []Node{{Parent: -1, Frame: -1}}
@@ -191,6 +211,9 @@ func (b *Builder) Add(rec *folded.Record) error {
 // its count, its stack (none when !hasStack: the entry's Stack is Root),
 // CPU and thread, each left out of the key when merged.
 func (b *Builder) add(at0 folded.Time, count float64, stk []byte, hasStack bool, cpu int32, th Thread) error {
+	if b.budget > 0 && b.entries() >= b.budget {
+		b.reduce()
+	}
 	cell, ok := b.place(at0)
 	if !ok {
 		return b.err
@@ -287,6 +310,10 @@ func (b *Builder) put(cell int64, stk []byte, hasStack bool, cpu int32, th Threa
 			}
 			b.lastIdx = -1
 			b.cell, b.hasCell = cell, true
+			if b.t.Reduced != nil && b.t.Reduced.Cap > 0 {
+				b.cutTail() // the cell closed: its heaviest keys
+			}
+			b.run = b.entries()
 		}
 		idx, ok = b.lastIdx, b.lastIdx >= 0 && k == b.last
 		if !ok {
@@ -385,6 +412,9 @@ func (b *Builder) width() string {
 // Build returns the Timeline. The Builder must not be used afterwards.
 func (b *Builder) Build() *Timeline {
 	b.unshare()
+	if b.t.Reduced != nil && b.t.Reduced.Cap > 0 {
+		b.cutTail() // the last cell
+	}
 	b.flatten()
 	t := &b.t
 	b.tree() // entries now name the prefix tree's nodes
@@ -398,6 +428,12 @@ func (b *Builder) Build() *Timeline {
 	t.mergeRuns()
 	if keys != nil {
 		t.Times = b.sampleTimes(keys)
+	}
+	if r := t.Reduced; r != nil {
+		r.Entries = b.fullEntries
+		if b.fullSamples > 0 {
+			r.Entries = int64(float64(b.fullEntries) * float64(t.Samples) / float64(b.fullSamples))
+		}
 	}
 	t.merge = b.merge
 	b.stacks, b.open, b.byStack = stackTable{}, nil, nil

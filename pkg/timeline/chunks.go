@@ -51,3 +51,17 @@ func (c *chunks[T]) appendTo(dst []T) []T {
 	*c = chunks[T]{}
 	return dst
 }
+
+// truncate keeps the first n elements.
+func (c *chunks[T]) truncate(n int) {
+	if n >= c.n {
+		return
+	}
+	k := n >> chunkBits
+	if n&(chunkLen-1) == 0 && k > 0 {
+		k-- // n ends chunk k-1, which stays full
+	}
+	c.c = c.c[:k+1]
+	c.c[k] = c.c[k][:n-k<<chunkBits]
+	c.n = n
+}

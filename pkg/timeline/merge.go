@@ -112,6 +112,7 @@ func (b *Builder) process(s []byte) StackID {
 func (b *Builder) reopen() {
 	clear(b.open)
 	b.lastIdx = -1
+	b.run = b.entries()
 	if n := len(b.t.Entries); n > 0 {
 		b.cell, b.hasCell = int64(b.t.Entries[n-1].Cell), true
 	}

@@ -142,6 +142,11 @@ type Timeline struct {
 	Times     []SampleTime
 	TimesOver bool
 
+	// Reduced says how a Builder with a Budget reduced the timeline to
+	// fit it (nil when it did not: every entry is held at the cells
+	// asked).
+	Reduced *Reduced
+
 	// Samples is the number of timed samples, Untimed the number of
 	// classic and differential lines (which have no time) left out,
 	// Classic the number kept (Options.Whole, Options.Untimed).

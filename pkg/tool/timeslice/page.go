@@ -58,7 +58,7 @@ func (p *page) dropped(rec *folded.Record) error {
 // builder makes the page's timeline builder once the origin is known.
 func (p *page) builder() {
 	if p.b == nil {
-		p.b = timeline.NewBuilder(timeline.Options{Rows: p.rows, Origin: p.busy.origin, HasOrigin: true, Times: explorer.MaxTimes})
+		p.b = timeline.NewBuilder(timeline.Options{Rows: p.rows, Origin: p.busy.origin, HasOrigin: true, Times: explorer.MaxTimes, Budget: explorer.DefaultBudget})
 		p.declare()
 	}
 }
@@ -93,7 +93,7 @@ func (c *run) pageOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, 
 	s.Opts.Dropped = window.SinkFunc(p.dropped)
 	return func(clock *window.Clock) error {
 		if p.b == nil {
-			p.b = timeline.NewBuilder(timeline.Options{Rows: c.Rows, Origin: clock.Origin, HasOrigin: clock.HasOrigin, Times: explorer.MaxTimes})
+			p.b = timeline.NewBuilder(timeline.Options{Rows: c.Rows, Origin: clock.Origin, HasOrigin: clock.HasOrigin, Times: explorer.MaxTimes, Budget: explorer.DefaultBudget})
 		}
 		p.cur = len(inputs) - 1
 		p.declare()
@@ -118,10 +118,15 @@ func (c *run) pageOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, 
 		// The bursts' series and stacks are the page's timeline's, its
 		// busy samples by process: no second model, no second reading.
 		series := b.series
+		var notes []string
 		if b.started && b.derived {
 			var ok bool
 			if series, ok = bursts.SeriesOf(tl, busyEntries(tl)); !ok {
-				return fmt.Errorf("timeslice: the page's timeline of %d cells a second makes no bins of 100 ms", tl.Rows)
+				if tl.Reduced == nil {
+					return fmt.Errorf("timeslice: the page's timeline of %d cells a second makes no bins of 100 ms", tl.Rows)
+				}
+				// the budget widened the cells past the bursts' bins
+				notes = append(notes, "Bursts were not searched: this page's cells are wider than their bins of 100 ms. timeslice --bursts over the same files finds them.")
 			}
 		}
 		unrec, _ := b.unrecorded(inputs) // time not recorded is not quiet
@@ -132,7 +137,7 @@ func (c *run) pageOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, 
 		info := c.heatInfo(inputs, win, clock, sources(inputs))
 		o := explorer.Options{
 			Title: "Profile explorer: " + strings.TrimPrefix(info.Title, "Heat map of "),
-			Notes: info.Notes, Files: files, Select: c.Select.Flags(), NoIdle: c.NoIdle, Unit: info.Unit, Weights: info.Unit != "",
+			Notes: append(info.Notes, notes...), Files: files, Select: c.Select.Flags(), NoIdle: c.NoIdle, Unit: info.Unit, Weights: info.Unit != "",
 			Marks: marks(res, fs, clock), Wall: info.Wall, WallEstimated: info.WallEstimated, Picture: info,
 		}
 		if m, ok, _ := inputs.Measure(); ok {
