@@ -93,6 +93,7 @@ func widenBy(rows, seconds int) int {
 // the budget free (so that it is not cut again a few samples later), or
 // widens the cells until it does.
 func (b *Builder) reduce() {
+	b.unshare() // a Snapshot's entries stay as they were
 	b.flatten()
 	t := &b.t
 	if t.Reduced == nil {

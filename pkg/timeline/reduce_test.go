@@ -207,3 +207,27 @@ func BenchmarkBudgetMemory(b *testing.B) {
 		})
 	}
 }
+
+// A Snapshot taken before a reduction keeps what it held.
+func TestBudgetSnapshot(t *testing.T) {
+	b := NewBuilder(Options{Budget: 2_000, Cap: 16})
+	var snap *Timeline
+	var want string
+	n := 0
+	bigHost(8, 97, 60, 2000, func(rec *folded.Record) {
+		if err := b.Add(rec); err != nil {
+			t.Fatal(err)
+		}
+		if n++; n == 5_000 {
+			snap = b.Snapshot()
+			want = fmt.Sprint(snap.Entries)
+		}
+	})
+	tl := b.Build()
+	if tl.Reduced == nil || tl.Reduced.Cap != 16 || tl.Samples != int64(n) {
+		t.Fatalf("not cut: %+v, %d samples", tl.Reduced, tl.Samples)
+	}
+	if fmt.Sprint(snap.Entries) != want {
+		t.Errorf("the snapshot changed")
+	}
+}
