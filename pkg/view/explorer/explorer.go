@@ -89,7 +89,11 @@ const MaxTimes = 2_000_000
 // DefaultBudget is the number of entries (distinct cell, input, stack,
 // thread and CPU) a page holds at full resolution: about 14 MB of page for
 // perf captures. Beyond it the cells are widened until the entries fit,
-// and the page says which window to cut for full detail.
+// and the page says which window to cut for full detail. A timeline built
+// with timeline.Options.Budget = DefaultBudget (as timeslice builds the
+// page's) never holds more, whatever the samples: past 1 s cells its
+// cells keep their heaviest stacks (timeline.Reduced), and the page says
+// what that means (reducedNote).
 const DefaultBudget = 2_500_000
 
 // Options say what the page shows besides the timeline.
