@@ -146,6 +146,9 @@ func (c *run) pageOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, 
 		st, err := explorer.Write(env.Stdout, tl, o)
 		if err == nil && !c.Quiet {
 			env.Warnf("explorer page: %d samples, %d stacks, %d cells × keys, %.1f MB", tl.Samples, st.Stacks, st.Entries, float64(st.PageBytes)/1e6)
+			if r := tl.Reduced; r != nil && r.Cap > 0 {
+				env.Warnf("explorer page: aggregated to fit its budget: cells of %s keeping their %d heaviest stacks, %d samples summed per process as [other stacks]; cut a window (--from, --to) for every stack", cellWidth(tl), r.Cap, r.Other)
+			}
 		}
 		return err
 	}
@@ -162,4 +165,12 @@ func idleSamples(tl *timeline.Timeline) int64 {
 		}
 	}
 	return n
+}
+
+// cellWidth names the width of tl's cells: "20 ms", "1 s", "10 s".
+func cellWidth(tl *timeline.Timeline) string {
+	if tl.Seconds > 1 || tl.Rows == 1 {
+		return fmt.Sprintf("%d s", max(tl.Seconds, 1))
+	}
+	return fmt.Sprintf("%g ms", 1000/float64(tl.Rows))
 }
