@@ -29,6 +29,8 @@ type page struct {
 	cur  int      // the input being read
 	made int      // inputs declared to the builder
 	ins  []string // their names
+	// budget is the most entries the builder holds (the page's).
+	budget int
 }
 
 // input says that the samples that follow are input i's.
@@ -58,9 +60,18 @@ func (p *page) dropped(rec *folded.Record) error {
 // builder makes the page's timeline builder once the origin is known.
 func (p *page) builder() {
 	if p.b == nil {
-		p.b = timeline.NewBuilder(timeline.Options{Rows: p.rows, Origin: p.busy.origin, HasOrigin: true, Times: explorer.MaxTimes, Budget: explorer.DefaultBudget})
+		p.b = newPageBuilder(p.rows, p.busy.origin, true, p.budget)
 		p.declare()
 	}
+}
+
+// newPageBuilder returns the builder of the page's timeline: its cells
+// from origin, the samples' times for the flame chart while they are few,
+// and at most the page's budget of entries whatever the samples (see
+// timeline.Reduced).
+func newPageBuilder(rows int, origin folded.Time, has bool, budget int) *timeline.Builder {
+	return timeline.NewBuilder(timeline.Options{Rows: rows, Origin: origin, HasOrigin: has,
+		Times: explorer.MaxTimes, Budget: budget})
 }
 
 // Sample takes a sample the Slicer kept.
@@ -83,7 +94,10 @@ func (c *run) pageOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, 
 	b.derived = c.Rows%bursts.DefaultBins == 0
 	b.weights, b.unit = c.heatWeights(inputs) // off-CPU time: cells sum µs
 	c.busy = b
-	p := &page{busy: b, rows: c.Rows}
+	p := &page{busy: b, rows: c.Rows, budget: explorer.DefaultBudget}
+	if c.pageBudget > 0 {
+		p.budget = c.pageBudget
+	}
 	for _, in := range inputs {
 		p.ins = append(p.ins, in.Display)
 	}
@@ -93,7 +107,7 @@ func (c *run) pageOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, 
 	s.Opts.Dropped = window.SinkFunc(p.dropped)
 	return func(clock *window.Clock) error {
 		if p.b == nil {
-			p.b = timeline.NewBuilder(timeline.Options{Rows: c.Rows, Origin: clock.Origin, HasOrigin: clock.HasOrigin, Times: explorer.MaxTimes, Budget: explorer.DefaultBudget})
+			p.b = newPageBuilder(c.Rows, clock.Origin, clock.HasOrigin, p.budget)
 		}
 		p.cur = len(inputs) - 1
 		p.declare()
