@@ -136,7 +136,16 @@ type Options struct {
 	// Budget bounds the entries held at full resolution (DefaultBudget
 	// when 0).
 	Budget int
+	// MaxPicture bounds the size of the heat map's picture for browsers
+	// without script (MaxPicture when 0): a larger one is left out, with
+	// a note.
+	MaxPicture int
 }
+
+// MaxPicture is the largest heat map picture (SVG bytes) a page carries
+// for browsers without script: a night's is 3 MB, six times the page's
+// data, for a fallback that timeslice --heatmap gives too.
+const MaxPicture = 1 << 20
 
 // Stats say what a page holds.
 type Stats struct {
@@ -516,6 +525,14 @@ func picture(tl *timeline.Timeline, o *Options) ([]byte, error) {
 	var b bytes.Buffer
 	if err := hm.Grid().WriteSVG(&b, info); err != nil {
 		return nil, err
+	}
+	limit := o.MaxPicture
+	if limit <= 0 {
+		limit = MaxPicture
+	}
+	if b.Len() > limit {
+		return nil, fmt.Errorf("the heat map's SVG takes %.1f MB, more than the page carries (%.1f MB); timeslice --heatmap draws it",
+			float64(b.Len())/1e6, float64(limit)/1e6)
 	}
 	return b.Bytes(), nil
 }

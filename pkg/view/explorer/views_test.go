@@ -315,3 +315,27 @@ func TestAggregatedPage(t *testing.T) {
 		t.Errorf("detail command %q", detail)
 	}
 }
+
+// A heat map picture larger than the page carries is left out, with a
+// note that says why and which command draws it.
+func TestNoScriptPictureTooLarge(t *testing.T) {
+	tl, _, err := readTimeline(bytes.NewReader(collapse(t, "burst")), "burst", timeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		max  int
+		want string
+	}{
+		{0, `<img alt="sub-second heat map" src="data:image/svg+xml;base64,`},
+		{1000, `<p class="note">No picture: the heat map&#39;s SVG takes `},
+	} {
+		var page bytes.Buffer
+		if _, err := Write(&page, tl, Options{MaxPicture: c.max}); err != nil {
+			t.Fatal(err)
+		}
+		if s := page.String(); !strings.Contains(s, c.want) || c.max > 0 && (strings.Contains(s, "<img") || !strings.Contains(s, "timeslice --heatmap draws it")) {
+			t.Errorf("MaxPicture %d: the page does not hold %q", c.max, c.want)
+		}
+	}
+}
