@@ -1,16 +1,20 @@
 package timeline
 
+import "flamekit/internal/base/hugepage"
+
 // chunks is a growing sequence kept in chunks of a fixed size: it grows
 // without copying what it holds (a slice grown by append copies it again
 // and again, and leaves the old copies to the collector), and is let go
-// chunk by chunk.
+// chunk by chunk. Chunks after the first, and the slice they are copied
+// into, ask for huge pages (package hugepage): filled once, they would
+// otherwise cost a page fault per 4 kB.
 type chunks[T any] struct {
 	c [][]T
 	n int
 }
 
 const (
-	chunkBits = 15
+	chunkBits = 17 // 4 MB of entries
 	chunkLen  = 1 << chunkBits
 )
 
@@ -20,7 +24,7 @@ func (c *chunks[T]) add(v T) int {
 	if k == 0 || len(c.c[k-1]) == chunkLen {
 		var ch []T // the first grows as small inputs need
 		if k > 0 {
-			ch = make([]T, 0, chunkLen)
+			ch = hugepage.Slice[T](chunkLen)
 		}
 		c.c = append(c.c, ch)
 		k++
@@ -40,9 +44,7 @@ func (c *chunks[T]) appendTo(dst []T) []T {
 		return dst
 	}
 	if cap(dst)-len(dst) < c.n {
-		grown := make([]T, len(dst), len(dst)+c.n)
-		copy(grown, dst)
-		dst = grown
+		dst = append(hugepage.Slice[T](len(dst)+c.n), dst...)
 	}
 	for i := range c.c {
 		dst = append(dst, c.c[i]...)

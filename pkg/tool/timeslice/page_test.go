@@ -18,7 +18,7 @@ func busyHost(cpus, seconds int) string {
 	for tick := range seconds * 97 {
 		for cpu := range cpus {
 			s := (tick*7919 + cpu*104729) % 5000 // spread over the stacks
-			s = s * s % 5000                      // the low ones more often
+			s = s * s % 5000                     // the low ones more often
 			pid := 1000 + s%40
 			fmt.Fprintf(&b, "proc%d;main;work%d;leaf%d 10309278 @%d.%09d cpu=%d pid=%d tid=%d\n",
 				s%40, s%97, s, 1000+tick/97, tick%97*10309278+cpu*1000, cpu, pid, pid)

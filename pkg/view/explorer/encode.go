@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"flamekit/internal/base/hugepage"
 	"flamekit/pkg/filter/idle"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/timeline"
@@ -179,9 +180,9 @@ func encode(w io.Writer, tl *timeline.Timeline) (encoded, error) {
 		i     int32
 		stack int32
 	}
-	ents := make([]ent, len(tl.Entries))
+	ents := hugepage.Slice[ent](len(tl.Entries)) // tens of MB for a night: huge pages
 	for i := range tl.Entries {
-		ents[i] = ent{int32(i), nodeID[tl.Entries[i].Stack]}
+		ents = append(ents, ent{int32(i), nodeID[tl.Entries[i].Stack]})
 	}
 	// The cells: runs of entries of one cell (entries are sorted by cell).
 	var runs int

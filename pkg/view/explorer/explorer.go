@@ -23,6 +23,7 @@ import (
 	"embed"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -522,17 +523,31 @@ func picture(tl *timeline.Timeline, o *Options) ([]byte, error) {
 		info.Unit = o.Unit
 	}
 	info.Marks, info.Wall, info.WallEstimated = o.Marks, o.Wall, o.WallEstimated
-	var b bytes.Buffer
-	if err := hm.Grid().WriteSVG(&b, info); err != nil {
+	lw := &limitWriter{max: o.MaxPicture}
+	if lw.max <= 0 {
+		lw.max = MaxPicture
+	}
+	if err := hm.Grid().WriteSVG(lw, info); err != nil {
+		if err == errTooLarge {
+			return nil, fmt.Errorf("the heat map's SVG takes more than the page carries (%.1f MB); timeslice --heatmap draws it", float64(lw.max)/1e6)
+		}
 		return nil, err
 	}
-	limit := o.MaxPicture
-	if limit <= 0 {
-		limit = MaxPicture
+	return lw.b.Bytes(), nil
+}
+
+var errTooLarge = errors.New("too large")
+
+// limitWriter holds what is written up to max bytes, and refuses more
+// (errTooLarge), so that a picture too large is not drawn to the end.
+type limitWriter struct {
+	b   bytes.Buffer
+	max int
+}
+
+func (w *limitWriter) Write(p []byte) (int, error) {
+	if w.b.Len()+len(p) > w.max {
+		return 0, errTooLarge
 	}
-	if b.Len() > limit {
-		return nil, fmt.Errorf("the heat map's SVG takes %.1f MB, more than the page carries (%.1f MB); timeslice --heatmap draws it",
-			float64(b.Len())/1e6, float64(limit)/1e6)
-	}
-	return b.Bytes(), nil
+	return w.b.Write(p)
 }
