@@ -64,13 +64,21 @@ type (
 	spanBlock  [1 << frameBlockBits]lineSpan
 )
 
-// lineSpan is where the bytes of a line are kept (see frameTable.line).
-type lineSpan struct{ off, len uint32 }
+// lineSpan is where the bytes of a line are kept (see frameTable.line),
+// and the line's hash.
+type lineSpan struct {
+	off, len uint32
+	hash     uint64
+}
 
-// lineSlot is one slot of a frameTable's hash table: the high bits of the
-// line's hash and its number plus one (0: a free slot). It is set once
-// the line's entries are, so that a worker that sees it sees them.
-type lineSlot = atomic.Uint64
+// lineSlot is one slot of a frameTable's hash table. key holds the high
+// bits of the line's hash and its number plus one (0: a free slot), at
+// where the line is kept (its offset, then its length), so that a lookup
+// reads the line's bytes without looking its number up. key is set last,
+// once the line's entries are, so that a worker that sees it sees them.
+type lineSlot struct {
+	key, at atomic.Uint64
+}
 
 // tagMask is the part of a hash a lineSlot keeps.
 const tagMask = ^uint64(1<<32 - 1)
@@ -121,15 +129,14 @@ func (t *frameTable) number(line []byte) (uint32, bool) {
 func (t *frameTable) find(slots []lineSlot, h uint64, line []byte) (uint32, bool) {
 	mask := len(slots) - 1
 	for i := int(h) & mask; ; i = (i + 1) & mask {
-		k := slots[i].Load()
+		k := slots[i].key.Load()
 		if k == 0 {
 			return 0, false
 		}
 		if k&tagMask == h&tagMask {
-			n := uint32(k) - 1
-			sp := t.span(n)
-			if int(sp.len) == len(line) && string(t.line(sp.off, sp.len)) == string(line) {
-				return n, true
+			at := slots[i].at.Load()
+			if int(uint32(at)) == len(line) && string(t.line(uint32(at>>32), uint32(at))) == string(line) {
+				return uint32(k) - 1, true
 			}
 		}
 	}
@@ -179,24 +186,25 @@ func (t *frameTable) add(h uint64, line []byte) (uint32, bool) {
 	if sp.Load() == nil {
 		sp.Store(new(spanBlock))
 	}
-	sp.Load()[n&(1<<frameBlockBits-1)] = lineSpan{off, size}
+	sp.Load()[n&(1<<frameBlockBits-1)] = lineSpan{off, size, h}
 	if t.used+1 > len(slots)/2 {
 		slots = t.grow(slots)
 	}
-	put(slots, h, h&tagMask|uint64(n+1))
+	put(slots, h, h&tagMask|uint64(n+1), uint64(off)<<32|uint64(size))
 	t.used++
 	return n, true
 }
 
 // put sets the first free slot of slots from where the search for hash h
-// starts to key.
-func put(slots []lineSlot, h, key uint64) {
+// starts to key and at.
+func put(slots []lineSlot, h, key, at uint64) {
 	mask := len(slots) - 1
 	i := int(h) & mask
-	for slots[i].Load() != 0 {
+	for slots[i].key.Load() != 0 {
 		i = (i + 1) & mask
 	}
-	slots[i].Store(key)
+	slots[i].at.Store(at)
+	slots[i].key.Store(key)
 }
 
 // grow returns a table twice the size of slots, with its lines, and makes
@@ -204,9 +212,8 @@ func put(slots []lineSlot, h, key uint64) {
 func (t *frameTable) grow(slots []lineSlot) []lineSlot {
 	bigger := hugepage.Table[lineSlot](2 * len(slots))
 	for i := range slots {
-		if k := slots[i].Load(); k != 0 {
-			sp := t.span(uint32(k) - 1)
-			put(bigger, maphash.Bytes(t.seed, t.line(sp.off, sp.len)), k)
+		if k := slots[i].key.Load(); k != 0 {
+			put(bigger, t.span(uint32(k)-1).hash, k, slots[i].at.Load())
 		}
 	}
 	t.slots.Store(&bigger)
@@ -221,27 +228,36 @@ func (t *frameTable) grow(slots []lineSlot) []lineSlot {
 // next line is then compared with the lines guessed, and neither looked
 // for (its end) nor hashed nor looked up.
 type frameHints struct {
-	// next[2n] and next[2n+1]: the numbers, plus one (0: none), of the
-	// lines that followed line n last and before.
-	next []uint32
+	// next[2n] and next[2n+1]: the lines that followed line n last and
+	// before.
+	next []hint
+}
+
+// hint is a line guessed to follow another: its number plus one (0:
+// none) and where its bytes are kept (frameTable.line), so that the
+// guess is checked without looking its number up.
+type hint struct {
+	n        uint32
+	off, len uint32
 }
 
 // guess returns the line guessed to follow line n, the last (way 0) or
-// the one before (way 1), plus one (0: none).
-func (h *frameHints) guess(n uint32, way int) uint32 {
+// the one before (way 1); its n is 0 when there is none.
+func (h *frameHints) guess(n uint32, way int) hint {
 	if i := 2*int(n) + way; i < len(h.next) {
 		return h.next[i]
 	}
-	return 0
+	return hint{}
 }
 
-// note notes that line m followed line n.
-func (h *frameHints) note(n, m uint32) {
+// note notes that line m, kept at offset off (frameTable.line), of
+// length size, followed line n.
+func (h *frameHints) note(n, m, off, size uint32) {
 	i := 2 * int(n)
 	if i >= len(h.next) {
-		h.next = append(h.next, make([]uint32, max(i+2, 2*len(h.next), 2048)-len(h.next))...)
+		h.next = append(h.next, make([]hint, max(i+2, 2*len(h.next), 2048)-len(h.next))...)
 	}
-	if h.next[i] != m+1 {
-		h.next[i], h.next[i+1] = m+1, h.next[i]
+	if h.next[i].n != m+1 {
+		h.next[i], h.next[i+1] = hint{m + 1, off, size}, h.next[i]
 	}
 }
