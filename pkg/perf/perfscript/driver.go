@@ -305,10 +305,18 @@ func rampSize(size, n int) int {
 // last one (the rest of the input, whatever it is), err is the read error
 // that ended the input, if any.
 func (c *chunker) next(bp *[]byte) (data []byte, last bool, err error) {
-	b := append((*bp)[:0], c.carry...)
 	size := rampSize(c.size, c.n)
 	c.n++
 	want := max(size, len(c.carry)+size/2)
+	b := (*bp)[:0]
+	if full := min(c.size, DefaultChunkSize) + 64<<10; cap(b) < full && cap(b) < want+32<<10 {
+		// The buffer of the first, smaller chunk, now used for a
+		// larger one: made anew at the size of the others at once,
+		// rather than grown step by step (each step a copy, and memory
+		// cleared and faulted in).
+		b = make([]byte, 0, full)
+	}
+	b = append(b, c.carry...)
 	eof := false
 	split := -1
 	for {

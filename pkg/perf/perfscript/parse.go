@@ -106,20 +106,20 @@ func (p *parser) next() *sample.Sample {
 func (p *parser) guessed() bool {
 	for way := range 2 {
 		g := p.hints.guess(p.prev-1, way)
-		if g.n == 0 {
+		if g == 0 {
 			return false
 		}
-		k := int(g.len)
-		if k >= len(p.rest) || p.rest[k] != '\n' || string(p.rest[:k]) != string(p.frames.line(g.off, g.len)) {
+		k := int(g.size())
+		if k >= len(p.rest) || p.rest[k] != '\n' || string(p.rest[:k]) != string(p.frames.line(g.off(), g.size())) {
 			continue
 		}
 		if way > 0 {
-			p.hints.note(p.prev-1, g.n-1, g.off, g.len)
+			p.hints.note(p.prev-1, g.n(), g.off(), g.size())
 		}
 		p.rest = p.rest[k+1:]
 		p.lineNo++
-		p.chain = append(p.chain, g.n-1)
-		p.prev = g.n
+		p.chain = append(p.chain, g.n())
+		p.prev = g.n() + 1
 		return true
 	}
 	return false
