@@ -76,9 +76,14 @@ type dwarfUnwinder struct {
 	byDSO  map[*dso]*objectCFI   // the same, by DSO (a changed DSO is a copy)
 	lowest map[lowestKey]uint64
 	space  space
-	pcs    []uint64
-	chain  []byte // the rebuilt call chain of the current sample
-	vals   []uint64
+	spans  spanCache
+	// hasObject's last list (its first map and length) and answer.
+	objList *mapping
+	objN    int
+	objHas  bool
+	pcs     []uint64
+	chain   []byte // the rebuilt call chain of the current sample
+	vals    []uint64
 }
 
 // objectCFI is the CFI of one object, or why there is none.
@@ -95,10 +100,50 @@ type space struct {
 }
 
 func (s *space) Find(addr uint64) (*unwind.Table, uint64, unwind.Stop) {
+	if len(s.ms.list) == 0 {
+		return nil, 0, unwind.NoMap
+	}
+	c := &s.d.spans
+	if c.list != &s.ms.list[0] || c.n != len(s.ms.list) {
+		*c = spanCache{list: &s.ms.list[0], n: len(s.ms.list)}
+	}
+	for i := range c.ents {
+		if e := &c.ents[i]; addr-e.start < e.end-e.start {
+			return e.t, addr + e.delta, e.stop
+		}
+	}
 	m := s.ms.find(addr)
 	if m == nil {
 		return nil, 0, unwind.NoMap
 	}
+	t, delta, stop := s.find(m)
+	c.ents[c.next] = span{start: m.start, end: m.end, t: t, delta: delta, stop: stop}
+	c.next = (c.next + 1) % len(c.ents)
+	return t, addr + delta, stop
+}
+
+// spanCache holds the last maps space.Find found, for one version of a
+// process's map list: the addresses of a sample's stack fall in a few
+// maps, which samples of the same process repeat.
+type spanCache struct {
+	list *mapping // the list's first map, and its length
+	n    int
+	ents [8]span
+	next int
+}
+
+// span is a map as space.Find found it: its addresses map to the
+// object's own plus delta, or stop says why they have no CFI.
+type span struct {
+	start, end uint64
+	t          *unwind.Table
+	delta      uint64
+	stop       unwind.Stop
+}
+
+// find returns the CFI of map m and what to add to an address of m to
+// get the object's own, or why there is none.
+func (s *space) find(m *mapping) (*unwind.Table, uint64, unwind.Stop) {
 	d := m.dso
 	switch d.kind {
 	case dsoUser, dsoVDSO:
@@ -121,7 +166,26 @@ func (s *space) Find(addr uint64) (*unwind.Table, uint64, unwind.Stop) {
 	// segment's address less its offset (elf_base_address): for a
 	// process that kept its parent's maps across exec (perf keeps them)
 	// that is the parent's copy, and the lookup then misses.
-	return o.t, addr - s.d.lowestStart(s.ms, d) + o.t.BaseAddr(), 0
+	return o.t, o.t.BaseAddr() - s.d.lowestStart(s.ms, d), 0
+}
+
+// hasObject reports whether a list of maps maps any object (a file or
+// the vdso), remembered for the last list asked about.
+func (d *dwarfUnwinder) hasObject(ms *maps) bool {
+	if len(ms.list) == 0 {
+		return false
+	}
+	if &ms.list[0] == d.objList && len(ms.list) == d.objN {
+		return d.objHas
+	}
+	d.objList, d.objN, d.objHas = &ms.list[0], len(ms.list), false
+	for i := range ms.list {
+		if k := ms.list[i].dso.kind; k == dsoUser || k == dsoVDSO {
+			d.objHas = true
+			break
+		}
+	}
+	return d.objHas
 }
 
 // lowestKey identifies a DSO in one version of a process's map list.
@@ -226,6 +290,18 @@ func (r *Reader) unwindUser(rec *sampleRec) {
 		return
 	}
 	th := r.m.findnew(rec.pid, rec.tid)
+	// The caches of space (spans, lowest) and hasObject know a list by
+	// its first map and length: shared, a list is never changed in
+	// place.
+	th.maps.share()
+	if !d.hasObject(th.maps) {
+		// A process whose objects perf never saw mapped (their MMAP
+		// records lost; anonymous maps only): perf registers a
+		// process's unwinder with its first map of an object, so such
+		// a sample has no user part at all, not even its ip.
+		r.stats.Unwind[unwind.NoMap]++
+		return
+	}
 	d.space = space{d: d, ms: th.maps}
 	d.vals = d.vals[:0]
 	for i := 0; i+8 <= len(rec.regs); i += 8 {

@@ -317,3 +317,32 @@ func TestDWARFDamaged(t *testing.T) {
 		})
 	}
 }
+
+// TestHasObject: perf unwinds the user stack of a process only once an
+// object (a file, the vdso) was mapped in it; a process seen with
+// anonymous maps only (its other MMAP records lost) gets no user part.
+func TestHasObject(t *testing.T) {
+	anon := &dso{path: "//anon", kind: dsoNone}
+	file := &dso{path: "/usr/bin/bash", kind: dsoUser}
+	vdso := &dso{path: "[vdso]", kind: dsoVDSO}
+	for _, c := range []struct {
+		name string
+		list []mapping
+		want bool
+	}{
+		{"no map", nil, false},
+		{"anonymous only", []mapping{{start: 0x1000, end: 0x2000, dso: anon}}, false},
+		{"a file", []mapping{{start: 0x1000, end: 0x2000, dso: anon}, {start: 0x3000, end: 0x4000, dso: file}}, true},
+		{"the vdso", []mapping{{start: 0x1000, end: 0x2000, dso: vdso}}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var d dwarfUnwinder
+			ms := &maps{list: c.list}
+			for range 2 { // the second answer is remembered
+				if got := d.hasObject(ms); got != c.want {
+					t.Errorf("hasObject = %v, want %v", got, c.want)
+				}
+			}
+		})
+	}
+}

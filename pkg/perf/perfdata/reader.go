@@ -79,9 +79,10 @@ type Reader struct {
 	opt  Options
 	out  [typeMax + 1]outFields
 
-	br      *bufio.Reader
-	pos     int64 // file offset of the next record
-	end     int64 // end of the data section
+	br      peeker
+	ra      *readAhead // br, for a large data section
+	pos     int64      // file offset of the next record
+	end     int64      // end of the data section
 	q       queue
 	flushTo uint64 // deliver queued records up to this time
 	final   bool   // the end was reached: deliver everything
@@ -195,7 +196,12 @@ func newReader(f file, name string, opt Options) (*Reader, error) {
 	r.end = int64(fi.data.off + fi.data.size)
 	// Buffers: 1 MiB, less for a small file (records are at most 64 KiB).
 	bufSize := int(min(1<<20, max(64<<10, r.end-r.pos)))
-	r.br = bufio.NewReaderSize(io.NewSectionReader(f, r.pos, r.end-r.pos), bufSize)
+	if r.end-r.pos >= readAheadMin {
+		r.ra = newReadAhead(f, r.pos, r.end-r.pos, bufSize, 4)
+		r.br = r.ra
+	} else {
+		r.br = bufio.NewReaderSize(io.NewSectionReader(f, r.pos, r.end-r.pos), bufSize)
+	}
 	r.q.chunk = bufSize
 	r.namer = &namer{sy: opt.Symbolizer}
 	r.s.Reset()
@@ -433,6 +439,9 @@ func (r *Reader) Err() error { return r.err }
 
 // Close releases the file and the decompressor.
 func (r *Reader) Close() error {
+	if r.ra != nil {
+		r.ra.close()
+	}
 	if r.zs != nil {
 		r.zs.close()
 		r.zs = nil

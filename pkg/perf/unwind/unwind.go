@@ -2,6 +2,7 @@ package unwind
 
 import (
 	"encoding/binary"
+	"unsafe"
 )
 
 // Stop says why an unwind stopped: the frames found before it are kept, as
@@ -119,6 +120,33 @@ type Unwinder struct {
 	// MaxDepth is the most frames Unwind returns; 0 means
 	// DefaultMaxDepth.
 	MaxDepth int
+
+	rows *rowCache
+}
+
+// rowCache remembers the rows an Unwinder was given last, direct-mapped by
+// table and address, so that the addresses every sample repeats (a
+// process's main loop, libc's entry) are found without the Table's lock.
+type rowCache [rowCacheSize]struct {
+	t  *Table
+	pc uint64
+	rw *row
+}
+
+const rowCacheSize = 1 << 12
+
+// row returns the row of pc in t, from the cache if it is there.
+func (u *Unwinder) row(t *Table, pc uint64) *row {
+	if u.rows == nil {
+		u.rows = new(rowCache)
+	}
+	e := &u.rows[(pc^pc>>12^uint64(uintptr(unsafe.Pointer(t))>>4))%rowCacheSize]
+	if e.t == t && e.pc == pc {
+		return e.rw
+	}
+	rw := t.rowFor(pc)
+	e.t, e.pc, e.rw = t, pc, rw
+	return rw
 }
 
 // frameRegs are the registers of one frame: values, and which are known.
@@ -189,7 +217,7 @@ func (u *Unwinder) Unwind(regs *Regs, stack []byte, space Space, pcs []uint64) (
 		if s != 0 {
 			return pcs, s
 		}
-		rw := t.rowFor(objAddr)
+		rw := u.row(t, objAddr)
 		prevPC, prevCFA := pc, cfa
 		var next frameRegs
 		switch rw.stop {
@@ -198,6 +226,12 @@ func (u *Unwinder) Unwind(regs *Regs, stack []byte, space Space, pcs []uint64) (
 			var lost bool
 			if next, cfa, lost, s = step(rw, &f, mem); s != 0 {
 				return pcs, s
+			}
+			if next.undef&(1<<bp) != 0 {
+				// libunwind ends the stack where rbp is undefined
+				// (or saved at address 0, see step), before it
+				// looks at the return address.
+				return pcs, End
 			}
 			if next.v[ip] == 0 {
 				// A null return address, or one past the dump (read
@@ -217,10 +251,16 @@ func (u *Unwinder) Unwind(regs *Regs, stack []byte, space Space, pcs []uint64) (
 			if !ok || rbp == 0 || rbp < cfa || rbp-cfa > 0x4000 {
 				return pcs, NoCFI
 			}
+			// As in step, a word out of the dump reads as 0, and
+			// a return address of 0 is one more frame, 0 minus one.
 			saved, s1 := mem.read(rbp)
 			ra, s2 := mem.read(rbp + 8)
-			if s1 != 0 || s2 != 0 {
-				return pcs, NoCFI
+			if ra == 0 {
+				pcs = append(pcs, ^uint64(0))
+				if s1 != 0 || s2 != 0 {
+					return pcs, StackEnd
+				}
+				return pcs, End
 			}
 			next = f
 			next.set(bp, saved)
@@ -241,12 +281,15 @@ func (u *Unwinder) Unwind(regs *Regs, stack []byte, space Space, pcs []uint64) (
 			return pcs, NoProgress
 		}
 		f = next
-		caller = true
-		out := f.v[ip] - 1
-		if t, a, s := space.Find(f.v[ip]); s == 0 && t.rowFor(a).signal {
-			// A signal trampoline's frame: perf keeps its address.
-			out++
-			caller = false
+		// The caller's address less one (the call's last byte), but
+		// for the frame a signal trampoline returns to: it was
+		// interrupted at that address, which libunwind, hence perf,
+		// keeps (and looks up as it is). The trampoline's own frame is
+		// printed less one, as any caller's.
+		caller = !rw.signal
+		out := f.v[ip]
+		if caller {
+			out--
 		}
 		pcs = append(pcs, out)
 	}
@@ -289,7 +332,17 @@ func step(rw *row, f *frameRegs, mem memReader) (next frameRegs, cfa uint64, los
 			next.valid &^= 1 << n
 			next.undef |= 1 << n
 		case ruleOffset:
-			next.set(n, read(cfa+uint64(ru.off)))
+			if a := cfa + uint64(ru.off); a != 0 || n != 6 {
+				next.set(n, read(a))
+			} else {
+				// rbp saved at address 0: libunwind takes its
+				// location, DWARF_LOC(0), for the null location
+				// of an undefined register, which ends the stack
+				// on x86-64. It happens when rbp was read as 0
+				// from outside the dump and the CFA is rbp+16.
+				next.valid &^= 1 << n
+				next.undef |= 1 << n
+			}
 		case ruleValOffset:
 			next.set(n, cfa+uint64(ru.off))
 		case ruleRegister:
