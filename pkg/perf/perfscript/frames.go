@@ -64,21 +64,13 @@ type (
 	spanBlock  [1 << frameBlockBits]lineSpan
 )
 
-// lineSpan is where the bytes of a line are kept (see frameTable.line),
-// and the line's hash.
-type lineSpan struct {
-	off, len uint32
-	hash     uint64
-}
+// lineSpan is where the bytes of a line are kept (see frameTable.line).
+type lineSpan struct{ off, len uint32 }
 
-// lineSlot is one slot of a frameTable's hash table. key holds the high
-// bits of the line's hash and its number plus one (0: a free slot), at
-// where the line is kept (its offset, then its length), so that a lookup
-// reads the line's bytes without looking its number up. key is set last,
-// once the line's entries are, so that a worker that sees it sees them.
-type lineSlot struct {
-	key, at atomic.Uint64
-}
+// lineSlot is one slot of a frameTable's hash table: the high bits of the
+// line's hash and its number plus one (0: a free slot). It is set once
+// the line's entries are, so that a worker that sees it sees them.
+type lineSlot = atomic.Uint64
 
 // tagMask is the part of a hash a lineSlot keeps.
 const tagMask = ^uint64(1<<32 - 1)
@@ -129,14 +121,15 @@ func (t *frameTable) number(line []byte) (uint32, bool) {
 func (t *frameTable) find(slots []lineSlot, h uint64, line []byte) (uint32, bool) {
 	mask := len(slots) - 1
 	for i := int(h) & mask; ; i = (i + 1) & mask {
-		k := slots[i].key.Load()
+		k := slots[i].Load()
 		if k == 0 {
 			return 0, false
 		}
 		if k&tagMask == h&tagMask {
-			at := slots[i].at.Load()
-			if int(uint32(at)) == len(line) && string(t.line(uint32(at>>32), uint32(at))) == string(line) {
-				return uint32(k) - 1, true
+			n := uint32(k) - 1
+			sp := t.span(n)
+			if int(sp.len) == len(line) && string(t.line(sp.off, sp.len)) == string(line) {
+				return n, true
 			}
 		}
 	}
@@ -186,25 +179,24 @@ func (t *frameTable) add(h uint64, line []byte) (uint32, bool) {
 	if sp.Load() == nil {
 		sp.Store(new(spanBlock))
 	}
-	sp.Load()[n&(1<<frameBlockBits-1)] = lineSpan{off, size, h}
+	sp.Load()[n&(1<<frameBlockBits-1)] = lineSpan{off, size}
 	if t.used+1 > len(slots)/2 {
 		slots = t.grow(slots)
 	}
-	put(slots, h, h&tagMask|uint64(n+1), uint64(off)<<32|uint64(size))
+	put(slots, h, h&tagMask|uint64(n+1))
 	t.used++
 	return n, true
 }
 
 // put sets the first free slot of slots from where the search for hash h
-// starts to key and at.
-func put(slots []lineSlot, h, key, at uint64) {
+// starts to key.
+func put(slots []lineSlot, h, key uint64) {
 	mask := len(slots) - 1
 	i := int(h) & mask
-	for slots[i].key.Load() != 0 {
+	for slots[i].Load() != 0 {
 		i = (i + 1) & mask
 	}
-	slots[i].at.Store(at)
-	slots[i].key.Store(key)
+	slots[i].Store(key)
 }
 
 // grow returns a table twice the size of slots, with its lines, and makes
@@ -212,8 +204,9 @@ func put(slots []lineSlot, h, key, at uint64) {
 func (t *frameTable) grow(slots []lineSlot) []lineSlot {
 	bigger := hugepage.Table[lineSlot](2 * len(slots))
 	for i := range slots {
-		if k := slots[i].key.Load(); k != 0 {
-			put(bigger, t.span(uint32(k)-1).hash, k, slots[i].at.Load())
+		if k := slots[i].Load(); k != 0 {
+			sp := t.span(uint32(k) - 1)
+			put(bigger, maphash.Bytes(t.seed, t.line(sp.off, sp.len)), k)
 		}
 	}
 	t.slots.Store(&bigger)
