@@ -29,15 +29,14 @@ var ErrHashComm = errors.New("a sample of a process whose name starts with '#', 
 
 // chunkBuffers returns a function that makes chunk buffers of size bytes
 // (for one goroutine). The first is allocated alone, of first bytes (the
-// first chunks are smaller, see chunker): an input of one chunk needs no
-// more, and a buffer grows when a chunk needs it to. The next are cut, two
-// at a time, from allocations on huge
-// pages, so that filling them does not cost a page fault per 4 kB (tens
-// of milliseconds per run on some virtual machines), and only the
-// buffers a run uses are made: memory a process touches first costs a
-// page fault and zeroing (on some virtual machines several milliseconds
-// per megabyte), and the reader keeps fewer chunks in flight than the
-// freelist may hold.
+// first chunks are smaller, see chunker), and is not used again (see
+// textChunk.Done): an input of one chunk needs no more. The next are cut,
+// two at a time, from allocations on huge pages, so that filling them
+// does not cost a page fault per 4 kB (tens of milliseconds per run on
+// some virtual machines), and only the buffers a run uses are made:
+// memory a process touches first costs a page fault and zeroing (on some
+// virtual machines several milliseconds per megabyte), and the reader
+// keeps fewer chunks in flight than the freelist may hold.
 func chunkBuffers(first, size int) func() *[]byte {
 	var slab []byte
 	made := 0
@@ -69,6 +68,7 @@ type Text struct {
 	started bool
 	ch      chunker
 	bufs    *freelist.List[*[]byte]
+	bufSize int // the size of the buffers but the first (chunkBuffers)
 	fs      fileState
 	frames  *frameTable // nil with srcline
 	hintsMu sync.Mutex
@@ -116,7 +116,8 @@ func (t *Text) Next(pre *collapse.Prescan) (collapse.Chunk, error) {
 		// Chunks in flight: a queue and one per worker, one being read.
 		n := 3*runtime.GOMAXPROCS(0) + 4
 		size = min(size, DefaultChunkSize)
-		t.bufs = freelist.New(n, chunkBuffers(rampSize(size, 0)+64<<10, size+64<<10))
+		t.bufSize = size + 64<<10
+		t.bufs = freelist.New(n, chunkBuffers(rampSize(size, 0)+64<<10, t.bufSize))
 	}
 	if t.restBuf == nil {
 		if t.done {
@@ -217,7 +218,9 @@ func (c *textChunk) Done() {
 	}
 	t.skips.Count += c.skipped - len(c.bad)
 	t.lineBase += c.lines
-	if c.buf != nil {
+	if c.buf != nil && cap(*c.buf) >= t.bufSize {
+		// The first chunk's buffer, smaller, is not used again: it
+		// would grow step by step for a larger chunk.
 		t.bufs.Put(c.buf)
 	}
 	c.data, c.buf = nil, nil
@@ -308,15 +311,7 @@ func (c *chunker) next(bp *[]byte) (data []byte, last bool, err error) {
 	size := rampSize(c.size, c.n)
 	c.n++
 	want := max(size, len(c.carry)+size/2)
-	b := (*bp)[:0]
-	if full := min(c.size, DefaultChunkSize) + 64<<10; cap(b) < full && cap(b) < want+32<<10 {
-		// The buffer of the first, smaller chunk, now used for a
-		// larger one: made anew at the size of the others at once,
-		// rather than grown step by step (each step a copy, and memory
-		// cleared and faulted in).
-		b = make([]byte, 0, full)
-	}
-	b = append(b, c.carry...)
+	b := append((*bp)[:0], c.carry...)
 	eof := false
 	split := -1
 	for {
