@@ -119,7 +119,9 @@ func BenchmarkScaleBuild(b *testing.B) {
 // graph redrawn) and its removal, and the flame chart of a 2-second
 // selection (a lane per thread, every sample). Each figure is the median over the
 // iterations (run -benchtime 5x or more on a shared machine: one
-// iteration's figures move with the machine's load).
+// iteration's figures move with the machine's load). FLAMEKIT_EXPLORER_KEEP
+// names a file to keep the page built in (to time it later against another
+// tree's page).
 func BenchmarkScaleBrowser(b *testing.B) {
 	path := os.Getenv("FLAMEKIT_EXPLORER_PAGE")
 	if path == "" {
@@ -136,6 +138,13 @@ func BenchmarkScaleBrowser(b *testing.B) {
 		}
 		bw.Flush()
 		f.Close()
+		if keep := os.Getenv("FLAMEKIT_EXPLORER_KEEP"); keep != "" {
+			// the page kept, to time this tree's page against a later one's
+			// (FLAMEKIT_EXPLORER_PAGE=that file)
+			if data, err := os.ReadFile(path); err != nil || os.WriteFile(keep, data, 0o644) != nil {
+				b.Fatal("cannot keep the page in", keep)
+			}
+		}
 	}
 	fi, err := os.Stat(path)
 	if err != nil {

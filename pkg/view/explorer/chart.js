@@ -210,7 +210,7 @@ function chartName(cl, i) { return cl.frame[i] >= 0 ? frameName(cl.frame[i]) : c
 // row; a click zooms the time axis to a box, the wheel zooms, a drag
 // pans.
 function chartGraph(cl) {
-	var gb = new GraphBuilder(), info = { rootName: "", tip: chartTip(cl) };
+	var gb = new GraphBuilder(cl.node.length), info = { rootName: "", tip: chartTip(cl) };
 	for (var i = 0; i < cl.node.length; i++) {
 		var f = cl.frame[i];
 		gb.add(cl.start[i], cl.end[i] - cl.start[i], cl.depth[i], f, i, i === 0 ? "rgb(250,250,250)" : f < 0 ? "rgb(215,215,215)" : colorOf(f));
@@ -225,7 +225,9 @@ function chartGraph(cl) {
 function chartTip(cl) {
 	return function (g, i) {
 		var dur = cl.end[i] - cl.start[i], t0 = cl.x0 + cl.start[i];
-		var s = (i === 0 ? "the selection's samples" : g.label(i)) + " — " + fmtDurNs(dur) + ", " + fmtInt(cl.samples[i]) + " samples, " +
+		// the duration and its share of the chart's, as the SVG's title
+		// (flamegraph --flamechart) gives them, then the samples and times
+		var s = (i === 0 ? "the chart's samples" : g.label(i)) + " — " + fmtDurNs(dur) + " (" + pct(dur, cl.total) + "), " + fmtInt(cl.samples[i]) + " samples, " +
 			fmtSecs(t0) + " s to " + fmtSecs(t0 + dur) + " s";
 		if (i > 0 && cl.frame[i] < 0) s += " (a thread; its stacks above)";
 		return s;
@@ -252,11 +254,18 @@ function chartAxis(ctx, g, r, scale, y, cssW) {
 	ctx.fillStyle = "#333";
 	ctx.strokeStyle = "#666";
 	ctx.beginPath();
-	for (var t = first; t <= g.time.x0 + r[0] + r[1]; t += step) {
-		var x = 10 + (t - g.time.x0 - r[0]) * scale;
+	g.time.labels = []; // what the axis shows, for the tests: [x, width, text]
+	for (var t = first, end = 10; t <= g.time.x0 + r[0] + r[1]; t += step) {
+		var x = 10 + (t - g.time.x0 - r[0]) * scale, label = fmtSecs(t, digits) + " s", w = ctx.measureText(label).width;
 		ctx.moveTo(Math.round(x) + 0.5, y);
 		ctx.lineTo(Math.round(x) + 0.5, y + FRAME_H);
-		ctx.fillText(fmtSecs(t, digits) + " s", x + 3, y + FRAME_H / 2 + 0.5);
+		// a label after its tick, or before it where it would pass the
+		// axis's right end (the last one), never over the one before
+		var lx = x + 3 + w <= cssW - 10 ? x + 3 : x - 3 - w;
+		if (lx < end) continue;
+		ctx.fillText(label, lx, y + FRAME_H / 2 + 0.5);
+		g.time.labels.push([lx, w, label]);
+		end = lx + w + 6;
 	}
 	ctx.stroke();
 	ctx.restore();

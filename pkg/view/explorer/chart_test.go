@@ -29,6 +29,25 @@ type pageChart struct {
 	Boxes        []chartBox
 	Window       []float64
 	Details      string
+	Axis         [][3]any // the time axis's labels: x, width, text
+	Width        float64  // the canvas's CSS width
+}
+
+// checkAxis fails unless the chart's time axis has labels, each inside the
+// axis (10 px margins) and apart from the one before.
+func checkAxis(t *testing.T, c pageChart, when string) {
+	t.Helper()
+	if len(c.Axis) < 2 {
+		t.Errorf("%s: the time axis has %d labels", when, len(c.Axis))
+	}
+	end := 10.0
+	for _, l := range c.Axis {
+		x, w := l[0].(float64), l[1].(float64)
+		if x < end || x+w > c.Width-10 {
+			t.Errorf("%s: axis label %v at %.1f-%.1f, outside %.0f-%.0f or over the one before", when, l[2], x, x+w, end, c.Width-10)
+		}
+		end = x + w
+	}
 }
 
 // The flame chart as a user gets it: select the burst, click "Flame
@@ -60,6 +79,7 @@ func TestFlameChartPerThread(t *testing.T) {
 	if len(got.Boxes) < 2 {
 		t.Fatalf("the chart has %d boxes", len(got.Boxes))
 	}
+	checkAxis(t, got, "the chart")
 
 	// The samples the page's command gives, as LayoutChart lays them out.
 	cmd, _, _ := strings.Cut(b.text(t, "cmd"), "   # ")
@@ -127,7 +147,9 @@ func TestFlameChartPerThread(t *testing.T) {
 	var hover pageChart
 	b.Eval(t, `flamekit.chart()`, &hover)
 	bx := got.Boxes[best]
-	if want := fmt.Sprintf("burst_spin — %s, %d samples, ", durLabel(bx.End-bx.Start), bx.Samples); !strings.HasPrefix(hover.Details, want) {
+	// the duration and its share of the chart, as the SVG's title says
+	// them ("burst_spin (N ns, P%)")
+	if want := fmt.Sprintf("burst_spin — %s (%.2f%%), %d samples, ", durLabel(bx.End-bx.Start), 100*(bx.End-bx.Start)/got.Boxes[0].End, bx.Samples); !strings.HasPrefix(hover.Details, want) {
 		t.Errorf("hovering burst_spin: %q, want %q…", hover.Details, want)
 	}
 	b.Click(t, x, y)
@@ -136,6 +158,7 @@ func TestFlameChartPerThread(t *testing.T) {
 	if len(zoomed.Window) != 2 || zoomed.Window[0] != bx.Start || zoomed.Window[1] != bx.End-bx.Start {
 		t.Errorf("after a click on burst_spin the window is %v, want [%v %v]", zoomed.Window, bx.Start, bx.End-bx.Start)
 	}
+	checkAxis(t, zoomed, "zoomed to burst_spin")
 
 	// More threads than the chart's rows: it draws the busiest, says so,
 	// and its command selects their threads, so that its SVG is still the
@@ -143,6 +166,13 @@ func TestFlameChartPerThread(t *testing.T) {
 	b.Eval(t, `(() => { CHART_ROWS = 12; update("view"); return true; })()`, nil)
 	if head := b.text(t, "graph-head"); !strings.Contains(head, ", the busiest: ") {
 		t.Errorf("a cut chart's heading: %q", head)
+	}
+	// the status line gives the chart's samples beside the selection's:
+	// the command's
+	var drawn pageChart
+	b.Eval(t, `flamekit.chart()`, &drawn)
+	if st, want := b.text(t, "status"), fmt.Sprintf("The chart draws %s of them, the ", commas(float64(drawn.Boxes[0].Samples))); !strings.Contains(st, want) {
+		t.Errorf("a cut chart's status %q lacks %q", st, want)
 	}
 	cmd, _, _ = strings.Cut(b.text(t, "cmd"), "   # ")
 	if !strings.Contains(cmd, " --tid ") {

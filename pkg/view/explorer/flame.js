@@ -178,6 +178,12 @@ function sizeCanvas(c, cssW, cssH) {
 	return ctx;
 }
 
+// A graph taller than its box (CSS max-height) is drawn a box high: the
+// canvas stays at the top of the box (CSS sticky), a spacer after it gives
+// the box the graph's height to scroll, and a scroll draws the rows then in
+// view (top: the graph's y at the canvas's top). A canvas as tall as a deep
+// graph (2,000 px and more) cost more to allocate and paint than its
+// drawing.
 function FlameView(canvas, tip, onHover) {
 	this.canvas = canvas;
 	this.tip = tip;
@@ -186,9 +192,19 @@ function FlameView(canvas, tip, onHover) {
 	this.zoom = -1;
 	this.match = null;
 	this.inverted = false;
-	var self = this;
+	this.top = 0;
+	this.pin = "";
+	var self = this, box = canvas.parentNode;
+	this.spacer = document.createElement("div");
+	canvas.after(this.spacer);
 	canvas.addEventListener("mousemove", function (e) { self.hover(e); });
 	canvas.addEventListener("mouseleave", function () { self.hideTip(); });
+	var pending = false;
+	box.addEventListener("scroll", function () {
+		if (pending || !self.g || Math.abs(box.scrollTop - self.top) < 0.5) return;
+		pending = true;
+		requestAnimationFrame(function () { pending = false; if (Math.abs(box.scrollTop - self.top) >= 0.5) self.draw(); });
+	});
 }
 
 // set shows graph g: {n, x, w, depth, name, color (css strings), total,
@@ -201,13 +217,14 @@ FlameView.prototype.set = function (g, inverted, re) {
 	this.win = null;
 	this.byDepth = null;
 	this.match = re ? this.matches(re) : null;
+	// a deep graph scrolls in its box: the base in view, the tops a
+	// scroll up (the box scrolled to it in the next frame: setting the
+	// scroll now would lay the page out at once)
+	this.pin = this.inverted ? "top" : "base";
 	this.draw();
-	// a deep graph scrolls in its box (CSS max-height): the base in view,
-	// the tops a scroll up
-	// (in the next frame: reading or setting the scroll now would lay the
-	// page out at once)
-	var box = this.canvas.parentNode, inverted = this.inverted;
-	if (box) requestAnimationFrame(function () { box.scrollTop = inverted ? 0 : 1e9; });
+	this.pin = "";
+	var box = this.canvas.parentNode, self = this;
+	requestAnimationFrame(function () { box.scrollTop = self.top; });
 };
 
 FlameView.prototype.index = function () {
@@ -234,28 +251,45 @@ FlameView.prototype.visible = function (i, r) {
 	return x <= r[0] && x + w >= r[0] + r[1]; // an ancestor of the zoomed frame
 };
 
+// boxHeight is the most a view's box shows (its CSS max-height), or
+// Infinity.
+function boxHeight(box) {
+	var m = parseFloat(getComputedStyle(box).maxHeight);
+	return m > 0 ? m : Infinity;
+}
+
 FlameView.prototype.draw = function () {
-	var c = this.canvas, g = this.g;
-	var cssW = Math.max(c.parentNode.clientWidth, 300);
+	var c = this.canvas, g = this.g, box = c.parentNode;
+	var cssW = Math.max(box.clientWidth, 300), scrolled = box.scrollTop;
 	var depth = g ? g.maxDepth + 1 : 1;
-	var cssH = depth * FRAME_H + 8;
-	var ctx = sizeCanvas(c, cssW, cssH);
+	var cssH = depth * FRAME_H + 8, viewH = Math.min(cssH, Math.max(Math.floor(boxHeight(box)), 4 * FRAME_H));
+	// the graph's y at the canvas's top: the base or the top when set
+	// pins it, else where the box is scrolled
+	var top = this.pin === "base" ? cssH - viewH : this.pin === "top" ? 0 : scrolled;
+	top = Math.max(0, Math.min(top, cssH - viewH));
+	this.spacer.style.height = (cssH - viewH) + "px";
+	var ctx = sizeCanvas(c, cssW, viewH);
 	var bg = g && g.bg || ["#eeeeee", "#eeeeb0"];
-	var grad = ctx.createLinearGradient(0, 0, 0, cssH);
+	var grad = ctx.createLinearGradient(0, -top, 0, cssH - top);
 	grad.addColorStop(0.05, bg[0]);
 	grad.addColorStop(0.95, bg[1]);
 	ctx.fillStyle = grad;
-	ctx.fillRect(0, 0, cssW, cssH);
+	ctx.fillRect(0, 0, cssW, viewH);
 	this.cssW = cssW;
 	this.cssH = cssH;
+	this.top = top;
 	if (!g || g.n === 0 || !(g.total > 0)) return;
 	var r = this.range(), scale = (cssW - 20) / r[1];
 	ctx.font = FONT;
 	ctx.textBaseline = "middle";
+	ctx.translate(0, -top);
+	// the depths in view
+	var dLo = this.inverted ? Math.floor((top - 4) / FRAME_H) : Math.floor((cssH - 4 - top - viewH) / FRAME_H);
+	var dHi = dLo + Math.ceil(viewH / FRAME_H) + 1;
 	for (var i = 0; i < g.n; i++) {
-		if (!this.visible(i, r)) continue;
-		var d = g.depth[i], x0, x1;
-		var y = this.inverted ? d * FRAME_H + 4 : cssH - 4 - (d + 1) * FRAME_H;
+		var d = g.depth[i];
+		if (d < dLo || d > dHi || !this.visible(i, r)) continue;
+		var x0, x1, y = this.inverted ? d * FRAME_H + 4 : cssH - 4 - (d + 1) * FRAME_H;
 		if (d === 0 && g.time) { chartAxis(ctx, g, r, scale, y, cssW); ctx.fillStyle = "#000"; continue; }
 		if (d < r[2]) { x0 = 10; x1 = cssW - 10; } else { x0 = Math.max(10 + (g.x[i] - r[0]) * scale, 10); x1 = Math.min(10 + (g.x[i] + g.w[i] - r[0]) * scale, cssW - 10); }
 		if (x1 - x0 < 0.3) continue;
@@ -297,9 +331,11 @@ FlameView.prototype.frameAt = function (px, py) {
 	return -1;
 };
 
+// pos is a mouse event's point on the graph (CSS pixels; y from the
+// graph's top, not the canvas's).
 FlameView.prototype.pos = function (e) {
 	var b = this.canvas.getBoundingClientRect();
-	return [e.clientX - b.left, e.clientY - b.top];
+	return [e.clientX - b.left, e.clientY - b.top + this.top];
 };
 
 FlameView.prototype.hover = function (e) {
@@ -309,10 +345,9 @@ FlameView.prototype.hover = function (e) {
 	var text = this.g.tipText(i, this.zoom >= 0 ? r[1] : 0);
 	this.tip.textContent = text;
 	this.tip.hidden = false;
-	var b = this.canvas.getBoundingClientRect();
-	var x = Math.min(e.clientX - b.left + 14, Math.max(this.cssW - this.tip.offsetWidth - 4, 0));
+	var x = Math.min(p[0] + 14, Math.max(this.cssW - this.tip.offsetWidth - 4, 0));
 	this.tip.style.left = x + "px";
-	this.tip.style.top = (e.clientY - b.top + 18) + "px";
+	this.tip.style.top = (p[1] + 18) + "px";
 	if (this.onHover) this.onHover(text);
 };
 

@@ -21,20 +21,25 @@ function colorOf(f) {
 function fmtInt(v) { return commas(fmtF(v, 0)); }
 function pct(a, b) { return b > 0 ? (100 * a / b).toFixed(2) + "%" : "-"; }
 
-// GraphBuilder collects frames.
-function GraphBuilder() {
-	this.x = []; this.w = []; this.depth = []; this.name = []; this.node = []; this.color = [];
+// GraphBuilder collects up to cap frames (typed arrays made once: a
+// graph of thousands of frames grew six arrays by push, then copied them).
+function GraphBuilder(cap) {
+	cap = cap || 0;
+	this.x = new Float64Array(cap); this.w = new Float64Array(cap); this.depth = new Int32Array(cap);
+	this.name = new Int32Array(cap); this.node = new Int32Array(cap); this.color = new Array(cap);
 	this.n = 0; this.maxDepth = 0;
 }
 GraphBuilder.prototype.add = function (x, w, depth, frame, node, color) {
-	this.x.push(x); this.w.push(w); this.depth.push(depth); this.name.push(frame); this.node.push(node); this.color.push(color);
-	this.n++;
+	var i = this.n++;
+	this.x[i] = x; this.w[i] = w; this.depth[i] = depth; this.name[i] = frame; this.node[i] = node; this.color[i] = color;
 	if (depth > this.maxDepth) this.maxDepth = depth;
 };
 GraphBuilder.prototype.done = function (total, info) {
+	var n = this.n;
+	this.color.length = n;
 	var g = {
-		n: this.n, x: Float64Array.from(this.x), w: Float64Array.from(this.w), depth: Int32Array.from(this.depth),
-		name: Int32Array.from(this.name), node: Int32Array.from(this.node), color: this.color,
+		n: n, x: this.x.subarray(0, n), w: this.w.subarray(0, n), depth: this.depth.subarray(0, n),
+		name: this.name.subarray(0, n), node: this.node.subarray(0, n), color: this.color,
 		total: total, maxDepth: this.maxDepth, bg: background(S.colors)
 	};
 	g.label = function (i) { return g.depth[i] === 0 && info.rootName ? info.rootName : frameDisp(g.name[i]); };
@@ -45,24 +50,23 @@ GraphBuilder.prototype.done = function (total, info) {
 // layoutTree lays out a tree (parent/frame arrays with kids lists) by its
 // totals: pre-order, self first, siblings by name or by weight.
 function layoutTree(tr, tot, self, colorFn, info, rootFrame) {
-	var gb = new GraphBuilder();
-	if (!(tot[0] > 0)) return gb.done(0, info);
-	var xs = new Float64Array(tr.n), stack = [0];
+	if (!(tot[0] > 0)) return new GraphBuilder(0).done(0, info);
+	var gb = new GraphBuilder(tr.n), byWeight = S.sort === "weight";
+	var xs = new Float64Array(tr.n), stack = [0], list = [];
+	var byTot = function (a, b) { return tot[b] - tot[a] || frameRank(tr.frame[a]) - frameRank(tr.frame[b]); };
 	gb.add(0, tot[0], 0, rootFrame === undefined ? -1 : rootFrame, 0, colorFn(0));
 	while (stack.length) {
-		var v = stack.pop(), cursor = xs[v] + (S.sort === "weight" ? 0 : self[v]);
-		var list = [];
+		var v = stack.pop(), cursor = xs[v] + (byWeight ? 0 : self[v]);
+		list.length = 0;
 		for (var j = tr.first[v]; j < tr.first[v + 1]; j++) if (tot[tr.kids[j]] > 0) list.push(tr.kids[j]);
-		if (S.sort === "weight") list.sort(function (a, b) { return tot[b] - tot[a] || frameRank(tr.frame[a]) - frameRank(tr.frame[b]); });
-		var order = [];
+		if (byWeight) list.sort(byTot);
 		for (var k = 0; k < list.length; k++) {
 			var c = list[k];
 			xs[c] = cursor;
 			cursor += tot[c];
 			gb.add(xs[c], tot[c], tr.depth[c], tr.frame[c], c, colorFn(c));
-			order.push(c);
 		}
-		for (k = order.length - 1; k >= 0; k--) stack.push(order[k]);
+		for (k = list.length - 1; k >= 0; k--) stack.push(list[k]);
 	}
 	return gb.done(tot[0], info);
 }
@@ -160,7 +164,7 @@ function flameChart() {
 	var r = S.sel, A = totals(sums(r));
 	CUR.A = A;
 	CUR.B = null;
-	if (!r || !(A.tot[0] > 0) || !ST.length) { CUR.chart = null; return new GraphBuilder().done(0, { rootName: "", tip: tipFor("chart", A) }); }
+	if (!r || !(A.tot[0] > 0) || !ST.length) { CUR.chart = null; return new GraphBuilder(0).done(0, { rootName: "", tip: tipFor("chart", A) }); }
 	var cl = chartLayout(r);
 	CUR.chart = cl;
 	return chartGraph(cl);

@@ -231,7 +231,9 @@ function heatLayer(ln, li, g) {
 	ctx.textBaseline = "top";
 	var step = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600].find(function (s) { return s * g.cw >= 44; }) || 3600;
 	for (var col = Math.ceil(g.first / step) * step; col < g.first + g.cols; col += step) {
-		ctx.fillText(colLabel(col - shift, li), g.x0 + (col - g.first) * g.cw + g.cw / 2, g.y0 + R * g.ch + 3);
+		// centred under its column, kept inside the canvas (the last)
+		var label = colLabel(col - shift, li), half = ctx.measureText(label).width / 2;
+		ctx.fillText(label, Math.min(g.x0 + (col - g.first) * g.cw + g.cw / 2, g.width - 2 - half), g.y0 + R * g.ch + 3);
 	}
 	ctx.textAlign = "left";
 	ctx.fillText(axisName(li), g.x0, g.y0 + R * g.ch + 17);

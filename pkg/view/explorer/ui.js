@@ -226,6 +226,10 @@ function status() {
 		var A = CUR.A;
 		t = "Selection " + rangeText(S.sel) + ": " + fmtInt(A ? A.totN[0] : 0) + " samples, " + weightText(A ? A.tot[0] : 0);
 		if (S.vs) t += ". Compared with " + rangeText(S.vs) + ": " + fmtInt(CUR.B ? CUR.B.totN[0] : 0) + " samples, " + weightText(CUR.B ? CUR.B.tot[0] : 0) + (S.elided ? "" : "; red: more in the selection, blue: less" + (S.normalize ? " (comparison scaled to the selection's total, -n)" : ""));
+		// a chart of more threads than fit draws the busiest: its totals,
+		// as its command gives them
+		var cc = S.view === "chart" && CUR.chart && CUR.chart.cut;
+		if (cc) t += ". The chart draws " + fmtInt(CUR.chart.samples[0]) + " of them, the " + fmtInt(cc.drawn) + " busiest of " + fmtInt(cc.lanes) + " threads, as its command selects them";
 		t += ".  ←/→ move it, Esc resets.";
 	}
 	UI.status.textContent = t;
@@ -507,21 +511,29 @@ function keys(e) {
 	if (e.key === "ArrowRight") { e.preventDefault(); step(1); }
 }
 
-// warmUp lays out and draws a flame graph off screen once, so that the
-// first selection finds the font ready and the code compiled.
+// warmUp lays out and draws a flame graph once on the graph's own canvas,
+// its box moved off screen, so that the first selection finds the font
+// ready, the code compiled and the canvas allocated at the box's size
+// (allocating a canvas of a million pixels costs tens of ms in Chromium,
+// more than drawing on it).
 function warmUp() {
 	if (S.sel || !CL.length) return;
-	var c = document.createElement("canvas"), tip = document.createElement("div");
-	var hidden = el("div", { style: "position:absolute;left:-10000px;top:0;width:1200px" });
-	hidden.appendChild(c);
-	document.body.appendChild(hidden);
+	var wrap = UI.flameCanvas.parentNode;
+	if (!wrap.hidden) return;
 	var keep = S.sel;
 	S.sel = { lane: LANE[EI[0]] || 0, c0: CL[0], c1: CL[Math.min(CL.length - 1, 50)] + 1 };
-	var view = new FlameView(c, tip);
-	view.set(flameGraph(), false);
+	var g = flameGraph();
 	S.sel = keep;
 	CUR.A = CUR.B = null;
-	hidden.remove();
+	// as deep as the box is high: the canvas is then the one the box shows
+	var rows = Math.ceil(boxHeight(wrap) / FRAME_H);
+	if (rows < 1000) g.maxDepth = Math.max(g.maxDepth, rows);
+	wrap.style.cssText = "position:absolute;left:-20000px;top:0;width:" + UI.heat.clientWidth + "px"; // the width it has in the page
+	wrap.hidden = false;
+	UI.flame.set(g, false);
+	wrap.hidden = true;
+	wrap.style.cssText = "";
+	UI.flame.g = null;
 }
 
 async function main() {
@@ -588,9 +600,10 @@ flamekit.framePoint = function (name) {
 	var y = v.inverted ? d * FRAME_H + 4 + FRAME_H / 2 : v.cssH - 4 - (d + 0.5) * FRAME_H;
 	var box = v.canvas.parentNode;
 	box.scrollTop = Math.max(0, y - box.clientHeight / 2);
+	v.draw(); // the rows now in view (a scroll draws them in the next frame)
 	box.scrollIntoView({ block: "center" });
 	var b = v.canvas.getBoundingClientRect();
-	return [b.left + x, b.top + y];
+	return [b.left + x, b.top + y - v.top];
 };
 // chart: the flame chart's boxes (ns after its first sample, x0 ns after
 // the origin), its interval, and the time window shown.
@@ -599,7 +612,8 @@ flamekit.chart = function () {
 	if (!cl || S.view !== "chart") return null;
 	var boxes = [];
 	for (var i = 0; i < cl.node.length; i++) boxes.push({ name: chartName(cl, i), start: cl.start[i], end: cl.end[i], depth: cl.depth[i], samples: cl.samples[i], lane: cl.frame[i] < 0 && i > 0 });
-	return { x0: cl.x0, interval: cl.interval, boxes: boxes, window: v.g && v.g.time ? v.range().slice(0, 2) : null, details: UI.details.textContent };
+	return { x0: cl.x0, interval: cl.interval, boxes: boxes, window: v.g && v.g.time ? v.range().slice(0, 2) : null, details: UI.details.textContent,
+		axis: v.g && v.g.time && v.g.time.labels || [], width: v.cssW };
 };
 flamekit.frames = function () {
 	var g = UI.flame.g;
