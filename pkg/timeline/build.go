@@ -46,6 +46,14 @@ type Options struct {
 	// Untimed keeps the classic lines (which have no time) in the cell
 	// NoTime, instead of leaving them out (Timeline.Untimed).
 	Untimed bool
+	// Budget, when not 0, is the most entries the Builder holds: past it,
+	// it widens the cells, then keeps the heaviest keys of each cell
+	// (see Reduced). For a Builder that keeps the stacks (no MergeFrames)
+	// on the grid of Rows; others ignore it.
+	Budget int
+	// Cap is the keys each input keeps in a cell once the budget made
+	// them cut (DefaultCap when 0).
+	Cap int
 	// Times, when not 0, keeps the time and entry of each timed sample
 	// (Timeline.Times) while there are at most Times of them: memory then
 	// grows with the samples, up to Times × 16 bytes.
@@ -84,8 +92,33 @@ type Builder struct {
 	align   bool    // Options.Align
 	byStack []int32 // Whole with all but the stacks merged: the entry of each stack, -1 if none
 
-	keepTimes int          // Options.Times, 0 once exceeded
-	times     []SampleTime // Entry: the index in the unsorted entries
+	keepTimes int                // Options.Times, 0 once exceeded
+	times     chunks[SampleTime] // Entry: the index in the unsorted entries
+
+	budget                   int   // Options.Budget, 0: none (see reduce)
+	fullEntries, fullSamples int64 // held and read at the first reduction
+	run                      int   // the first entry made in the open cell
+	cap                      int   // Options.Cap
+
+	// more are the entries made since the last Build or Snapshot, which
+	// follow t.Entries (see entry).
+	more chunks[Entry]
+}
+
+// entry returns entry i: t.Entries then more.
+func (b *Builder) entry(i int32) *Entry {
+	if n := int32(len(b.t.Entries)); i < n {
+		return &b.t.Entries[i]
+	}
+	return b.more.at(int(i) - len(b.t.Entries))
+}
+
+// entries returns the number of entries made.
+func (b *Builder) entries() int { return len(b.t.Entries) + b.more.n }
+
+// flatten moves the entries made since into t.Entries.
+func (b *Builder) flatten() {
+	b.t.Entries = b.more.appendTo(b.t.Entries)
 }
 
 type entryKey struct {
@@ -113,6 +146,13 @@ func NewBuilder(o Options) *Builder {
 		hasOrigin: o.HasOrigin,
 		merge:     o.Merge.norm(),
 		keepTimes: o.Times,
+	}
+	if b.merge&(MergeFrames|MergeStacks) == 0 && !o.Whole && o.Width == 0 {
+		b.budget = max(o.Budget, 0)
+	}
+	b.cap = o.Cap
+	if b.cap <= 0 {
+		b.cap = DefaultCap
 	}
 	b.t.Rows, b.t.Seconds, b.t.Origin = rows, 1, o.Origin
 	b.t.Nodes = []Node{{Parent: -1, Frame: -1}}
@@ -171,6 +211,9 @@ func (b *Builder) Add(rec *folded.Record) error {
 // its count, its stack (none when !hasStack: the entry's Stack is Root),
 // CPU and thread, each left out of the key when merged.
 func (b *Builder) add(at0 folded.Time, count float64, stk []byte, hasStack bool, cpu int32, th Thread) error {
+	if b.budget > 0 && b.entries() >= b.budget {
+		b.reduce()
+	}
 	cell, ok := b.place(at0)
 	if !ok {
 		return b.err
@@ -180,12 +223,12 @@ func (b *Builder) add(at0 folded.Time, count float64, stk []byte, hasStack bool,
 	b.t.Samples++
 
 	idx := b.put(cell, stk, hasStack, cpu, th, count)
-	b.t.Entries[idx].Samples++
+	b.entry(idx).Samples++
 	if b.keepTimes > 0 {
-		if len(b.times) < b.keepTimes {
-			b.times = append(b.times, SampleTime{At: at0 + in.Offset, Entry: idx})
+		if b.times.n < b.keepTimes {
+			b.times.add(SampleTime{At: at0 + in.Offset, Entry: idx})
 		} else {
-			b.times, b.keepTimes, b.t.TimesOver = nil, 0, true
+			b.times, b.keepTimes, b.t.TimesOver = chunks[SampleTime]{}, 0, true
 		}
 	}
 	return nil
@@ -267,16 +310,19 @@ func (b *Builder) put(cell int64, stk []byte, hasStack bool, cpu int32, th Threa
 			}
 			b.lastIdx = -1
 			b.cell, b.hasCell = cell, true
+			if b.t.Reduced != nil && b.t.Reduced.Cap > 0 {
+				b.cutTail() // the cell closed: its heaviest keys
+			}
+			b.run = b.entries()
 		}
 		idx, ok = b.lastIdx, b.lastIdx >= 0 && k == b.last
 		if !ok {
 			idx, ok = b.open[k]
 		}
 	}
-	if !ok || b.t.Entries[idx].Samples == math.MaxUint32 || !fits(b.t.Entries[idx].Weight, whole) {
+	if !ok || b.entry(idx).Samples == math.MaxUint32 || !fits(b.entry(idx).Weight, whole) {
 		b.unshare()
-		idx = int32(len(b.t.Entries))
-		b.t.Entries = append(b.t.Entries, Entry{Cell: int32(cell), Input: input, Stack: stack, Thread: thread, CPU: cpu})
+		idx = int32(len(b.t.Entries) + b.more.add(Entry{Cell: int32(cell), Input: input, Stack: stack, Thread: thread, CPU: cpu}))
 		if b.t.Fractions != nil {
 			b.t.Fractions = append(b.t.Fractions, 0)
 		}
@@ -336,10 +382,10 @@ func (b *Builder) addWeight(i int, v float64) {
 	if math.IsNaN(v) || math.Abs(v) >= 1<<62 {
 		whole = 0
 	}
-	b.t.Entries[i].Weight += int64(whole)
+	b.entry(int32(i)).Weight += int64(whole)
 	if frac := v - whole; frac != 0 {
 		if b.t.Fractions == nil {
-			b.t.Fractions = make([]float64, len(b.t.Entries))
+			b.t.Fractions = make([]float64, b.entries())
 		}
 		b.t.Fractions[i] += frac
 	}
@@ -366,10 +412,14 @@ func (b *Builder) width() string {
 // Build returns the Timeline. The Builder must not be used afterwards.
 func (b *Builder) Build() *Timeline {
 	b.unshare()
+	if b.t.Reduced != nil && b.t.Reduced.Cap > 0 {
+		b.cutTail() // the last cell
+	}
+	b.flatten()
 	t := &b.t
 	b.tree() // entries now name the prefix tree's nodes
 	var keys []Entry
-	if len(b.times) > 0 {
+	if b.times.n > 0 {
 		keys = slices.Clone(t.Entries)
 	}
 	if !b.ordered {
@@ -379,7 +429,12 @@ func (b *Builder) Build() *Timeline {
 	if keys != nil {
 		t.Times = b.sampleTimes(keys)
 	}
-	t.index()
+	if r := t.Reduced; r != nil {
+		r.Entries = b.fullEntries
+		if b.fullSamples > 0 {
+			r.Entries = int64(float64(b.fullEntries) * float64(t.Samples) / float64(b.fullSamples))
+		}
+	}
 	t.merge = b.merge
 	b.stacks, b.open, b.byStack = stackTable{}, nil, nil
 	return t
@@ -459,9 +514,16 @@ func (t *Timeline) mergeRuns() {
 		t.sortRun(i, j)
 		i = j
 	}
-	w := 0
-	for r := range e {
-		if w > 0 {
+	t.compact(0)
+}
+
+// compact sums the entries from index from on that have equal keys and
+// follow each other into one.
+func (t *Timeline) compact(from int) {
+	e := t.Entries
+	w := from
+	for r := from; r < len(e); r++ {
+		if w > from {
 			p := &e[w-1]
 			if compareEntries(p, &e[r]) == 0 && uint64(p.Samples)+uint64(e[r].Samples) <= math.MaxUint32 && fits(p.Weight, e[r].Weight) {
 				p.Samples += e[r].Samples
@@ -498,18 +560,19 @@ func (t *Timeline) mergeRuns() {
 // they were when the times were taken.
 func (b *Builder) sampleTimes(keys []Entry) []SampleTime {
 	b.remapTimes(keys)
-	out := b.times
+	out := b.times.appendTo(nil)
 	slices.SortStableFunc(out, func(a, b SampleTime) int { return cmp.Compare(a.At, b.At) })
-	b.times = nil
 	return out
 }
 
 // remapTimes points the samples' times at their entries once sorted and
 // merged, keys being the entries before.
 func (b *Builder) remapTimes(keys []Entry) {
-	for i := range b.times {
-		k := &keys[b.times[i].Entry]
-		j, _ := slices.BinarySearchFunc(b.t.Entries, k, func(e Entry, k *Entry) int { return compareEntries(&e, k) })
-		b.times[i].Entry = int32(j)
+	for _, ch := range b.times.c {
+		for i := range ch {
+			k := &keys[ch[i].Entry]
+			j, _ := slices.BinarySearchFunc(b.t.Entries, k, func(e Entry, k *Entry) int { return compareEntries(&e, k) })
+			ch[i].Entry = int32(j)
+		}
 	}
 }

@@ -22,4 +22,10 @@
 // out densely as [Counts]. A sample read but not kept (an idle one) is
 // covered ([Builder.Cover]), so that every view of a capture spans the
 // same seconds ([Timeline.Extent]).
+//
+// A Builder given a budget of entries (Options.Budget, the explorer
+// page's) holds no more, whatever the number of samples: past it, it
+// widens the cells, then keeps each cell's heaviest stacks and sums the
+// rest per process ([Reduced]), every total per cell, input and process
+// staying exact.
 package timeline

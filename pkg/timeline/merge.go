@@ -112,6 +112,7 @@ func (b *Builder) process(s []byte) StackID {
 func (b *Builder) reopen() {
 	clear(b.open)
 	b.lastIdx = -1
+	b.run = b.entries()
 	if n := len(b.t.Entries); n > 0 {
 		b.cell, b.hasCell = int64(b.t.Entries[n-1].Cell), true
 	}
@@ -124,10 +125,11 @@ func (b *Builder) reopen() {
 // pays a copy only when it adds again.
 func (b *Builder) Snapshot() *Timeline {
 	b.unshare()
+	b.flatten()
 	b.materialize() // a snapshot's stacks are nodes
 	t := &b.t
 	var keys []Entry
-	if len(b.times) > 0 {
+	if b.times.n > 0 {
 		keys = slices.Clone(t.Entries)
 	}
 	if !b.ordered {
@@ -153,8 +155,6 @@ func (b *Builder) Snapshot() *Timeline {
 	snap.Nodes = t.Nodes[:len(t.Nodes):len(t.Nodes)]
 	snap.Threads = t.Threads[:len(t.Threads):len(t.Threads)]
 	snap.comm = t.comm[:len(t.comm):len(t.comm)]
-	snap.cells, snap.start = nil, nil
-	snap.index()
 	snap.merge = b.merge
 	b.shared = n > 0
 	return &snap
@@ -189,20 +189,28 @@ func (t *Timeline) MergeKeys(m Merge, keep func(*Entry) bool) *Timeline {
 	}
 	out := *t
 	out.Times = nil // their entries are not the merged ones
-	out.Entries = make([]Entry, 0, len(t.Entries))
+	out.Entries = nil
 	out.Fractions = nil
 	if t.Fractions != nil {
-		out.Fractions = make([]float64, 0, len(t.Entries))
+		out.Fractions = []float64{}
 	}
 	out.Inputs = slices.Clone(t.Inputs)
 	for i := range out.Inputs {
 		out.Inputs[i].Samples = 0
 	}
 	out.Samples = 0
+	run := 0 // the first entry of the last cell in out
 	for i := range t.Entries {
 		e := t.Entries[i]
 		if keep != nil && !keep(&t.Entries[i]) {
 			continue
+		}
+		if n := len(out.Entries); n > 0 && out.Entries[n-1].Cell != e.Cell {
+			// a cell done: its keys made equal are summed now, so
+			// that out holds merged entries and one cell more
+			out.sortRun(run, n)
+			out.compact(run)
+			run = len(out.Entries)
 		}
 		switch {
 		case m&MergeStacks != 0:
@@ -228,8 +236,6 @@ func (t *Timeline) MergeKeys(m Merge, keep func(*Entry) bool) *Timeline {
 		}
 	}
 	out.merge = m
-	out.cells, out.start = nil, nil
 	out.mergeRuns() // cells stay in order; keys that became equal are summed
-	out.index()
 	return &out
 }

@@ -214,6 +214,7 @@ func (b *Builder) tree() []StackID {
 		node[p] = path[len(path)-1]
 		prev = cur
 	}
+	b.flatten()
 	for i := range b.t.Entries {
 		b.t.Entries[i].Stack = node[b.t.Entries[i].Stack]
 	}

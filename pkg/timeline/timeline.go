@@ -142,14 +142,17 @@ type Timeline struct {
 	Times     []SampleTime
 	TimesOver bool
 
+	// Reduced says how a Builder with a Budget reduced the timeline to
+	// fit it (nil when it did not: every entry is held at the cells
+	// asked).
+	Reduced *Reduced
+
 	// Samples is the number of timed samples, Untimed the number of
 	// classic and differential lines (which have no time) left out,
 	// Classic the number kept (Options.Whole, Options.Untimed).
 	Samples, Untimed, Classic int64
 
-	comm  []FrameID // per node: the frame of its depth-1 ancestor
-	cells []int64   // distinct cells, ascending
-	start []int     // start[i]: index of the first entry of cells[i]
+	comm []FrameID // per node: the frame of its depth-1 ancestor
 
 	// The cells of the first and last time added or covered (Extent).
 	lo, hi   int64
@@ -263,47 +266,56 @@ func floorDiv(a, b int64) int64 {
 
 func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) }
 
-// Cells returns the cells that hold an entry, in order.
-func (t *Timeline) Cells() []int64 { return t.cells }
+// Cells returns the cells that hold an entry, in order (made at each
+// call: the entries, sorted by cell, are the index).
+func (t *Timeline) Cells() []int64 {
+	var cells []int64
+	for i := range t.Entries {
+		if c := int64(t.Entries[i].Cell); i == 0 || c != cells[len(cells)-1] {
+			cells = append(cells, c)
+		}
+	}
+	return cells
+}
 
 // Span returns the first and last cell that hold an entry; ok is false
 // for an empty timeline.
 func (t *Timeline) Span() (first, last int64, ok bool) {
-	cells := t.cells
-	if len(cells) > 0 && cells[0] == NoTime {
-		cells = cells[1:] // classic lines (Options.Untimed) have no time
+	e := t.Entries
+	if len(e) > 0 && e[0].Cell == NoTime {
+		e = e[t.firstAt(NoTime+1):] // classic lines (Options.Untimed) have no time
 	}
-	if len(cells) == 0 {
+	if len(e) == 0 {
 		return 0, 0, false
 	}
-	return cells[0], cells[len(cells)-1], true
+	return int64(e[0].Cell), int64(e[len(e)-1].Cell), true
 }
 
 // Range returns the index range [i, j) of the entries of cells from c0
 // included to c1 excluded.
 func (t *Timeline) Range(c0, c1 int64) (i, j int) {
-	a := sort.Search(len(t.cells), func(k int) bool { return t.cells[k] >= c0 })
-	b := sort.Search(len(t.cells), func(k int) bool { return t.cells[k] >= c1 })
-	if b <= a {
+	if c1 <= c0 {
 		return 0, 0
 	}
-	end := len(t.Entries)
-	if b < len(t.cells) {
-		end = t.start[b]
+	i, j = t.firstAt(c0), t.firstAt(c1)
+	if j <= i {
+		return 0, 0
 	}
-	return t.start[a], end
+	return i, j
 }
 
-// index fills cells and start from the sorted entries.
-func (t *Timeline) index() {
-	t.cells, t.start = t.cells[:0], t.start[:0]
-	for i := range t.Entries {
-		c := int64(t.Entries[i].Cell)
-		if i == 0 || c != t.cells[len(t.cells)-1] {
-			t.cells = append(t.cells, c)
-			t.start = append(t.start, i)
-		}
+// firstAt returns the index of the first entry of a cell at or after c
+// (len(Entries) if none): the entries are sorted by cell, so they are
+// their own index.
+func (t *Timeline) firstAt(c int64) int {
+	if c <= math.MinInt32 {
+		return 0
 	}
+	if c > math.MaxInt32 {
+		return len(t.Entries)
+	}
+	c32 := int32(c)
+	return sort.Search(len(t.Entries), func(k int) bool { return t.Entries[k].Cell >= c32 })
 }
 
 // Measure is what a Series sums.
@@ -399,11 +411,9 @@ func (t *Timeline) Coarsen(k int) *Timeline {
 		}
 		out.Entries[i].Cell = int32(floorDiv(int64(out.Entries[i].Cell), int64(k)))
 	}
-	out.cells, out.start = nil, nil
 	out.lo, out.hi = floorDiv(t.lo, int64(k)), floorDiv(t.hi, int64(k))
 	// Cells stay in order (floor is monotone): sort each new cell's run
 	// by key and merge equal keys.
 	out.mergeRuns()
-	out.index()
 	return &out
 }

@@ -91,7 +91,7 @@ func (t *Timeline) cellOfRel(rel int64) int64 {
 // addBefore adds the before count of a differential line to entry i.
 func (b *Builder) addBefore(i int, v float64) {
 	if b.t.Diffs == nil {
-		b.t.Diffs = make([]Diff, len(b.t.Entries))
+		b.t.Diffs = make([]Diff, b.entries())
 	}
 	d := &b.t.Diffs[i]
 	whole := math.Trunc(v)

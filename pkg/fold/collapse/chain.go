@@ -156,7 +156,7 @@ func (w *worker) sumFrames(b *batch, s *sample.Sample, weight int64) {
 // sumKey adds a plain on-CPU sample, whose stack is key (of hash h), of
 // weight weight, to the classic sums.
 func (w *worker) sumKey(b *batch, s *sample.Sample, key []uint32, h uint64, weight int64) {
-	if !w.st.keys.add(key, h, weight) { // an idle CPU's stack, with --no-idle
+	if !w.keyc.add(w.st.keys, key, h, weight) { // an idle CPU's stack, with --no-idle
 		b.events.add(s.Event, false)
 		return
 	}

@@ -276,12 +276,15 @@ func TestPieceTable(t *testing.T) {
 // TestKeySums: keys are summed apart even when their hashes collide,
 // through the tables' growth; idle keys are dropped and counted nowhere;
 // two keys of one text are written as one line.
+// keySumsAdd is one add of TestKeySums.
+type keySumsAdd struct {
+	key []string // the texts of its root and pieces
+	h   uint64   // 0: keyHash
+	n   int64
+}
+
 func TestKeySums(t *testing.T) {
-	type add struct {
-		key []string // the texts of its root and pieces
-		h   uint64   // 0: keyHash
-		n   int64
-	}
+	type add = keySumsAdd
 	many := func() []add {
 		var out []add
 		for i := range 3000 {
@@ -310,38 +313,58 @@ func TestKeySums(t *testing.T) {
 		{"zero weight", false, []add{{[]string{"a"}, 0, 0}}, "a 0\n"},
 		{"growth", false, many(), "r;f0 3\nr;f1 3\nr;f10 3\n"},
 	}
+	// Each case is added to the table itself, and through a worker's
+	// keyCache (keys of one hash share its slot: they leave it and come
+	// back).
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			p := newPieceTable()
-			k := newKeySums(p, tc.noIdle)
-			for _, a := range tc.adds {
-				var key []uint32
-				h := keySeed
-				for _, s := range a.key {
-					id := p.intern([]byte(s))
-					key = append(key, id)
-					h = keyHash(h, id)
-				}
-				if a.h != 0 {
-					h = a.h
-				}
-				idle := tc.noIdle && strings.HasPrefix(a.key[0], "swapper") && len(a.key) == 2
-				if got := k.add(key, h, a.n); got == idle {
-					t.Errorf("add(%q) = %v", a.key, got)
-				}
-			}
-			var out strings.Builder
-			if err := k.ordered().writeTo(&out, 1); err != nil {
-				t.Fatal(err)
-			}
-			if !strings.HasPrefix(out.String(), tc.want) {
-				t.Errorf("got:\n%s\nwant it to start with:\n%s", out.String(), tc.want)
-			}
-			if tc.name == "growth" && strings.Count(out.String(), "\n") != 1000 {
-				t.Errorf("%d lines, want 1000", strings.Count(out.String(), "\n"))
-			}
-		})
+		for _, cached := range []bool{false, true} {
+			testKeySums(t, tc.name, tc.noIdle, tc.adds, tc.want, cached)
+		}
 	}
+}
+
+func testKeySums(t *testing.T, name string, noIdle bool, adds []keySumsAdd, want string, cached bool) {
+	if cached {
+		name += "/cached"
+	}
+	t.Run(name, func(t *testing.T) {
+		p := newPieceTable()
+		k := newKeySums(p, noIdle)
+		var c keyCache
+		for _, a := range adds {
+			var key []uint32
+			h := keySeed
+			for _, s := range a.key {
+				id := p.intern([]byte(s))
+				key = append(key, id)
+				h = keyHash(h, id)
+			}
+			if a.h != 0 {
+				h = a.h
+			}
+			idle := noIdle && strings.HasPrefix(a.key[0], "swapper") && len(a.key) == 2
+			var got bool
+			if cached {
+				got = c.add(k, key, h, a.n)
+			} else {
+				got = k.add(key, h, a.n)
+			}
+			if got == idle {
+				t.Errorf("add(%q) = %v", a.key, got)
+			}
+		}
+		c.flush(k)
+		var out strings.Builder
+		if err := k.ordered().writeTo(&out, 1); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(out.String(), want) {
+			t.Errorf("got:\n%s\nwant it to start with:\n%s", out.String(), want)
+		}
+		if strings.HasPrefix(name, "growth") && strings.Count(out.String(), "\n") != 1000 {
+			t.Errorf("%d lines, want 1000", strings.Count(out.String(), "\n"))
+		}
+	})
 }
 
 // TestCompareKeys: keys compare as their texts do, before and after the

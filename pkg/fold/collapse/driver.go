@@ -203,6 +203,7 @@ func (d *Driver) fold(st *stage, inputs []Input) []error {
 				close(j.done)
 			}
 			wk.sums.flush(st.sums)
+			wk.keyc.flush(st.keys)
 		}()
 	}
 

@@ -418,3 +418,58 @@ func (l *keyList) next() ([]byte, int64, bool) {
 	l.prev = ids
 	return l.buf, r.sum, true
 }
+
+// keyCache is a worker's combiner in front of the shared keySums, as
+// sumCache is in front of sharedSums: keys met lately, by hash, with
+// their pending weights. A sample whose key is there costs a comparison
+// of numbers in the worker's own memory, not the shared table's lock and
+// slot (which the other workers write too); the weights go there once,
+// when the key leaves the cache or the worker ends (flush). A key's first
+// sample goes to the shared table, which says whether the key is summed
+// (not an idle CPU's stack dropped with --no-idle): the keys written, and
+// their sums, are those without the cache.
+type keyCache struct {
+	slots []keyCached // keyCacheSlots of them, made at the first add
+}
+
+// keyCached is a key of a keyCache, its hash, its pending weight and
+// whether the shared table sums it (key nil: a free slot).
+type keyCached struct {
+	key []uint32
+	h   uint64
+	n   int64
+	ok  bool
+}
+
+const keyCacheSlots = 1024
+
+// add is keySums.add through the cache.
+func (c *keyCache) add(k *keySums, key []uint32, h uint64, n int64) bool {
+	if c.slots == nil {
+		c.slots = make([]keyCached, keyCacheSlots)
+	}
+	e := &c.slots[h>>40%keyCacheSlots] // the bits below the shard's
+	if e.key != nil && e.h == h && slices.Equal(e.key, key) {
+		if e.ok {
+			e.n = addSat(e.n, n)
+		}
+		return e.ok
+	}
+	if e.n > 0 {
+		k.add(e.key, e.h, e.n)
+	}
+	ok := k.add(key, h, n)
+	e.key = append(e.key[:0], key...)
+	e.h, e.n, e.ok = h, 0, ok
+	return ok
+}
+
+// flush gives the pending weights to k.
+func (c *keyCache) flush(k *keySums) {
+	for i := range c.slots {
+		if e := &c.slots[i]; e.n > 0 {
+			k.add(e.key, e.h, e.n)
+			e.n = 0
+		}
+	}
+}

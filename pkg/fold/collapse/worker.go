@@ -91,6 +91,9 @@ type worker struct {
 	// sums combines the classic sums before they go to the shared ones
 	// (flushed when the worker ends).
 	sums sumCache
+	// keyc combines the classic sums by key before they go to the
+	// shared ones (flushed when the worker ends).
+	keyc keyCache
 	// ends formats the end of its timed lines (direct).
 	ends lineEnds
 	// addrs are the addresses of the frames of the sample being folded

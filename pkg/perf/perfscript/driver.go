@@ -28,21 +28,22 @@ var ErrNotPerfScriptLine = errors.New("not a perf script sample header, frame, c
 var ErrHashComm = errors.New("a sample of a process whose name starts with '#', which perf script text cannot tell from a comment: skipped, as stackcollapse-perf.pl skips it (read the perf.data file itself to keep it)")
 
 // chunkBuffers returns a function that makes chunk buffers of size bytes
-// (for one goroutine). The first is allocated alone: an input of one chunk
-// needs no more. The next are cut, two at a time, from allocations on huge
-// pages, so that filling them does not cost a page fault per 4 kB (tens
-// of milliseconds per run on some virtual machines), and only the
-// buffers a run uses are made: memory a process touches first costs a
-// page fault and zeroing (on some virtual machines several milliseconds
-// per megabyte), and the reader keeps fewer chunks in flight than the
-// freelist may hold.
-func chunkBuffers(size int) func() *[]byte {
+// (for one goroutine). The first is allocated alone, of first bytes (the
+// first chunks are smaller, see chunker), and is not used again (see
+// textChunk.Done): an input of one chunk needs no more. The next are cut,
+// two at a time, from allocations on huge pages, so that filling them
+// does not cost a page fault per 4 kB (tens of milliseconds per run on
+// some virtual machines), and only the buffers a run uses are made:
+// memory a process touches first costs a page fault and zeroing (on some
+// virtual machines several milliseconds per megabyte), and the reader
+// keeps fewer chunks in flight than the freelist may hold.
+func chunkBuffers(first, size int) func() *[]byte {
 	var slab []byte
 	made := 0
 	return func() *[]byte {
 		made++
 		if made == 1 {
-			b := make([]byte, 0, size)
+			b := make([]byte, 0, first)
 			return &b
 		}
 		if len(slab) == 0 {
@@ -67,6 +68,7 @@ type Text struct {
 	started bool
 	ch      chunker
 	bufs    *freelist.List[*[]byte]
+	bufSize int // the size of the buffers but the first (chunkBuffers)
 	fs      fileState
 	frames  *frameTable // nil with srcline
 	hintsMu sync.Mutex
@@ -113,7 +115,9 @@ func (t *Text) Next(pre *collapse.Prescan) (collapse.Chunk, error) {
 		}
 		// Chunks in flight: a queue and one per worker, one being read.
 		n := 3*runtime.GOMAXPROCS(0) + 4
-		t.bufs = freelist.New(n, chunkBuffers(min(size, DefaultChunkSize)+64<<10))
+		size = min(size, DefaultChunkSize)
+		t.bufSize = size + 64<<10
+		t.bufs = freelist.New(n, chunkBuffers(rampSize(size, 0)+64<<10, t.bufSize))
 	}
 	if t.restBuf == nil {
 		if t.done {
@@ -214,7 +218,9 @@ func (c *textChunk) Done() {
 	}
 	t.skips.Count += c.skipped - len(c.bad)
 	t.lineBase += c.lines
-	if c.buf != nil {
+	if c.buf != nil && cap(*c.buf) >= t.bufSize {
+		// The first chunk's buffer, smaller, is not used again: it
+		// would grow step by step for a larger chunk.
 		t.bufs.Put(c.buf)
 	}
 	c.data, c.buf = nil, nil
@@ -273,20 +279,39 @@ func prescan(data []byte, fs *fileState, pre *collapse.Prescan) int {
 }
 
 // chunker cuts a stream into chunks that end at a sample boundary: after
-// a blank line, or after a sample printed on one line.
+// a blank line, or after a sample printed on one line. The first chunks
+// are smaller (rampSize): the first worker starts once the first is read,
+// the second soon after, rather than each after a whole chunk.
 type chunker struct {
 	r     io.Reader
 	size  int
+	n     int // chunks cut
 	carry []byte
 	done  bool
+}
+
+// rampChunks is how many chunks are smaller than the others: the first
+// is an eighth of their size, the next a quarter, then a half.
+const rampChunks = 3
+
+// rampSize returns the size of chunk n (from 0) of chunks of size bytes:
+// smaller for the first rampChunks, but never below 64 kB (nor above
+// size).
+func rampSize(size, n int) int {
+	if n >= rampChunks {
+		return size
+	}
+	return min(size, max(size>>(rampChunks-n), 64<<10))
 }
 
 // next fills *bp with the next chunk and returns it; last is true for the
 // last one (the rest of the input, whatever it is), err is the read error
 // that ended the input, if any.
 func (c *chunker) next(bp *[]byte) (data []byte, last bool, err error) {
+	size := rampSize(c.size, c.n)
+	c.n++
+	want := max(size, len(c.carry)+size/2)
 	b := append((*bp)[:0], c.carry...)
-	want := max(c.size, len(c.carry)+c.size/2)
 	eof := false
 	split := -1
 	for {

@@ -26,7 +26,7 @@ var frameLinesMax uint32 = maxFrameLines
 
 const (
 	maxFrameLines   = 1 << 20
-	maxNumberedLine = 1 << 16
+	maxNumberedLine = 1<<16 - 1
 )
 
 // The frameTable keeps its frames in blocks of 2^frameBlockBits, and the
@@ -221,27 +221,51 @@ func (t *frameTable) grow(slots []lineSlot) []lineSlot {
 // next line is then compared with the lines guessed, and neither looked
 // for (its end) nor hashed nor looked up.
 type frameHints struct {
-	// next[2n] and next[2n+1]: the numbers, plus one (0: none), of the
-	// lines that followed line n last and before.
-	next []uint32
+	// next[2n] and next[2n+1]: the lines that followed line n last and
+	// before.
+	next []hint
 }
 
+// hint is a line guessed to follow another: its number, and where its
+// bytes are kept (frameTable.line), so that the guess is checked without
+// looking its number up. They are packed in 64 bits: the number from bit
+// 44, the offset from bit 16, the length below; 0 is no hint (no frame
+// line is empty).
+type hint uint64
+
+// The parts of a hint fit: numbers below 2^20, offsets below 2^28,
+// lengths below 2^16.
+const (
+	_ = uint(1<<20 - maxFrameLines)
+	_ = uint(1<<28 - maxLinePieces<<linePieceBits)
+	_ = uint(1<<16 - 1 - maxNumberedLine)
+)
+
+func makeHint(n, off, size uint32) hint {
+	return hint(uint64(n)<<44 | uint64(off)<<16 | uint64(size))
+}
+
+func (h hint) n() uint32    { return uint32(h >> 44) }
+func (h hint) off() uint32  { return uint32(h>>16) & (1<<28 - 1) }
+func (h hint) size() uint32 { return uint32(h) & (1<<16 - 1) }
+
 // guess returns the line guessed to follow line n, the last (way 0) or
-// the one before (way 1), plus one (0: none).
-func (h *frameHints) guess(n uint32, way int) uint32 {
+// the one before (way 1); 0 when there is none.
+func (h *frameHints) guess(n uint32, way int) hint {
 	if i := 2*int(n) + way; i < len(h.next) {
 		return h.next[i]
 	}
 	return 0
 }
 
-// note notes that line m followed line n.
-func (h *frameHints) note(n, m uint32) {
+// note notes that line m, kept at offset off (frameTable.line), of
+// length size, followed line n.
+func (h *frameHints) note(n, m, off, size uint32) {
 	i := 2 * int(n)
 	if i >= len(h.next) {
-		h.next = append(h.next, make([]uint32, max(i+2, 2*len(h.next), 2048)-len(h.next))...)
+		h.next = append(h.next, make([]hint, max(i+2, 2*len(h.next), 2048)-len(h.next))...)
 	}
-	if h.next[i] != m+1 {
-		h.next[i], h.next[i+1] = m+1, h.next[i]
+	if h.next[i] == 0 || h.next[i].n() != m {
+		h.next[i], h.next[i+1] = makeHint(m, off, size), h.next[i]
 	}
 }

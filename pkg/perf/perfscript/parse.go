@@ -109,18 +109,17 @@ func (p *parser) guessed() bool {
 		if g == 0 {
 			return false
 		}
-		kept := p.frames.lineOf(g - 1)
-		k := len(kept)
-		if k >= len(p.rest) || p.rest[k] != '\n' || string(p.rest[:k]) != string(kept) {
+		k := int(g.size())
+		if k >= len(p.rest) || p.rest[k] != '\n' || string(p.rest[:k]) != string(p.frames.line(g.off(), g.size())) {
 			continue
 		}
 		if way > 0 {
-			p.hints.note(p.prev-1, g-1)
+			p.hints.note(p.prev-1, g.n(), g.off(), g.size())
 		}
 		p.rest = p.rest[k+1:]
 		p.lineNo++
-		p.chain = append(p.chain, g-1)
-		p.prev = g
+		p.chain = append(p.chain, g.n())
+		p.prev = g.n() + 1
 		return true
 	}
 	return false
@@ -169,7 +168,8 @@ func (p *parser) line(line []byte) bool {
 			// holds: the line that follows it can be guessed.
 			if isSpace(line[0]) {
 				if prev != 0 {
-					p.hints.note(prev-1, n)
+					sp := p.frames.span(n)
+					p.hints.note(prev-1, n, sp.off, sp.len)
 				}
 				p.prev = n + 1
 			}

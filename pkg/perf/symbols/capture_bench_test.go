@@ -59,6 +59,7 @@ func captureLookups(b *testing.B) []lookup {
 	}
 	defer r.Close()
 	for r.Next() {
+		r.Sample() // its frames are named when asked for
 	}
 	if err := r.Err(); err != nil {
 		b.Fatal(err)

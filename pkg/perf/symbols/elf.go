@@ -85,6 +85,8 @@ func elfTable(syms, runtime *elfFile, workers int) (t *Table, err error) {
 		}
 	}()
 	var b builder
+	b.takeScratch()
+	defer b.releaseScratch()
 	n, aborted, err := loadELF(&b, syms, runtime)
 	if err != nil {
 		return nil, err
@@ -202,7 +204,8 @@ func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error
 			return fmt.Errorf("%s: %w", syms.path, err)
 		}
 		if b.syms == nil {
-			b.syms = make([]sym, 0, st.len())
+			// Room for the PLT's entries too (addPLT).
+			b.syms = b.newSyms(st.len() + pltEntries(runtime))
 		}
 		if b.text == "" {
 			// The names are cut from it: the table refers to them
@@ -520,6 +523,20 @@ func addPLTUnguarded(b *builder, ef *elfFile) int {
 	}
 	runtime.KeepAlive(dsyms) // name was read from its mapping
 	return n
+}
+
+// pltEntries returns about how many entries addPLT adds for ef (its
+// relocations of .rela.plt or .rel.plt), for room made ahead.
+func pltEntries(ef *elfFile) int {
+	for _, name := range []string{".rela.plt", ".rel.plt"} {
+		if _, rel := ef.section(name); rel != nil {
+			if rel.Entsize == 0 || rel.Size/rel.Entsize > 1<<20 {
+				return 0
+			}
+			return int(rel.Size / rel.Entsize)
+		}
+	}
+	return 0
 }
 
 // pltSizes returns perf 6.1's PLT header and entry sizes for a machine.

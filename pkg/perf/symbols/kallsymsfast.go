@@ -224,10 +224,8 @@ func flatTable(text string, m *mapping, start, end []uint64, refs []nameRef) (*T
 		}
 		t.push(e, -1)
 	}
-	if m != nil {
-		t.lazyNames()
-	}
 	t.index()
+	t.prepareNames()
 	return t, true
 }
 

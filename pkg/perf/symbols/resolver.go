@@ -179,7 +179,7 @@ func get[K comparable, T any](r *Resolver, m map[K]*load[T], k K, fn func(*[]Mis
 	if mine {
 		run(l, fn)
 	} else {
-		<-l.done
+		r.help(l.done)
 	}
 	if l.panicked != nil {
 		panic(l.panicked)
@@ -233,19 +233,58 @@ func preload[K comparable, T any](r *Resolver, m map[K]*load[T], k K, fn func(*[
 
 // work runs the queued loads one after the other, then ends. One
 // goroutine is enough: the caller, busy with its own work, loads what it
-// needs before the queue reaches it itself.
+// needs before the queue reaches it itself, and helps (see help) when it
+// has to wait.
 func (r *Resolver) work() {
 	for {
 		r.mu.Lock()
-		if len(r.queue) == 0 {
+		f := r.popLocked()
+		if f == nil {
 			r.working = false
-			r.mu.Unlock()
+		}
+		r.mu.Unlock()
+		if f == nil {
 			return
 		}
-		f := r.queue[0]
-		r.queue[0] = nil
-		r.queue = r.queue[1:]
-		r.mu.Unlock()
+		f()
+	}
+}
+
+// next takes the first queued load, nil when none is left.
+func (r *Resolver) next() func() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.popLocked()
+}
+
+// popLocked is next with r.mu held.
+func (r *Resolver) popLocked() func() {
+	if len(r.queue) == 0 {
+		return nil
+	}
+	f := r.queue[0]
+	r.queue[0] = nil
+	r.queue = r.queue[1:]
+	return f
+}
+
+// help waits for done, running queued loads meanwhile: a lookup that
+// waits for a table another goroutine is loading keeps its core busy
+// with the next tables of the queue instead of idling. (On a 10 MB
+// system-wide capture the folding goroutines waited 0.1 s in all for
+// tables while the one background goroutine loaded them in turn.)
+func (r *Resolver) help(done <-chan struct{}) {
+	for {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		f := r.next()
+		if f == nil {
+			<-done
+			return
+		}
 		f()
 	}
 }

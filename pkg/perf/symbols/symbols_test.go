@@ -438,8 +438,9 @@ func TestSegIndex(t *testing.T) {
 		if (tb.segIndex != nil) != (len(tb.segStart) >= 8*segStride) {
 			t.Fatalf("%d symbols: %d segments, index %v", n, len(tb.segStart), tb.segIndex != nil)
 		}
-		plain := *tb
-		plain.segIndex = nil
+		// The same table without its index.
+		plain := &Table{segStart: tb.segStart, segSym: tb.segSym, start: tb.start, size0: tb.size0,
+			text: tb.text, refs: tb.refs, extra: tb.extra, raw: tb.raw, made: tb.made, alias: tb.alias}
 		check := func(a uint64) {
 			got, gok := tb.Lookup(a)
 			want, wok := plain.Lookup(a)
@@ -634,6 +635,34 @@ func TestPreload(t *testing.T) {
 	}
 }
 
+// A lookup waiting for a table that another goroutine is loading runs
+// the queued loads meanwhile (help), rather than idling.
+func TestWaitingLookupHelps(t *testing.T) {
+	r := NewResolver(Options{})
+	m := map[string]*load[*Table]{}
+	started, release := make(chan struct{}), make(chan struct{})
+	// The background goroutine is busy with the first load until released.
+	preload(r, m, "slow", func(*[]Missing) *Table { close(started); <-release; return nil })
+	<-started
+	ran := make(chan struct{})
+	preload(r, m, "next", func(*[]Missing) *Table { close(ran); return nil })
+	done := make(chan struct{})
+	go func() {
+		get(r, m, "slow", func(*[]Missing) *Table { t.Error("slow loaded twice"); return nil })
+		close(done)
+	}()
+	select {
+	case <-ran: // only the waiting lookup could have run it
+	case <-time.After(time.Minute):
+		t.Fatal("the waiting lookup did not run the queued load")
+	}
+	close(release)
+	<-done
+	if l := m["next"]; l == nil || !l.started {
+		t.Fatal("the queued load is not marked started")
+	}
+}
+
 // A Resolver and its Tables may be used by several goroutines at once
 // (run with -race): every goroutine gets the answers of a lone one.
 func TestConcurrentLookups(t *testing.T) {
@@ -767,5 +796,57 @@ func TestMappedNamesOutliveTables(t *testing.T) {
 	}
 	if !slices.Equal(names, want) {
 		t.Error("names changed once their table was collected")
+	}
+}
+
+// A table built with scratch memory lent by an earlier build (larger or
+// smaller, left holding garbage) is the table built with fresh memory:
+// the builder writes whatever it lends before reading it.
+func TestScratchReuse(t *testing.T) {
+	var files [][]byte
+	for _, name := range []string{"fixture", "libfixture.so", "fixture.stripped", "fixture.debug"} {
+		data, err := os.ReadFile(filepath.Join("testdata/elf", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, data)
+	}
+	defer func(p *sync.Pool) { scratchPool = p }(scratchPool)
+	fresh := func(data []byte) *Table {
+		scratchPool = newScratchPool()
+		tb, err := ELFTable("fresh", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tb
+	}
+	var want []*Table
+	for _, data := range files {
+		want = append(want, fresh(data))
+	}
+	// One scratch, poisoned, for every build in turn (twice over, so
+	// that each reuses what a larger or smaller one left).
+	poison := &scratch{syms: make([]sym, 1<<12), keys: make([]orderKey, 1<<12), buf: make([]orderKey, 1<<12), tix: make([]int32, 1<<12)}
+	for i := range poison.syms {
+		poison.syms[i] = sym{start: ^uint64(i), end: uint64(i), seq: -1, gone: true, raw: true, late: true}
+		poison.keys[i], poison.buf[i] = orderKey{^uint64(i), -7}, orderKey{uint64(i), -9}
+		poison.tix[i] = -5
+	}
+	scratchPool = &sync.Pool{New: func() any { return poison }}
+	for round := range 2 {
+		for i, data := range files {
+			got, err := ELFTable("reused", data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range probeAddrs(want[i], 0) {
+				if g, w := oracleText(got.Lookup(a)), oracleText(want[i].Lookup(a)); g != w {
+					t.Fatalf("round %d, file %d, %#x: %q with lent memory, %q with fresh", round, i, a, g, w)
+				}
+			}
+			if got.Len() != want[i].Len() {
+				t.Fatalf("round %d, file %d: %d symbols with lent memory, %d with fresh", round, i, got.Len(), want[i].Len())
+			}
+		}
 	}
 }

@@ -2,6 +2,7 @@ package timeslice
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 
 	"flamekit/pkg/filter/window"
@@ -28,6 +29,8 @@ type page struct {
 	cur  int      // the input being read
 	made int      // inputs declared to the builder
 	ins  []string // their names
+	// budget is the most entries the builder holds (the page's).
+	budget int
 }
 
 // input says that the samples that follow are input i's.
@@ -57,9 +60,18 @@ func (p *page) dropped(rec *folded.Record) error {
 // builder makes the page's timeline builder once the origin is known.
 func (p *page) builder() {
 	if p.b == nil {
-		p.b = timeline.NewBuilder(timeline.Options{Rows: p.rows, Origin: p.busy.origin, HasOrigin: true, Times: explorer.MaxTimes})
+		p.b = newPageBuilder(p.rows, p.busy.origin, true, p.budget)
 		p.declare()
 	}
+}
+
+// newPageBuilder returns the builder of the page's timeline: its cells
+// from origin, the samples' times for the flame chart while they are few,
+// and at most the page's budget of entries whatever the samples (see
+// timeline.Reduced).
+func newPageBuilder(rows int, origin folded.Time, has bool, budget int) *timeline.Builder {
+	return timeline.NewBuilder(timeline.Options{Rows: rows, Origin: origin, HasOrigin: has,
+		Times: explorer.MaxTimes, Budget: budget})
 }
 
 // Sample takes a sample the Slicer kept.
@@ -82,7 +94,10 @@ func (c *run) pageOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, 
 	b.derived = c.Rows%bursts.DefaultBins == 0
 	b.weights, b.unit = c.heatWeights(inputs) // off-CPU time: cells sum µs
 	c.busy = b
-	p := &page{busy: b, rows: c.Rows}
+	p := &page{busy: b, rows: c.Rows, budget: explorer.DefaultBudget}
+	if c.pageBudget > 0 {
+		p.budget = c.pageBudget
+	}
 	for _, in := range inputs {
 		p.ins = append(p.ins, in.Display)
 	}
@@ -92,7 +107,7 @@ func (c *run) pageOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, 
 	s.Opts.Dropped = window.SinkFunc(p.dropped)
 	return func(clock *window.Clock) error {
 		if p.b == nil {
-			p.b = timeline.NewBuilder(timeline.Options{Rows: c.Rows, Origin: clock.Origin, HasOrigin: clock.HasOrigin, Times: explorer.MaxTimes})
+			p.b = newPageBuilder(c.Rows, clock.Origin, clock.HasOrigin, p.budget)
 		}
 		p.cur = len(inputs) - 1
 		p.declare()
@@ -102,6 +117,12 @@ func (c *run) pageOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, 
 			files[i] = slicecmd.Input(in.Name)
 		}
 		tl := p.b.Build()
+		p.b = nil
+		// The builder's chunks of entries were copied into tl's and are
+		// garbage: collect them now, so that what follows (the bursts,
+		// the page) reuses their memory instead of growing the heap
+		// towards twice the peak of the copy (the collector's goal).
+		runtime.GC()
 		if c.NoIdle {
 			// the page leaves idle samples out as it opens: the summary
 			// counts them as --heatmap (svg) drops them
@@ -111,10 +132,15 @@ func (c *run) pageOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, 
 		// The bursts' series and stacks are the page's timeline's, its
 		// busy samples by process: no second model, no second reading.
 		series := b.series
+		var notes []string
 		if b.started && b.derived {
 			var ok bool
 			if series, ok = bursts.SeriesOf(tl, busyEntries(tl)); !ok {
-				return fmt.Errorf("timeslice: the page's timeline of %d cells a second makes no bins of 100 ms", tl.Rows)
+				if tl.Reduced == nil {
+					return fmt.Errorf("timeslice: the page's timeline of %d cells a second makes no bins of 100 ms", tl.Rows)
+				}
+				// the budget widened the cells past the bursts' bins
+				notes = append(notes, "Bursts were not searched: this page's cells are wider than their bins of 100 ms. timeslice --bursts over the same files finds them.")
 			}
 		}
 		unrec, _ := b.unrecorded(inputs) // time not recorded is not quiet
@@ -125,7 +151,7 @@ func (c *run) pageOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, 
 		info := c.heatInfo(inputs, win, clock, sources(inputs))
 		o := explorer.Options{
 			Title: "Profile explorer: " + strings.TrimPrefix(info.Title, "Heat map of "),
-			Notes: info.Notes, Files: files, Select: c.Select.Flags(), NoIdle: c.NoIdle, Unit: info.Unit, Weights: info.Unit != "",
+			Notes: append(info.Notes, notes...), Files: files, Select: c.Select.Flags(), NoIdle: c.NoIdle, Unit: info.Unit, Weights: info.Unit != "",
 			Marks: marks(res, fs, clock), Wall: info.Wall, WallEstimated: info.WallEstimated, Picture: info,
 		}
 		if m, ok, _ := inputs.Measure(); ok {
@@ -134,6 +160,9 @@ func (c *run) pageOutput(env *tool.Env, s *window.Slicer, inputs window.Inputs, 
 		st, err := explorer.Write(env.Stdout, tl, o)
 		if err == nil && !c.Quiet {
 			env.Warnf("explorer page: %d samples, %d stacks, %d cells × keys, %.1f MB", tl.Samples, st.Stacks, st.Entries, float64(st.PageBytes)/1e6)
+			if r := tl.Reduced; r != nil && r.Cap > 0 {
+				env.Warnf("explorer page: aggregated to fit its budget: cells of %s keeping their %d heaviest stacks, %d samples summed per process as [other stacks]; cut a window (--from, --to) for every stack", cellWidth(tl), r.Cap, r.Other)
+			}
 		}
 		return err
 	}
@@ -150,4 +179,12 @@ func idleSamples(tl *timeline.Timeline) int64 {
 		}
 	}
 	return n
+}
+
+// cellWidth names the width of tl's cells: "20 ms", "1 s", "10 s".
+func cellWidth(tl *timeline.Timeline) string {
+	if tl.Seconds > 1 || tl.Rows == 1 {
+		return fmt.Sprintf("%d s", max(tl.Seconds, 1))
+	}
+	return fmt.Sprintf("%g ms", 1000/float64(tl.Rows))
 }

@@ -115,6 +115,9 @@ type run struct {
 	hasCut, recut bool
 	// profile is what the pprof profile written held (tests).
 	profile pprof.Stats
+	// pageBudget, when not 0, is the explorer page's budget of entries
+	// instead of explorer.DefaultBudget (tests).
+	pageBudget int
 }
 
 // Run runs timeslice: it places the window on perf's clock (reading the

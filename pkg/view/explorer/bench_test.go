@@ -74,7 +74,7 @@ func scaleRecords(tb testing.TB) []folded.Record {
 }
 
 func buildScale(b testing.TB, recs []folded.Record) *timeline.Timeline {
-	tb := timeline.NewBuilder(timeline.Options{Times: MaxTimes}) // as timeslice --heatmap=html builds it
+	tb := timeline.NewBuilder(timeline.Options{Times: MaxTimes, Budget: DefaultBudget}) // as timeslice --heatmap=html builds it
 	tb.Input("scale", "big", 0)
 	for i := range recs {
 		if err := tb.Add(&recs[i]); err != nil {

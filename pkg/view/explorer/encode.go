@@ -3,10 +3,12 @@ package explorer
 import (
 	"cmp"
 	"encoding/binary"
+	"io"
 	"math"
 	"slices"
 	"strings"
 
+	"flamekit/internal/base/hugepage"
 	"flamekit/pkg/filter/idle"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/timeline"
@@ -39,15 +41,45 @@ import (
 // Frames, nodes and threads are renumbered in that order; names are data:
 // the script puts them in the page with textContent and the canvas only.
 
-// encoder appends varints.
-type encoder struct{ b []byte }
+// encoder appends varints to a buffer it hands to w as it fills, so
+// that the data is never whole in memory (only gzipped).
+type encoder struct {
+	b   []byte
+	w   io.Writer
+	err error
+}
 
-func (e *encoder) uv(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
-func (e *encoder) zv(v int64)  { e.b = binary.AppendVarint(e.b, v) }
+func (e *encoder) uv(v uint64) {
+	e.b = binary.AppendUvarint(e.b, v)
+	e.spill()
+}
 
-// encoded is the data and what the header says of it.
+func (e *encoder) zv(v int64) {
+	e.b = binary.AppendVarint(e.b, v)
+	e.spill()
+}
+
+func (e *encoder) raw(p []byte) {
+	e.b = append(e.b, p...)
+	e.spill()
+}
+
+// spill writes the buffer out once it holds 64 KiB.
+func (e *encoder) spill() {
+	if len(e.b) >= 64<<10 {
+		e.flush()
+	}
+}
+
+func (e *encoder) flush() {
+	if len(e.b) > 0 && e.err == nil {
+		_, e.err = e.w.Write(e.b)
+	}
+	e.b = e.b[:0]
+}
+
+// encoded is what the header says of the data.
 type encoded struct {
-	data       []byte
 	integral   bool
 	unit       int64 // the usual weight of one sample
 	frames     int
@@ -57,9 +89,9 @@ type encoded struct {
 	times      int
 }
 
-// encode writes the timeline's data for the page.
-func encode(tl *timeline.Timeline) encoded {
-	var e encoder
+// encode writes the timeline's data for the page to w.
+func encode(w io.Writer, tl *timeline.Timeline) (encoded, error) {
+	e := encoder{b: make([]byte, 0, 70<<10), w: w}
 	// Frames by name+";" bytewise.
 	order := make([]int32, len(tl.Frames))
 	for i := range order {
@@ -71,7 +103,7 @@ func encode(tl *timeline.Timeline) encoded {
 	for id, old := range order {
 		frameID[old] = int32(id)
 		e.uv(uint64(len(tl.Frames[old])))
-		e.b = append(e.b, tl.Frames[old]...)
+		e.raw([]byte(tl.Frames[old]))
 	}
 
 	// Nodes in pre-order, children by frame.
@@ -148,15 +180,25 @@ func encode(tl *timeline.Timeline) encoded {
 		i     int32
 		stack int32
 	}
-	ents := make([]ent, len(tl.Entries))
+	ents := hugepage.Slice[ent](len(tl.Entries)) // tens of MB for a night: huge pages
 	for i := range tl.Entries {
-		ents[i] = ent{int32(i), nodeID[tl.Entries[i].Stack]}
+		ents = append(ents, ent{int32(i), nodeID[tl.Entries[i].Stack]})
 	}
-	cells := tl.Cells()
-	e.uv(uint64(len(cells)))
+	// The cells: runs of entries of one cell (entries are sorted by cell).
+	var runs int
+	for i := range tl.Entries {
+		if i == 0 || tl.Entries[i].Cell != tl.Entries[i-1].Cell {
+			runs++
+		}
+	}
+	e.uv(uint64(runs))
 	prevCell := int64(0)
-	for k, c := range cells {
-		i, j := tl.Range(c, c+1)
+	for i, k := 0, 0; i < len(ents); k++ {
+		c := tl.Entries[i].Cell
+		j := i + 1
+		for j < len(ents) && tl.Entries[j].Cell == c {
+			j++
+		}
 		slices.SortFunc(ents[i:j], func(a, b ent) int {
 			if c := cmp.Compare(a.stack, b.stack); c != 0 {
 				return c
@@ -164,12 +206,13 @@ func encode(tl *timeline.Timeline) encoded {
 			return cmp.Compare(a.i, b.i)
 		})
 		if k == 0 {
-			e.zv(c)
+			e.zv(int64(c))
 		} else {
-			e.zv(c - prevCell)
+			e.zv(int64(c) - prevCell)
 		}
-		prevCell = c
+		prevCell = int64(c)
 		e.uv(uint64(j - i))
+		i = j
 	}
 	e.uv(uint64(len(ents)))
 	last := int32(0)
@@ -211,12 +254,16 @@ func encode(tl *timeline.Timeline) encoded {
 	} else {
 		for _, x := range ents {
 			e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(tl.WeightOf(int(x.i))))
+			e.spill()
 		}
 	}
 	// Sample times, by the entries' order above.
-	pos := make([]int32, len(tl.Entries))
-	for k, x := range ents {
-		pos[x.i] = int32(k)
+	var pos []int32
+	if len(tl.Times) > 0 {
+		pos = make([]int32, len(tl.Entries))
+		for k, x := range ents {
+			pos[x.i] = int32(k)
+		}
 	}
 	e.uv(uint64(len(tl.Times)))
 	var lastAt, lastE int64
@@ -228,8 +275,8 @@ func encode(tl *timeline.Timeline) encoded {
 		lastAt, lastE = at, p
 	}
 	out.times = len(tl.Times)
-	out.data = e.b
-	return out
+	e.flush()
+	return out, e.err
 }
 
 // IdleStacks says which stacks of the timeline are an idle CPU's (see

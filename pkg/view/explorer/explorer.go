@@ -23,6 +23,7 @@ import (
 	"embed"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -89,7 +90,11 @@ const MaxTimes = 2_000_000
 // DefaultBudget is the number of entries (distinct cell, input, stack,
 // thread and CPU) a page holds at full resolution: about 14 MB of page for
 // perf captures. Beyond it the cells are widened until the entries fit,
-// and the page says which window to cut for full detail.
+// and the page says which window to cut for full detail. A timeline built
+// with timeline.Options.Budget = DefaultBudget (as timeslice builds the
+// page's) never holds more, whatever the samples: past 1 s cells its
+// cells keep their heaviest stacks (timeline.Reduced), and the page says
+// what that means (reducedNote).
 const DefaultBudget = 2_500_000
 
 // Options say what the page shows besides the timeline.
@@ -132,7 +137,16 @@ type Options struct {
 	// Budget bounds the entries held at full resolution (DefaultBudget
 	// when 0).
 	Budget int
+	// MaxPicture bounds the size of the heat map's picture for browsers
+	// without script (MaxPicture when 0): a larger one is left out, with
+	// a note.
+	MaxPicture int
 }
+
+// MaxPicture is the largest heat map picture (SVG bytes) a page carries
+// for browsers without script: a night's is 3 MB, six times the page's
+// data, for a fallback that timeslice --heatmap gives too.
+const MaxPicture = 1 << 20
 
 // Stats say what a page holds.
 type Stats struct {
@@ -152,11 +166,15 @@ func Write(w io.Writer, tl *timeline.Timeline, o Options) (Stats, error) {
 	}
 	full := tl
 	tl = fit(tl, budget)
-	enc := encode(tl)
 	var gz bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&gz, 7)
-	zw.Write(enc.data)
-	zw.Close()
+	enc, err := encode(zw, tl)
+	if err == nil {
+		err = zw.Close()
+	}
+	if err != nil {
+		return Stats{}, err
+	}
 
 	m, err := header(full, tl, &enc, &o)
 	if err != nil {
@@ -189,7 +207,11 @@ func Write(w io.Writer, tl *timeline.Timeline, o Options) (Stats, error) {
 <body>
 <header id="top"><h1 id="title">%s</h1>
 `, html.EscapeString(title), css, html.EscapeString(title))
-	for _, n := range o.Notes {
+	notes := o.Notes
+	if n := reducedNote(tl); n != "" {
+		notes = append(notes[:len(notes):len(notes)], n)
+	}
+	for _, n := range notes {
 		fmt.Fprintf(&b, "<p class=\"note\">%s</p>\n", html.EscapeString(n))
 	}
 	b.WriteString("</header>\n<noscript><p class=\"note\">This page draws flame graphs with JavaScript, which is off: here is the heat map as a picture. The same view from the command line: timeslice --heatmap.</p>\n")
@@ -220,26 +242,11 @@ func Write(w io.Writer, tl *timeline.Timeline, o Options) (Stats, error) {
 const MaxCells = 5_000_000
 
 // fit widens the cells until the entries fit in budget and every lane in
-// MaxCells: from 20 ms to 100 ms, 200 ms, 1 s, then 10 s, 1 min, 10 min,
-// 1 h, 1 day.
+// MaxCells, a step at a time (timeline's Widen: from 20 ms to 100 ms,
+// 200 ms, 1 s, then 10 s, 1 min, 10 min, 1 h, 1 day).
 func fit(tl *timeline.Timeline, budget int) *timeline.Timeline {
 	for len(tl.Entries) > budget || laneCells(tl) > MaxCells {
-		var next *timeline.Timeline
-		if tl.Rows > 1 {
-			for _, r := range []int{10, 5, 2, 1} {
-				if r < tl.Rows && tl.Rows%r == 0 {
-					next = tl.Coarsen(tl.Rows / r)
-					break
-				}
-			}
-		} else {
-			for _, s := range []int{10, 60, 600, 3600, 86400} {
-				if s > tl.Seconds && s%tl.Seconds == 0 {
-					next = tl.Coarsen(s / tl.Seconds)
-					break
-				}
-			}
-		}
+		next := tl.Widen()
 		if next == nil {
 			break // as wide as cells go: the page is larger than planned
 		}
@@ -391,12 +398,16 @@ func header(full, tl *timeline.Timeline, enc *encoded, o *Options) (*jsonMeta, e
 	for _, c := range heatmap.Palette() {
 		m.Palette = append(m.Palette, c.String())
 	}
-	if tl != full {
-		fe := len(full.Entries)
+	if tl != full || full.Reduced != nil {
+		// the entries and cells per second at full resolution
+		fe, rows := int64(len(full.Entries)), full.Rows
+		if r := full.Reduced; r != nil {
+			fe, rows = r.Entries, r.Rows
+		}
 		f, l, _ := full.Span()
-		span := float64(l-f+1) / float64(full.Rows)
-		fit := math.Min(span*float64(o.budget())/float64(max(fe, 1)), float64(MaxCells)/float64(full.Rows))
-		m.Full = &jsonFull{Rows: full.Rows, Entries: fe, FitSeconds: math.Floor(fit)}
+		span := float64(l-f+1) * cellSeconds(full)
+		fit := math.Min(span*float64(o.budget())/float64(max(fe, 1)), float64(MaxCells)/float64(rows))
+		m.Full = &jsonFull{Rows: rows, Entries: int(fe), FitSeconds: math.Floor(fit)}
 	}
 	css, err := svgCSS()
 	if err != nil {
@@ -404,6 +415,36 @@ func header(full, tl *timeline.Timeline, enc *encoded, o *Options) (*jsonMeta, e
 	}
 	m.SVG = jsonSVG{CSS: css, Script: svg.Script()}
 	return m, nil
+}
+
+// cellSeconds returns the width of tl's cells in seconds.
+func cellSeconds(tl *timeline.Timeline) float64 {
+	if tl.Seconds > 1 {
+		return float64(tl.Seconds)
+	}
+	return 1 / float64(tl.Rows)
+}
+
+// reducedNote says what a page made of a reduced timeline (see
+// timeline.Reduced) holds, when its cells keep only their heaviest
+// stacks: what is exact, what is summed, and how to get every stack.
+func reducedNote(tl *timeline.Timeline) string {
+	r := tl.Reduced
+	if r == nil || r.Cap == 0 {
+		return "" // cells widened only: the heat map's legend says so
+	}
+	width := strconv.FormatFloat(cellSeconds(tl), 'f', -1, 64) + " s"
+	share := 0.0
+	if tl.Samples > 0 {
+		share = 100 * float64(r.Other) / float64(tl.Samples)
+	}
+	return fmt.Sprintf("Aggregated: the capture's %s samples are more than this page holds at full resolution, "+
+		"so its cells are %s wide and each keeps, per input, its %d heaviest stacks (CPUs merged). "+
+		"The other %s samples (%.1f%%) are summed per process in the stack \"process;%s\": "+
+		"the heat map, each cell's total and each process's are exact, a stack shown may have had more samples "+
+		"(those of cells where it was not among the heaviest). For every stack of any stretch, "+
+		"the commands the page gives (timeslice --from … --to … over the original files) read the capture itself.",
+		folded.FormatCount(float64(tl.Samples)), width, r.Cap, folded.FormatCount(float64(r.Other)), share, timeline.OtherFrame)
 }
 
 func (o *Options) budget() int {
@@ -482,9 +523,31 @@ func picture(tl *timeline.Timeline, o *Options) ([]byte, error) {
 		info.Unit = o.Unit
 	}
 	info.Marks, info.Wall, info.WallEstimated = o.Marks, o.Wall, o.WallEstimated
-	var b bytes.Buffer
-	if err := hm.Grid().WriteSVG(&b, info); err != nil {
+	lw := &limitWriter{max: o.MaxPicture}
+	if lw.max <= 0 {
+		lw.max = MaxPicture
+	}
+	if err := hm.Grid().WriteSVG(lw, info); err != nil {
+		if err == errTooLarge {
+			return nil, fmt.Errorf("the heat map's SVG takes more than the page carries (%.1f MB); timeslice --heatmap draws it", float64(lw.max)/1e6)
+		}
 		return nil, err
 	}
-	return b.Bytes(), nil
+	return lw.b.Bytes(), nil
+}
+
+var errTooLarge = errors.New("too large")
+
+// limitWriter holds what is written up to max bytes, and refuses more
+// (errTooLarge), so that a picture too large is not drawn to the end.
+type limitWriter struct {
+	b   bytes.Buffer
+	max int
+}
+
+func (w *limitWriter) Write(p []byte) (int, error) {
+	if w.b.Len()+len(p) > w.max {
+		return 0, errTooLarge
+	}
+	return w.b.Write(p)
 }

@@ -278,3 +278,68 @@ func TestNoScript(t *testing.T) {
 		t.Errorf("picture source %.40q: %v", src.Value, err)
 	}
 }
+
+// A page of a capture over the builder's budget (timeline.Options.Budget,
+// as timeslice --heatmap=html builds it) keeps each cell's heaviest
+// stacks and sums the rest per process: it says so, its totals are the
+// capture's, the rest is a "process;[other stacks]" frame of the flame
+// graph, and it gives the command for full detail.
+func TestAggregatedPage(t *testing.T) {
+	tl, _, err := readTimeline(bytes.NewReader(collapse(t, "burst")), "burst", timeline.Options{Budget: 100, Cap: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tl.Reduced
+	if r == nil || r.Cap != 8 || r.Other == 0 || len(tl.Entries) > 100 {
+		t.Fatalf("budget 100, cap 8: %d entries, Reduced %+v", len(tl.Entries), r)
+	}
+	in := foldedFile(t, "burst")
+	var page bytes.Buffer
+	if _, err := Write(&page, tl, Options{Files: []string{in}}); err != nil {
+		t.Fatal(err)
+	}
+	if s := page.String(); !strings.Contains(s, "<p class=\"note\">Aggregated: ") || !strings.Contains(s, "keeps, per input, its 8 heaviest stacks") {
+		t.Errorf("the page does not say it is aggregated")
+	}
+	path := filepath.Join(t.TempDir(), "aggregated.html")
+	os.WriteFile(path, page.Bytes(), 0o644)
+	b := newBrowser(t, 1300, 900)
+	b.open(t, "file://"+path+"#from=0s&to=40s")
+	_, w := tl.Total()
+	if tot := b.totals(t); int64(tot.Samples) != tl.Samples || tot.Weight != w {
+		t.Errorf("whole capture: %+v, want %d samples, weight %v", tot, tl.Samples, w)
+	}
+	var other bool
+	b.Eval(t, `F.some(function (f) { return f === "[other stacks]"; })`, &other)
+	if !other {
+		t.Errorf("no [other stacks] frame in the page's data")
+	}
+	detail := strings.TrimPrefix(b.text(t, "detail-cmd"), "Full detail: ")
+	if !strings.HasPrefix(detail, "timeslice --from ") || !strings.Contains(detail, "--heatmap=html --rows 50") {
+		t.Errorf("detail command %q", detail)
+	}
+}
+
+// A heat map picture larger than the page carries is left out, with a
+// note that says why and which command draws it.
+func TestNoScriptPictureTooLarge(t *testing.T) {
+	tl, _, err := readTimeline(bytes.NewReader(collapse(t, "burst")), "burst", timeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		max  int
+		want string
+	}{
+		{0, `<img alt="sub-second heat map" src="data:image/svg+xml;base64,`},
+		{1000, `<p class="note">No picture: the heat map&#39;s SVG takes `},
+	} {
+		var page bytes.Buffer
+		if _, err := Write(&page, tl, Options{MaxPicture: c.max}); err != nil {
+			t.Fatal(err)
+		}
+		if s := page.String(); !strings.Contains(s, c.want) || c.max > 0 && (strings.Contains(s, "<img") || !strings.Contains(s, "timeslice --heatmap draws it")) {
+			t.Errorf("MaxPicture %d: the page does not hold %q", c.max, c.want)
+		}
+	}
+}
