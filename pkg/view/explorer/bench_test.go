@@ -114,7 +114,8 @@ func BenchmarkScaleBuild(b *testing.B) {
 // BenchmarkScaleBrowser opens the page of 1.1 M samples (or the page
 // FLAMEKIT_EXPLORER_PAGE names: scripts/bench gives it the page of its big
 // input) in Chromium and times what a user waits for: the page ready
-// (unpacked, heat map and all), the flame graph of a 2-second selection in
+// (unpacked, heat map and all), the page opened at a selection (a link
+// with #from=1s&to=3s), the flame graph of a 2-second selection in
 // the middle and of the whole capture, a comm filter (heat map and flame
 // graph redrawn) and its removal, and the flame chart of a 2-second
 // selection (a lane per thread, every sample). Each figure is the median over the
@@ -152,7 +153,7 @@ func BenchmarkScaleBrowser(b *testing.B) {
 	}
 	br := newBrowser(b, 1400, 1000)
 	b.ResetTimer()
-	var open, sel2, selAll, filt, unfilt, chart []float64
+	var open, openSel, sel2, selAll, filt, unfilt, chart []float64
 	const span = `(() => { const s = HM.spans[0]; return [cellStartNs(s[0]), cellStartNs(s[1] + 1)]; })()`
 	for range b.N {
 		var o, s2, sa, f, u, c float64
@@ -163,7 +164,12 @@ func BenchmarkScaleBrowser(b *testing.B) {
 		br.Eval(b, `flamekit.measure("filter", "bash")`, &f)
 		br.Eval(b, `flamekit.measure("filter", "")`, &u)
 		br.Eval(b, `(() => { const s = `+span+`, m = Math.round((s[0] + s[1]) / 2); return flamekit.measure("chart", m, m + 2e9); })()`, &c)
-		open, sel2, selAll, filt, unfilt, chart = append(open, o), append(sel2, s2), append(selAll, sa), append(filt, f), append(unfilt, u), append(chart, c)
+		// opened at a selection, as a link from a note or a colleague is
+		// (a query of its own, so that the page loads again)
+		var oa float64
+		br.Open(b, "file://"+path+"?at#from=1s&to=3s")
+		br.Eval(b, `flamekit.ready.then(() => flamekit.timing.loaded)`, &oa)
+		open, openSel, sel2, selAll, filt, unfilt, chart = append(open, o), append(openSel, oa), append(sel2, s2), append(selAll, sa), append(filt, f), append(unfilt, u), append(chart, c)
 	}
 	var tot pageTotals
 	br.Eval(b, `flamekit.totals()`, &tot)
@@ -172,6 +178,7 @@ func BenchmarkScaleBrowser(b *testing.B) {
 	}
 	b.ReportMetric(float64(fi.Size())/1e6, "page-MB")
 	b.ReportMetric(median(open), "open-ms")
+	b.ReportMetric(median(openSel), "openAt-ms")
 	b.ReportMetric(median(sel2), "select2s-ms")
 	b.ReportMetric(median(selAll), "selectAll-ms")
 	b.ReportMetric(median(filt), "filter-ms")

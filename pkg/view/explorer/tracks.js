@@ -167,12 +167,16 @@ function mapMode() { return S.map || MAP_DEFAULT; }
 // samples map is flat (a busy host: half its cells at least 60% of the
 // hottest, where counting samples shows no moment), else samples.
 function chooseDefaultMap() {
-	var s = HM.series[0], mx = HM.max[0], vals = [];
-	for (var i = 0; i < s.length; i++) if (s[i] > 0) vals.push(s[i]);
+	var s = HM.series[0], mx = HM.max[0], n = 0;
+	for (var i = 0; i < s.length; i++) if (s[i] > 0) n++;
 	MAP_DEFAULT = "samples";
 	MAP_WHY = "";
-	if (vals.length < 20 || !(mx > 0)) return;
-	vals.sort(function (a, b) { return a - b; });
+	if (n < 20 || !(mx > 0)) return;
+	// a typed array sorts numbers natively: a night's 2 M cells took
+	// 0.7-1 s through a comparator, a third of the page's opening
+	var vals = new Float64Array(n);
+	for (i = 0, n = 0; i < s.length; i++) if (s[i] > 0) vals[n++] = s[i];
+	vals.sort();
 	var median = vals[vals.length >> 1];
 	if (median >= 0.6 * mx) {
 		MAP_DEFAULT = "change";
