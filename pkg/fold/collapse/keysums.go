@@ -455,7 +455,7 @@ func (c *keyCache) add(k *keySums, key []uint32, h uint64, n int64) bool {
 		}
 		return e.ok
 	}
-	if e.n > 0 {
+	if e.n != 0 {
 		k.add(e.key, e.h, e.n)
 	}
 	ok := k.add(key, h, n)
@@ -467,7 +467,7 @@ func (c *keyCache) add(k *keySums, key []uint32, h uint64, n int64) bool {
 // flush gives the pending weights to k.
 func (c *keyCache) flush(k *keySums) {
 	for i := range c.slots {
-		if e := &c.slots[i]; e.n > 0 {
+		if e := &c.slots[i]; e.n != 0 {
 			k.add(e.key, e.h, e.n)
 			e.n = 0
 		}

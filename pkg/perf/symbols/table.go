@@ -39,7 +39,7 @@ func (s Symbol) PrintedOffset(mapStart uint64) uint64 {
 // Table is one object's symbols, ready for lookups: a kernel's kallsyms
 // (without its modules), one kernel module, an ELF file with its debug
 // file and PLT, or a perf map. Its symbols never change once built, and
-// the names it demangles on first lookup are kept under a lock, so a
+// the names it makes on first lookup are kept with atomic stores, so a
 // Table may be shared between goroutines. A nil *Table has no symbols.
 type Table struct {
 	// Flat segments: segStart[i] is where segment i starts (ascending); it

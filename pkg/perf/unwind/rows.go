@@ -10,6 +10,9 @@ const regRA = 16
 // regSP is the DWARF number of rsp.
 const regSP = 7
 
+// regBP is the DWARF number of rbp.
+const regBP = 6
+
 // ruleKind is how a register of the caller is found (DWARF 6.4.1).
 type ruleKind uint8
 

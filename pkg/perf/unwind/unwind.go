@@ -191,7 +191,7 @@ func (m memReader) read(addr uint64) (uint64, Stop) {
 // one (the call instruction's last byte, which finds the call's line and
 // function). It returns them with the reason it stopped.
 func (u *Unwinder) Unwind(regs *Regs, stack []byte, space Space, pcs []uint64) ([]uint64, Stop) {
-	const ip, sp, bp = regRA, regSP, 6
+	const ip, sp, bp = regRA, regSP, regBP
 	max := u.MaxDepth
 	if max <= 0 {
 		max = DefaultMaxDepth
@@ -332,7 +332,7 @@ func step(rw *row, f *frameRegs, mem memReader) (next frameRegs, cfa uint64, los
 			next.valid &^= 1 << n
 			next.undef |= 1 << n
 		case ruleOffset:
-			if a := cfa + uint64(ru.off); a != 0 || n != 6 {
+			if a := cfa + uint64(ru.off); a != 0 || n != regBP {
 				next.set(n, read(a))
 			} else {
 				// rbp saved at address 0: libunwind takes its

@@ -59,8 +59,8 @@ func (e *encoder) zv(v int64) {
 	e.spill()
 }
 
-func (e *encoder) raw(p []byte) {
-	e.b = append(e.b, p...)
+func (e *encoder) str(s string) {
+	e.b = append(e.b, s...)
 	e.spill()
 }
 
@@ -103,7 +103,7 @@ func encode(w io.Writer, tl *timeline.Timeline) (encoded, error) {
 	for id, old := range order {
 		frameID[old] = int32(id)
 		e.uv(uint64(len(tl.Frames[old])))
-		e.raw([]byte(tl.Frames[old]))
+		e.str(tl.Frames[old])
 	}
 
 	// Nodes in pre-order, children by frame.
