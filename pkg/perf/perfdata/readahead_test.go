@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"path/filepath"
@@ -57,32 +58,71 @@ func TestReadAhead(t *testing.T) {
 				off := int64(rng.IntN(100))
 				ra := newReadAhead(src, off, int64(len(data))-off, c.size, c.nblk)
 				br := bufio.NewReaderSize(io.NewSectionReader(src, off, int64(len(data))-off), 1<<14)
-				for step := 0; ; step++ {
-					n := 1 + rng.IntN(200)
-					if rng.IntN(2) == 0 {
-						got, gerr := ra.Peek(n)
-						want, werr := br.Peek(n)
-						if (gerr == nil) != (werr == nil) || gerr == nil && !bytes.Equal(got, want) {
-							t.Fatalf("seed %d step %d: Peek(%d) = %d bytes, %v; bufio: %d bytes, %v", seed, step, n, len(got), gerr, len(want), werr)
-						}
-						if gerr != nil {
-							break
-						}
-					} else {
-						got, gerr := ra.Discard(n)
-						want, werr := br.Discard(n)
-						if got != want || (gerr == nil) != (werr == nil) {
-							t.Fatalf("seed %d step %d: Discard(%d) = %d, %v; bufio: %d, %v", seed, step, n, got, gerr, want, werr)
-						}
-						if gerr != nil {
-							break
-						}
-					}
+				if err := sameReads(ra, br, func() (bool, int, bool) { return rng.IntN(2) == 0, 1 + rng.IntN(200), true }); err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
 				}
 				ra.close()
 			}
 		})
 	}
+}
+
+// sameReads makes the Peeks and Discards next gives (peek, n; ok false
+// when there are no more) on ra and br until one ends in an error, and
+// says where they differ.
+func sameReads(ra *readAhead, br *bufio.Reader, next func() (peek bool, n int, ok bool)) error {
+	for step := 0; ; step++ {
+		peek, n, ok := next()
+		if !ok {
+			return nil
+		}
+		if peek {
+			got, gerr := ra.Peek(n)
+			want, werr := br.Peek(n)
+			if (gerr == nil) != (werr == nil) || gerr == nil && !bytes.Equal(got, want) {
+				return fmt.Errorf("step %d: Peek(%d) = %d bytes, %v; bufio: %d bytes, %v", step, n, len(got), gerr, len(want), werr)
+			}
+			if gerr != nil {
+				return nil
+			}
+		} else {
+			got, gerr := ra.Discard(n)
+			want, werr := br.Discard(n)
+			if got != want || (gerr == nil) != (werr == nil) {
+				return fmt.Errorf("step %d: Discard(%d) = %d, %v; bufio: %d, %v", step, n, got, gerr, want, werr)
+			}
+			if gerr != nil {
+				return nil
+			}
+		}
+	}
+}
+
+// FuzzReadAhead reads data through a readAhead (blocks of size, nblk of
+// them ahead, bytes from bad on unreadable) and a bufio.Reader with the
+// Peeks and Discards ops spells (a byte each: the low bit peeks, the rest
+// is the length), and wants the same bytes and errors.
+func FuzzReadAhead(f *testing.F) {
+	f.Add([]byte("0123456789abcdefghijklmnopqrstuvwxyz"), []byte{9, 4, 17, 200, 3}, uint8(7), uint8(2), uint16(30))
+	f.Add(bytes.Repeat([]byte{1, 2, 3}, 300), []byte{255, 254, 13, 12, 101, 100, 99}, uint8(64), uint8(1), uint16(900))
+	f.Fuzz(func(t *testing.T, data, ops []byte, size, nblk uint8, bad uint16) {
+		src := errAt{data, int64(bad)}
+		ra := newReadAhead(src, 0, int64(len(data)), 1+int(size), 1+int(nblk%8))
+		defer ra.close()
+		br := bufio.NewReaderSize(io.NewSectionReader(src, 0, int64(len(data))), 1<<14)
+		i := 0
+		err := sameReads(ra, br, func() (bool, int, bool) {
+			if i == len(ops) {
+				return false, 0, false
+			}
+			op := ops[i]
+			i++
+			return op&1 == 1, 1 + int(op>>1), true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // TestReadAheadReader reads DWARF captures (kilobytes of stack per
