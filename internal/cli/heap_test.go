@@ -3,7 +3,10 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"testing"
+	"time"
 )
 
 // TestHeapAhead: huge pages are asked for by the size of the files the
@@ -57,5 +60,46 @@ func TestHeapAhead(t *testing.T) {
 		if got := heapAhead(tc.args, tc.stdin); got != tc.want {
 			t.Errorf("%s: heapAhead = %d MB, want %d MB", tc.name, got>>20, tc.want>>20)
 		}
+	}
+}
+
+// TestFloorPercent: the goal live*(1+p/100) is the floor while the live
+// heap is under half of it, and twice the live heap (GOGC=100) after.
+func TestFloorPercent(t *testing.T) {
+	const mb = 1 << 20
+	for _, tc := range []struct {
+		live, floor uint64
+		want        int
+	}{
+		{4 * mb, 64 * mb, 1500},        // goal 64 MB
+		{16 * mb, 64 * mb, 300},        // goal 64 MB
+		{32 * mb, 64 * mb, 100},        // goal 64 MB, as GOGC=100
+		{100 * mb, 64 * mb, 100},       // past the floor: GOGC=100
+		{0, 64 * mb, 9900},             // nothing live yet: at most 100 × floor/100
+		{64 * mb / 200, 64 * mb, 9900}, // the same bound
+	} {
+		if got := floorPercent(tc.live, tc.floor); got != tc.want {
+			t.Errorf("floorPercent(%d MB, %d MB) = %d, want %d", tc.live/mb, tc.floor/mb, got, tc.want)
+		}
+	}
+}
+
+// TestHeapFloor: once set, the floor raises the GC percentage while the
+// heap is small, and a collection runs the tuner again. (The tuner then
+// stays on in this test binary, as in a command: its heap may grow to
+// minHeapAhead.)
+func TestHeapFloor(t *testing.T) {
+	runtime.GC()
+	heapFloor(minHeapAhead)
+	if p := debug.SetGCPercent(100); p <= 100 {
+		t.Fatalf("GC percent after heapFloor(%d MB) on a small heap = %d, want more than 100", minHeapAhead>>20, p)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for debug.SetGCPercent(100) == 100 {
+		if time.Now().After(deadline) {
+			t.Fatal("the tuner did not run again after a collection")
+		}
+		runtime.GC() // the sentinel is garbage: its finalizer tunes again
+		time.Sleep(time.Millisecond)
 	}
 }
