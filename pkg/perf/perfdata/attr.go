@@ -70,6 +70,7 @@ type attr struct {
 	branchType     uint64
 	regsUser       uint64 // sample_regs_user mask
 	regsIntr       uint64 // sample_regs_intr mask
+	stackUser      uint32 // sample_stack_user: bytes of a sample's stack dump
 	clockID        int32
 	ids            []uint64
 	name           string // as perf script prints it ("cpu-clock:pppH")
@@ -100,7 +101,7 @@ func parseAttr(b []byte) attr {
 	c.u64() // config2
 	a.branchType = c.u64()
 	a.regsUser = c.u64()
-	c.u32() // sample_stack_user
+	a.stackUser = c.u32()
 	a.clockID = int32(c.u32())
 	a.regsIntr = c.u64()
 	a.setup()
@@ -217,4 +218,24 @@ func (a *attr) modifiers() string {
 		return ""
 	}
 	return ":" + string(b)
+}
+
+// chainBytes returns the size of the data section less, about, the stack
+// dumps of --call-graph dwarf samples: what sizes the tables of
+// locations, whose entries grow with the samples and their frames, not
+// with the kilobytes of stack a sample carries. A system-wide capture of
+// 494 MB with 8 KB dumps has 62,667 samples and 1,062 distinct frames;
+// sized by its whole data, the shared index took 16 MB, and zeroing it
+// 8% of stackcollapse's CPU time.
+func (fi *fileInfo) chainBytes() int64 {
+	n := int64(fi.data.size)
+	var dump int64
+	for i := range fi.attrs {
+		if a := &fi.attrs[i]; a.sampleType&sampleStackUser != 0 {
+			dump = max(dump, int64(a.stackUser))
+		}
+	}
+	// A frame-pointer sample of a system-wide capture takes about 512
+	// bytes; a dwarf one that and its dump.
+	return n / (1 + dump/512)
 }

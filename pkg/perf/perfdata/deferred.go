@@ -207,7 +207,7 @@ type lastRun struct {
 func (r *Reader) NewFrameCache() *FrameCache {
 	if r.shared == nil {
 		sh := &sharedLocs{namer: namer{sy: r.opt.Symbolizer, unique: true}}
-		sh.index.init(int64(r.fi.data.size))
+		sh.index.init(r.fi.chainBytes())
 		r.shared = sh
 	}
 	return &FrameCache{sh: r.shared}

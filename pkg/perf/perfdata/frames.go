@@ -459,7 +459,7 @@ func (r *Reader) location(m *mapping, addr, printed uint64) uint32 {
 	if r.cache == nil {
 		// Made at first use: a Reader whose frames are deferred
 		// (DeferFrames) never looks a location up itself.
-		r.cache = newLocCache(int64(r.fi.data.size))
+		r.cache = newLocCache(r.fi.chainBytes())
 	}
 	if loc, ok := r.cache.get(tag, key); ok && (tag&oddTag == 0 || r.locs.at(loc).addr == addr) {
 		return loc
