@@ -268,6 +268,13 @@ func (f *Folder) openData(in *source.Input) (collapse.Producer, error) {
 // capture.
 var chunkSamples = 512
 
+// chunkStackBytes bounds the user stack dumps a chunk of --call-graph
+// dwarf samples holds for the workers to unwind (perfdata.DeferFrames),
+// in the reader's memory until the chunk is folded: 512 samples with 8 KB
+// dumps would hold 4 MB each, ten chunks in flight. 1 MB is about 150
+// samples.
+var chunkStackBytes = 1 << 20
+
 // headChunk is the chunk of a head scan (ScanOptions.Head).
 const headChunk = 128
 
@@ -288,6 +295,10 @@ type dataProducer struct {
 
 	mu     sync.Mutex
 	caches []*perfdata.FrameCache // by worker number
+	// folding counts the chunks given out and not yet folded: the
+	// workers unwind the user stacks of --call-graph dwarf samples, whose
+	// stops the reader's Stats count once they are all folded.
+	folding sync.WaitGroup
 }
 
 // cache returns the FrameCache of worker w.
@@ -312,6 +323,7 @@ type dataChunk struct {
 }
 
 func (c *dataChunk) Fold(k *collapse.Sink) {
+	defer c.p.folding.Done()
 	fc := c.p.cache(k.Worker())
 	if c.p.f.Options.Addresses {
 		c.foldAddrs(k, fc) // addrs.go
@@ -346,7 +358,7 @@ func (p *dataProducer) Next(pre *collapse.Prescan) (collapse.Chunk, error) {
 	if size <= 0 {
 		size = chunkSamples
 	}
-	for c.samples.Len() < size {
+	for c.samples.Len() < size && c.samples.StackBytes() < chunkStackBytes {
 		if !p.pending {
 			if !r.Next() {
 				p.end = true
@@ -378,6 +390,7 @@ func (p *dataProducer) Next(pre *collapse.Prescan) (collapse.Chunk, error) {
 	if c.samples.Len() == 0 {
 		return nil, err
 	}
+	p.folding.Add(1)
 	return c, err
 }
 
@@ -385,6 +398,7 @@ func (p *dataProducer) Capture() *sample.Capture { return p.r.Capture() }
 
 func (p *dataProducer) Close() error {
 	r := p.r
+	p.folding.Wait() // for the Stats of what the workers unwound
 	err := r.Close()
 	d := r.Damage()
 	if p.end && r.Err() == nil && (d == nil || d.Samples > 0) {

@@ -11,6 +11,7 @@ import "flamekit/pkg/folded"
 // address as recorded, and the map it was found in (a.Maps, one entry
 // per distinct map of the sample), or none. AddrFrame.Names is left 0.
 func (c *FrameCache) Addrs(b *Samples, i int, a *folded.Addrs) {
+	c.unwindBatch(b)
 	h := &b.heads[i]
 	ips := b.ips[h.chain[0]:h.chain[1]]
 	a.Frames, a.Maps = a.Frames[:0], a.Maps[:0]

@@ -47,7 +47,15 @@ type deferred struct {
 // Frame of a Samples batch then give no frames. Call it before the first
 // Next. What the frames are does not change, only where they are found:
 // the reader's goroutine no longer looks up every address.
-func (r *Reader) DeferFrames() { r.deferred = true }
+//
+// The user stacks of --call-graph dwarf samples are then unwound by the
+// FrameCaches too, each sample's stack dump kept in its Samples; the
+// Stats count where they stopped once every batch kept went through a
+// FrameCache's Chain or Addrs.
+func (r *Reader) DeferFrames() {
+	r.deferred = true
+	r.cfiTables() // made before FrameCaches share it
+}
 
 // curWorld returns the world of the reader's current state.
 func (r *Reader) curWorld() *world {
@@ -182,6 +190,7 @@ type FrameCache struct {
 	// thread and list of user maps (hashed into a few slots): see Chain.
 	lastKernel lastRun
 	lastUser   [lastSlots]lastRun
+	dw         *dwarfUnwinder // made at the first batch with user stacks to unwind
 }
 
 const lastSlots = 64
@@ -206,7 +215,7 @@ type lastRun struct {
 // one goroutine at a time.
 func (r *Reader) NewFrameCache() *FrameCache {
 	if r.shared == nil {
-		sh := &sharedLocs{namer: namer{sy: r.opt.Symbolizer, unique: true}}
+		sh := &sharedLocs{namer: namer{sy: r.opt.Symbolizer, unique: true}, cfi: r.cfi}
 		sh.index.init(r.fi.chainBytes())
 		r.shared = sh
 	}
@@ -219,6 +228,7 @@ func (r *Reader) NewFrameCache() *FrameCache {
 // grows, read without a lock too (a location is complete before its
 // number is in the index).
 type sharedLocs struct {
+	cfi    *cfiObjects // the Reader's, for deferred unwinding (DeferFrames)
 	namer  namer
 	addMu  sync.Mutex
 	n      uint32 // locations made; addMu
@@ -367,6 +377,7 @@ func (sh *sharedLocs) add() (uint32, *location) {
 // leaf first, as numbers for Frame: equal numbers, equal frames. It is
 // valid until the next call.
 func (c *FrameCache) Chain(b *Samples, sample int) []uint32 {
+	c.unwindBatch(b)
 	h := &b.heads[sample]
 	ips := b.ips[h.chain[0]:h.chain[1]]
 	c.chain = c.chain[:0]

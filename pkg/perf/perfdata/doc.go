@@ -38,6 +38,9 @@
 // unwinds them, and joined to the kernel part of its chain: the frames
 // perf script --no-inline prints (perf script also adds inlined functions,
 // which this package does not). Stats.Unwind counts why stacks ended.
+// With DeferFrames the FrameCaches unwind them, on their goroutines: a
+// kept sample's stack dump stays in the reader's queue, whose chunk the
+// batch pins until it is reset.
 //
 // A file perf record did not finish is read as far as it goes: killed
 // (the header's data size still 0) or cut short (a full disk: the data

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"flamekit/pkg/perf/symbols"
 	"flamekit/pkg/perf/unwind"
@@ -68,12 +70,22 @@ func itoa(v int64) string {
 	}
 }
 
-// dwarfUnwinder unwinds the user stacks of a Reader's samples.
+// cfiObjects is the CFI of the objects of a Reader's captures, read once
+// and shared by its unwinders (the Reader's and its FrameCaches'), with
+// the stops of the stacks the FrameCaches unwound.
+type cfiObjects struct {
+	opener objectOpener
+	mu     sync.Mutex
+	tables map[string]*objectCFI // by path and build-id; mu
+	stops  [unwind.NoRegs + 1]atomic.Int64
+}
+
+// dwarfUnwinder unwinds the user stacks of samples on one goroutine: the
+// Reader's, or a FrameCache's (see keptUnwind).
 type dwarfUnwinder struct {
 	u      unwind.Unwinder
-	opener objectOpener
-	tables map[string]*objectCFI // by path and build-id
-	byDSO  map[*dso]*objectCFI   // the same, by DSO (a changed DSO is a copy)
+	objs   *cfiObjects
+	byDSO  map[*dso]*objectCFI // objs' tables by DSO (a changed DSO is a copy)
 	lowest map[lowestKey]uint64
 	space  space
 	spans  spanCache
@@ -86,6 +98,13 @@ type dwarfUnwinder struct {
 	vals    []uint64
 }
 
+// newDWARFUnwinder returns an unwinder reading the CFI of objs.
+func newDWARFUnwinder(objs *cfiObjects) *dwarfUnwinder {
+	d := &dwarfUnwinder{objs: objs, byDSO: map[*dso]*objectCFI{}, lowest: map[lowestKey]uint64{}}
+	d.u.MaxDepth = maxStack
+	return d
+}
+
 // objectCFI is the CFI of one object, or why there is none.
 type objectCFI struct {
 	t    *unwind.Table
@@ -93,26 +112,27 @@ type objectCFI struct {
 	file string // the file read
 }
 
-// space is the memory of the sampled process, for unwind.Unwinder.
+// space is the memory of the sampled process, for unwind.Unwinder: its
+// maps at the sample's time, a list no change touches (maps.share).
 type space struct {
-	d  *dwarfUnwinder
-	ms *maps
+	d    *dwarfUnwinder
+	list []mapping
 }
 
 func (s *space) Find(addr uint64) (*unwind.Table, uint64, unwind.Stop) {
-	if len(s.ms.list) == 0 {
+	if len(s.list) == 0 {
 		return nil, 0, unwind.NoMap
 	}
 	c := &s.d.spans
-	if c.list != &s.ms.list[0] || c.n != len(s.ms.list) {
-		*c = spanCache{list: &s.ms.list[0], n: len(s.ms.list)}
+	if c.list != &s.list[0] || c.n != len(s.list) {
+		*c = spanCache{list: &s.list[0], n: len(s.list)}
 	}
 	for i := range c.ents {
 		if e := &c.ents[i]; addr-e.start < e.end-e.start {
 			return e.t, addr + e.delta, e.stop
 		}
 	}
-	m := s.ms.find(addr)
+	m := findIn(s.list, addr)
 	if m == nil {
 		return nil, 0, unwind.NoMap
 	}
@@ -166,21 +186,21 @@ func (s *space) find(m *mapping) (*unwind.Table, uint64, unwind.Stop) {
 	// segment's address less its offset (elf_base_address): for a
 	// process that kept its parent's maps across exec (perf keeps them)
 	// that is the parent's copy, and the lookup then misses.
-	return o.t, o.t.BaseAddr() - s.d.lowestStart(s.ms, d), 0
+	return o.t, o.t.BaseAddr() - s.d.lowestStart(s.list, d), 0
 }
 
 // hasObject reports whether a list of maps maps any object (a file or
 // the vdso), remembered for the last list asked about.
-func (d *dwarfUnwinder) hasObject(ms *maps) bool {
-	if len(ms.list) == 0 {
+func (d *dwarfUnwinder) hasObject(list []mapping) bool {
+	if len(list) == 0 {
 		return false
 	}
-	if &ms.list[0] == d.objList && len(ms.list) == d.objN {
+	if &list[0] == d.objList && len(list) == d.objN {
 		return d.objHas
 	}
-	d.objList, d.objN, d.objHas = &ms.list[0], len(ms.list), false
-	for i := range ms.list {
-		if k := ms.list[i].dso.kind; k == dsoUser || k == dsoVDSO {
+	d.objList, d.objN, d.objHas = &list[0], len(list), false
+	for i := range list {
+		if k := list[i].dso.kind; k == dsoUser || k == dsoVDSO {
 			d.objHas = true
 			break
 		}
@@ -197,14 +217,14 @@ type lowestKey struct {
 
 // lowestStart returns the lowest start of the maps of DSO d in ms,
 // cached per version of the list.
-func (d *dwarfUnwinder) lowestStart(ms *maps, ds *dso) uint64 {
-	k := lowestKey{&ms.list[0], len(ms.list), ds}
+func (d *dwarfUnwinder) lowestStart(list []mapping, ds *dso) uint64 {
+	k := lowestKey{&list[0], len(list), ds}
 	if v, ok := d.lowest[k]; ok {
 		return v
 	}
 	low := ^uint64(0)
-	for i := range ms.list {
-		m := &ms.list[i]
+	for i := range list {
+		m := &list[i]
 		if m.dso == ds || m.dso.path == ds.path && m.dso.hexID == ds.hexID {
 			low = min(low, m.start)
 		}
@@ -221,19 +241,27 @@ func (d *dwarfUnwinder) object(ds *dso) *objectCFI {
 	if o, ok := d.byDSO[ds]; ok {
 		return o
 	}
+	o := d.objs.object(ds)
+	d.byDSO[ds] = o
+	return o
+}
+
+// object returns the CFI of a DSO, read once for all unwinders: the
+// others wait while one reads an object's.
+func (c *cfiObjects) object(ds *dso) *objectCFI {
 	key := ds.path + "\x00" + ds.hexID
-	if o, ok := d.tables[key]; ok {
-		d.byDSO[ds] = o
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if o, ok := c.tables[key]; ok {
 		return o
 	}
-	defer func() { d.byDSO[ds] = d.tables[key] }()
 	o := &objectCFI{stop: unwind.NoObject}
-	if d.opener != nil {
+	if c.opener != nil {
 		path := ds.path
 		if ds.kind == dsoVDSO {
 			path = "[vdso]"
 		}
-		if f, closeFn, name, err := d.opener.ObjectFile(path, ds.hexID); err == nil {
+		if f, closeFn, name, err := c.opener.ObjectFile(path, ds.hexID); err == nil {
 			if t, err := unwind.Load(name, f, unwind.Options{}); err == nil {
 				o.t, o.stop, o.file = t, 0, name
 			}
@@ -242,7 +270,7 @@ func (d *dwarfUnwinder) object(ds *dso) *objectCFI {
 			o.stop = unwind.Replaced
 		}
 	}
-	d.tables[key] = o
+	c.tables[key] = o
 	return o
 }
 
@@ -258,15 +286,34 @@ const (
 	regsABI64   = 2
 )
 
+// cfiTables returns the Reader's table of CFI, made once.
+func (r *Reader) cfiTables() *cfiObjects {
+	if r.cfi == nil {
+		r.cfi = &cfiObjects{tables: map[string]*objectCFI{}}
+		r.cfi.opener, _ = r.opt.Symbolizer.(objectOpener)
+	}
+	return r.cfi
+}
+
+// keptUnwind is what unwinding a sample's user stack needs, kept with
+// the sample for a FrameCache (see Reader.DeferFrames): the registers,
+// and the stack dump, in a chunk of the Reader's queue that the batch
+// pins (Samples.pinned), else copied in Samples.stacks.
+type keptUnwind struct {
+	regs  unwind.Regs
+	stack []byte
+	abi64 bool // a 64-bit process (else its first frame only)
+}
+
 // unwindUser replaces the call chain of a --call-graph dwarf sample by
 // its kernel part followed by the user frames unwound from its registers
-// and stack dump, and counts where the unwind stopped.
+// and stack dump, and counts where the unwind stopped. When frames are
+// deferred, the unwinding is too: the chain keeps its kernel part, and
+// r.unw what Keep keeps for a FrameCache to unwind the rest.
 func (r *Reader) unwindUser(rec *sampleRec) {
 	d := r.dwarf
 	if d == nil {
-		d = &dwarfUnwinder{tables: map[string]*objectCFI{}, byDSO: map[*dso]*objectCFI{}, lowest: map[lowestKey]uint64{}}
-		d.opener, _ = r.opt.Symbolizer.(objectOpener)
-		d.u.MaxDepth = maxStack
+		d = newDWARFUnwinder(r.cfiTables())
 		r.dwarf = d
 	}
 	// The kernel part of the recorded chain: up to a user marker.
@@ -293,8 +340,8 @@ func (r *Reader) unwindUser(rec *sampleRec) {
 	// The caches of space (spans, lowest) and hasObject know a list by
 	// its first map and length: shared, a list is never changed in
 	// place.
-	th.maps.share()
-	if !d.hasObject(th.maps) {
+	list := th.maps.share()
+	if !d.hasObject(list) {
 		// A process whose objects perf never saw mapped (their MMAP
 		// records lost; anonymous maps only): perf registers a
 		// process's unwinder with its first map of an object, so such
@@ -302,15 +349,80 @@ func (r *Reader) unwindUser(rec *sampleRec) {
 		r.stats.Unwind[unwind.NoMap]++
 		return
 	}
-	d.space = space{d: d, ms: th.maps}
 	d.vals = d.vals[:0]
 	for i := 0; i+8 <= len(rec.regs); i += 8 {
 		d.vals = append(d.vals, le64(rec.regs[i:]))
 	}
 	regs := unwind.PerfRegs(rec.attr.regsUser, d.vals)
+	if r.deferred && rec.regsABI == regsABI64 {
+		// Unwound by a FrameCache, or by Keep if it cannot be.
+		r.unw, r.unwPending = keptUnwind{regs: regs, abi64: true}, true
+		r.unwStack, r.unwList, r.unwChunk = rec.stack, list, r.recChunk
+		if ck := r.unwChunk; ck != nil {
+			// Pinned before the queue releases the record: Keep
+			// hands the pin to its batch, else unwindPending drops it.
+			ck.pins.Add(1)
+		}
+		return
+	}
+	stop := d.unwind(list, &regs, rec.regsABI == regsABI64, rec.stack)
+	r.stats.Unwind[stop]++
+	d.chain = d.appendUser(d.chain)
+	rec.callchain = d.chain
+	rec.nchain = len(d.chain) / 8
+}
+
+// unwindPending unwinds the current sample's user stack now if it was
+// left to a FrameCache (see unwindUser) but is not kept for one: its
+// stop is counted all the same.
+func (r *Reader) unwindPending() {
+	if !r.unwPending {
+		return
+	}
+	r.unwPending = false
+	stop := r.dwarf.unwind(r.unwList, &r.unw.regs, r.unw.abi64, r.unwStack)
+	r.stats.Unwind[stop]++
+	if ck := r.unwChunk; ck != nil {
+		ck.pins.Add(-1)
+	}
+	r.unwStack, r.unwList, r.unwChunk = nil, nil, nil
+}
+
+// keepUnwind keeps what unwinding the current sample's user stack needs
+// in b, for sample h: its stack dump stays in the queue's chunk, which b
+// pins until it is reset, rather than copied (kilobytes a sample).
+func (r *Reader) keepUnwind(b *Samples, h *keptHead) {
+	u := r.unw
+	if ck := r.unwChunk; ck != nil {
+		// The pin unwindUser took is the batch's now: one a chunk.
+		if n := len(b.pinned); n == 0 || b.pinned[n-1] != ck {
+			b.pinned = append(b.pinned, ck)
+		} else {
+			ck.pins.Add(-1)
+		}
+		u.stack = r.unwStack
+	} else {
+		// A record delivered from outside the queue: copied.
+		if cap(b.stacks)-len(b.stacks) < len(r.unwStack) {
+			b.stacks = make([]byte, 0, max(len(r.unwStack), 64<<10))
+		}
+		start := len(b.stacks)
+		b.stacks = append(b.stacks, r.unwStack...)
+		u.stack = b.stacks[start:len(b.stacks):len(b.stacks)]
+	}
+	b.stackBytes += len(u.stack)
+	b.unws = append(b.unws, u)
+	h.unwind = int32(len(b.unws))
+	r.unwPending, r.unwStack, r.unwList, r.unwChunk = false, nil, nil, nil
+}
+
+// unwind unwinds a user stack into d.pcs from regs and the stack dump,
+// with the maps of list, and returns where it stopped.
+func (d *dwarfUnwinder) unwind(list []mapping, regs *unwind.Regs, abi64 bool, stack []byte) unwind.Stop {
+	d.space = space{d: d, list: list}
 	var stop unwind.Stop
-	if rec.regsABI == regsABI64 {
-		d.pcs, stop = d.u.Unwind(&regs, rec.stack, &d.space, d.pcs[:0])
+	if abi64 {
+		d.pcs, stop = d.u.Unwind(regs, stack, &d.space, d.pcs[:0])
 	} else {
 		// A 32-bit process: its first frame only.
 		d.pcs, stop = d.pcs[:0], unwind.NoRegs
@@ -318,16 +430,65 @@ func (r *Reader) unwindUser(rec *sampleRec) {
 			d.pcs = append(d.pcs, regs.V[16])
 		}
 	}
-	r.stats.Unwind[stop]++
-	if len(d.pcs) > 0 {
-		d.chain = binary.LittleEndian.AppendUint64(d.chain, contextUser)
-		for _, pc := range d.pcs {
-			if pc >= contextMax {
-				pc = unwoundEnd
+	return stop
+}
+
+// appendUser appends to chain the frames of d.pcs as the user part of a
+// call chain: a PERF_CONTEXT_USER marker, then the addresses.
+func (d *dwarfUnwinder) appendUser(chain []byte) []byte {
+	if len(d.pcs) == 0 {
+		return chain
+	}
+	chain = binary.LittleEndian.AppendUint64(chain, contextUser)
+	for _, pc := range d.pcs {
+		chain = binary.LittleEndian.AppendUint64(chain, userPC(pc))
+	}
+	return chain
+}
+
+// userPC is an unwound address as a call chain holds it.
+func userPC(pc uint64) uint64 {
+	if pc >= contextMax {
+		return unwoundEnd
+	}
+	return pc
+}
+
+// unwindBatch unwinds the user stacks b keeps (see keptUnwind), once:
+// their frames follow each sample's kernel part in b.ips, as if
+// recorded, and their stops are counted with the Reader's.
+func (c *FrameCache) unwindBatch(b *Samples) {
+	if len(b.unws) == 0 || b.unwound {
+		return
+	}
+	b.unwound = true
+	d := c.dw
+	if d == nil {
+		d = newDWARFUnwinder(c.sh.cfi)
+		c.dw = d
+	}
+	var stops UnwindStops
+	ips := b.spareIPs[:0]
+	for i := range b.heads {
+		h := &b.heads[i]
+		start := len(ips)
+		ips = append(ips, b.ips[h.chain[0]:h.chain[1]]...)
+		if h.unwind > 0 {
+			u := &b.unws[h.unwind-1]
+			stops[d.unwind(h.user, &u.regs, u.abi64, u.stack)]++
+			if len(d.pcs) > 0 {
+				ips = append(ips, contextUser)
+				for _, pc := range d.pcs {
+					ips = append(ips, userPC(pc))
+				}
 			}
-			d.chain = binary.LittleEndian.AppendUint64(d.chain, pc)
+		}
+		h.chain = [2]uint32{uint32(start), uint32(len(ips))}
+	}
+	b.spareIPs, b.ips = b.ips, ips
+	for s, n := range stops {
+		if n > 0 {
+			c.sh.cfi.stops[s].Add(n)
 		}
 	}
-	rec.callchain = d.chain
-	rec.nchain = len(d.chain) / 8
 }

@@ -16,6 +16,7 @@ import (
 
 	"flamekit/internal/testkit/elfskel"
 	"flamekit/internal/testkit/golden"
+	"flamekit/pkg/perf/sample"
 	"flamekit/pkg/perf/symbols"
 	"flamekit/pkg/perf/unwind"
 )
@@ -141,7 +142,7 @@ func TestDWARFObjects(t *testing.T) {
 			}
 			for r.Next() {
 			}
-			for key, o := range r.dwarf.tables {
+			for key, o := range r.cfi.tables {
 				file, _, _ := strings.Cut(key, "\x00")
 				if o.stop != unwind.NoObject || !strings.HasPrefix(file, "/") {
 					continue
@@ -173,7 +174,7 @@ func TestDWARFObjects(t *testing.T) {
 		}
 		for r.Next() {
 		}
-		for key, o := range r.dwarf.tables {
+		for key, o := range r.cfi.tables {
 			dso, _, _ := strings.Cut(key, "\x00")
 			if o.t == nil || dso == "" || dso == "[vdso]" || !o.t.HasCFI() {
 				continue
@@ -337,12 +338,167 @@ func TestHasObject(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var d dwarfUnwinder
-			ms := &maps{list: c.list}
 			for range 2 { // the second answer is remembered
-				if got := d.hasObject(ms); got != c.want {
+				if got := d.hasObject(c.list); got != c.want {
 					t.Errorf("hasObject = %v, want %v", got, c.want)
 				}
 			}
 		})
 	}
+}
+
+// TestDWARFDeferred checks that user stacks unwound by FrameCaches
+// (DeferFrames), on two goroutines, give the frames and the stops the
+// Reader gives unwinding them itself, for every DWARF capture, as
+// recorded and cut in rounds of three records (a FINISHED_ROUND after
+// every three), so that the queue reuses its chunks as it reads: the
+// batches are resolved and reset while the Reader reads on, or once it
+// read them all, when the chunks their dumps are in would have been
+// reused but for their pins.
+func TestDWARFDeferred(t *testing.T) {
+	objects := &committedObjects{}
+	for _, name := range dwarfCaptures {
+		orig := readData(t, name)
+		var rounds []byte
+		n := 0
+		records(t, orig, func(_ int, typ uint32, rec []byte) {
+			if typ == recFinishedRound {
+				return
+			}
+			rounds = append(rounds, rec...)
+			if n++; n%3 == 0 {
+				rounds = append(rounds, 68, 0, 0, 0, 0, 0, 8, 0) // FINISHED_ROUND
+			}
+		})
+		for variant, data := range map[string][]byte{"recorded": orig, "rounds": rebuild(orig, rounds)} {
+			t.Run(name+"/"+variant, func(t *testing.T) {
+				testDWARFDeferred(t, writeTemp(t, name+".data", data), objects)
+			})
+		}
+	}
+}
+
+func testDWARFDeferred(t *testing.T, path string, objects *committedObjects) {
+	sy := dwarfSymbolizer{byBuildID{Resolver: committedResolver(t), kernelFromText: true}, objects}
+	opt := Options{Symbolizer: sy, AllowForeign: true}
+	text := func(fs []sample.Frame) string {
+		var sb strings.Builder
+		for _, f := range fs {
+			sb.WriteString(frameText(f.Addr, f.Symbol, f.DSO) + "\n")
+		}
+		return sb.String()
+	}
+
+	r, err := Open(path, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for r.Next() {
+		want = append(want, text(r.Sample().Frames))
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	wantStats := r.Stats()
+	r.Close()
+	if wantStats.Unwind.Total() == 0 {
+		t.Fatal("no user stack unwound")
+	}
+
+	for _, after := range []bool{false, true} {
+		r, err = Open(path, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, stats := readDeferredDWARF(t, r, len(want), after, text)
+		r.Close()
+		if stats != wantStats {
+			t.Errorf("after=%v: stats: deferred %+v, not %+v", after, stats.Unwind, wantStats.Unwind)
+		}
+		bad := 0
+		for i := range want {
+			if got[i] != want[i] {
+				if bad++; bad <= 3 {
+					t.Errorf("after=%v: sample %d: deferred frames\n%s\nnot\n%s", after, i, got[i], want[i])
+				}
+			}
+		}
+		if bad > 0 {
+			t.Errorf("after=%v: %d of %d samples differ", after, bad, len(want))
+		}
+	}
+}
+
+// readDeferredDWARF reads r's samples with deferred frames in batches of
+// 5, resolved by two goroutines that reset each batch once resolved:
+// while r reads on, or after it read them all (after), when the queue's
+// chunks their dumps are in would have been reused but for their pins.
+// The queue's chunks are made small, so that it has many. It returns
+// each sample's frames as text gives them, and r's Stats at the end.
+func readDeferredDWARF(t *testing.T, r *Reader, n int, after bool, text func([]sample.Frame) string) ([]string, Stats) {
+	t.Helper()
+	r.q.chunk = 16 << 10
+	r.DeferFrames()
+	type batch struct {
+		b     *Samples
+		first int
+	}
+	batches := make(chan batch, 2)
+	if after {
+		batches = make(chan batch, n)
+	}
+	got := make([]string, n)
+	var wg sync.WaitGroup
+	resolve := func() {
+		for range 2 {
+			fc := r.NewFrameCache()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var frames []sample.Frame
+				for bt := range batches {
+					for i := range bt.b.Len() {
+						frames = frames[:0]
+						for _, n := range fc.Chain(bt.b, i) {
+							frames = append(frames, *fc.Frame(n))
+						}
+						if k := bt.first + i; k < len(got) {
+							got[k] = text(frames)
+						}
+					}
+					bt.b.Reset()
+				}
+			}()
+		}
+	}
+	if !after {
+		resolve()
+	}
+	kept := 0
+	b := &Samples{}
+	for r.Next() {
+		r.Keep(b)
+		if k := b.Len(); k == 5 {
+			batches <- batch{b, kept}
+			kept += k
+			b = &Samples{}
+		}
+	}
+	if k := b.Len(); k > 0 {
+		batches <- batch{b, kept}
+		kept += k
+	}
+	close(batches)
+	if after {
+		resolve()
+	}
+	wg.Wait()
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if kept != n {
+		t.Fatalf("%d samples deferred, %d read", kept, n)
+	}
+	return got, r.Stats()
 }

@@ -586,6 +586,15 @@ type Samples struct {
 	bytes  []byte   // the TIDs and tracepoint records
 	blocks []*[1 << locBits]location
 	namer  *namer
+	// Deferred unwinding (see keptUnwind): the user stacks to unwind,
+	// the chunks of the Reader's queue their dumps are in, the dumps
+	// copied, their bytes, whether they were unwound, a spare for ips.
+	unws       []keptUnwind
+	pinned     []*chunk
+	stacks     []byte
+	stackBytes int
+	unwound    bool
+	spareIPs   []uint64
 }
 
 // keptHead is a sample but its frames.
@@ -602,6 +611,7 @@ type keptHead struct {
 	// Deferred frames (see Reader.DeferFrames): what resolving them
 	// needs of the reader's state at the sample's time.
 	deferred
+	unwind int32 // 1 + the index of its user stack in Samples.unws; 0: none
 }
 
 const (
@@ -631,6 +641,13 @@ func (r *Reader) Keep(b *Samples) {
 		h.chain[0] = uint32(len(b.ips))
 		r.keepDeferred(b, &h)
 		h.chain[1] = uint32(len(b.ips))
+		if r.unwPending {
+			if r.printsFrames && !r.dropped {
+				r.keepUnwind(b, &h)
+			} else {
+				r.unwindPending() // counted all the same
+			}
+		}
 		b.heads = append(b.heads, h)
 		return
 	}
@@ -664,7 +681,20 @@ func (b *Samples) Len() int { return len(b.heads) }
 func (b *Samples) Reset() {
 	clear(b.heads) // the maps they hold
 	b.heads, b.chain, b.bytes, b.blocks, b.ips = b.heads[:0], b.chain[:0], b.bytes[:0], nil, b.ips[:0]
+	clear(b.unws) // the dumps they hold
+	b.unws, b.stacks, b.stackBytes, b.unwound = b.unws[:0], b.stacks[:0], 0, false
+	for _, ck := range b.pinned {
+		ck.pins.Add(-1)
+	}
+	clear(b.pinned)
+	b.pinned = b.pinned[:0]
 }
+
+// StackBytes returns the bytes of the user stack dumps b keeps (see
+// Reader.DeferFrames), which b holds in the Reader's memory until it is
+// reset: a producer cuts batches of --call-graph dwarf samples by it, so
+// that the batches in flight hold a few megabytes.
+func (b *Samples) StackBytes() int { return b.stackBytes }
 
 // Head fills s with sample i of b but its frames (s.Frames is emptied,
 // its capacity kept): what Sample gives, without a frame copied. The

@@ -1,5 +1,10 @@
 package perfdata
 
+import (
+	"slices"
+	"sync/atomic"
+)
+
 // This file is perf's ordered-events queue (tools/perf/util/ordered-events.c):
 // records with a time wait in the queue and are delivered in time order
 // when a FINISHED_ROUND record says that no later record can be older than
@@ -15,10 +20,18 @@ package perfdata
 
 const chunkSize = 1 << 20
 
+// chunk holds queued records. A chunk is reused once none of its records
+// is queued (live) and no batch of samples holds a stack dump in it
+// (pins: see Reader.keepUnwind, Samples.Reset): a chunk whose records
+// were all delivered while pinned waits in the queue's parked list.
 type chunk struct {
 	b    []byte
 	live int
+	pins atomic.Int32
 }
+
+// free reports whether no record nor batch holds ck.
+func (ck *chunk) free() bool { return ck.live == 0 && ck.pins.Load() == 0 }
 
 // queued is one record waiting in the queue.
 type queued struct {
@@ -38,14 +51,15 @@ type run struct {
 func (r *run) first() *queued { return &r.ents[r.head] }
 
 type queue struct {
-	chunk int    // chunk size: chunkSize, or less for a small file
-	runs  []*run // a heap by first record
-	last  *run   // the run the last record joined, while queued
-	spare []*run // empty runs, for reuse
-	n     int    // records queued
-	cur   *chunk
-	free  []*chunk
-	seq   uint64
+	chunk  int    // chunk size: chunkSize, or less for a small file
+	runs   []*run // a heap by first record
+	last   *run   // the run the last record joined, while queued
+	spare  []*run // empty runs, for reuse
+	n      int    // records queued
+	cur    *chunk
+	free   []*chunk
+	parked []*chunk // delivered, but pinned when they were
+	seq    uint64
 	// perf's ordered_events state
 	maxTime   uint64 // oe->max_timestamp
 	nextFlush uint64 // oe->next_flush
@@ -71,9 +85,12 @@ func (q *queue) push(t uint64, rec []byte) {
 		q.maxTime = t
 	}
 	if q.cur == nil || len(q.cur.b)+len(rec) > cap(q.cur.b) || len(rec) > cap(q.cur.b) {
-		if q.cur != nil && q.cur.live == 0 {
+		if q.cur != nil && q.cur.free() {
 			q.cur.b = q.cur.b[:0]
 		} else {
+			if q.cur != nil && q.cur.live == 0 {
+				q.parked = append(q.parked, q.cur) // pinned
+			}
 			q.cur = q.newChunk()
 		}
 	}
@@ -109,6 +126,13 @@ func (q *queue) newChunk() *chunk {
 		q.free = q.free[:n-1]
 		ck.b = ck.b[:0]
 		return ck
+	}
+	for i, ck := range q.parked {
+		if ck.pins.Load() == 0 {
+			q.parked = slices.Delete(q.parked, i, i+1)
+			ck.b = ck.b[:0]
+			return ck
+		}
 	}
 	n := q.chunk
 	if n <= 0 {
@@ -164,7 +188,11 @@ func (q *queue) pop() queued {
 func (q *queue) release(e queued) {
 	e.ck.live--
 	if e.ck.live == 0 && e.ck != q.cur {
-		q.free = append(q.free, e.ck)
+		if e.ck.pins.Load() == 0 {
+			q.free = append(q.free, e.ck)
+		} else {
+			q.parked = append(q.parked, e.ck)
+		}
 	}
 }
 

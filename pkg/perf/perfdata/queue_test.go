@@ -1,6 +1,7 @@
 package perfdata
 
 import (
+	"bytes"
 	"encoding/binary"
 	"testing"
 )
@@ -269,5 +270,50 @@ func drainRound(q *queue) {
 			return
 		}
 		q.release(q.pop())
+	}
+}
+
+// TestQueuePins checks that a chunk pinned by a batch of samples (see
+// Reader.keepUnwind) is not reused while pinned, though all its records
+// were delivered, and is reused once unpinned.
+func TestQueuePins(t *testing.T) {
+	q := &queue{chunk: 64}
+	rec := func(b byte) []byte { return bytes.Repeat([]byte{b}, 32) }
+	q.push(1, rec('a'))
+	q.push(2, rec('b'))
+	a := q.pop()
+	pinned := a.ck
+	pinned.pins.Add(1)
+	q.release(a)
+	q.release(q.pop())
+	// The pinned chunk is full and delivered: the next records go
+	// elsewhere, however many.
+	for i := range 8 {
+		q.push(uint64(3+i), rec('c'+byte(i)))
+		e := q.pop()
+		if e.ck == pinned {
+			t.Fatalf("record %d queued in the pinned chunk", i)
+		}
+		q.release(e)
+	}
+	if !bytes.Equal(a.rec, rec('a')) {
+		t.Fatalf("a pinned record changed: %q", a.rec)
+	}
+	// Unpinned, it is the next chunk the queue takes.
+	pinned.pins.Add(-1)
+	reused := false
+	for i := range 4 {
+		q.push(uint64(20+i), rec('k'))
+	}
+	for q.n > 0 {
+		e := q.pop()
+		reused = reused || e.ck == pinned
+		q.release(e)
+	}
+	if !reused {
+		t.Error("the chunk unpinned is not reused")
+	}
+	if len(q.parked) != 0 {
+		t.Errorf("%d chunks parked, none pinned", len(q.parked))
 	}
 }

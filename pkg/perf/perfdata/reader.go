@@ -121,6 +121,16 @@ type Reader struct {
 	worldGen uint64
 	shared   *sharedLocs    // the locations of the FrameCaches
 	dwarf    *dwarfUnwinder // for --call-graph dwarf samples
+	cfi      *cfiObjects    // the CFI of their objects (cfiTables)
+	// The current sample's user stack, when its unwinding is left to a
+	// FrameCache (see unwindUser): what Keep keeps of it, its stack dump
+	// and maps.
+	unw        keptUnwind
+	unwPending bool
+	unwStack   []byte
+	unwList    []mapping
+	unwChunk   *chunk // the queue's chunk unwStack is in, if it is
+	recChunk   *chunk // the chunk of the record being delivered
 	// jitClock says that every sample has a time in the clock of
 	// jitdump files, CLOCK_MONOTONIC (perf record -k mono).
 	jitClock bool
@@ -398,6 +408,11 @@ func (r *Reader) Damage() *Damage { return r.fi.damage }
 func (r *Reader) Stats() Stats {
 	s := r.stats
 	s.Unordered = r.q.unordered
+	if r.cfi != nil {
+		for i := range s.Unwind {
+			s.Unwind[i] += r.cfi.stops[i].Load()
+		}
+	}
 	return s
 }
 
@@ -459,6 +474,7 @@ func (r *Reader) Close() error {
 // read, stops the reading: the samples already queued are delivered
 // first, then Err reports where it stopped.
 func (r *Reader) Next() bool {
+	r.unwindPending()
 	if r.err != nil {
 		return false
 	}
@@ -466,7 +482,9 @@ func (r *Reader) Next() bool {
 		// Queued records whose round is over, in time order.
 		if t, ok := r.q.peek(); ok && (r.final || t <= r.flushTo) {
 			e := r.q.pop()
+			r.recChunk = e.ck
 			got := r.deliver(e.rec)
+			r.recChunk = nil
 			r.q.release(e)
 			if got {
 				return true
