@@ -590,6 +590,8 @@ func (t *Table) rowFor(pc uint64) *row {
 	case ok:
 		if rw, err = runCFA(f.cie, f.insns, f.cie.init, f.start, pc); err != nil {
 			rw = rowBadCFI
+		} else {
+			rw.setChanged()
 		}
 	case err != nil:
 		rw = rowBadCFI

@@ -41,8 +41,20 @@ type row struct {
 	cfaOff  int64
 	cfaExpr []byte
 	regs    [numRegs]rule
-	signal  bool // the frame of a signal handler's trampoline ("S")
-	stop    Stop // not 0: there is no row (see Table.rowFor)
+	signal  bool   // the frame of a signal handler's trampoline ("S")
+	stop    Stop   // not 0: there is no row (see Table.rowFor)
+	changed uint32 // bit n: regs[n] is not ruleSame (see setChanged)
+}
+
+// setChanged records which registers the row changes, for step to visit
+// those only (most rows change two or three of the seventeen).
+func (rw *row) setChanged() {
+	rw.changed = 0
+	for n := range rw.regs {
+		if rw.regs[n].kind != ruleSame {
+			rw.changed |= 1 << n
+		}
+	}
 }
 
 // DWARF call frame instructions.

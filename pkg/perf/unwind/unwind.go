@@ -2,6 +2,7 @@ package unwind
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unsafe"
 )
 
@@ -324,7 +325,8 @@ func step(rw *row, f *frameRegs, mem memReader) (next frameRegs, cfa uint64, los
 		cfa = base + uint64(rw.cfaOff)
 	}
 	next = *f
-	for n := range numRegs {
+	for m := rw.changed; m != 0; m &= m - 1 {
+		n := bits.TrailingZeros32(m)
 		ru := &rw.regs[n]
 		switch ru.kind {
 		case ruleSame:
