@@ -270,11 +270,12 @@ var chunkSamples = 512
 
 // chunkStackBytes bounds the user stack dumps a chunk of --call-graph
 // dwarf samples holds for the workers to unwind (perfdata.DeferFrames),
-// in the reader's memory until the chunk is folded: about 40 samples of
+// in the reader's memory until the chunk is folded: about 80 samples of
 // 8 KB dumps, where 512 would hold 4 MB, ten chunks in flight, and
 // memory touched costs (see perfdata's smallBuffers): stackcollapse on a
-// 494 MB dwarf capture touched 58 MB with 1 MB chunks, 47 with 256 KB.
-var chunkStackBytes = 256 << 10
+// 494 MB dwarf capture touched 58 MB with 1 MB chunks, 47 with 512 KB.
+// Smaller chunks cost more hand-overs to the workers.
+var chunkStackBytes = 512 << 10
 
 // headChunk is the chunk of a head scan (ScanOptions.Head).
 const headChunk = 128

@@ -205,11 +205,11 @@ func newReader(f file, name string, opt Options) (*Reader, error) {
 	r.pos = int64(fi.data.off)
 	r.end = int64(fi.data.off + fi.data.size)
 	// Buffers: 1 MiB, less for a small file (records are at most 64 KiB);
-	// the read-ahead's blocks and the queue's chunks 256 KiB (see
-	// smallBuffers).
+	// the read-ahead's blocks 512 KiB, three ahead, and the queue's
+	// chunks 256 KiB (see smallBuffers).
 	bufSize := int(min(1<<20, max(64<<10, r.end-r.pos)))
 	if r.end-r.pos >= readAheadMin {
-		r.ra = newReadAhead(f, r.pos, r.end-r.pos, smallBuffers, 4)
+		r.ra = newReadAhead(f, r.pos, r.end-r.pos, 2*smallBuffers, 3)
 		r.br = r.ra
 	} else {
 		r.br = bufio.NewReaderSize(io.NewSectionReader(f, r.pos, r.end-r.pos), bufSize)
@@ -220,12 +220,14 @@ func newReader(f file, name string, opt Options) (*Reader, error) {
 	return r, nil
 }
 
-// smallBuffers is the size of the read-ahead's blocks and of the queue's
-// chunks. Memory a process touches for the first time costs its zeroing,
-// 3 to 5 ms a megabyte on the virtual machines measured (more than
-// reading it from the page cache): with 1 MiB blocks and chunks (and
+// smallBuffers sizes the read-ahead's blocks and the queue's chunks.
+// Memory a process touches for the first time costs its zeroing, 3 to 5
+// ms a megabyte on the virtual machines measured (more than reading it
+// from the page cache): with four 1 MiB blocks and 1 MiB chunks (and
 // chunks pinned by --call-graph dwarf batches, see keepUnwind)
-// stackcollapse on a 494 MB dwarf capture touched 58 MB, with 256 KiB 47.
+// stackcollapse on a 494 MB dwarf capture touched 58 MB, with 256 KiB
+// chunks and three 512 KiB blocks 47 MB. Blocks of 256 KiB made twice
+// the context switches (each block is a hand-over between goroutines).
 const smallBuffers = 256 << 10
 
 // clockMonotonic is CLOCK_MONOTONIC's clock id.
