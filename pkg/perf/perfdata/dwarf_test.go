@@ -502,3 +502,52 @@ func readDeferredDWARF(t *testing.T, r *Reader, n int, after bool, text func([]s
 	}
 	return got, r.Stats()
 }
+
+// TestPushSampleCutsDump checks that a sample queued without the bytes of
+// its stack dump past the valid ones (pushSample) reads as the sample
+// recorded, and that dumps are cut (those of dwcpp, dwcfp and dwsys have
+// fewer valid bytes than recorded; the others are full).
+func TestPushSampleCutsDump(t *testing.T) {
+	total := 0
+	for _, name := range dwarfCaptures {
+		data := readData(t, name)
+		r, err := Open(writeTemp(t, name+".data", data), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut, samples := 0, 0
+		records(t, data, func(_ int, typ uint32, rec []byte) {
+			if typ != recSample {
+				return
+			}
+			var want, got sampleRec
+			if !r.parseSample(le16(rec[4:]), rec[8:], &want) {
+				t.Fatalf("%s: a sample does not parse", name)
+			}
+			samples++
+			r.pushSample(want.time, rec)
+			e := r.q.pop()
+			if len(e.rec) < len(rec) {
+				cut++
+			}
+			if int(le16(e.rec[6:])) != len(e.rec) {
+				t.Fatalf("%s: the record's size reads %d, it has %d bytes", name, le16(e.rec[6:]), len(e.rec))
+			}
+			if !r.parseSample(le16(e.rec[4:]), e.rec[8:], &got) {
+				t.Fatalf("%s: a sample queued does not parse", name)
+			}
+			if got.time != want.time || got.pid != want.pid || got.tid != want.tid || got.ip != want.ip ||
+				!bytes.Equal(got.callchain, want.callchain) || got.regsABI != want.regsABI ||
+				!bytes.Equal(got.regs, want.regs) || !bytes.Equal(got.stack, want.stack) {
+				t.Fatalf("%s: a sample queued reads\n%+v\nnot\n%+v", name, got, want)
+			}
+			r.q.release(e)
+		})
+		r.Close()
+		t.Logf("%s: %d of %d samples' dumps cut", name, cut, samples)
+		total += cut
+	}
+	if total == 0 {
+		t.Error("no dump cut")
+	}
+}

@@ -77,14 +77,19 @@ func (q *queue) round() uint64 {
 }
 
 // push copies rec into the queue.
-func (q *queue) push(t uint64, rec []byte) {
+func (q *queue) push(t uint64, rec []byte) { q.pushCut(t, rec, len(rec), len(rec)) }
+
+// pushCut copies rec into the queue without its bytes from from to to,
+// and returns the copy, for the caller to mend.
+func (q *queue) pushCut(t uint64, rec []byte, from, to int) []byte {
 	if t < q.lastFlush {
 		q.unordered++
 	}
 	if q.n == 0 || t >= q.maxTime {
 		q.maxTime = t
 	}
-	if q.cur == nil || len(q.cur.b)+len(rec) > cap(q.cur.b) || len(rec) > cap(q.cur.b) {
+	n := len(rec) - (to - from)
+	if q.cur == nil || len(q.cur.b)+n > cap(q.cur.b) || n > cap(q.cur.b) {
 		if q.cur != nil && q.cur.free() {
 			q.cur.b = q.cur.b[:0]
 		} else {
@@ -96,7 +101,7 @@ func (q *queue) push(t uint64, rec []byte) {
 	}
 	ck := q.cur
 	start := len(ck.b)
-	ck.b = append(ck.b, rec...)
+	ck.b = append(append(ck.b, rec[:from]...), rec[to:]...)
 	ck.live++
 	q.seq++
 	q.n++
@@ -105,7 +110,7 @@ func (q *queue) push(t uint64, rec []byte) {
 		// Later than the run's last record, and so than its first: the
 		// run keeps its place in the heap.
 		r.ents = append(r.ents, e)
-		return
+		return e.rec
 	}
 	var r *run
 	if n := len(q.spare); n > 0 {
@@ -118,6 +123,7 @@ func (q *queue) push(t uint64, rec []byte) {
 	q.last = r
 	q.runs = append(q.runs, r)
 	q.up(len(q.runs) - 1)
+	return e.rec
 }
 
 func (q *queue) newChunk() *chunk {

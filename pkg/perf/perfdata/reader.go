@@ -2,6 +2,7 @@ package perfdata
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -129,8 +130,10 @@ type Reader struct {
 	unwPending bool
 	unwStack   []byte
 	unwList    []mapping
-	unwChunk   *chunk // the queue's chunk unwStack is in, if it is
-	recChunk   *chunk // the chunk of the record being delivered
+	unwChunk   *chunk    // the queue's chunk unwStack is in, if it is
+	pushRec    sampleRec // pushSample's
+	dumps      bool      // some events record user stack dumps
+	recChunk   *chunk    // the chunk of the record being delivered
 	// jitClock says that every sample has a time in the clock of
 	// jitdump files, CLOCK_MONOTONIC (perf record -k mono).
 	jitClock bool
@@ -202,6 +205,9 @@ func newReader(f file, name string, opt Options) (*Reader, error) {
 	r.setFields()
 	r.m = newMachine(fi.buildIDs)
 	r.jitClock = fi.jitClock()
+	for i := range fi.attrs {
+		r.dumps = r.dumps || fi.attrs[i].sampleType&sampleStackUser != 0
+	}
 	r.pos = int64(fi.data.off)
 	r.end = int64(fi.data.off + fi.data.size)
 	// Buffers: 1 MiB, less for a small file (records are at most 64 KiB);
@@ -657,8 +663,30 @@ func (r *Reader) handle(rec []byte, off int64) bool {
 	if !ok || t == 0 || t == ^uint64(0) {
 		return r.deliver(rec)
 	}
+	if typ == recSample && r.dumps {
+		r.pushSample(t, rec)
+		return false
+	}
 	r.q.push(t, rec)
 	return false
+}
+
+// pushSample queues a SAMPLE record that may carry a user stack dump
+// (--call-graph dwarf) without the bytes of the dump past its valid ones
+// (dyn_size): the dump's size then reads dyn_size, the sample the same.
+// A dump of 8 KB holds 6.5 on average on a busy machine: the queue
+// copies and holds a fifth less.
+func (r *Reader) pushSample(t uint64, rec []byte) {
+	s := &r.pushRec
+	if !r.parseSample(le16(rec[4:]), rec[8:], s) || s.stack == nil || s.stackSize-len(s.stack) < 64 {
+		r.q.push(t, rec)
+		return
+	}
+	from, to := 8+s.stackOff+len(s.stack), 8+s.stackOff+s.stackSize
+	q := r.q.pushCut(t, rec, from, to)
+	binary.LittleEndian.PutUint16(q[6:], uint16(len(q)))
+	binary.LittleEndian.PutUint64(q[8+s.stackOff-8:], uint64(len(s.stack)))
+	*s = sampleRec{}
 }
 
 // decompress decodes a COMPRESSED record's payload into the pending

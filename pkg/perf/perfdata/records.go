@@ -99,6 +99,9 @@ type sampleRec struct {
 	regsABI uint64
 	regs    []byte
 	stack   []byte
+	// Where the dump's bytes start in the record's body, and its size
+	// (the bytes recorded, of which stack holds the valid ones).
+	stackOff, stackSize int
 }
 
 func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
@@ -305,6 +308,7 @@ func (r *Reader) parseUser(a *attr, c *cursor, s *sampleRec) {
 				c.bad = true
 				return
 			}
+			s.stackOff, s.stackSize = c.off, int(size)
 			data := c.bytes(int(size))
 			dyn := c.u64()
 			s.stack = data[:min(dyn, size)]
