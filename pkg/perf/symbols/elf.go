@@ -195,8 +195,8 @@ func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error
 			typ = elf.SHT_SYMTAB
 		}
 		// Mapped: the entries are read once, the names stay, cut
-		// from the string table.
-		st, err := syms.openSymbols(typ, true)
+		// from the string table; every page of both is read.
+		st, err := syms.openSymbols(typ, mapWhole)
 		if err != nil {
 			if errors.Is(err, elf.ErrNoSymbols) {
 				return nil
@@ -263,14 +263,25 @@ type symbolTable struct {
 	symsMapping *mapping
 }
 
-// readSection returns sec's content, mapped when map is set and it can
+// access says how a section is read: into memory, or mapped (the pages
+// mapped as they are first read, or all at once when the whole section
+// will be read).
+type access uint8
+
+const (
+	readIn   access = iota // read into memory
+	mapLazy                // mapped, a few of its pages read
+	mapWhole               // mapped, every page read (see mapFile's populate)
+)
+
+// readSection returns sec's content, mapped when how says so and it can
 // be (m is then the mapping), else read as sec.Data reads it, failing as
 // it does: a section is read when it is compressed, SHT_NOBITS, not
 // within the file (then Data gives the error), or in memory.
-func (ef *elfFile) readSection(sec *elf.Section, mapIt bool) (data []byte, m *mapping, err error) {
-	if mapIt && ef.file != nil && sec.Flags&elf.SHF_COMPRESSED == 0 && sec.Type != elf.SHT_NOBITS &&
+func (ef *elfFile) readSection(sec *elf.Section, how access) (data []byte, m *mapping, err error) {
+	if how != readIn && ef.file != nil && sec.Flags&elf.SHF_COMPRESSED == 0 && sec.Type != elf.SHT_NOBITS &&
 		sec.Size > 0 && sec.Offset <= uint64(ef.size) && sec.Size <= uint64(ef.size)-sec.Offset {
-		if data, m, ok := mapFile(ef.file, int64(sec.Offset), int64(sec.Size)); ok {
+		if data, m, ok := mapFile(ef.file, int64(sec.Offset), int64(sec.Size), how == mapWhole); ok {
 			return data, m, nil
 		}
 	}
@@ -279,8 +290,8 @@ func (ef *elfFile) readSection(sec *elf.Section, mapIt bool) (data []byte, m *ma
 }
 
 // openSymbols opens the first section of type typ and its string table,
-// failing as debug/elf's Symbols does, mapping them when mapIt is set.
-func (ef *elfFile) openSymbols(typ elf.SectionType, mapIt bool) (*symbolTable, error) {
+// failing as debug/elf's Symbols does, read or mapped as how says.
+func (ef *elfFile) openSymbols(typ elf.SectionType, how access) (*symbolTable, error) {
 	f := ef.f
 	if f.Class != elf.ELFCLASS32 && f.Class != elf.ELFCLASS64 {
 		return nil, errors.New("not implemented")
@@ -289,7 +300,7 @@ func (ef *elfFile) openSymbols(typ elf.SectionType, mapIt bool) (*symbolTable, e
 	if sec == nil {
 		return nil, elf.ErrNoSymbols
 	}
-	syms, symsMapping, err := ef.readSection(sec, mapIt)
+	syms, symsMapping, err := ef.readSection(sec, how)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load symbol section: %w", err)
 	}
@@ -306,7 +317,7 @@ func (ef *elfFile) openSymbols(typ elf.SectionType, mapIt bool) (*symbolTable, e
 	if sec.Link <= 0 || int(sec.Link) >= len(f.Sections) {
 		return nil, fmt.Errorf("cannot load string table section: %w", errors.New("section has invalid string table link"))
 	}
-	strs, m, err := ef.readSection(f.Sections[sec.Link], mapIt)
+	strs, m, err := ef.readSection(f.Sections[sec.Link], how)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load string table section: %w", err)
 	}
@@ -474,7 +485,7 @@ func addPLTUnguarded(b *builder, ef *elfFile) int {
 		return 0
 	}
 	// A few entries and names of .dynsym are wanted: mapped.
-	dsyms, err := ef.openSymbols(elf.SHT_DYNSYM, true)
+	dsyms, err := ef.openSymbols(elf.SHT_DYNSYM, mapLazy)
 	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
 		return 0
 	}

@@ -519,7 +519,8 @@ func orNone(s string) string {
 }
 
 // readKallsyms parses a kallsyms file, mapped when it can be (a copy in
-// the build-id cache; /proc/kallsyms cannot).
+// the build-id cache; /proc/kallsyms cannot), on every core: a perf.data
+// reader waits for the kernel's table at its first kernel sample.
 func readKallsyms(path string) (*Kernel, error) {
 	f, size, err := safefile.Open(path, ruleKallsyms)
 	if err != nil {
@@ -527,8 +528,8 @@ func readKallsyms(path string) (*Kernel, error) {
 	}
 	defer f.Close()
 	if size > 0 {
-		if data, m, ok := mapFile(f, 0, size); ok {
-			return parseKallsyms(path, bytesToString(data), m)
+		if data, m, ok := mapFile(f, 0, size, true); ok {
+			return parseKallsyms(path, bytesToString(data), m, kallsymsParts(len(data), runtime.GOMAXPROCS(0)))
 		}
 	}
 	// /proc/kallsyms: size 0 to stat, read to its end, within the bound.
@@ -539,7 +540,7 @@ func readKallsyms(path string) (*Kernel, error) {
 	if int64(len(data)) > ruleKallsyms.Max {
 		return nil, &safefile.Error{Path: path, What: ruleKallsyms.What, Err: safefile.ErrTooLarge}
 	}
-	return parseKallsyms(path, bytesToString(data), nil)
+	return parseKallsyms(path, bytesToString(data), nil, kallsymsParts(len(data), runtime.GOMAXPROCS(0)))
 }
 
 func isRegular(p string) bool {
