@@ -155,10 +155,12 @@ func NewResolver(opts Options) *Resolver {
 }
 
 // get returns the value of m[k], loading it with fn unless that is done
-// or under way (then it waits for it). The first time a lookup asks for
-// it, what it could not load is added to Missing, so that Missing lists
-// objects in the order lookups asked for them, preloaded or not.
-func get[K comparable, T any](r *Resolver, m map[K]*load[T], k K, fn func(*[]Missing) T) T {
+// or under way (then it waits for it, running queued loads meanwhile when
+// help is set; else idle, so that the load's own goroutines have the
+// core). The first time a lookup asks for it, what it could not load is
+// added to Missing, so that Missing lists objects in the order lookups
+// asked for them, preloaded or not.
+func get[K comparable, T any](r *Resolver, m map[K]*load[T], k K, help bool, fn func(*[]Missing) T) T {
 	r.mu.Lock()
 	l := m[k]
 	if l != nil && l.asked {
@@ -176,10 +178,13 @@ func get[K comparable, T any](r *Resolver, m map[K]*load[T], k K, fn func(*[]Mis
 	mine := !l.started
 	l.started = true
 	r.mu.Unlock()
-	if mine {
+	switch {
+	case mine:
 		run(l, fn)
-	} else {
+	case help:
 		r.help(l.done)
+	default:
+		<-l.done
 	}
 	if l.panicked != nil {
 		panic(l.panicked)
@@ -360,7 +365,7 @@ func (r *Resolver) DSOTable(path, buildID string) *Table {
 	if pid, ok := perfMapPID(path); ok {
 		return r.PerfMapTable(pid)
 	}
-	return get(r, r.dsos, dsoKey{path, buildID}, func(miss *[]Missing) *Table {
+	return get(r, r.dsos, dsoKey{path, buildID}, true, func(miss *[]Missing) *Table {
 		// The caller waits: every core helps.
 		return r.loadDSO(path, strings.ToLower(buildID), runtime.GOMAXPROCS(0), miss)
 	})
@@ -409,7 +414,10 @@ func (r *Resolver) Module(buildID, module string, addr uint64) (Symbol, bool) {
 // neither is there.
 func (r *Resolver) KernelSymbols(buildID string) *Kernel {
 	buildID = strings.ToLower(buildID)
-	return get(r, r.kernels, buildID, func(miss *[]Missing) *Kernel { return r.loadKernelMiss(buildID, miss) })
+	// A caller waiting for the kernel does not run other loads: the
+	// kernel's lines are read on every core (readKallsyms), and a load
+	// begun meanwhile would hold up the caller after the kernel is done.
+	return get(r, r.kernels, buildID, false, func(miss *[]Missing) *Kernel { return r.loadKernelMiss(buildID, miss) })
 }
 
 func (r *Resolver) loadKernelMiss(buildID string, miss *[]Missing) *Kernel {
@@ -473,7 +481,7 @@ func (r *Resolver) PerfMap(pid int, addr, t uint64) (Symbol, bool) {
 // PerfMapTable returns the table of perf-PID.map, loading it on first
 // use; nil when the file cannot be read.
 func (r *Resolver) PerfMapTable(pid int) *Table {
-	return get(r, r.perfMaps, pid, func(miss *[]Missing) *Table { return r.loadPerfMap(pid, miss) })
+	return get(r, r.perfMaps, pid, true, func(miss *[]Missing) *Table { return r.loadPerfMap(pid, miss) })
 }
 
 func (r *Resolver) loadPerfMap(pid int, miss *[]Missing) *Table {

@@ -14,6 +14,7 @@ import (
 	"flamekit/internal/testkit/golden"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -648,7 +649,7 @@ func TestWaitingLookupHelps(t *testing.T) {
 	preload(r, m, "next", func(*[]Missing) *Table { close(ran); return nil })
 	done := make(chan struct{})
 	go func() {
-		get(r, m, "slow", func(*[]Missing) *Table { t.Error("slow loaded twice"); return nil })
+		get(r, m, "slow", true, func(*[]Missing) *Table { t.Error("slow loaded twice"); return nil })
 		close(done)
 	}()
 	select {
@@ -660,6 +661,34 @@ func TestWaitingLookupHelps(t *testing.T) {
 	<-done
 	if l := m["next"]; l == nil || !l.started {
 		t.Fatal("the queued load is not marked started")
+	}
+}
+
+// A lookup waiting for the kernel (help false) leaves the queued loads
+// to the background goroutine: they start only once the load it waits
+// for is done.
+func TestWaitingKernelLookupIdles(t *testing.T) {
+	r := NewResolver(Options{})
+	m := map[string]*load[*Kernel]{}
+	started, release := make(chan struct{}), make(chan struct{})
+	var released atomic.Bool
+	preload(r, m, "kernel", func(*[]Missing) *Kernel { close(started); <-release; return nil })
+	<-started
+	early := make(chan bool, 1)
+	preload(r, m, "next", func(*[]Missing) *Kernel { early <- !released.Load(); return nil })
+	done := make(chan struct{})
+	go func() {
+		get(r, m, "kernel", false, func(*[]Missing) *Kernel { t.Error("kernel loaded twice"); return nil })
+		close(done)
+	}()
+	for range 100 {
+		runtime.Gosched() // the lookup on its way to waiting
+	}
+	released.Store(true)
+	close(release)
+	<-done
+	if <-early {
+		t.Fatal("the waiting lookup ran a queued load")
 	}
 }
 
