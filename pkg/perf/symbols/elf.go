@@ -511,29 +511,39 @@ func addPLTUnguarded(b *builder, ef *elfFile) int {
 	default:
 		recSize = 8
 	}
-	n := 0
-	for i := uint64(0); i < count; i++ {
-		at := i * recSize
-		if at+recSize > uint64(len(relData)) {
-			break
-		}
+	// The entries' names, "name@plt", are copied into one buffer (from
+	// the mapped .dynstr) and cut from it: one allocation, not one per
+	// entry. A mangled name is demangled on first lookup (see
+	// addPLTEntry).
+	count = min(count, uint64(len(relData))/recSize)
+	names := make([]string, count)
+	size := 0
+	for i := range names {
+		at := uint64(i) * recSize
 		var symIdx uint64
 		if is64 {
 			symIdx = f.ByteOrder.Uint64(relData[at+8:]) >> 32
 		} else {
 			symIdx = uint64(f.ByteOrder.Uint32(relData[at+4:]) >> 8)
 		}
-		name := ""
 		if symIdx > 0 && symIdx <= uint64(ndsyms) {
-			// The names of a PLT are few: demangled now.
-			name = Demangle(dsyms.at(int(symIdx - 1)).name)
+			names[i] = dsyms.at(int(symIdx - 1)).name
 		}
-		b.addLate(off, off+entry, name+"@plt", elf.STB_GLOBAL)
-		off += entry
-		n++
+		size += len(names[i]) + len("@plt")
 	}
-	runtime.KeepAlive(dsyms) // name was read from its mapping
-	return n
+	buf := make([]byte, 0, size)
+	for _, name := range names {
+		buf = append(append(buf, name...), "@plt"...)
+	}
+	runtime.KeepAlive(dsyms) // the names were read from its mapping
+	text := bytesToString(buf)
+	for _, name := range names {
+		cut := text[:len(name)+len("@plt")]
+		text = text[len(cut):]
+		b.addPLTEntry(off, off+entry, cut, mayDemangle(name))
+		off += entry
+	}
+	return len(names)
 }
 
 // pltEntries returns about how many entries addPLT adds for ef (its

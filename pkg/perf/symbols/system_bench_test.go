@@ -9,12 +9,13 @@ import (
 // systemObjects are objects of a system-wide capture on this project's
 // machines (Debian 12), of the sizes whose tables cost most: libc read
 // from its debug file, two large Go programs, a C library of many
-// symbols, and two small ones.
+// symbols, a C++ library with a large PLT, and two small ones.
 var systemObjects = []string{
 	"/usr/lib/x86_64-linux-gnu/libc.so.6",
 	"/usr/local/go/pkg/tool/linux_amd64/compile",
 	"/usr/local/go/bin/go",
 	"/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0",
+	"/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
 	"/usr/bin/bash",
 	"/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
 }
