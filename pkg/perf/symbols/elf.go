@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -87,9 +88,12 @@ func elfTable(syms, runtime *elfFile, workers int) (t *Table, err error) {
 	var b builder
 	b.takeScratch()
 	defer b.releaseScratch()
-	n, aborted, err := loadELF(&b, syms, runtime)
+	n, aborted, dynsym, err := loadELF(&b, syms, runtime)
 	if err != nil {
 		return nil, err
+	}
+	if syms != runtime {
+		dynsym = nil // not the runtime file's
 	}
 	if !aborted && n > 0 {
 		b.sortByStart()
@@ -97,7 +101,7 @@ func elfTable(syms, runtime *elfFile, workers int) (t *Table, err error) {
 		b.fixupEnds(order, false)
 		b.demangleAliases(order, workers)
 		b.removeDuplicates(order)
-		addPLT(&b, runtime)
+		addPLT(&b, runtime, dynsym)
 	}
 	return b.build(), nil
 }
@@ -188,7 +192,8 @@ func (ef *elfFile) debuglink() string {
 // file's SHT_NOBITS ones). It returns the number of symbols added and
 // whether perf would have given up half-way (a symbol in a section that
 // does not exist): then the symbols before stay, but no fix-up is done.
-func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error) {
+// dynsym is syms' .dynsym when that is what it read (for addPLT).
+func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, dynsym *symbolTable, err error) {
 	err = guard(syms.path, func() error {
 		typ := elf.SHT_DYNSYM
 		if syms.hasSymtab() {
@@ -202,6 +207,9 @@ func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error
 				return nil
 			}
 			return fmt.Errorf("%s: %w", syms.path, err)
+		}
+		if typ == elf.SHT_DYNSYM {
+			dynsym = st
 		}
 		if b.syms == nil {
 			// Room for the PLT's entries too (addPLT).
@@ -235,7 +243,7 @@ func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error
 		})
 		return nil
 	})
-	return n, aborted, err
+	return n, aborted, dynsym, err
 }
 
 // elfSym is one entry of an ELF symbol table, with what perf looks at.
@@ -453,15 +461,19 @@ func segmentOf(loads []*elf.Prog, v uint64) *elf.Prog {
 // from the end of the PLT header, at file offsets; the name is that of
 // the relocation's .dynsym symbol, "" for IRELATIVE slots (so "@plt").
 // It returns the number added.
-func addPLT(b *builder, ef *elfFile) (n int) {
+//
+// dsyms is ef's .dynsym when the caller has it open already (the symbols
+// of a stripped object: its pages are read, so not mapped again), else
+// nil.
+func addPLT(b *builder, ef *elfFile, dsyms *symbolTable) (n int) {
 	guard(ef.path, func() error {
-		n = addPLTUnguarded(b, ef)
+		n = addPLTUnguarded(b, ef, dsyms)
 		return nil
 	})
 	return n
 }
 
-func addPLTUnguarded(b *builder, ef *elfFile) int {
+func addPLTUnguarded(b *builder, ef *elfFile, dsyms *symbolTable) int {
 	f := ef.f
 	dynIdx, dynsym := ef.section(".dynsym")
 	if dynsym == nil || dynsym.Type != elf.SHT_DYNSYM {
@@ -484,10 +496,13 @@ func addPLTUnguarded(b *builder, ef *elfFile) int {
 	if err != nil {
 		return 0
 	}
-	// A few entries and names of .dynsym are wanted: mapped.
-	dsyms, err := ef.openSymbols(elf.SHT_DYNSYM, mapLazy)
-	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
-		return 0
+	if dsyms == nil {
+		// A few entries and names of .dynsym are wanted: mapped.
+		var err error
+		dsyms, err = ef.openSymbols(elf.SHT_DYNSYM, mapLazy)
+		if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+			return 0
+		}
 	}
 	ndsyms := 0
 	if dsyms != nil {
@@ -537,6 +552,9 @@ func addPLTUnguarded(b *builder, ef *elfFile) int {
 	}
 	runtime.KeepAlive(dsyms) // the names were read from its mapping
 	text := bytesToString(buf)
+	// Room for an operation and a name each, made once.
+	b.ops = slices.Grow(b.ops, len(names))
+	b.extra = slices.Grow(b.extra, len(names))
 	for _, name := range names {
 		cut := text[:len(name)+len("@plt")]
 		text = text[len(cut):]

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -552,8 +553,15 @@ func readKallsyms(path string) (*Kernel, error) {
 }
 
 func isRegular(p string) bool {
+	_, ok := regularFile(p)
+	return ok
+}
+
+// regularFile returns what os.Stat says of p, ok when it is a regular
+// file.
+func regularFile(p string) (fi fs.FileInfo, ok bool) {
 	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
+	return fi, err == nil && fi.Mode().IsRegular()
 }
 
 // buildIDPath returns the build-id cache's entry for id: the link
@@ -585,11 +593,25 @@ func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *
 		// [heap], [stack], //anon, /memfd:…: nothing to load.
 		return nil
 	}
-	if buildID == "" && !vdso && isRegular(path) {
-		if ef, err := openELF(path); err == nil {
-			buildID = ef.buildID()
-			ef.Close()
+	// The object itself, opened once: for its build-id when none was
+	// recorded, its .gnu_debuglink, and as a candidate, under its own
+	// name or another (the build-id cache links the files it holds).
+	var self *elfFile
+	var selfInfo fs.FileInfo
+	if !vdso {
+		if fi, ok := regularFile(path); ok {
+			if ef, err := openELF(path); err == nil {
+				self, selfInfo = ef, fi
+			}
 		}
+	}
+	defer func() {
+		if self != nil {
+			self.Close()
+		}
+	}()
+	if buildID == "" && self != nil {
+		buildID = self.buildID()
 	}
 
 	var cands []string
@@ -599,7 +621,7 @@ func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *
 				filepath.Join(r.opts.BuildIDDir, "[vdso]", buildID, "vdso"))
 		}
 	} else {
-		cands = append(cands, r.debuglinkCandidates(path)...)
+		cands = append(cands, r.debuglinkCandidates(self)...)
 		if buildID != "" {
 			cands = append(cands, r.buildIDPath(buildID, "elf"), r.buildIDPath(buildID, "debug"))
 		}
@@ -633,21 +655,51 @@ func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *
 	found := false // a file of the recorded build-id
 	var mismatch []string
 	var readErr error
+	// The files read so far, with their build-ids: a link to one of them
+	// (the build-id cache's copy of an object is a hard link to it) adds
+	// nothing but its name in the messages, and is not read again.
+	type seenFile struct {
+		fi      fs.FileInfo
+		buildID string
+	}
+	var seen []seenFile
 	for _, c := range cands {
-		if c == "" || !isRegular(c) {
+		if c == "" {
 			continue
 		}
-		ef, err := openELF(c)
-		if err != nil {
-			readErr = err
+		fi, ok := regularFile(c)
+		if !ok {
 			continue
+		}
+		if i := slices.IndexFunc(seen, func(s seenFile) bool { return os.SameFile(s.fi, fi) }); i >= 0 {
+			if got := seen[i].buildID; buildID != "" && got != buildID {
+				mismatch = append(mismatch, fmt.Sprintf("%s has %s", c, orNone(got)))
+			} else {
+				found = true
+			}
+			continue
+		}
+		var ef *elfFile
+		if self != nil && os.SameFile(selfInfo, fi) {
+			ef, self = self, nil
+			ef.path = c
+		} else {
+			var err error
+			if ef, err = openELF(c); err != nil {
+				readErr = err
+				continue
+			}
 		}
 		if buildID != "" {
-			if got := ef.buildID(); got != buildID {
+			got := ef.buildID()
+			seen = append(seen, seenFile{fi, got})
+			if got != buildID {
 				mismatch = append(mismatch, fmt.Sprintf("%s has %s", c, orNone(got)))
 				ef.Close()
 				continue
 			}
+		} else {
+			seen = append(seen, seenFile{fi, ""})
 		}
 		found = true
 		if take(ef) {
@@ -769,23 +821,18 @@ func pseudoFile(path string) bool {
 }
 
 // debuglinkCandidates returns where perf looks for the file named by
-// path's .gnu_debuglink: next to it, in its .debug directory and under
-// DebugDir. (perf also tries the bare name in its working directory;
-// that is not done here.)
-func (r *Resolver) debuglinkCandidates(path string) []string {
-	if !isRegular(path) {
-		return nil
-	}
-	ef, err := openELF(path)
-	if err != nil {
+// the object's .gnu_debuglink (ef, nil when it could not be opened):
+// next to it, in its .debug directory and under DebugDir. (perf also
+// tries the bare name in its working directory; that is not done here.)
+func (r *Resolver) debuglinkCandidates(ef *elfFile) []string {
+	if ef == nil {
 		return nil
 	}
 	link := ef.debuglink()
-	ef.Close()
 	if link == "" {
 		return nil
 	}
-	dir := filepath.Dir(path)
+	dir := filepath.Dir(ef.path)
 	for _, c := range []string{
 		filepath.Join(dir, link),
 		filepath.Join(dir, ".debug", link),
