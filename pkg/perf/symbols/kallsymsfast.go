@@ -244,8 +244,12 @@ func readKallsymsLines(k *Kernel, text string, parts int) (mem *kallsymsMemory, 
 		at = end
 	}
 	// Counted first, so that each part writes its symbols in place in
-	// arrays made once at their size.
-	parallel(len(ps), func(i int) { ps[i].hi = strings.Count(ps[i].text, "\n") + 1 })
+	// arrays made once at their size: at most a symbol a line, and a
+	// line of a symbol takes 6 bytes at least ("0 T x\n"), which bounds
+	// the memory of a file of empty lines.
+	parallel(len(ps), func(i int) {
+		ps[i].hi = min(strings.Count(ps[i].text, "\n")+1, (len(ps[i].text)+1)/6+1)
+	})
 	n := 0
 	for i := range ps {
 		c := ps[i].hi
