@@ -50,8 +50,14 @@ func heapAhead(args []string, stdin *os.File) int {
 func askHugePages(args []string, stdin *os.File) {
 	if n := heapAhead(args, stdin); n > 0 {
 		go func() {
+			floor := os.Getenv("GOGC") == ""
+			if floor {
+				// Allocating n bytes would start a collection of
+				// its own before Heap's.
+				debug.SetGCPercent(-1)
+			}
 			hugepage.Heap(n)
-			if os.Getenv("GOGC") == "" {
+			if floor {
 				heapFloor(minHeapAhead)
 			}
 		}()

@@ -34,15 +34,9 @@ func (k *Sink) AddChainAddrs(s *sample.Sample, chain []uint32, fs Frames, a *fol
 func (w *worker) foldAddrs(dst []byte, s *sample.Sample) []byte {
 	f := &w.fold
 	a := w.addrs
-	pid, tid := ids(s)
-	start := len(dst)
-	dst = appendRoot(dst, f.opt, s.Comm, pid, tid)
-	java := bytes.HasPrefix(dst[start:], []byte("java"))
+	dst, j := f.root(dst, s)
+	java := j == 1
 	if w.fs != nil {
-		j := 0
-		if java {
-			j = 1
-		}
 		f.chainJ = j
 		for i := len(w.chain) - 1; i >= 0; i-- {
 			mark := len(dst)

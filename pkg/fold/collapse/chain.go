@@ -1,7 +1,6 @@
 package collapse
 
 import (
-	"bytes"
 	"sync/atomic"
 
 	"flamekit/pkg/perf/sample"
@@ -92,13 +91,7 @@ func (w *worker) countSymbols(b *batch, s *sample.Sample) {
 // with "java"), then copied. It leaves f.h alone: the classic sums of
 // chains go by key (sumChain), and timed lines need no hash.
 func (f *folder) foldChain(dst []byte, s *sample.Sample, chain []uint32, fs Frames) []byte {
-	pid, tid := ids(s)
-	start := len(dst)
-	dst = appendRoot(dst, f.opt, s.Comm, pid, tid)
-	j := 0
-	if bytes.HasPrefix(dst[start:], []byte("java")) {
-		j = 1
-	}
+	dst, j := f.root(dst, s)
 	f.chainJ = j
 	return f.appendPieces(dst, chain, fs, j)
 }
@@ -190,8 +183,7 @@ func (w *worker) chainKey(s *sample.Sample) ([]uint32, uint64) {
 // root frame; it returns the key, its hash, and 1 when the root starts
 // with "java" (the Java naming rules apply), else 0.
 func (w *worker) rootKey(s *sample.Sample) ([]uint32, uint64, int) {
-	pid, tid := ids(s)
-	root := appendRoot(w.stack[:0], w.fold.opt, s.Comm, pid, tid)
+	root, j := w.fold.root(w.stack[:0], s)
 	w.stack = root
 	id, ok := w.roots[string(root)]
 	if !ok {
@@ -200,10 +192,6 @@ func (w *worker) rootKey(s *sample.Sample) ([]uint32, uint64, int) {
 			w.roots = make(map[string]uint32)
 		}
 		w.roots[string(root)] = id
-	}
-	j := 0
-	if bytes.HasPrefix(root, []byte("java")) {
-		j = 1
 	}
 	return append(w.key[:0], id), keyHash(keySeed, id), j
 }

@@ -168,14 +168,25 @@ const maxMemo = 1 << 20
 // fold appends the folded stack of s to dst: the root frame, then the
 // frames from the outermost to the leaf.
 func (f *folder) fold(dst []byte, s *sample.Sample) []byte {
-	pid, tid := ids(s)
-	start := len(dst)
-	dst = appendRoot(dst, f.opt, s.Comm, pid, tid)
-	java := bytes.HasPrefix(dst[start:], []byte("java"))
+	dst, j := f.root(dst, s)
+	java := j == 1
 	for i := len(s.Frames) - 1; i >= 0; i-- {
 		dst = f.frame(dst, &s.Frames[i], java)
 	}
 	return dst
+}
+
+// root appends the root of the stack of s (appendRoot) and returns the
+// Java naming rule its frames follow: 1 when the root starts with "java",
+// else 0.
+func (f *folder) root(dst []byte, s *sample.Sample) ([]byte, int) {
+	pid, tid := ids(s)
+	start := len(dst)
+	dst = appendRoot(dst, f.opt, s.Comm, pid, tid)
+	if bytes.HasPrefix(dst[start:], []byte("java")) {
+		return dst, 1
+	}
+	return dst, 0
 }
 
 // frame appends ";" and the frames one frame line gives (none when Perl
