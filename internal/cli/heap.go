@@ -44,23 +44,24 @@ func heapAhead(args []string, stdin *os.File) int {
 }
 
 // askHugePages has the heap ask for huge pages when the inputs are large
-// (see hugepage.Heap), beside the start of the command.
-// It also keeps the collector from running before the heap reaches
-// minHeapAhead (see heapFloor), unless GOGC is set.
+// (see hugepage.Heap), before the command starts, and keeps the collector
+// from running before the heap reaches minHeapAhead (see heapFloor),
+// unless GOGC is set. It waits for Heap's collection (2-3 ms): run on
+// the side, the command's first allocations came from fresh pages before
+// the huge ones were freed, 1,500-2,900 page faults a run on a 10 MB
+// capture instead of 1,250-1,400.
 func askHugePages(args []string, stdin *os.File) {
 	if n := heapAhead(args, stdin); n > 0 {
-		go func() {
-			floor := os.Getenv("GOGC") == ""
-			if floor {
-				// Allocating n bytes would start a collection of
-				// its own before Heap's.
-				debug.SetGCPercent(-1)
-			}
-			hugepage.Heap(n)
-			if floor {
-				heapFloor(minHeapAhead)
-			}
-		}()
+		floor := os.Getenv("GOGC") == ""
+		if floor {
+			// Allocating n bytes would start a collection of its
+			// own before Heap's.
+			debug.SetGCPercent(-1)
+		}
+		hugepage.Heap(n)
+		if floor {
+			heapFloor(minHeapAhead)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -29,7 +30,9 @@ func BenchmarkLoadKallsyms(b *testing.B) {
 	for _, c := range []struct {
 		name  string
 		parse func(path, text string, m *mapping) (*Kernel, error)
-	}{{"flat", parseKallsyms}, {"builder", parseKallsymsTree}} {
+	}{{"flat", func(path, text string, m *mapping) (*Kernel, error) {
+		return parseKallsyms(path, text, m, kallsymsParts(len(text), runtime.GOMAXPROCS(0)))
+	}}, {"builder", parseKallsymsTree}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()

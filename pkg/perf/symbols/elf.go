@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -87,9 +88,12 @@ func elfTable(syms, runtime *elfFile, workers int) (t *Table, err error) {
 	var b builder
 	b.takeScratch()
 	defer b.releaseScratch()
-	n, aborted, err := loadELF(&b, syms, runtime)
+	n, aborted, dynsym, err := loadELF(&b, syms, runtime)
 	if err != nil {
 		return nil, err
+	}
+	if syms != runtime {
+		dynsym = nil // not the runtime file's
 	}
 	if !aborted && n > 0 {
 		b.sortByStart()
@@ -97,7 +101,7 @@ func elfTable(syms, runtime *elfFile, workers int) (t *Table, err error) {
 		b.fixupEnds(order, false)
 		b.demangleAliases(order, workers)
 		b.removeDuplicates(order)
-		addPLT(&b, runtime)
+		addPLT(&b, runtime, dynsym)
 	}
 	return b.build(), nil
 }
@@ -188,20 +192,24 @@ func (ef *elfFile) debuglink() string {
 // file's SHT_NOBITS ones). It returns the number of symbols added and
 // whether perf would have given up half-way (a symbol in a section that
 // does not exist): then the symbols before stay, but no fix-up is done.
-func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error) {
+// dynsym is syms' .dynsym when that is what it read (for addPLT).
+func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, dynsym *symbolTable, err error) {
 	err = guard(syms.path, func() error {
 		typ := elf.SHT_DYNSYM
 		if syms.hasSymtab() {
 			typ = elf.SHT_SYMTAB
 		}
 		// Mapped: the entries are read once, the names stay, cut
-		// from the string table.
-		st, err := syms.openSymbols(typ, true)
+		// from the string table; every page of both is read.
+		st, err := syms.openSymbols(typ, mapWhole)
 		if err != nil {
 			if errors.Is(err, elf.ErrNoSymbols) {
 				return nil
 			}
 			return fmt.Errorf("%s: %w", syms.path, err)
+		}
+		if typ == elf.SHT_DYNSYM {
+			dynsym = st
 		}
 		if b.syms == nil {
 			// Room for the PLT's entries too (addPLT).
@@ -235,7 +243,7 @@ func loadELF(b *builder, syms, runtime *elfFile) (n int, aborted bool, err error
 		})
 		return nil
 	})
-	return n, aborted, err
+	return n, aborted, dynsym, err
 }
 
 // elfSym is one entry of an ELF symbol table, with what perf looks at.
@@ -263,14 +271,25 @@ type symbolTable struct {
 	symsMapping *mapping
 }
 
-// readSection returns sec's content, mapped when map is set and it can
+// access says how a section is read: into memory, or mapped (the pages
+// mapped as they are first read, or all at once when the whole section
+// will be read).
+type access uint8
+
+const (
+	readIn   access = iota // read into memory
+	mapLazy                // mapped, a few of its pages read
+	mapWhole               // mapped, every page read (see mapFile's populate)
+)
+
+// readSection returns sec's content, mapped when how says so and it can
 // be (m is then the mapping), else read as sec.Data reads it, failing as
 // it does: a section is read when it is compressed, SHT_NOBITS, not
 // within the file (then Data gives the error), or in memory.
-func (ef *elfFile) readSection(sec *elf.Section, mapIt bool) (data []byte, m *mapping, err error) {
-	if mapIt && ef.file != nil && sec.Flags&elf.SHF_COMPRESSED == 0 && sec.Type != elf.SHT_NOBITS &&
+func (ef *elfFile) readSection(sec *elf.Section, how access) (data []byte, m *mapping, err error) {
+	if how != readIn && ef.file != nil && sec.Flags&elf.SHF_COMPRESSED == 0 && sec.Type != elf.SHT_NOBITS &&
 		sec.Size > 0 && sec.Offset <= uint64(ef.size) && sec.Size <= uint64(ef.size)-sec.Offset {
-		if data, m, ok := mapFile(ef.file, int64(sec.Offset), int64(sec.Size)); ok {
+		if data, m, ok := mapFile(ef.file, int64(sec.Offset), int64(sec.Size), how == mapWhole); ok {
 			return data, m, nil
 		}
 	}
@@ -279,8 +298,8 @@ func (ef *elfFile) readSection(sec *elf.Section, mapIt bool) (data []byte, m *ma
 }
 
 // openSymbols opens the first section of type typ and its string table,
-// failing as debug/elf's Symbols does, mapping them when mapIt is set.
-func (ef *elfFile) openSymbols(typ elf.SectionType, mapIt bool) (*symbolTable, error) {
+// failing as debug/elf's Symbols does, read or mapped as how says.
+func (ef *elfFile) openSymbols(typ elf.SectionType, how access) (*symbolTable, error) {
 	f := ef.f
 	if f.Class != elf.ELFCLASS32 && f.Class != elf.ELFCLASS64 {
 		return nil, errors.New("not implemented")
@@ -289,7 +308,7 @@ func (ef *elfFile) openSymbols(typ elf.SectionType, mapIt bool) (*symbolTable, e
 	if sec == nil {
 		return nil, elf.ErrNoSymbols
 	}
-	syms, symsMapping, err := ef.readSection(sec, mapIt)
+	syms, symsMapping, err := ef.readSection(sec, how)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load symbol section: %w", err)
 	}
@@ -306,7 +325,7 @@ func (ef *elfFile) openSymbols(typ elf.SectionType, mapIt bool) (*symbolTable, e
 	if sec.Link <= 0 || int(sec.Link) >= len(f.Sections) {
 		return nil, fmt.Errorf("cannot load string table section: %w", errors.New("section has invalid string table link"))
 	}
-	strs, m, err := ef.readSection(f.Sections[sec.Link], mapIt)
+	strs, m, err := ef.readSection(f.Sections[sec.Link], how)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load string table section: %w", err)
 	}
@@ -442,15 +461,19 @@ func segmentOf(loads []*elf.Prog, v uint64) *elf.Prog {
 // from the end of the PLT header, at file offsets; the name is that of
 // the relocation's .dynsym symbol, "" for IRELATIVE slots (so "@plt").
 // It returns the number added.
-func addPLT(b *builder, ef *elfFile) (n int) {
+//
+// dsyms is ef's .dynsym when the caller has it open already (the symbols
+// of a stripped object: its pages are read, so not mapped again), else
+// nil.
+func addPLT(b *builder, ef *elfFile, dsyms *symbolTable) (n int) {
 	guard(ef.path, func() error {
-		n = addPLTUnguarded(b, ef)
+		n = addPLTUnguarded(b, ef, dsyms)
 		return nil
 	})
 	return n
 }
 
-func addPLTUnguarded(b *builder, ef *elfFile) int {
+func addPLTUnguarded(b *builder, ef *elfFile, dsyms *symbolTable) int {
 	f := ef.f
 	dynIdx, dynsym := ef.section(".dynsym")
 	if dynsym == nil || dynsym.Type != elf.SHT_DYNSYM {
@@ -473,10 +496,13 @@ func addPLTUnguarded(b *builder, ef *elfFile) int {
 	if err != nil {
 		return 0
 	}
-	// A few entries and names of .dynsym are wanted: mapped.
-	dsyms, err := ef.openSymbols(elf.SHT_DYNSYM, true)
-	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
-		return 0
+	if dsyms == nil {
+		// A few entries and names of .dynsym are wanted: mapped.
+		var err error
+		dsyms, err = ef.openSymbols(elf.SHT_DYNSYM, mapLazy)
+		if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+			return 0
+		}
 	}
 	ndsyms := 0
 	if dsyms != nil {
@@ -500,29 +526,42 @@ func addPLTUnguarded(b *builder, ef *elfFile) int {
 	default:
 		recSize = 8
 	}
-	n := 0
-	for i := uint64(0); i < count; i++ {
-		at := i * recSize
-		if at+recSize > uint64(len(relData)) {
-			break
-		}
+	// The entries' names, "name@plt", are copied into one buffer (from
+	// the mapped .dynstr) and cut from it: one allocation, not one per
+	// entry. A mangled name is demangled on first lookup (see
+	// addPLTEntry).
+	count = min(count, uint64(len(relData))/recSize)
+	names := make([]string, count)
+	size := 0
+	for i := range names {
+		at := uint64(i) * recSize
 		var symIdx uint64
 		if is64 {
 			symIdx = f.ByteOrder.Uint64(relData[at+8:]) >> 32
 		} else {
 			symIdx = uint64(f.ByteOrder.Uint32(relData[at+4:]) >> 8)
 		}
-		name := ""
 		if symIdx > 0 && symIdx <= uint64(ndsyms) {
-			// The names of a PLT are few: demangled now.
-			name = Demangle(dsyms.at(int(symIdx - 1)).name)
+			names[i] = dsyms.at(int(symIdx - 1)).name
 		}
-		b.addLate(off, off+entry, name+"@plt", elf.STB_GLOBAL)
-		off += entry
-		n++
+		size += len(names[i]) + len("@plt")
 	}
-	runtime.KeepAlive(dsyms) // name was read from its mapping
-	return n
+	buf := make([]byte, 0, size)
+	for _, name := range names {
+		buf = append(append(buf, name...), "@plt"...)
+	}
+	runtime.KeepAlive(dsyms) // the names were read from its mapping
+	text := bytesToString(buf)
+	// Room for an operation and a name each, made once.
+	b.ops = slices.Grow(b.ops, len(names))
+	b.extra = slices.Grow(b.extra, len(names))
+	for _, name := range names {
+		cut := text[:len(name)+len("@plt")]
+		text = text[len(cut):]
+		b.addPLTEntry(off, off+entry, cut, mayDemangle(name))
+		off += entry
+	}
+	return len(names)
 }
 
 // pltEntries returns about how many entries addPLT adds for ef (its

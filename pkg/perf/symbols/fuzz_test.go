@@ -122,7 +122,11 @@ func checkReadSymbols(t *testing.T, ef *elfFile) {
 // readSymbols returns every entry of the symbol table openSymbols opens,
 // read by each (and checked against at).
 func readSymbols(ef *elfFile, typ elf.SectionType, mapIt bool) ([]elfSym, error) {
-	st, err := ef.openSymbols(typ, mapIt)
+	how := readIn
+	if mapIt {
+		how = mapWhole
+	}
+	st, err := ef.openSymbols(typ, how)
 	if err != nil {
 		return nil, err
 	}

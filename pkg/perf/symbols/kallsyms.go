@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"runtime"
 	"strings"
 )
 
@@ -62,13 +63,14 @@ const entryTrampoline = "__entry_SYSCALL_64_trampoline"
 // the x86-64 entry trampoline dropped. Lines that are not of that form
 // are skipped and counted. path only names the data in errors.
 func ParseKallsyms(path string, data []byte) (*Kernel, error) {
-	return parseKallsyms(path, string(data), nil)
+	return parseKallsyms(path, string(data), nil, kallsymsParts(len(data), runtime.GOMAXPROCS(0)))
 }
 
 // parseKallsyms is ParseKallsyms on the file's text, from which the
 // names are cut (one copy of the file, or its mapping m, instead of one
-// string per name).
-func parseKallsyms(path, text string, m *mapping) (k *Kernel, err error) {
+// string per name), its lines read in parts pieces, each on its own
+// goroutine (see kallsymsParts).
+func parseKallsyms(path, text string, m *mapping, parts int) (k *Kernel, err error) {
 	if m != nil {
 		defer faultsPanic()()
 		defer func() {
@@ -81,7 +83,7 @@ func parseKallsyms(path, text string, m *mapping) (k *Kernel, err error) {
 		}()
 	}
 	k = &Kernel{Path: path}
-	if ok, hidden := parseKallsymsFlat(k, text, m); ok {
+	if ok, hidden := parseKallsymsFlat(k, text, m, parts); ok {
 		if hidden {
 			return nil, fmt.Errorf("%s: every address is 0 (kernel.kptr_restrict hides them)", path)
 		}

@@ -2,27 +2,31 @@ package symbols
 
 import (
 	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 )
 
 // sameKernel fails unless the flat reading of data gives the Kernel the
-// builder's (perf's tree) does, field for field.
+// builder's (perf's tree) does, field for field, read in one part or
+// several (as a large file is, on several goroutines).
 func sameKernel(t *testing.T, data string) {
 	t.Helper()
 	want, werr := parseKallsymsTree("k", data, nil)
-	got, gerr := parseKallsyms("k", data, nil)
-	if (werr == nil) != (gerr == nil) {
-		t.Fatalf("error %v, builder's %v", gerr, werr)
-	}
-	if werr != nil {
-		if gerr.Error() != werr.Error() {
-			t.Fatalf("error %q, builder's %q", gerr, werr)
+	for parts := 1; parts <= 3; parts++ {
+		got, gerr := parseKallsyms("k", data, nil, parts)
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("%d parts: error %v, builder's %v", parts, gerr, werr)
 		}
-		return
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("flat reading differs from the builder's:\ngot  %+v\nwant %+v", got, want)
+		if werr != nil {
+			if gerr.Error() != werr.Error() {
+				t.Fatalf("%d parts: error %q, builder's %q", parts, gerr, werr)
+			}
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%d parts: flat reading differs from the builder's:\ngot  %+v\nwant %+v", parts, got, want)
+		}
 	}
 }
 
@@ -49,7 +53,10 @@ func TestKallsymsFlat(t *testing.T) {
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) { sameKernel(t, data) })
 	}
-	for _, p := range []string{"testdata/kallsyms/fixture.txt", "/proc/kallsyms"} {
+	// And real files: this machine's, and the copies perf record left
+	// in the build-id cache.
+	copies, _ := filepath.Glob(filepath.Join(os.Getenv("HOME"), ".debug", "[[]kernel.kallsyms]", "*", "kallsyms"))
+	for _, p := range append([]string{"testdata/kallsyms/fixture.txt", "/proc/kallsyms"}, copies...) {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			continue
@@ -65,10 +72,10 @@ func TestKallsymsFlatTakes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, _ := parseKallsymsFlat(&Kernel{}, string(data), nil); !ok {
+	if ok, _ := parseKallsymsFlat(&Kernel{}, string(data), nil, 1); !ok {
 		t.Error("the fixture went to the builder")
 	}
-	if ok, _ := parseKallsymsFlat(&Kernel{}, "ffffffff81000000 T _text\nffffffff81000010 t m\t[mod]\nffffffff81000020 t k\n", nil); ok {
+	if ok, _ := parseKallsymsFlat(&Kernel{}, "ffffffff81000000 T _text\nffffffff81000010 t m\t[mod]\nffffffff81000020 t k\n", nil, 1); ok {
 		t.Error("a kernel symbol overlapping a module's page was read flat")
 	}
 }

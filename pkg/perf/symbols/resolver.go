@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -155,10 +156,12 @@ func NewResolver(opts Options) *Resolver {
 }
 
 // get returns the value of m[k], loading it with fn unless that is done
-// or under way (then it waits for it). The first time a lookup asks for
-// it, what it could not load is added to Missing, so that Missing lists
-// objects in the order lookups asked for them, preloaded or not.
-func get[K comparable, T any](r *Resolver, m map[K]*load[T], k K, fn func(*[]Missing) T) T {
+// or under way (then it waits for it, running queued loads meanwhile when
+// help is set; else idle, so that the load's own goroutines have the
+// core). The first time a lookup asks for it, what it could not load is
+// added to Missing, so that Missing lists objects in the order lookups
+// asked for them, preloaded or not.
+func get[K comparable, T any](r *Resolver, m map[K]*load[T], k K, help bool, fn func(*[]Missing) T) T {
 	r.mu.Lock()
 	l := m[k]
 	if l != nil && l.asked {
@@ -176,10 +179,13 @@ func get[K comparable, T any](r *Resolver, m map[K]*load[T], k K, fn func(*[]Mis
 	mine := !l.started
 	l.started = true
 	r.mu.Unlock()
-	if mine {
+	switch {
+	case mine:
 		run(l, fn)
-	} else {
+	case help:
 		r.help(l.done)
+	default:
+		<-l.done
 	}
 	if l.panicked != nil {
 		panic(l.panicked)
@@ -360,7 +366,7 @@ func (r *Resolver) DSOTable(path, buildID string) *Table {
 	if pid, ok := perfMapPID(path); ok {
 		return r.PerfMapTable(pid)
 	}
-	return get(r, r.dsos, dsoKey{path, buildID}, func(miss *[]Missing) *Table {
+	return get(r, r.dsos, dsoKey{path, buildID}, true, func(miss *[]Missing) *Table {
 		// The caller waits: every core helps.
 		return r.loadDSO(path, strings.ToLower(buildID), runtime.GOMAXPROCS(0), miss)
 	})
@@ -409,7 +415,10 @@ func (r *Resolver) Module(buildID, module string, addr uint64) (Symbol, bool) {
 // neither is there.
 func (r *Resolver) KernelSymbols(buildID string) *Kernel {
 	buildID = strings.ToLower(buildID)
-	return get(r, r.kernels, buildID, func(miss *[]Missing) *Kernel { return r.loadKernelMiss(buildID, miss) })
+	// A caller waiting for the kernel does not run other loads: the
+	// kernel's lines are read on every core (readKallsyms), and a load
+	// begun meanwhile would hold up the caller after the kernel is done.
+	return get(r, r.kernels, buildID, false, func(miss *[]Missing) *Kernel { return r.loadKernelMiss(buildID, miss) })
 }
 
 func (r *Resolver) loadKernelMiss(buildID string, miss *[]Missing) *Kernel {
@@ -473,7 +482,7 @@ func (r *Resolver) PerfMap(pid int, addr, t uint64) (Symbol, bool) {
 // PerfMapTable returns the table of perf-PID.map, loading it on first
 // use; nil when the file cannot be read.
 func (r *Resolver) PerfMapTable(pid int) *Table {
-	return get(r, r.perfMaps, pid, func(miss *[]Missing) *Table { return r.loadPerfMap(pid, miss) })
+	return get(r, r.perfMaps, pid, true, func(miss *[]Missing) *Table { return r.loadPerfMap(pid, miss) })
 }
 
 func (r *Resolver) loadPerfMap(pid int, miss *[]Missing) *Table {
@@ -519,7 +528,8 @@ func orNone(s string) string {
 }
 
 // readKallsyms parses a kallsyms file, mapped when it can be (a copy in
-// the build-id cache; /proc/kallsyms cannot).
+// the build-id cache; /proc/kallsyms cannot), on every core: a perf.data
+// reader waits for the kernel's table at its first kernel sample.
 func readKallsyms(path string) (*Kernel, error) {
 	f, size, err := safefile.Open(path, ruleKallsyms)
 	if err != nil {
@@ -527,8 +537,8 @@ func readKallsyms(path string) (*Kernel, error) {
 	}
 	defer f.Close()
 	if size > 0 {
-		if data, m, ok := mapFile(f, 0, size); ok {
-			return parseKallsyms(path, bytesToString(data), m)
+		if data, m, ok := mapFile(f, 0, size, true); ok {
+			return parseKallsyms(path, bytesToString(data), m, kallsymsParts(len(data), runtime.GOMAXPROCS(0)))
 		}
 	}
 	// /proc/kallsyms: size 0 to stat, read to its end, within the bound.
@@ -539,12 +549,19 @@ func readKallsyms(path string) (*Kernel, error) {
 	if int64(len(data)) > ruleKallsyms.Max {
 		return nil, &safefile.Error{Path: path, What: ruleKallsyms.What, Err: safefile.ErrTooLarge}
 	}
-	return parseKallsyms(path, bytesToString(data), nil)
+	return parseKallsyms(path, bytesToString(data), nil, kallsymsParts(len(data), runtime.GOMAXPROCS(0)))
 }
 
 func isRegular(p string) bool {
+	_, ok := regularFile(p)
+	return ok
+}
+
+// regularFile returns what os.Stat says of p, ok when it is a regular
+// file.
+func regularFile(p string) (fi fs.FileInfo, ok bool) {
 	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
+	return fi, err == nil && fi.Mode().IsRegular()
 }
 
 // buildIDPath returns the build-id cache's entry for id: the link
@@ -576,11 +593,25 @@ func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *
 		// [heap], [stack], //anon, /memfd:…: nothing to load.
 		return nil
 	}
-	if buildID == "" && !vdso && isRegular(path) {
-		if ef, err := openELF(path); err == nil {
-			buildID = ef.buildID()
-			ef.Close()
+	// The object itself, opened once: for its build-id when none was
+	// recorded, its .gnu_debuglink, and as a candidate, under its own
+	// name or another (the build-id cache links the files it holds).
+	var self *elfFile
+	var selfInfo fs.FileInfo
+	if !vdso {
+		if fi, ok := regularFile(path); ok {
+			if ef, err := openELF(path); err == nil {
+				self, selfInfo = ef, fi
+			}
 		}
+	}
+	defer func() {
+		if self != nil {
+			self.Close()
+		}
+	}()
+	if buildID == "" && self != nil {
+		buildID = self.buildID()
 	}
 
 	var cands []string
@@ -590,7 +621,7 @@ func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *
 				filepath.Join(r.opts.BuildIDDir, "[vdso]", buildID, "vdso"))
 		}
 	} else {
-		cands = append(cands, r.debuglinkCandidates(path)...)
+		cands = append(cands, r.debuglinkCandidates(self)...)
 		if buildID != "" {
 			cands = append(cands, r.buildIDPath(buildID, "elf"), r.buildIDPath(buildID, "debug"))
 		}
@@ -624,21 +655,51 @@ func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *
 	found := false // a file of the recorded build-id
 	var mismatch []string
 	var readErr error
+	// The files read so far, with their build-ids: a link to one of them
+	// (the build-id cache's copy of an object is a hard link to it) adds
+	// nothing but its name in the messages, and is not read again.
+	type seenFile struct {
+		fi      fs.FileInfo
+		buildID string
+	}
+	var seen []seenFile
 	for _, c := range cands {
-		if c == "" || !isRegular(c) {
+		if c == "" {
 			continue
 		}
-		ef, err := openELF(c)
-		if err != nil {
-			readErr = err
+		fi, ok := regularFile(c)
+		if !ok {
 			continue
+		}
+		if i := slices.IndexFunc(seen, func(s seenFile) bool { return os.SameFile(s.fi, fi) }); i >= 0 {
+			if got := seen[i].buildID; buildID != "" && got != buildID {
+				mismatch = append(mismatch, fmt.Sprintf("%s has %s", c, orNone(got)))
+			} else {
+				found = true
+			}
+			continue
+		}
+		var ef *elfFile
+		if self != nil && os.SameFile(selfInfo, fi) {
+			ef, self = self, nil
+			ef.path = c
+		} else {
+			var err error
+			if ef, err = openELF(c); err != nil {
+				readErr = err
+				continue
+			}
 		}
 		if buildID != "" {
-			if got := ef.buildID(); got != buildID {
+			got := ef.buildID()
+			seen = append(seen, seenFile{fi, got})
+			if got != buildID {
 				mismatch = append(mismatch, fmt.Sprintf("%s has %s", c, orNone(got)))
 				ef.Close()
 				continue
 			}
+		} else {
+			seen = append(seen, seenFile{fi, ""})
 		}
 		found = true
 		if take(ef) {
@@ -760,23 +821,18 @@ func pseudoFile(path string) bool {
 }
 
 // debuglinkCandidates returns where perf looks for the file named by
-// path's .gnu_debuglink: next to it, in its .debug directory and under
-// DebugDir. (perf also tries the bare name in its working directory;
-// that is not done here.)
-func (r *Resolver) debuglinkCandidates(path string) []string {
-	if !isRegular(path) {
-		return nil
-	}
-	ef, err := openELF(path)
-	if err != nil {
+// the object's .gnu_debuglink (ef, nil when it could not be opened):
+// next to it, in its .debug directory and under DebugDir. (perf also
+// tries the bare name in its working directory; that is not done here.)
+func (r *Resolver) debuglinkCandidates(ef *elfFile) []string {
+	if ef == nil {
 		return nil
 	}
 	link := ef.debuglink()
-	ef.Close()
 	if link == "" {
 		return nil
 	}
-	dir := filepath.Dir(path)
+	dir := filepath.Dir(ef.path)
 	for _, c := range []string{
 		filepath.Join(dir, link),
 		filepath.Join(dir, ".debug", link),

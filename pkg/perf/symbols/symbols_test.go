@@ -14,6 +14,7 @@ import (
 	"flamekit/internal/testkit/golden"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -648,7 +649,7 @@ func TestWaitingLookupHelps(t *testing.T) {
 	preload(r, m, "next", func(*[]Missing) *Table { close(ran); return nil })
 	done := make(chan struct{})
 	go func() {
-		get(r, m, "slow", func(*[]Missing) *Table { t.Error("slow loaded twice"); return nil })
+		get(r, m, "slow", true, func(*[]Missing) *Table { t.Error("slow loaded twice"); return nil })
 		close(done)
 	}()
 	select {
@@ -660,6 +661,34 @@ func TestWaitingLookupHelps(t *testing.T) {
 	<-done
 	if l := m["next"]; l == nil || !l.started {
 		t.Fatal("the queued load is not marked started")
+	}
+}
+
+// A lookup waiting for the kernel (help false) leaves the queued loads
+// to the background goroutine: they start only once the load it waits
+// for is done.
+func TestWaitingKernelLookupIdles(t *testing.T) {
+	r := NewResolver(Options{})
+	m := map[string]*load[*Kernel]{}
+	started, release := make(chan struct{}), make(chan struct{})
+	var released atomic.Bool
+	preload(r, m, "kernel", func(*[]Missing) *Kernel { close(started); <-release; return nil })
+	<-started
+	early := make(chan bool, 1)
+	preload(r, m, "next", func(*[]Missing) *Kernel { early <- !released.Load(); return nil })
+	done := make(chan struct{})
+	go func() {
+		get(r, m, "kernel", false, func(*[]Missing) *Kernel { t.Error("kernel loaded twice"); return nil })
+		close(done)
+	}()
+	for range 100 {
+		runtime.Gosched() // the lookup on its way to waiting
+	}
+	released.Store(true)
+	close(release)
+	<-done
+	if <-early {
+		t.Fatal("the waiting lookup ran a queued load")
 	}
 }
 
@@ -848,5 +877,60 @@ func TestScratchReuse(t *testing.T) {
 				t.Fatalf("round %d, file %d: %d symbols with lent memory, %d with fresh", round, i, got.Len(), want[i].Len())
 			}
 		}
+	}
+}
+
+// TestLinkedCandidates: the build-id cache's copy of an object is
+// usually a hard link to it, and loadDSO reads a file once however many
+// of its candidates link to it. The tables and the messages must be
+// those of copies: the same symbols for a stripped object (its .symtab
+// from its debuglink file, its .dynsym from the cache's link), and, for
+// a build-id found nowhere, every candidate named in the mismatch.
+func TestLinkedCandidates(t *testing.T) {
+	id := "214391056ae10c52246c570e23dfd27774c05e51" // testdata/elf/fixture's
+	run := func(link bool) string {
+		root := t.TempDir()
+		bin, cache, debug := filepath.Join(root, "bin"), filepath.Join(root, "cache"), filepath.Join(root, "debug")
+		entry := filepath.Join(cache, ".build-id", id[:2], id[2:])
+		for _, d := range []string{bin, entry, filepath.Join(debug, bin)} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		prog := filepath.Join(bin, "prog")
+		copyFile(t, "testdata/elf/fixture.stripped", prog)
+		copyFile(t, "testdata/elf/fixture.debug", filepath.Join(bin, "fixture.debug"))
+		// The cache's copy, and DebugDir/PATH: links to the object, or
+		// copies of it.
+		for _, p := range []string{filepath.Join(entry, "elf"), filepath.Join(debug, prog)} {
+			if link {
+				if err := os.Link(prog, p); err != nil {
+					t.Skip("no hard links here:", err)
+				}
+			} else {
+				copyFile(t, prog, p)
+			}
+		}
+		r := NewResolver(Options{BuildIDDir: cache, DebugDir: debug})
+		var b strings.Builder
+		if tb := r.DSOTable(prog, id); tb != nil {
+			dumpTable(&b, "stripped, linked or copied", tb)
+		} else {
+			b.WriteString("no table\n")
+		}
+		if r.DSOTable(prog, "feedfacefeedfacefeedfacefeedfacefeedface") != nil {
+			t.Error("a table for a build-id found nowhere")
+		}
+		for _, m := range r.Missing() {
+			fmt.Fprintf(&b, "missing %s %s: %v\n", m.Path, m.BuildID, m.Err)
+		}
+		return strings.ReplaceAll(b.String(), root, "ROOT")
+	}
+	copied, linked := run(false), run(true)
+	if linked != copied {
+		t.Errorf("with links:\n%s\nwith copies:\n%s", linked, copied)
+	}
+	if !strings.Contains(copied, "ROOT/bin/prog has "+id) || !strings.Contains(copied, "ROOT/debugROOT/bin/prog has "+id) {
+		t.Errorf("the mismatch does not name every candidate:\n%s", copied)
 	}
 }

@@ -78,6 +78,10 @@ type Table struct {
 	// its printed name is better (chooseBestByName), decided on first
 	// lookup: which one perf keeps changes nothing else in the table.
 	alias map[int32]string
+	// plt holds the raw symbols that are PLT entries: their name is the
+	// mangled name and "@plt", of which the first part is demangled on
+	// first lookup (see pltName).
+	plt map[int32]bool
 }
 
 // Lookup returns the symbol perf finds for addr, an address in the
@@ -168,7 +172,11 @@ func (t *Table) printed(s int32) (name string, ok bool) {
 		}()
 	}
 	n := t.name(s)
-	if t.raw != nil && t.raw[s] {
+	switch {
+	case t.raw == nil || !t.raw[s]:
+	case t.plt[s]:
+		n = pltName(n)
+	default:
 		m := n
 		n = Demangle(m)
 		if alt, ok := t.alias[s]; ok && !ctorVariants(m, alt) {
@@ -241,8 +249,10 @@ type sym struct {
 	seq        int32 // insertion order, which decides among equal starts
 	bind       uint8 // elf.SymBind (with seq and the flags, 8 bytes)
 	gone       bool  // removed by a rule
-	raw        bool  // name is mangled: Demangle gives what perf prints
-	late       bool  // inserted after the fix-ups (see addLate)
+	// raw: name is mangled: Demangle gives what perf prints; for a late
+	// symbol, a PLT entry, pltName does (see addPLTEntry).
+	raw  bool
+	late bool // inserted after the fix-ups (see addLate)
 }
 
 // builder assembles a table by replaying what perf does to its rb-tree of
@@ -393,11 +403,30 @@ func (b *builder) addLate(start, end uint64, name string, bind elf.SymBind) {
 	b.ops = append(b.ops, treeOp{insert: true, idx: int32(len(b.syms) - 1)})
 }
 
+// addPLTEntry inserts a PLT entry late (see addLate) called name, which
+// ends in "@plt"; mangled reports that the part before is a mangled name
+// that perf prints demangled: it is demangled on first lookup (pltName),
+// as a PLT's names are rarely looked up.
+func (b *builder) addPLTEntry(start, end uint64, name string, mangled bool) {
+	b.addLate(start, end, name, elf.STB_GLOBAL)
+	b.syms[len(b.syms)-1].raw = mangled
+}
+
+// pltName returns the name perf prints for a PLT entry whose name is a
+// mangled name and "@plt".
+func pltName(name string) string {
+	return Demangle(strings.TrimSuffix(name, "@plt")) + "@plt"
+}
+
 // printedName returns symbol i's name as perf prints it, demangling it
 // now if it was added mangled.
 func (b *builder) printedName(i int32) string {
-	if b.syms[i].raw {
-		b.setPrinted(i, Demangle(b.name(i)))
+	if s := &b.syms[i]; s.raw {
+		if s.late {
+			b.setPrinted(i, pltName(b.name(i)))
+		} else {
+			b.setPrinted(i, Demangle(b.name(i)))
+		}
 	}
 	return b.name(i)
 }
@@ -818,6 +847,12 @@ func (b *builder) build() *Table {
 		t.refs[i] = s.ref
 		if s.raw {
 			t.raw[i] = true
+			if s.late {
+				if t.plt == nil {
+					t.plt = map[int32]bool{}
+				}
+				t.plt[int32(i)] = true
+			}
 		}
 		if s.end < s.start || (s.end == s.start && s.start == ^uint64(0)) {
 			// An end past the address space: only the tree
