@@ -96,12 +96,21 @@ func (t *floorTuner) tune() {
 	runtime.SetFinalizer(&floorSentinel{}, func(*floorSentinel) { t.tune() })
 }
 
-// floorPercent is the GC percentage whose goal, live*(1+p/100), is floor
-// (at least 100, at most 10,000).
+// runtimeHeapMinimum is the Go runtime's least heap goal at GOGC=100, 4
+// MB, which it scales with the GC percentage: at GOGC=p the goal is never
+// under 4 MB × p/100.
+const runtimeHeapMinimum = 4 << 20
+
+// floorPercent is the GC percentage whose goal, live*(1+p/100), is floor,
+// at least 100, and at most the one whose scaled heap minimum is floor (a
+// percentage of 9,900 on a heap of 600 kB put the goal at 396 MB).
 func floorPercent(live, floor uint64) int {
-	live = max(live, floor/100)
 	if floor <= 2*live {
 		return 100
 	}
-	return int(floor*100/live) - 100
+	most := int(floor * 100 / runtimeHeapMinimum)
+	if live == 0 {
+		return max(most, 100)
+	}
+	return max(min(int(floor*100/live)-100, most), 100)
 }

@@ -64,19 +64,21 @@ func TestHeapAhead(t *testing.T) {
 }
 
 // TestFloorPercent: the goal live*(1+p/100) is the floor while the live
-// heap is under half of it, and twice the live heap (GOGC=100) after.
+// heap is under half of it, and twice the live heap (GOGC=100) after;
+// the percentage never scales the runtime's heap minimum past the floor.
 func TestFloorPercent(t *testing.T) {
 	const mb = 1 << 20
 	for _, tc := range []struct {
 		live, floor uint64
 		want        int
 	}{
-		{4 * mb, 64 * mb, 1500},        // goal 64 MB
-		{16 * mb, 64 * mb, 300},        // goal 64 MB
-		{32 * mb, 64 * mb, 100},        // goal 64 MB, as GOGC=100
-		{100 * mb, 64 * mb, 100},       // past the floor: GOGC=100
-		{0, 64 * mb, 9900},             // nothing live yet: at most 100 × floor/100
-		{64 * mb / 200, 64 * mb, 9900}, // the same bound
+		{4 * mb, 64 * mb, 1500},  // goal 64 MB
+		{16 * mb, 64 * mb, 300},  // goal 64 MB
+		{32 * mb, 64 * mb, 100},  // goal 64 MB, as GOGC=100
+		{100 * mb, 64 * mb, 100}, // past the floor: GOGC=100
+		{0, 64 * mb, 1600},       // nothing live: the runtime's minimum, 4 MB × 16, is the goal
+		{mb / 2, 64 * mb, 1600},  // the same bound: 12,700 would put the goal at 508 MB
+		{mb / 2, 2 * mb, 100},    // a floor under the runtime's minimum: GOGC=100
 	} {
 		if got := floorPercent(tc.live, tc.floor); got != tc.want {
 			t.Errorf("floorPercent(%d MB, %d MB) = %d, want %d", tc.live/mb, tc.floor/mb, got, tc.want)
