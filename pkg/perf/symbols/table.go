@@ -675,30 +675,12 @@ func (b *builder) demangleAliases(order []int32, workers int) {
 		return // removeDuplicates demangles what it compares
 	}
 	names := make([]string, len(list))
-	var wg sync.WaitGroup
-	var fault atomic.Value // a fault reading a mapped file, raised again here
 	per := (len(list) + workers - 1) / workers
-	for w := 0; w < workers; w++ {
-		lo, hi := min(w*per, len(list)), min((w+1)*per, len(list))
-		wg.Go(func() {
-			defer faultsPanic()()
-			defer func() {
-				if r := recover(); r != nil {
-					if !isFault(r) {
-						panic(r)
-					}
-					fault.Store(r)
-				}
-			}()
-			for k := lo; k < hi; k++ {
-				names[k] = Demangle(b.name(list[k]))
-			}
-		})
-	}
-	wg.Wait()
-	if r := fault.Load(); r != nil {
-		panic(r)
-	}
+	parallel(workers, func(w int) {
+		for k := min(w*per, len(list)); k < min((w+1)*per, len(list)); k++ {
+			names[k] = Demangle(b.name(list[k]))
+		}
+	})
 	for k, si := range list {
 		b.setPrinted(si, names[k])
 	}
