@@ -94,7 +94,8 @@ type dwarfUnwinder struct {
 	objN    int
 	objHas  bool
 	pcs     []uint64
-	chain   []byte // the rebuilt call chain of the current sample
+	user    []uint64 // appendUser's
+	chain   []byte   // the rebuilt call chain of the current sample
 	vals    []uint64
 }
 
@@ -433,25 +434,30 @@ func (d *dwarfUnwinder) unwind(list []mapping, regs *unwind.Regs, abi64 bool, st
 	return stop
 }
 
-// appendUser appends to chain the frames of d.pcs as the user part of a
-// call chain: a PERF_CONTEXT_USER marker, then the addresses.
-func (d *dwarfUnwinder) appendUser(chain []byte) []byte {
+// appendUserIPs appends to ips the frames of d.pcs as the user part of a
+// call chain: a PERF_CONTEXT_USER marker, then the addresses (unwoundEnd
+// for one a chain cannot hold); nothing when no frame was unwound.
+func (d *dwarfUnwinder) appendUserIPs(ips []uint64) []uint64 {
 	if len(d.pcs) == 0 {
-		return chain
+		return ips
 	}
-	chain = binary.LittleEndian.AppendUint64(chain, contextUser)
+	ips = append(ips, contextUser)
 	for _, pc := range d.pcs {
-		chain = binary.LittleEndian.AppendUint64(chain, userPC(pc))
+		if pc >= contextMax {
+			pc = unwoundEnd
+		}
+		ips = append(ips, pc)
 	}
-	return chain
+	return ips
 }
 
-// userPC is an unwound address as a call chain holds it.
-func userPC(pc uint64) uint64 {
-	if pc >= contextMax {
-		return unwoundEnd
+// appendUser is appendUserIPs for a call chain as recorded (bytes).
+func (d *dwarfUnwinder) appendUser(chain []byte) []byte {
+	d.user = d.appendUserIPs(d.user[:0])
+	for _, ip := range d.user {
+		chain = binary.LittleEndian.AppendUint64(chain, ip)
 	}
-	return pc
+	return chain
 }
 
 // unwindBatch unwinds the user stacks b keeps (see keptUnwind), once:
@@ -476,12 +482,7 @@ func (c *FrameCache) unwindBatch(b *Samples) {
 		if h.unwind > 0 {
 			u := &b.unws[h.unwind-1]
 			stops[d.unwind(h.user, &u.regs, u.abi64, u.stack)]++
-			if len(d.pcs) > 0 {
-				ips = append(ips, contextUser)
-				for _, pc := range d.pcs {
-					ips = append(ips, userPC(pc))
-				}
-			}
+			ips = d.appendUserIPs(ips)
 		}
 		h.chain = [2]uint32{uint32(start), uint32(len(ips))}
 	}
