@@ -525,7 +525,7 @@ func TestPushSampleCutsDump(t *testing.T) {
 				t.Fatalf("%s: a sample does not parse", name)
 			}
 			samples++
-			r.pushSample(want.time, rec)
+			r.pushSample(want.time, rec, nil)
 			e := r.q.pop()
 			if len(e.rec) < len(rec) {
 				cut++

@@ -8,9 +8,17 @@ import (
 // This file is perf's ordered-events queue (tools/perf/util/ordered-events.c):
 // records with a time wait in the queue and are delivered in time order
 // when a FINISHED_ROUND record says that no later record can be older than
-// what the previous round held. Records are copied into chunks that are
-// reused once every record in them was delivered, so that memory is bounded
-// by what two rounds hold, not by the size of the file.
+// what the previous round held. Records wait in chunks that are reused
+// once every record in them was delivered, so that memory is bounded by
+// what two rounds hold, not by the size of the file.
+//
+// A large data section is read ahead in blocks that are chunks of the
+// queue (readAhead): a record wholly inside a block stays where it was
+// read, queued as a slice of the block (pushIn), which is read into again
+// only once none of its records is queued and no batch pins it. A record
+// across two blocks, one decompressed from a COMPRESSED record, and every
+// record of a small section (read through a bufio.Reader, whose buffer is
+// reused) are copied into the queue's current chunk (pushCut).
 //
 // perf writes each CPU's buffer in turn, each in time order: the records
 // arrive as runs whose times do not decrease. The queue keeps them so,
@@ -20,18 +28,18 @@ import (
 
 const chunkSize = 1 << 20
 
-// chunk holds queued records. A chunk is reused once none of its records
-// is queued (live) and no batch of samples holds a stack dump in it
-// (pins: see Reader.keepUnwind, Samples.Reset): a chunk whose records
-// were all delivered while pinned waits in the queue's parked list.
+// chunk holds queued records: the queue's current chunk, which records
+// are copied into, or a read-ahead block. A chunk is reused once it is
+// not open (being filled, or read by the Reader), none of its records is
+// queued (live) and no batch of samples holds a stack dump in it (pins:
+// see Reader.keepUnwind, Samples.Reset): a chunk whose records were all
+// delivered while pinned waits in the queue's parked list.
 type chunk struct {
 	b    []byte
 	live int
 	pins atomic.Int32
+	open bool
 }
-
-// free reports whether no record nor batch holds ck.
-func (ck *chunk) free() bool { return ck.live == 0 && ck.pins.Load() == 0 }
 
 // queued is one record waiting in the queue.
 type queued struct {
@@ -56,7 +64,7 @@ type queue struct {
 	last   *run   // the run the last record joined, while queued
 	spare  []*run // empty runs, for reuse
 	n      int    // records queued
-	cur    *chunk
+	cur    *chunk // the chunk records are copied into
 	free   []*chunk
 	parked []*chunk // delivered, but pinned when they were
 	seq    uint64
@@ -82,30 +90,43 @@ func (q *queue) push(t uint64, rec []byte) { q.pushCut(t, rec, len(rec), len(rec
 // pushCut copies rec into the queue without its bytes from from to to,
 // and returns the copy, for the caller to mend.
 func (q *queue) pushCut(t uint64, rec []byte, from, to int) []byte {
+	n := len(rec) - (to - from)
+	if q.cur == nil || len(q.cur.b)+n > cap(q.cur.b) {
+		if q.cur != nil {
+			q.retire(q.cur)
+		}
+		q.cur = q.newChunk()
+		if n > cap(q.cur.b) {
+			q.cur.b = make([]byte, 0, n) // larger than a chunk: this record's own
+		}
+	}
+	ck := q.cur
+	start := len(ck.b)
+	ck.b = append(append(ck.b, rec[:from]...), rec[to:]...)
+	return q.add(t, ck.b[start:len(ck.b):len(ck.b)], ck)
+}
+
+// pushIn queues rec where it is, in chunk ck (a read-ahead block),
+// without its bytes from from to to: those after them move down, and
+// pushIn returns the record so cut, for the caller to mend.
+func (q *queue) pushIn(t uint64, rec []byte, from, to int, ck *chunk) []byte {
+	n := len(rec) - (to - from)
+	copy(rec[from:], rec[to:])
+	return q.add(t, rec[:n:n], ck)
+}
+
+// add queues rec, in ck.
+func (q *queue) add(t uint64, rec []byte, ck *chunk) []byte {
 	if t < q.lastFlush {
 		q.unordered++
 	}
 	if q.n == 0 || t >= q.maxTime {
 		q.maxTime = t
 	}
-	n := len(rec) - (to - from)
-	if q.cur == nil || len(q.cur.b)+n > cap(q.cur.b) || n > cap(q.cur.b) {
-		if q.cur != nil && q.cur.free() {
-			q.cur.b = q.cur.b[:0]
-		} else {
-			if q.cur != nil && q.cur.live == 0 {
-				q.parked = append(q.parked, q.cur) // pinned
-			}
-			q.cur = q.newChunk()
-		}
-	}
-	ck := q.cur
-	start := len(ck.b)
-	ck.b = append(append(ck.b, rec[:from]...), rec[to:]...)
 	ck.live++
 	q.seq++
 	q.n++
-	e := queued{time: t, seq: q.seq, rec: ck.b[start:len(ck.b):len(ck.b)], ck: ck}
+	e := queued{time: t, seq: q.seq, rec: rec, ck: ck}
 	if r := q.last; r != nil && t >= r.ents[len(r.ents)-1].time {
 		// Later than the run's last record, and so than its first: the
 		// run keeps its place in the heap.
@@ -126,7 +147,22 @@ func (q *queue) pushCut(t uint64, rec []byte, from, to int) []byte {
 	return e.rec
 }
 
+// newChunk returns an open chunk, empty, of the queue's chunk size:
+// a free one, an unpinned parked one, or a new one.
 func (q *queue) newChunk() *chunk {
+	ck := q.reuse()
+	if ck == nil {
+		n := q.chunk
+		if n <= 0 {
+			n = chunkSize
+		}
+		ck = &chunk{b: make([]byte, 0, n)}
+	}
+	ck.open = true
+	return ck
+}
+
+func (q *queue) reuse() *chunk {
 	if n := len(q.free); n > 0 {
 		ck := q.free[n-1]
 		q.free = q.free[:n-1]
@@ -140,11 +176,20 @@ func (q *queue) newChunk() *chunk {
 			return ck
 		}
 	}
-	n := q.chunk
-	if n <= 0 {
-		n = chunkSize
+	return nil
+}
+
+// retire closes ck, filled or read: it is free, parked, or waits for its
+// last record's release.
+func (q *queue) retire(ck *chunk) {
+	ck.open = false
+	switch {
+	case ck.live > 0:
+	case ck.pins.Load() == 0:
+		q.free = append(q.free, ck)
+	default:
+		q.parked = append(q.parked, ck)
 	}
-	return &chunk{b: make([]byte, 0, n)}
 }
 
 // peek returns the oldest record's time.
@@ -193,12 +238,8 @@ func (q *queue) pop() queued {
 // release gives back the chunk space of a popped record.
 func (q *queue) release(e queued) {
 	e.ck.live--
-	if e.ck.live == 0 && e.ck != q.cur {
-		if e.ck.pins.Load() == 0 {
-			q.free = append(q.free, e.ck)
-		} else {
-			q.parked = append(q.parked, e.ck)
-		}
+	if e.ck.live == 0 && !e.ck.open {
+		q.retire(e.ck)
 	}
 }
 

@@ -28,37 +28,45 @@ var readAheadMin int64 = 32 << 20
 // another goroutine, so that the copying from the file overlaps the
 // parsing of what was read. Its Peek and Discard are bufio.Reader's, but
 // a record within a block is not copied again: Peek returns it in the
-// block; only a record across two blocks is joined in a buffer of its own.
+// block, which is a chunk of the Reader's queue (see queue.go) that the
+// queue can hold it in; only a record across two blocks is joined in a
+// buffer of its own. The blocks come from the queue's pool and go back to
+// it once read: the queue reuses one when none of its records is queued
+// nor pinned, for the goroutine to read into again.
 type readAhead struct {
 	full chan block    // blocks read, in order; closed after the last
-	free chan []byte   // blocks consumed, for reuse
+	free chan *chunk   // blocks for the goroutine to read into
 	done chan struct{} // closed by close: the goroutine stops
 	once sync.Once
+	pool *queue
 
 	cur  []byte // the bytes to read next
-	own  []byte // the block cur is in; nil when cur is the join
+	own  *chunk // the block cur is in; nil when cur is the join
 	rest []byte // when cur is the join: the rest of the block after it
-	rown []byte // rest's block
+	rown *chunk // rest's block
 	join []byte // a record across blocks
 	err  error  // why no block follows (io.EOF at the end)
 }
 
-// block is one block read, and the error that ended the reading there.
+// block is one block read: n bytes of ck, and the error that ended the
+// reading there.
 type block struct {
-	b   []byte
+	ck  *chunk
+	n   int
 	err error
 }
 
-// newReadAhead reads n bytes of r from off, in blocks of size, nblocks
-// of them read ahead at most.
-func newReadAhead(r io.ReaderAt, off, n int64, size, nblocks int) *readAhead {
+// newReadAhead reads n bytes of r from off, in blocks of pool's chunk
+// size taken from pool, nblocks of them read ahead at most.
+func newReadAhead(r io.ReaderAt, off, n int64, pool *queue, nblocks int) *readAhead {
 	ra := &readAhead{
 		full: make(chan block, nblocks),
-		free: make(chan []byte, nblocks),
+		free: make(chan *chunk, nblocks),
 		done: make(chan struct{}),
+		pool: pool,
 	}
 	for range nblocks {
-		ra.free <- make([]byte, size)
+		ra.free <- pool.newChunk()
 	}
 	go ra.run(r, off, n)
 	return ra
@@ -67,12 +75,13 @@ func newReadAhead(r io.ReaderAt, off, n int64, size, nblocks int) *readAhead {
 func (ra *readAhead) run(r io.ReaderAt, off, n int64) {
 	defer close(ra.full)
 	for n > 0 {
-		var buf []byte
+		var ck *chunk
 		select {
-		case buf = <-ra.free:
+		case ck = <-ra.free:
 		case <-ra.done:
 			return
 		}
+		buf := ck.b[:cap(ck.b)]
 		k := int(min(int64(len(buf)), n))
 		m, err := r.ReadAt(buf[:k], off)
 		off, n = off+int64(m), n-int64(m)
@@ -83,7 +92,7 @@ func (ra *readAhead) run(r io.ReaderAt, off, n int64) {
 			err = io.ErrUnexpectedEOF
 		}
 		select {
-		case ra.full <- block{buf[:m], err}:
+		case ra.full <- block{ck, m, err}:
 		case <-ra.done:
 			return
 		}
@@ -93,8 +102,9 @@ func (ra *readAhead) run(r io.ReaderAt, off, n int64) {
 	}
 }
 
-// recv returns the next block; false at the end (ra.err says why).
-func (ra *readAhead) recv() ([]byte, bool) {
+// recv returns the next block, and gives the goroutine another to read
+// ahead into; false at the end (ra.err says why).
+func (ra *readAhead) recv() (*chunk, bool) {
 	if ra.err != nil {
 		return nil, false
 	}
@@ -104,20 +114,28 @@ func (ra *readAhead) recv() ([]byte, bool) {
 		return nil, false
 	}
 	if bl.err != nil {
-		ra.err = bl.err
-		if len(bl.b) == 0 {
-			return nil, false
-		}
+		ra.err = bl.err // the goroutine stopped
+	} else {
+		ra.free <- ra.pool.newChunk()
 	}
-	return bl.b, true
+	bl.ck.b = bl.ck.b[:bl.n]
+	if bl.n == 0 {
+		ra.release(bl.ck)
+		return nil, false
+	}
+	return bl.ck, true
 }
 
-// release gives a consumed block back to the goroutine.
-func (ra *readAhead) release(b []byte) {
-	if b != nil {
-		ra.free <- b[:cap(b)]
+// release gives a block read to the queue.
+func (ra *readAhead) release(ck *chunk) {
+	if ck != nil {
+		ra.pool.retire(ck)
 	}
 }
+
+// block returns the block the bytes the last Peek returned are in, which
+// the queue may hold them in; nil when they were joined.
+func (ra *readAhead) block() *chunk { return ra.own }
 
 // advance makes cur hold the next bytes when it is empty: the rest of a
 // joined block, or the next block. False at the end.
@@ -131,12 +149,12 @@ func (ra *readAhead) advance() bool {
 		ra.cur, ra.own, ra.rest, ra.rown = ra.rest, ra.rown, nil, nil
 		return len(ra.cur) > 0 || ra.advance()
 	}
-	b, ok := ra.recv()
+	ck, ok := ra.recv()
 	if !ok {
 		ra.cur = nil
 		return false
 	}
-	ra.cur, ra.own = b, b
+	ra.cur, ra.own = ck.b, ck
 	return true
 }
 
@@ -158,12 +176,12 @@ func (ra *readAhead) Peek(n int) ([]byte, error) {
 		src, srcOwn := ra.rest, ra.rown
 		ra.rest, ra.rown = nil, nil
 		if src == nil {
-			b, ok := ra.recv()
+			ck, ok := ra.recv()
 			if !ok {
 				ra.join, ra.cur = j, j
 				return j, ra.err
 			}
-			src, srcOwn = b, b
+			src, srcOwn = ck.b, ck
 		}
 		take := min(n-len(j), len(src))
 		j = append(j, src[:take]...)

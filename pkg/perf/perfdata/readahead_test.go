@@ -56,7 +56,7 @@ func TestReadAhead(t *testing.T) {
 				rng := rand.New(rand.NewPCG(seed, 1))
 				src := errAt{data, c.bad}
 				off := int64(rng.IntN(100))
-				ra := newReadAhead(src, off, int64(len(data))-off, c.size, c.nblk)
+				ra := newReadAhead(src, off, int64(len(data))-off, &queue{chunk: c.size}, c.nblk)
 				br := bufio.NewReaderSize(io.NewSectionReader(src, off, int64(len(data))-off), 1<<14)
 				if err := sameReads(ra, br, func() (bool, int, bool) { return rng.IntN(2) == 0, 1 + rng.IntN(200), true }); err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
@@ -107,7 +107,7 @@ func FuzzReadAhead(f *testing.F) {
 	f.Add(bytes.Repeat([]byte{1, 2, 3}, 300), []byte{255, 254, 13, 12, 101, 100, 99}, uint8(64), uint8(1), uint16(900))
 	f.Fuzz(func(t *testing.T, data, ops []byte, size, nblk uint8, bad uint16) {
 		src := errAt{data, int64(bad)}
-		ra := newReadAhead(src, 0, int64(len(data)), 1+int(size), 1+int(nblk%8))
+		ra := newReadAhead(src, 0, int64(len(data)), &queue{chunk: 1 + int(size)}, 1+int(nblk%8))
 		defer ra.close()
 		br := bufio.NewReaderSize(io.NewSectionReader(src, 0, int64(len(data))), 1<<14)
 		i := 0
