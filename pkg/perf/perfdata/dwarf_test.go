@@ -354,7 +354,9 @@ func TestHasObject(t *testing.T) {
 // every three), so that the queue reuses its chunks as it reads: the
 // batches are resolved and reset while the Reader reads on, or once it
 // read them all, when the chunks their dumps are in would have been
-// reused but for their pins.
+// reused but for their pins, read through bufio (the records
+// copied into the queue) and read ahead (the records left in the blocks,
+// which are the queue's chunks).
 func TestDWARFDeferred(t *testing.T) {
 	objects := &committedObjects{}
 	for _, name := range dwarfCaptures {
@@ -371,9 +373,18 @@ func TestDWARFDeferred(t *testing.T) {
 			}
 		})
 		for variant, data := range map[string][]byte{"recorded": orig, "rounds": rebuild(orig, rounds)} {
+			path := writeTemp(t, name+".data", data)
 			t.Run(name+"/"+variant, func(t *testing.T) {
-				testDWARFDeferred(t, writeTemp(t, name+".data", data), objects)
+				testDWARFDeferred(t, path, objects)
 			})
+			// Read ahead, the dumps pinned in the blocks they were read
+			// in; blocks of 3000 bytes: most records cross two.
+			for _, block := range []int{16 << 10, 3000} {
+				t.Run(fmt.Sprintf("%s/%s/blocks of %d", name, variant, block), func(t *testing.T) {
+					withReadAhead(t, block)
+					testDWARFDeferred(t, path, objects)
+				})
+			}
 		}
 	}
 }
@@ -434,11 +445,14 @@ func testDWARFDeferred(t *testing.T, path string, objects *committedObjects) {
 // 5, resolved by two goroutines that reset each batch once resolved:
 // while r reads on, or after it read them all (after), when the queue's
 // chunks their dumps are in would have been reused but for their pins.
-// The queue's chunks are made small, so that it has many. It returns
+// The queue's chunks are made small, so that it has many (those of a
+// read-ahead are its blocks: see withReadAhead). It returns
 // each sample's frames as text gives them, and r's Stats at the end.
 func readDeferredDWARF(t *testing.T, r *Reader, n int, after bool, text func([]sample.Frame) string) ([]string, Stats) {
 	t.Helper()
-	r.q.chunk = 16 << 10
+	if r.ra == nil {
+		r.q.chunk = 16 << 10
+	}
 	r.DeferFrames()
 	type batch struct {
 		b     *Samples
@@ -505,8 +519,9 @@ func readDeferredDWARF(t *testing.T, r *Reader, n int, after bool, text func([]s
 
 // TestPushSampleCutsDump checks that a sample queued without the bytes of
 // its stack dump past the valid ones (pushSample) reads as the sample
-// recorded, and that dumps are cut (those of dwcpp, dwcfp and dwsys have
-// fewer valid bytes than recorded; the others are full).
+// recorded, copied into the queue or cut in place in a read-ahead block,
+// and that dumps are cut (those of dwcpp, dwcfp and dwsys have fewer
+// valid bytes than recorded; the others are full).
 func TestPushSampleCutsDump(t *testing.T) {
 	total := 0
 	for _, name := range dwarfCaptures {
@@ -525,8 +540,19 @@ func TestPushSampleCutsDump(t *testing.T) {
 				t.Fatalf("%s: a sample does not parse", name)
 			}
 			samples++
-			r.pushSample(want.time, rec, nil)
+			// Every other sample in a block, as the read-ahead's.
+			var ck *chunk
+			in := rec
+			if samples%2 == 0 {
+				ck = r.q.newChunk()
+				ck.b = append(ck.b, rec...)
+				in = ck.b
+			}
+			r.pushSample(want.time, in, ck)
 			e := r.q.pop()
+			if ck != nil && (e.ck != ck || &e.rec[0] != &ck.b[0]) {
+				t.Fatalf("%s: a sample in a block is not queued there", name)
+			}
 			if len(e.rec) < len(rec) {
 				cut++
 			}
@@ -542,6 +568,9 @@ func TestPushSampleCutsDump(t *testing.T) {
 				t.Fatalf("%s: a sample queued reads\n%+v\nnot\n%+v", name, got, want)
 			}
 			r.q.release(e)
+			if ck != nil {
+				r.q.retire(ck)
+			}
 		})
 		r.Close()
 		t.Logf("%s: %d of %d samples' dumps cut", name, cut, samples)
