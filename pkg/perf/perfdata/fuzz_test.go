@@ -34,7 +34,11 @@ func (i memInfo) IsDir() bool        { return false }
 func (i memInfo) Sys() any           { return nil }
 
 // FuzzReader reads arbitrary bytes as a perf.data file: it must never
-// panic, and never allocate more than the input's size allows.
+// panic, and never allocate more than the input's size allows. It reads
+// them twice: through a bufio.Reader, the records copied into the queue,
+// then with frames deferred and the data section read ahead in small
+// blocks, the records queued in them and the batch pinning them, which
+// must give the same frames, counts and error.
 func FuzzReader(f *testing.F) {
 	for _, name := range []string{"nocallgraph", "zstd", "sched", "tracepoints", "mono", "mixed"} {
 		data, err := golden.Read(filepath.Join("testdata", name+".data.gz"))
@@ -101,11 +105,13 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 		check()
-		_ = r.Err()
+		rerr := fmt.Sprint(r.Err())
 		stats := r.Stats()
 
 		// The same samples with deferred frames, resolved once the file
-		// was read.
+		// was read, read ahead in blocks of 256 bytes to 4 KiB.
+		defer func(m int64, b int) { readAheadMin, readAheadBlock = m, b }(readAheadMin, readAheadBlock)
+		readAheadMin, readAheadBlock = 0, 256+len(data)%(4<<10)
 		d, err := newReader(memFile{bytes.NewReader(data), int64(len(data))}, "fuzz.data", Options{TraceFS: "testdata/tracefs"})
 		if err != nil {
 			t.Fatalf("opened once, not twice: %v", err)
@@ -118,6 +124,9 @@ func FuzzReader(f *testing.F) {
 		}
 		if kept.Len() != len(frames) {
 			t.Fatalf("%d samples deferred, %d read", kept.Len(), len(frames))
+		}
+		if derr := fmt.Sprint(d.Err()); derr != rerr {
+			t.Fatalf("read ahead, the error is %s, not %s", derr, rerr)
 		}
 		fc := d.NewFrameCache()
 		var addrs folded.Addrs
