@@ -55,6 +55,9 @@ type Options struct {
 	// --switch-output). Default: this process's own vdso, read from
 	// memory; "-": none.
 	VDSO string
+	// TableCache, when not nil, keeps the tables built from ELF files
+	// for later runs (see TableCache).
+	TableCache *TableCache
 }
 
 func (o *Options) fill() {
@@ -799,11 +802,15 @@ func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *
 	if runtime == nil {
 		runtime = syms
 	}
+	if t := r.opts.TableCache.load(syms, runtime); t != nil {
+		return t
+	}
 	t, err := elfTable(syms, runtime, workers)
 	if err != nil {
 		*miss = append(*miss, Missing{Path: path, BuildID: buildID, Err: err})
 		return nil
 	}
+	r.opts.TableCache.store(syms, runtime, t)
 	return t
 }
 
