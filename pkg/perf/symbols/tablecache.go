@@ -329,52 +329,64 @@ func appendRaw[T any](dst []byte, s []T) []byte {
 	return dst
 }
 
-// readTable reads the entry of key k from f, size bytes long: its arrays
-// into memory, checked, and its text mapped (read when it cannot be).
-func readTable(f *os.File, size int64, k [32]byte) (*Table, error) {
-	var hb [tableHeaderSize]byte
-	if _, err := f.ReadAt(hb[:], 0); err != nil {
-		return nil, err
-	}
-	return decodeTable(hb[:], size, k, func(b []byte, off int64) error {
-		_, err := f.ReadAt(b, off)
-		return err
-	}, func(off, n int64) (string, *mapping, error) {
-		if data, m, ok := mapFile(f, off, n, false); ok {
-			return bytesToString(data), m, nil
-		}
-		b := make([]byte, n)
-		if _, err := f.ReadAt(b, off); err != nil {
-			return "", nil, err
-		}
-		return bytesToString(b), nil, nil
-	})
-}
-
-// decodeTable checks an entry's header hb (the file being size bytes
-// long, of key k), reads the rest with readAt and text, and checks every
-// index and reference the arrays hold against the counts.
-func decodeTable(hb []byte, size int64, k [32]byte, readAt func([]byte, int64) error, text func(off, n int64) (string, *mapping, error)) (*Table, error) {
-	if len(hb) < tableHeaderSize || string(hb[:8]) != tableMagic || [32]byte(hb[8:40]) != k {
+// readTable reads the entry of key k from f, size bytes long: mapped
+// (read when it cannot be), its arrays used in place once checked. A
+// mapped entry costs no fresh memory: reading the arrays of the go
+// command's table into the heap took 600 page faults, more time than
+// building the table.
+func readTable(f *os.File, size int64, k [32]byte) (t *Table, err error) {
+	if size < tableHeaderSize {
 		return nil, errBadTable
 	}
+	data, m, ok := mapFile(f, 0, size, true)
+	if !ok {
+		data = make([]byte, size)
+		if _, err := f.ReadAt(data, 0); err != nil {
+			return nil, err
+		}
+	} else {
+		// Checking reads every page: a file truncated meanwhile is an
+		// error, not a crash.
+		defer faultsPanic()()
+		defer func() {
+			if r := recover(); r != nil {
+				if !isFault(r) {
+					panic(r)
+				}
+				t, err = nil, errBadTable
+			}
+		}()
+	}
+	return decodeTable(data, m, k)
+}
+
+// decodeTable checks the entry b of key k (mapped by m, nil when in
+// memory) and makes its table, whose arrays and text are b's: every
+// count against b's size, every index and reference against the counts.
+func decodeTable(b []byte, m *mapping, k [32]byte) (*Table, error) {
+	if len(b) < tableHeaderSize || string(b[:8]) != tableMagic || [32]byte(b[8:40]) != k {
+		return nil, errBadTable
+	}
+	if uintptr(unsafe.Pointer(unsafe.SliceData(b)))%8 != 0 {
+		// The arrays are used in place: they must be aligned.
+		words := make([]uint64, (len(b)+7)/8)
+		aligned := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(b))
+		copy(aligned, b)
+		b, m = aligned, nil
+	}
 	le := binary.LittleEndian
-	h := tableHeader{nsym: le.Uint64(hb[40:]), nseg: le.Uint64(hb[48:]),
-		nextra: le.Uint32(hb[56:]), nalias: le.Uint32(hb[60:]), nplt: le.Uint32(hb[64:]), flag: le.Uint32(hb[68:]),
-		textLen: le.Uint64(hb[72:]), poolLen: le.Uint64(hb[80:])}
+	h := tableHeader{nsym: le.Uint64(b[40:]), nseg: le.Uint64(b[48:]),
+		nextra: le.Uint32(b[56:]), nalias: le.Uint32(b[60:]), nplt: le.Uint32(b[64:]), flag: le.Uint32(b[68:]),
+		textLen: le.Uint64(b[72:]), poolLen: le.Uint64(b[80:])}
 	if h.nsym > tableMaxCount || h.nseg > tableMaxCount || h.nextra > tableMaxCount || h.nalias > tableMaxCount ||
 		h.nplt > tableMaxCount || h.flag&^tableHasRaw != 0 || h.textLen >= uint64(extraName) || h.poolLen >= uint64(extraName) {
 		return nil, errBadTable
 	}
 	arrays := h.arraysSize()
-	if size < 0 || uint64(size) != tableHeaderSize+arrays+h.textLen+h.poolLen {
+	if uint64(len(b)) != tableHeaderSize+arrays+h.textLen+h.poolLen {
 		return nil, errBadTable
 	}
-	words := make([]uint64, arrays/8)
-	mem := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(words)*8)
-	if err := readAt(mem, tableHeaderSize); err != nil {
-		return nil, err
-	}
+	mem := b[tableHeaderSize : tableHeaderSize+arrays]
 	t := &Table{}
 	t.start = takeRaw[uint64](&mem, h.nsym)
 	t.refs = takeRaw[nameRef](&mem, h.nsym)
@@ -409,13 +421,13 @@ func decodeTable(hb []byte, size int64, k [32]byte, readAt func([]byte, int64) e
 			return nil, errBadTable
 		}
 	}
-	for _, b := range size0 {
-		if b > 1 {
+	for _, v := range size0 {
+		if v > 1 {
 			return nil, errBadTable
 		}
 	}
-	for _, b := range raw {
-		if b > 1 {
+	for _, v := range raw {
+		if v > 1 {
 			return nil, errBadTable
 		}
 	}
@@ -426,18 +438,13 @@ func decodeTable(hb []byte, size int64, k [32]byte, readAt func([]byte, int64) e
 	if (len(plt) > 0 || len(alias) > 0) && raw == nil {
 		return nil, errBadTable
 	}
-	var pool []byte
-	if h.poolLen > 0 {
-		pool = make([]byte, h.poolLen)
-		if err := readAt(pool, int64(tableHeaderSize+arrays+h.textLen)); err != nil {
-			return nil, err
-		}
-	}
+	text := b[tableHeaderSize+arrays : tableHeaderSize+arrays+h.textLen]
+	pool := b[tableHeaderSize+arrays+h.textLen:]
 	cut := func(off, n uint32) (string, bool) {
 		if uint64(off)+uint64(n) > h.poolLen {
 			return "", false
 		}
-		return string(pool[off : off+n]), true
+		return string(pool[off : off+n]), true // a copy: not of the mapping
 	}
 	for _, r := range extra {
 		s, ok := cut(r.off, r.n)
@@ -465,13 +472,9 @@ func decodeTable(hb []byte, size int64, k [32]byte, readAt func([]byte, int64) e
 		}
 		t.alias[a.slot] = s
 	}
-	if h.textLen > 0 {
-		s, m, err := text(tableHeaderSize+int64(arrays), int64(h.textLen))
-		if err != nil {
-			return nil, err
-		}
-		t.text, t.backing = s, m
-	}
+	// backing keeps the mapping, which holds the arrays as well as the
+	// names, as long as the table.
+	t.text, t.backing = bytesToString(text), m
 	t.index()
 	t.prepareNames()
 	return t, nil

@@ -56,24 +56,7 @@ func encodeForTest(t *testing.T, k [32]byte, tb *Table) []byte {
 }
 
 // decodeBytes is readTable on an entry held in memory.
-func decodeBytes(b []byte, k [32]byte) (*Table, error) {
-	hb := b
-	if len(hb) > tableHeaderSize {
-		hb = hb[:tableHeaderSize]
-	}
-	return decodeTable(hb, int64(len(b)), k, func(p []byte, off int64) error {
-		if off < 0 || off+int64(len(p)) > int64(len(b)) {
-			return errBadTable
-		}
-		copy(p, b[off:])
-		return nil
-	}, func(off, n int64) (string, *mapping, error) {
-		if off < 0 || off+n > int64(len(b)) {
-			return "", nil, errBadTable
-		}
-		return string(b[off : off+n]), nil, nil
-	})
-}
+func decodeBytes(b []byte, k [32]byte) (*Table, error) { return decodeTable(bytes.Clone(b), nil, k) }
 
 // sameTable fails t unless got holds what want holds and finds the same
 // symbol at every address where a lookup can change.
