@@ -1,6 +1,7 @@
 package symbols
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -165,7 +166,7 @@ func (c *TableCache) store(syms, runtime *elfFile, t *Table) {
 	if err != nil {
 		return
 	}
-	err = writeTable(tmp, k, t)
+	err = writeTable(tmp, k, t, false)
 	if e := tmp.Close(); err == nil {
 		err = e
 	}
@@ -218,7 +219,9 @@ const (
 	tableMagic      = "FKSTAB01"
 	tableHeaderSize = 96
 	tableHasRaw     = 1
-	tableMaxCount   = 1 << 28
+	// tableTextOutside: the text is not in the entry (see writeTable).
+	tableTextOutside = 2
+	tableMaxCount    = 1 << 28
 )
 
 var errBadTable = errors.New("not a sound table cache entry")
@@ -240,8 +243,10 @@ func (h *tableHeader) arraysSize() uint64 {
 	return n
 }
 
-// writeTable writes t as an entry of key k.
-func writeTable(w io.Writer, k [32]byte, t *Table) (err error) {
+// writeTable writes t as an entry of key k; with textOutside its text is
+// left out (a kernel's tables are cut from the kallsyms file, which the
+// entry's reader maps itself).
+func writeTable(w io.Writer, k [32]byte, t *Table, textOutside bool) (err error) {
 	// t's text may be a mapped file's: one truncated meanwhile is an
 	// error, not a crash.
 	defer faultsPanic()()
@@ -284,6 +289,9 @@ func writeTable(w io.Writer, k [32]byte, t *Table) (err error) {
 	if t.raw != nil {
 		h.flag |= tableHasRaw
 	}
+	if textOutside {
+		h.flag |= tableTextOutside
+	}
 	buf := make([]byte, tableHeaderSize, tableHeaderSize+h.arraysSize())
 	copy(buf, tableMagic)
 	copy(buf[8:], k[:])
@@ -310,11 +318,22 @@ func writeTable(w io.Writer, k [32]byte, t *Table) (err error) {
 	if _, err := w.Write(buf); err != nil {
 		return err
 	}
-	if _, err := io.WriteString(w, t.text); err != nil {
-		return err
+	if !textOutside {
+		if _, err := io.WriteString(w, t.text); err != nil {
+			return err
+		}
 	}
 	_, err = w.Write(pool)
 	return err
+}
+
+// entrySize returns the size of an entry of h's counts.
+func (h *tableHeader) entrySize() uint64 {
+	n := tableHeaderSize + h.arraysSize() + h.poolLen
+	if h.flag&tableTextOutside == 0 {
+		n += h.textLen
+	}
+	return n
 }
 
 // appendRaw appends the bytes of s, padded to 8 bytes.
@@ -357,13 +376,14 @@ func readTable(f *os.File, size int64, k [32]byte) (t *Table, err error) {
 			}
 		}()
 	}
-	return decodeTable(data, m, k)
+	return decodeTable(data, m, k, "", nil)
 }
 
 // decodeTable checks the entry b of key k (mapped by m, nil when in
-// memory) and makes its table, whose arrays and text are b's: every
-// count against b's size, every index and reference against the counts.
-func decodeTable(b []byte, m *mapping, k [32]byte) (*Table, error) {
+// memory) and makes its table, whose arrays are b's, and its text b's or,
+// for an entry written without it, text (of mapping tm): every count
+// against b's size, every index and reference against the counts.
+func decodeTable(b []byte, m *mapping, k [32]byte, text string, tm *mapping) (*Table, error) {
 	if len(b) < tableHeaderSize || string(b[:8]) != tableMagic || [32]byte(b[8:40]) != k {
 		return nil, errBadTable
 	}
@@ -379,11 +399,12 @@ func decodeTable(b []byte, m *mapping, k [32]byte) (*Table, error) {
 		nextra: le.Uint32(b[56:]), nalias: le.Uint32(b[60:]), nplt: le.Uint32(b[64:]), flag: le.Uint32(b[68:]),
 		textLen: le.Uint64(b[72:]), poolLen: le.Uint64(b[80:])}
 	if h.nsym > tableMaxCount || h.nseg > tableMaxCount || h.nextra > tableMaxCount || h.nalias > tableMaxCount ||
-		h.nplt > tableMaxCount || h.flag&^tableHasRaw != 0 || h.textLen >= uint64(extraName) || h.poolLen >= uint64(extraName) {
+		h.nplt > tableMaxCount || h.flag&^(tableHasRaw|tableTextOutside) != 0 || h.textLen >= uint64(extraName) || h.poolLen >= uint64(extraName) {
 		return nil, errBadTable
 	}
 	arrays := h.arraysSize()
-	if uint64(len(b)) != tableHeaderSize+arrays+h.textLen+h.poolLen {
+	outside := h.flag&tableTextOutside != 0
+	if uint64(len(b)) != h.entrySize() || outside && uint64(len(text)) != h.textLen {
 		return nil, errBadTable
 	}
 	mem := b[tableHeaderSize : tableHeaderSize+arrays]
@@ -438,8 +459,7 @@ func decodeTable(b []byte, m *mapping, k [32]byte) (*Table, error) {
 	if (len(plt) > 0 || len(alias) > 0) && raw == nil {
 		return nil, errBadTable
 	}
-	text := b[tableHeaderSize+arrays : tableHeaderSize+arrays+h.textLen]
-	pool := b[tableHeaderSize+arrays+h.textLen:]
+	pool := b[len(b)-int(h.poolLen):]
 	cut := func(off, n uint32) (string, bool) {
 		if uint64(off)+uint64(n) > h.poolLen {
 			return "", false
@@ -472,9 +492,12 @@ func decodeTable(b []byte, m *mapping, k [32]byte) (*Table, error) {
 		}
 		t.alias[a.slot] = s
 	}
-	// backing keeps the mapping, which holds the arrays as well as the
-	// names, as long as the table.
-	t.text, t.backing = bytesToString(text), m
+	t.arrays = m
+	if outside {
+		t.text, t.backing = text, tm
+	} else {
+		t.text, t.backing = bytesToString(b[tableHeaderSize+arrays:tableHeaderSize+arrays+h.textLen]), m
+	}
 	t.index()
 	t.prepareNames()
 	return t, nil
@@ -491,4 +514,208 @@ func takeRaw[T any](mem *[]byte, n uint64) []T {
 	s := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(*mem))), n)
 	*mem = (*mem)[(size+7)&^7:]
 	return s
+}
+
+// A kernel's tables (its own and its modules') are one entry, keyed by
+// the identity of the kallsyms file they were read from, whose text they
+// keep using: the entry holds their arrays only. Its layout, after the
+// header (kernelMagic, key [32]byte, ntables, skipped uint32, textLen
+// uint64, then the address and found flag, uint64 each, of each of
+// refSymbols), is for each table, the kernel's first, the modules' by
+// name: the name's length (uint32), 4 bytes of padding, the table
+// entry's length (uint64), the name and the entry (writeTable without its
+// text), each padded to 8 bytes.
+const (
+	kernelMagic      = "FKKERN01"
+	kernelHeaderSize = 96
+)
+
+// kernelKey returns the hash that names the tables of the kallsyms file
+// f.
+func (c *TableCache) kernelKey(f *os.File) (k [32]byte, ok bool) {
+	if c == nil {
+		return k, false
+	}
+	id, ok := fileIdentity(f)
+	if !ok {
+		return k, false
+	}
+	h := sha256.New()
+	h.Write([]byte("flamekit kernel tables 1\x00"))
+	h.Write(c.exe[:])
+	h.Write(id)
+	h.Sum(k[:0])
+	return k, true
+}
+
+// loadKernel returns the cached tables of the kallsyms file f, of size
+// bytes, named path; nil when there are none. The file is mapped for the
+// names, a page read when a name on it is first looked up.
+func (c *TableCache) loadKernel(f *os.File, path string, size int64) *Kernel {
+	k, ok := c.kernelKey(f)
+	if !ok {
+		return nil
+	}
+	ef, esize, err := safefile.Open(c.path(k), safefile.Rule{What: "symbol table cache", Max: tableCacheMaxSize, Owners: []uint32{c.uid}})
+	if err != nil {
+		return nil
+	}
+	defer ef.Close()
+	if st, err := ef.Stat(); err != nil || st.Mode().Perm()&0o022 != 0 || esize < kernelHeaderSize {
+		return nil
+	}
+	data, m, mapped := mapFile(ef, 0, esize, true)
+	if !mapped {
+		return nil
+	}
+	text, tm, mapped := mapFile(f, 0, size, false)
+	if !mapped {
+		return nil
+	}
+	kern, err := decodeKernel(data, m, k, path, bytesToString(text), tm)
+	if err != nil {
+		return nil
+	}
+	c.hits.Add(1)
+	return kern
+}
+
+// decodeKernel is decodeTable for a kernel's entry b (see kernelMagic).
+func decodeKernel(b []byte, m *mapping, k [32]byte, path, text string, tm *mapping) (kern *Kernel, err error) {
+	if m != nil {
+		defer faultsPanic()()
+		defer func() {
+			if r := recover(); r != nil {
+				if !isFault(r) {
+					panic(r)
+				}
+				kern, err = nil, errBadTable
+			}
+		}()
+	}
+	if len(b) < kernelHeaderSize || string(b[:8]) != kernelMagic || [32]byte(b[8:40]) != k {
+		return nil, errBadTable
+	}
+	le := binary.LittleEndian
+	ntables, skipped, textLen := le.Uint32(b[40:]), le.Uint32(b[44:]), le.Uint64(b[48:])
+	if textLen != uint64(len(text)) || ntables == 0 || ntables > tableMaxCount {
+		return nil, errBadTable
+	}
+	kern = &Kernel{Path: path, Skipped: int(skipped), Modules: map[string]*Table{}}
+	for i := range kern.refs {
+		kern.refs[i].addr = le.Uint64(b[56+16*i:])
+		switch le.Uint64(b[64+16*i:]) {
+		case 0:
+		case 1:
+			kern.refs[i].found = true
+		default:
+			return nil, errBadTable
+		}
+	}
+	pad := func(n uint64) uint64 { return (n + 7) &^ 7 }
+	rest := b[kernelHeaderSize:]
+	for i := range ntables {
+		if len(rest) < 16 {
+			return nil, errBadTable
+		}
+		nameLen, entryLen := uint64(le.Uint32(rest)), le.Uint64(rest[8:])
+		rest = rest[16:]
+		if nameLen > uint64(len(rest)) || pad(nameLen) > uint64(len(rest)) {
+			return nil, errBadTable
+		}
+		name := string(rest[:nameLen])
+		rest = rest[pad(nameLen):]
+		if entryLen > uint64(len(rest)) || pad(entryLen) > uint64(len(rest)) {
+			return nil, errBadTable
+		}
+		t, err := decodeTable(rest[:entryLen], m, k, text, tm)
+		if err != nil {
+			return nil, err
+		}
+		rest = rest[pad(entryLen):]
+		switch {
+		case i == 0 && name == "":
+			kern.Table = t
+		case i > 0 && name != "" && kern.Modules[name] == nil:
+			kern.Modules[name] = t
+		default:
+			return nil, errBadTable
+		}
+	}
+	if len(rest) != 0 {
+		return nil, errBadTable
+	}
+	return kern, nil
+}
+
+// storeKernel writes the tables of the kallsyms file f to the cache.
+func (c *TableCache) storeKernel(f *os.File, kern *Kernel) {
+	k, ok := c.kernelKey(f)
+	if !ok || kern == nil || kern.Table == nil {
+		return
+	}
+	tmp, err := os.CreateTemp(c.dir, ".tmp-*")
+	if err != nil {
+		return
+	}
+	err = writeKernel(tmp, k, kern)
+	if e := tmp.Close(); err == nil {
+		err = e
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), c.path(k))
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	c.stores.Add(1)
+	c.evict()
+}
+
+// writeKernel writes kern's tables as an entry of key k.
+func writeKernel(w io.Writer, k [32]byte, kern *Kernel) error {
+	le := binary.LittleEndian
+	hb := make([]byte, kernelHeaderSize)
+	copy(hb, kernelMagic)
+	copy(hb[8:], k[:])
+	names := make([]string, 0, len(kern.Modules))
+	for name := range kern.Modules {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	le.PutUint32(hb[40:], uint32(1+len(names)))
+	le.PutUint32(hb[44:], uint32(kern.Skipped))
+	le.PutUint64(hb[48:], uint64(len(kern.Table.text)))
+	for i, r := range kern.refs {
+		le.PutUint64(hb[56+16*i:], r.addr)
+		if r.found {
+			le.PutUint64(hb[64+16*i:], 1)
+		}
+	}
+	var buf bytes.Buffer
+	buf.Write(hb)
+	var entry bytes.Buffer
+	for i := -1; i < len(names); i++ {
+		t, name := kern.Table, ""
+		if i >= 0 {
+			name = names[i]
+			t = kern.Modules[name]
+		}
+		if t == nil || t.text != kern.Table.text {
+			return errors.New("a kernel table not cut from its kallsyms")
+		}
+		entry.Reset()
+		if err := writeTable(&entry, k, t, true); err != nil {
+			return err
+		}
+		var lens [16]byte
+		le.PutUint32(lens[:], uint32(len(name)))
+		le.PutUint64(lens[8:], uint64(entry.Len()))
+		buf.Write(lens[:])
+		buf.Write(appendRaw(nil, []byte(name)))
+		buf.Write(appendRaw(nil, entry.Bytes()))
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
 }

@@ -3,9 +3,11 @@ package symbols
 import (
 	"bytes"
 	"encoding/binary"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -49,14 +51,16 @@ func cacheTables(t *testing.T) map[string]*Table {
 func encodeForTest(t *testing.T, k [32]byte, tb *Table) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := writeTable(&buf, k, tb); err != nil {
+	if err := writeTable(&buf, k, tb, false); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
 }
 
 // decodeBytes is readTable on an entry held in memory.
-func decodeBytes(b []byte, k [32]byte) (*Table, error) { return decodeTable(bytes.Clone(b), nil, k) }
+func decodeBytes(b []byte, k [32]byte) (*Table, error) {
+	return decodeTable(bytes.Clone(b), nil, k, "", nil)
+}
 
 // sameTable fails t unless got holds what want holds and finds the same
 // symbol at every address where a lookup can change.
@@ -226,7 +230,7 @@ func FuzzDecodeTable(f *testing.F) {
 	lazy := &Table{start: []uint64{1, 2}, size0: []bool{false, false}, refs: []nameRef{{0, 1}, {0, extraName}},
 		text: "ab", extra: []string{"x"}, raw: []bool{true, false}, segStart: []uint64{1, 2, 3},
 		segSym: []int32{0, 1, -1}, alias: map[int32]string{0: "y"}, plt: map[int32]bool{1: true}}
-	if err := writeTable(&buf, k, lazy); err != nil {
+	if err := writeTable(&buf, k, lazy, false); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(buf.Bytes())
@@ -243,6 +247,135 @@ func FuzzDecodeTable(f *testing.F) {
 		}
 		for i := range tb.start {
 			tb.Lookup(tb.start[i])
+		}
+	})
+}
+
+// kernelsForCache returns kallsyms files and their kernels: the fixture
+// (modules, duplicates, skipped lines) and the running kernel's when
+// readable.
+func kernelsForCache(t *testing.T) map[string]*Kernel {
+	t.Helper()
+	out := map[string]*Kernel{}
+	for _, p := range []string{"testdata/kallsyms/fixture.txt", "/proc/kallsyms"} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		k, err := ParseKallsyms(p, data)
+		if err != nil {
+			continue // kptr_restrict
+		}
+		out[p] = k
+	}
+	return out
+}
+
+func TestKernelCacheRoundTrip(t *testing.T) {
+	key := [32]byte{4}
+	for p, want := range kernelsForCache(t) {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := writeKernel(&buf, key, want); err != nil {
+				t.Fatal(err)
+			}
+			got, err := decodeKernel(bytes.Clone(buf.Bytes()), nil, key, p, want.Table.text, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.refs != want.refs || got.Skipped != want.Skipped || got.Path != p || len(got.Modules) != len(want.Modules) {
+				t.Fatalf("kernel facts differ: %+v %d %d modules, want %+v %d %d", got.refs, got.Skipped, len(got.Modules), want.refs, want.Skipped, len(want.Modules))
+			}
+			sameTable(t, p, got.Table, want.Table)
+			for name, w := range want.Modules {
+				sameTable(t, p+" "+name, got.Modules[name], w)
+			}
+			// Another kallsyms (another length) does not take it.
+			if _, err := decodeKernel(buf.Bytes(), nil, key, p, want.Table.text+"x", nil); err == nil {
+				t.Fatal("tables accepted for a text of another length")
+			}
+		})
+	}
+}
+
+// TestResolverKernelCache: the kernel's tables of a kallsyms copy in the
+// build-id cache come from the table cache the second time.
+func TestResolverKernelCache(t *testing.T) {
+	data, err := os.ReadFile("testdata/kallsyms/fixture.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := t.TempDir()
+	id := "0123456789abcdef0123456789abcdef01234567"
+	dir := filepath.Join(ids, "[kernel.kallsyms]", id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kallsyms"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cacheDir := t.TempDir()
+	run := func() (*TableCache, []Symbol) {
+		c, err := OpenTableCache(cacheDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := NewResolver(Options{BuildIDDir: ids, KernelNotes: "/nonexistent", TableCache: c})
+		var out []Symbol
+		for _, a := range []uint64{0xffffffff81000010, 0xffffffff81000305, 0xffffffff81001000} {
+			s, _ := r.Kernel(id, a)
+			out = append(out, s)
+		}
+		s, _ := r.Module(id, "mod_b", 0xffffffffa0000104)
+		out = append(out, s)
+		addr, ok := r.KernelSymbolAddr(id, "_text")
+		out = append(out, Symbol{Name: "_text", Offset: addr, ZeroSize: ok})
+		return c, out
+	}
+	c1, want := run()
+	if c1.Stores() != 1 || c1.Hits() != 0 {
+		t.Fatalf("first run: %d stores, %d hits; want 1 and 0", c1.Stores(), c1.Hits())
+	}
+	c2, got := run()
+	if c2.Hits() != 1 {
+		t.Fatalf("second run: %d hits, want 1", c2.Hits())
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("from the cache: %+v\nwant %+v", got, want)
+	}
+	if want[0].Name != "local_startup_alias_long" || want[3].Name != "mod_b_func" || !want[4].ZeroSize {
+		t.Fatalf("unexpected symbols %+v", want)
+	}
+}
+
+func FuzzDecodeKernel(f *testing.F) {
+	data, err := os.ReadFile("testdata/kallsyms/fixture.txt")
+	if err != nil {
+		f.Fatal(err)
+	}
+	kern, err := ParseKallsyms("fixture", data)
+	if err != nil {
+		f.Fatal(err)
+	}
+	key := [32]byte{5}
+	var buf bytes.Buffer
+	if err := writeKernel(&buf, key, kern); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	text := string(data)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) >= 40 {
+			copy(b[8:40], key[:])
+		}
+		k, err := decodeKernel(b, nil, key, "fixture", text, nil)
+		if err != nil {
+			return
+		}
+		for _, tb := range append([]*Table{k.Table}, slices.Collect(maps.Values(k.Modules))...) {
+			for _, a := range tb.segStart {
+				tb.Lookup(a)
+			}
 		}
 	})
 }
