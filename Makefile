@@ -17,6 +17,10 @@ CAPTURE     ?= testdata/perf/burst.txt.gz
 SHELL       := /bin/bash
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS     := -X flamekit/internal/cli.version=$(VERSION)
+# The tools need no C: built without cgo they are static, and each run
+# starts 4-5 ms sooner (no dynamic loader, no libc start-up; 25 ms instead
+# of 29.5 for stackcollapse --version here). Tests keep cgo, which -race needs.
+BUILDENV    ?= CGO_ENABLED=0
 
 .PHONY: all build install demo test fmt vet staticcheck jscheck unit fuzz shellcheck bench clean
 
@@ -24,10 +28,10 @@ all: build
 
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
+	$(BUILDENV) $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
 
 install:
-	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/...
+	$(BUILDENV) $(GO) install -ldflags "$(LDFLAGS)" ./cmd/...
 
 # The pipelines of the README on a bundled real capture: 30 s of a 2-vCPU
 # machine (perf record -a -g -F 97), mostly idle, with a 2 s burst of a

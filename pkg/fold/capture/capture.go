@@ -25,8 +25,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
 
 	"flamekit/pkg/fold/collapse"
 	"flamekit/pkg/folded"
@@ -66,7 +68,7 @@ type SymbolConfig struct {
 // NewResolver returns a Resolver with perf's default places and what c
 // adds: debuginfod as elfutils' environment configures it.
 func NewResolver(c SymbolConfig) *symbols.Resolver {
-	opts := symbols.Options{Force: c.Force}
+	opts := symbols.Options{Force: c.Force, TableCache: tableCache(c.Getenv)}
 	if !c.NoDebuginfod {
 		cfg := debuginfod.FromEnv(c.Getenv)
 		if len(cfg.URLs) > 0 {
@@ -78,6 +80,34 @@ func NewResolver(c SymbolConfig) *symbols.Resolver {
 		}
 	}
 	return symbols.NewResolver(opts)
+}
+
+// tableCache returns the cache of symbol tables the environment asks
+// for: FLAMEKIT_CACHE names flamekit's cache directory ("off" for none),
+// else symbols.DefaultCacheDir's is used, the tables kept in its
+// "symbols" directory. A test binary uses none unless FLAMEKIT_CACHE says
+// so (tests do not write to the user's cache). nil when there is none or
+// the directory is not private to the user (see symbols.OpenTableCache).
+func tableCache(getenv func(string) string) *symbols.TableCache {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	dir := getenv("FLAMEKIT_CACHE")
+	switch {
+	case dir == "off":
+		return nil
+	case dir == "" && testing.Testing():
+		return nil
+	case dir == "":
+		if dir = symbols.DefaultCacheDir(getenv); dir == "" {
+			return nil
+		}
+	}
+	c, err := symbols.OpenTableCache(filepath.Join(dir, "symbols"))
+	if err != nil {
+		return nil
+	}
+	return c
 }
 
 // ResolverFor returns NewResolver(c), or the shared DefaultResolver when

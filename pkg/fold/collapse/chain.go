@@ -1,6 +1,7 @@
 package collapse
 
 import (
+	"flamekit/internal/base/hugepage"
 	"sync/atomic"
 
 	"flamekit/pkg/perf/sample"
@@ -235,7 +236,7 @@ func (f *folder) pieceOf(n uint32, fs Frames, j int) uint32 {
 		p = f.table.intern(f.buf)
 		if r := f.localPiece(p); r.end == 0 {
 			r.start = uint32(len(f.localText))
-			f.localText = append(f.localText, f.buf...)
+			f.localText = append(hugepage.Grow(f.localText, len(f.buf)), f.buf...)
 			r.end = uint32(len(f.localText))
 		}
 	}
@@ -260,7 +261,7 @@ func (f *folder) localPiece(p uint32) *localPiece {
 func (f *folder) learnText(p uint32) []byte {
 	r := f.localPiece(p)
 	r.start = uint32(len(f.localText))
-	f.localText = f.table.appendText(f.localText, []uint32{p})
+	f.localText = f.table.appendText(hugepage.Grow(f.localText, 256), []uint32{p})
 	r.end = uint32(len(f.localText))
 	return f.localText[r.start:r.end]
 }

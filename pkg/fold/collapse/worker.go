@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 
+	"flamekit/internal/base/hugepage"
 	"flamekit/pkg/filter/idle"
 	"flamekit/pkg/folded"
 	"flamekit/pkg/perf/sample"
@@ -35,6 +36,10 @@ type item struct {
 	extra   [2]int32 // kindStat: the waker part
 	where   where    // the fields of its timed lines (see where)
 }
+
+// lineRoom is the room a worker makes in a batch's out before it folds a
+// timed line there: lines are rarely longer.
+const lineRoom = 4 << 10
 
 // batch is what a worker made of one chunk, on its way to stage.merge.
 type batch struct {
@@ -180,6 +185,9 @@ func (w *worker) foldSample(b *batch, s *sample.Sample) {
 		mark := len(b.out)
 		var st []byte
 		if direct {
+			// Doubled, not grown by append's quarter: each step of
+			// a buffer of hundreds of kB is fresh memory.
+			b.out = hugepage.Grow(b.out, lineRoom)
 			b.out = w.foldStackTo(b.out, s)
 			st = b.out[mark:]
 		} else {

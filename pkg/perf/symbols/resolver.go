@@ -55,6 +55,9 @@ type Options struct {
 	// --switch-output). Default: this process's own vdso, read from
 	// memory; "-": none.
 	VDSO string
+	// TableCache, when not nil, keeps the tables built from ELF files
+	// for later runs (see TableCache).
+	TableCache *TableCache
 }
 
 func (o *Options) fill() {
@@ -509,12 +512,12 @@ func (r *Resolver) loadKernel(buildID string) (*Kernel, error) {
 	if buildID != "" {
 		p := filepath.Join(r.opts.BuildIDDir, "[kernel.kallsyms]", buildID, "kallsyms")
 		if isRegular(p) {
-			return readKallsyms(p)
+			return readKallsyms(p, r.opts.TableCache)
 		}
 		tried = append(tried, p)
 	}
 	if buildID == "" || buildID == r.runningKernel() {
-		return readKallsyms(r.opts.Kallsyms)
+		return readKallsyms(r.opts.Kallsyms, r.opts.TableCache)
 	}
 	return nil, fmt.Errorf("no kallsyms for build-id %s (not in %s; the running kernel is %s)",
 		buildID, strings.Join(tried, ", "), orNone(r.runningKernel()))
@@ -530,15 +533,23 @@ func orNone(s string) string {
 // readKallsyms parses a kallsyms file, mapped when it can be (a copy in
 // the build-id cache; /proc/kallsyms cannot), on every core: a perf.data
 // reader waits for the kernel's table at its first kernel sample.
-func readKallsyms(path string) (*Kernel, error) {
+// A copy's tables are taken from c, and kept there, when c is not nil.
+func readKallsyms(path string, c *TableCache) (*Kernel, error) {
 	f, size, err := safefile.Open(path, ruleKallsyms)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	if size > 0 {
+		if k := c.loadKernel(f, path, size); k != nil {
+			return k, nil
+		}
 		if data, m, ok := mapFile(f, 0, size, true); ok {
-			return parseKallsyms(path, bytesToString(data), m, kallsymsParts(len(data), runtime.GOMAXPROCS(0)))
+			k, err := parseKallsyms(path, bytesToString(data), m, kallsymsParts(len(data), runtime.GOMAXPROCS(0)))
+			if err == nil {
+				c.storeKernel(f, k)
+			}
+			return k, err
 		}
 	}
 	// /proc/kallsyms: size 0 to stat, read to its end, within the bound.
@@ -799,11 +810,15 @@ func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *
 	if runtime == nil {
 		runtime = syms
 	}
+	if t := r.opts.TableCache.load(syms, runtime); t != nil {
+		return t
+	}
 	t, err := elfTable(syms, runtime, workers)
 	if err != nil {
 		*miss = append(*miss, Missing{Path: path, BuildID: buildID, Err: err})
 		return nil
 	}
+	r.opts.TableCache.store(syms, runtime, t)
 	return t
 }
 

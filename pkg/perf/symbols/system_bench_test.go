@@ -59,7 +59,7 @@ func BenchmarkLoadSystem(b *testing.B) {
 		b.Run("kallsyms", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := readKallsyms(kallsyms[0]); err != nil {
+				if _, err := readKallsyms(kallsyms[0], nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -72,7 +72,7 @@ func BenchmarkLoadSystem(b *testing.B) {
 				load(b, o)
 			}
 			if len(kallsyms) > 0 {
-				readKallsyms(kallsyms[0])
+				readKallsyms(kallsyms[0], nil)
 			}
 		}
 	})

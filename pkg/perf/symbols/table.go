@@ -63,6 +63,7 @@ type Table struct {
 	refs    []nameRef
 	extra   []string
 	backing *mapping // text's file mapping, nil when text is in memory
+	arrays  *mapping // the cache entry the arrays are in (TableCache), if any
 	// raw[i] reports that name i is still mangled, or that symbol i
 	// stands for two aliases (see alias); nil when every name is final
 	// (kallsyms, perf maps, C tables). The name perf prints for such a
