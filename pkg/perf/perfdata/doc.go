@@ -39,8 +39,9 @@
 // perf script --no-inline prints (perf script also adds inlined functions,
 // which this package does not). Stats.Unwind counts why stacks ended.
 // With DeferFrames the FrameCaches unwind them, on their goroutines: a
-// kept sample's stack dump stays in the reader's queue, whose chunk the
-// batch pins until it is reset.
+// kept sample's stack dump stays in the reader's queue (for a large
+// file, in the block it was read ahead in), whose chunk the batch pins
+// until it is reset.
 //
 // A file perf record did not finish is read as far as it goes: killed
 // (the header's data size still 0) or cut short (a full disk: the data
