@@ -135,6 +135,20 @@ func BenchmarkDWARF(b *testing.B) {
 	benchRead(b, path, func() Symbolizer { return objectsOnly{objects} })
 }
 
+// BenchmarkDWARFReadAhead reads it as a large file is read: the data
+// section read ahead in blocks (of 64 KiB: the capture is 1 MB), the
+// samples queued in the blocks they were read in.
+func BenchmarkDWARFReadAhead(b *testing.B) {
+	script, err := golden.Read("testdata/dwsys.script.gz")
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := extract(b, "dwsys", script)
+	objects := &committedObjects{}
+	withReadAhead(b, 64<<10)
+	benchRead(b, path, func() Symbolizer { return objectsOnly{objects} })
+}
+
 // objectsOnly is a Symbolizer that finds no symbol, only the committed
 // objects' CFI.
 type objectsOnly struct{ *committedObjects }

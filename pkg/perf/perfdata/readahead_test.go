@@ -159,7 +159,7 @@ func TestReadAheadReader(t *testing.T) {
 
 // withReadAhead makes the Readers the test opens read their data
 // section ahead, in blocks of size.
-func withReadAhead(t *testing.T, size int) {
+func withReadAhead(t testing.TB, size int) {
 	minSize, block := readAheadMin, readAheadBlock
 	t.Cleanup(func() { readAheadMin, readAheadBlock = minSize, block })
 	readAheadMin, readAheadBlock = 0, size
