@@ -18,7 +18,8 @@ import (
 // only once none of its records is queued and no batch pins it. A record
 // across two blocks, one decompressed from a COMPRESSED record, and every
 // record of a small section (read through a bufio.Reader, whose buffer is
-// reused) are copied into the queue's current chunk (pushCut).
+// reused) are copied into the queue's current chunk (pushCut), a stack
+// dump without its unused bytes (Reader.pushSample).
 //
 // perf writes each CPU's buffer in turn, each in time order: the records
 // arrive as runs whose times do not decrease. The queue keeps them so,
@@ -106,13 +107,9 @@ func (q *queue) pushCut(t uint64, rec []byte, from, to int) []byte {
 	return q.add(t, ck.b[start:len(ck.b):len(ck.b)], ck)
 }
 
-// pushIn queues rec where it is, in chunk ck (a read-ahead block),
-// without its bytes from from to to: those after them move down, and
-// pushIn returns the record so cut, for the caller to mend.
-func (q *queue) pushIn(t uint64, rec []byte, from, to int, ck *chunk) []byte {
-	n := len(rec) - (to - from)
-	copy(rec[from:], rec[to:])
-	return q.add(t, rec[:n:n], ck)
+// pushIn queues rec where it is, in chunk ck (a read-ahead block).
+func (q *queue) pushIn(t uint64, rec []byte, ck *chunk) {
+	q.add(t, rec[:len(rec):len(rec)], ck)
 }
 
 // add queues rec, in ck.

@@ -201,7 +201,7 @@ func TestBlockReuse(t *testing.T) {
 				case 'q':
 					rec := ck.b[at : at+16 : at+16]
 					binary.LittleEndian.PutUint16(rec[6:], 16)
-					q.pushIn(uint64(i), rec, 16, 16, ck)
+					q.pushIn(uint64(i), rec, ck)
 					at += 16
 				case 'p':
 					q.retire(ck)
@@ -310,7 +310,7 @@ func TestReadAheadQueue(t *testing.T) {
 				// Times out of arrival order: 4i, less up to 8.
 				tm := uint64(4*i + 8 - 4*(i%3))
 				if ck := ra.block(); ck != nil {
-					q.pushIn(tm, rec, len(rec), len(rec), ck)
+					q.pushIn(tm, rec, ck)
 					inBlock++
 				} else {
 					q.push(tm, rec)

@@ -677,42 +677,34 @@ func (r *Reader) handle(rec []byte, off int64, ck *chunk) bool {
 	if !ok || t == 0 || t == ^uint64(0) {
 		return r.deliver(rec)
 	}
-	if typ == recSample && r.dumps {
-		r.pushSample(t, rec, ck)
-		return false
-	}
-	if ck != nil {
-		r.q.pushIn(t, rec, len(rec), len(rec), ck)
-	} else {
+	switch {
+	case ck != nil:
+		// Queued where it was read: nothing copied, so nothing to cut
+		// (the block is held whatever the record's size).
+		r.q.pushIn(t, rec, ck)
+	case typ == recSample && r.dumps:
+		r.pushSample(t, rec)
+	default:
 		r.q.push(t, rec)
 	}
 	return false
 }
 
-// pushSample queues a SAMPLE record that may carry a user stack dump
-// (--call-graph dwarf) without the bytes of the dump past its valid ones
-// (dyn_size): the dump's size then reads dyn_size, the sample the same.
-// A dump of 8 KB holds 6.5 on average on a busy machine: a record copied
-// into the queue is a fifth less to copy and hold; one left in its
-// read-ahead block (ck) is cut in place, the few bytes after the dump
-// moved down.
-func (r *Reader) pushSample(t uint64, rec []byte, ck *chunk) {
+// pushSample copies into the queue a SAMPLE record that may carry a user
+// stack dump (--call-graph dwarf) without the bytes of the dump past its
+// valid ones (dyn_size): the dump's size then reads dyn_size, the sample
+// the same. A dump of 8 KB holds 6.5 on average on a busy machine: the
+// queue copies and holds a fifth less.
+func (r *Reader) pushSample(t uint64, rec []byte) {
 	s := &r.pushRec
-	from, to := len(rec), len(rec)
-	cut := r.parseSample(le16(rec[4:]), rec[8:], s) && s.stack != nil && s.stackSize-len(s.stack) >= 64
-	if cut {
-		from, to = 8+s.stackOff+len(s.stack), 8+s.stackOff+s.stackSize
+	if !r.parseSample(le16(rec[4:]), rec[8:], s) || s.stack == nil || s.stackSize-len(s.stack) < 64 {
+		r.q.push(t, rec)
+		return
 	}
-	var q []byte
-	if ck != nil {
-		q = r.q.pushIn(t, rec, from, to, ck)
-	} else {
-		q = r.q.pushCut(t, rec, from, to)
-	}
-	if cut {
-		binary.LittleEndian.PutUint16(q[6:], uint16(len(q)))
-		binary.LittleEndian.PutUint64(q[8+s.stackOff-8:], uint64(len(s.stack)))
-	}
+	from, to := 8+s.stackOff+len(s.stack), 8+s.stackOff+s.stackSize
+	q := r.q.pushCut(t, rec, from, to)
+	binary.LittleEndian.PutUint16(q[6:], uint16(len(q)))
+	binary.LittleEndian.PutUint64(q[8+s.stackOff-8:], uint64(len(s.stack)))
 	*s = sampleRec{}
 }
 
