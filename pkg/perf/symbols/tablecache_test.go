@@ -223,6 +223,11 @@ func TestOpenTableCacheRefusesShared(t *testing.T) {
 	if _, err := OpenTableCache(dir); err == nil {
 		t.Fatal("a directory others may write to was accepted")
 	}
+	// Nor a private directory in one others may write to (they could
+	// swap it for a link).
+	if _, err := OpenTableCache(filepath.Join(dir, "symbols")); err == nil {
+		t.Fatal("a directory in a directory others may write to was accepted")
+	}
 }
 
 func FuzzDecodeTable(f *testing.F) {
