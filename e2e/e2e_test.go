@@ -61,6 +61,8 @@ func testMain(m *testing.M) int {
 	os.Setenv("PATH", binDir+string(os.PathListSeparator)+fakeBin+string(os.PathListSeparator)+basePath)
 	os.Setenv("FLAMEKIT_E2E_TESTDATA", filepath.Join(root, "testdata"))
 	os.Setenv("FLAMEKIT_E2E_DIR", filepath.Join(root, "e2e"))
+	// The tools' symbol table cache: the run's own, not the user's.
+	os.Setenv("FLAMEKIT_CACHE", filepath.Join(tmp, "cache"))
 	os.Setenv("LC_ALL", "C")
 	os.Setenv("TZ", "UTC") // perf's "captured on" is local time: documented wall-clock windows assume UTC
 	os.Unsetenv("FLAMEKIT_FAKE_PERF_SCRIPT")

@@ -39,6 +39,10 @@ Examples:
   bpftrace -e 'profile:hz:99 { @[kstack, ustack, comm] = count(); }' > out.bt
   stackcollapse --kernel out.bt | flamegraph > bpf.svg
 
+Environment: FLAMEKIT_CACHE, the directory where the symbol tables built
+for perf.data input are kept for the next run (default
+$XDG_CACHE_HOME/flamekit, else ~/.cache/flamekit; "off": none).
+
 Exit status: 0 when the input was read (malformed lines are counted on
 standard error), 1 when an input could not be read, 2 for usage errors.`
 

@@ -11,7 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"flamekit/internal/base/safefile"
@@ -54,15 +56,19 @@ const (
 var tableCacheMinSymbols = 1000 // a variable for the tests
 
 // OpenTableCache returns the cache kept in dir, making dir (mode 0700)
-// when missing. It fails when dir is not a directory of the effective
-// user that only that user may write to.
+// when missing. It fails when dir, or the directory holding it, is not a
+// directory of the effective user that only that user may write to: in
+// a directory another user may write to, they could swap the cache for a
+// link to where root would then write its entries.
 func OpenTableCache(dir string) (*TableCache, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	uid := uint32(os.Geteuid())
-	if err := privateDir(dir, uid); err != nil {
-		return nil, err
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := privateDir(d, uid); err != nil {
+			return nil, err
+		}
 	}
 	c := &TableCache{dir: dir, uid: uid}
 	exe, err := os.Executable()
@@ -193,9 +199,16 @@ func (c *TableCache) evict() {
 		mod  int64
 	}
 	var all []aged
+	stale := time.Now().Add(-time.Hour).UnixNano()
 	for _, e := range ents {
-		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && filepath.Ext(e.Name()) == ".fkst" {
+		fi, err := e.Info()
+		switch {
+		case err != nil || !fi.Mode().IsRegular():
+		case filepath.Ext(e.Name()) == ".fkst":
 			all = append(all, aged{e.Name(), fi.ModTime().UnixNano()})
+		case strings.HasPrefix(e.Name(), ".tmp-") && fi.ModTime().UnixNano() < stale:
+			// Left by a run that was killed while writing.
+			os.Remove(filepath.Join(c.dir, e.Name()))
 		}
 	}
 	slices.SortFunc(all, func(a, b aged) int { return int(min(max(a.mod-b.mod, -1), 1)) })

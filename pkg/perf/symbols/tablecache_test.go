@@ -3,6 +3,7 @@ package symbols
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -222,6 +223,11 @@ func TestOpenTableCacheRefusesShared(t *testing.T) {
 	if _, err := OpenTableCache(dir); err == nil {
 		t.Fatal("a directory others may write to was accepted")
 	}
+	// Nor a private directory in one others may write to (they could
+	// swap it for a link).
+	if _, err := OpenTableCache(filepath.Join(dir, "symbols")); err == nil {
+		t.Fatal("a directory in a directory others may write to was accepted")
+	}
 }
 
 func FuzzDecodeTable(f *testing.F) {
@@ -378,4 +384,34 @@ func FuzzDecodeKernel(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTableCacheEvicts: past tableCacheMax entries, the oldest quarter
+// goes.
+func TestTableCacheEvicts(t *testing.T) {
+	c, err := OpenTableCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := tableCacheMax + 4
+	base := time.Now().Add(-time.Hour)
+	for i := range n {
+		p := filepath.Join(c.Dir(), fmt.Sprintf("%04d.fkst", i))
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		at := base.Add(time.Duration(i) * time.Second)
+		os.Chtimes(p, at, at)
+	}
+	c.evict()
+	left, _ := filepath.Glob(filepath.Join(c.Dir(), "*.fkst"))
+	if want := n - n/4; len(left) != want {
+		t.Fatalf("%d entries left, want %d", len(left), want)
+	}
+	if _, err := os.Stat(filepath.Join(c.Dir(), "0000.fkst")); err == nil {
+		t.Fatal("the oldest entry was kept")
+	}
+	if _, err := os.Stat(filepath.Join(c.Dir(), fmt.Sprintf("%04d.fkst", n-1))); err != nil {
+		t.Fatal("the newest entry was removed")
+	}
 }

@@ -63,6 +63,7 @@ var (
 func binaries(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
+		os.Setenv("FLAMEKIT_CACHE", "off") // the tools run here write no cache
 		binDir = filepath.Join(shared, "bin")
 		pkgs := []string{"../../../cmd/timeslice", "../../../cmd/flamegraph", "../../../cmd/difffolded", "../../../cmd/stacktop"}
 		if _, err := os.Stat("../../../cmd/stackfilter"); err == nil {
