@@ -128,7 +128,10 @@ func paint(cols, rows, cw, ch int, level func(c, r int) int) []byte {
 		}
 	}
 	var b bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestCompression}
+	// zlib's default level: the best one spent 25 ms of a 0.43 s
+	// timeslice --heatmap on a 63 MB capture finding matches, for an image
+	// 10% smaller (48 kB against 43).
+	enc := png.Encoder{CompressionLevel: png.DefaultCompression}
 	if err := enc.Encode(&b, img); err != nil {
 		panic(err) // writing to a bytes.Buffer cannot fail
 	}
