@@ -84,6 +84,11 @@ type Builder struct {
 	lastProc StackID  // the last process interned (MergeFrames)
 	last     entryKey // the key of entry lastIdx, in the open cell
 	lastIdx  int32    // -1: none
+	// The threads of the last two samples, and their ids: samples come
+	// in runs of a thread on each CPU, and hashing the key took 2% of
+	// timeslice --heatmap.
+	lastTh   [2]Thread
+	lastThID [2]ThreadID
 
 	merge  Merge // the keys merged away
 	shared bool  // a Snapshot holds the entries: copy them before changing them
@@ -142,6 +147,7 @@ func NewBuilder(o Options) *Builder {
 		open:      make(map[entryKey]int32),
 		cur:       -1,
 		lastIdx:   -1,
+		lastThID:  [2]ThreadID{NoThread, NoThread},
 		ordered:   true,
 		hasOrigin: o.HasOrigin,
 		merge:     o.Merge.norm(),
@@ -269,12 +275,21 @@ func (b *Builder) put(cell int64, stk []byte, hasStack bool, cpu int32, th Threa
 	thread := NoThread
 	if b.merge&MergeThreads == 0 {
 		th.Comm = b.comm(stack)
-		var ok bool
-		thread, ok = b.threadIdx[th]
-		if !ok {
-			thread = ThreadID(len(b.t.Threads))
-			b.t.Threads = append(b.t.Threads, th)
-			b.threadIdx[th] = thread
+		switch {
+		case th == b.lastTh[0] && b.lastThID[0] != NoThread:
+			thread = b.lastThID[0]
+		case th == b.lastTh[1] && b.lastThID[1] != NoThread:
+			thread = b.lastThID[1]
+		default:
+			var ok bool
+			thread, ok = b.threadIdx[th]
+			if !ok {
+				thread = ThreadID(len(b.t.Threads))
+				b.t.Threads = append(b.t.Threads, th)
+				b.threadIdx[th] = thread
+			}
+			b.lastTh[1], b.lastThID[1] = b.lastTh[0], b.lastThID[0]
+			b.lastTh[0], b.lastThID[0] = th, thread
 		}
 	}
 	if b.merge&MergeCPUs != 0 {
