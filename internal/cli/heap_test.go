@@ -27,8 +27,9 @@ func TestHeapAhead(t *testing.T) {
 		f.Close()
 		return p
 	}
-	small := file("small.folded", 1<<20)
+	small := file("small.folded", 512<<10)
 	mid := file("mid.data", 10<<20)
+	smallCapture := file("small.data", 2<<20)
 	big := file("big.data", 100<<20)
 	huge := file("huge.data", 1<<30)
 	open := func(p string) *os.File {
@@ -50,7 +51,8 @@ func TestHeapAhead(t *testing.T) {
 		{"flags and a missing file", []string{"--at", "70s", "-", filepath.Join(dir, "none")}, nil, 0},
 		{"big file", []string{"--no-time", big}, nil, 200 << 20},
 		{"a 10 MB capture", []string{mid}, nil, minHeapAhead},
-		{"small files add up", []string{small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small, small}, nil, 72 << 20},
+		{"small files add up", []string{small, small, small}, nil, minHeapAhead},
+		{"a 2 MB capture", []string{smallCapture}, nil, minHeapAhead},
 		{"a directory", []string{dir}, nil, 0},
 		{"big standard input", []string{"-"}, open(big), 200 << 20},
 		{"small standard input", nil, open(small), 0},
