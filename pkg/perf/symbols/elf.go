@@ -77,14 +77,7 @@ func elfTable(syms, runtime *elfFile, workers int) (t *Table, err error) {
 	// The names may be in a mapped file: reading it after it was
 	// truncated is an error, not a crash.
 	defer faultsPanic()()
-	defer func() {
-		if r := recover(); r != nil {
-			if !isFault(r) {
-				panic(r)
-			}
-			t, err = nil, fmt.Errorf("%s: file changed while read (%v)", syms.path, r)
-		}
-	}()
+	defer onFault(func(r any) { t, err = nil, fmt.Errorf("%s: file changed while read (%v)", syms.path, r) })
 	var b builder
 	b.takeScratch()
 	defer b.releaseScratch()

@@ -73,14 +73,7 @@ func ParseKallsyms(path string, data []byte) (*Kernel, error) {
 func parseKallsyms(path, text string, m *mapping, parts int) (k *Kernel, err error) {
 	if m != nil {
 		defer faultsPanic()()
-		defer func() {
-			if r := recover(); r != nil {
-				if !isFault(r) {
-					panic(r)
-				}
-				k, err = nil, fmt.Errorf("%s: file changed while read (%v)", path, r)
-			}
-		}()
+		defer onFault(func(r any) { k, err = nil, fmt.Errorf("%s: file changed while read (%v)", path, r) })
 	}
 	k = &Kernel{Path: path}
 	if ok, hidden := parseKallsymsFlat(k, text, m, parts); ok {

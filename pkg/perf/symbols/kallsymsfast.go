@@ -353,14 +353,7 @@ func parallel(n int, fn func(i int)) {
 	for i := 1; i < n; i++ {
 		wg.Go(func() {
 			defer faultsPanic()()
-			defer func() {
-				if r := recover(); r != nil {
-					if !isFault(r) {
-						panic(r)
-					}
-					fault.Store(r)
-				}
-			}()
+			defer onFault(func(r any) { fault.Store(r) })
 			fn(i)
 		})
 	}

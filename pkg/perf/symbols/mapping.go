@@ -47,6 +47,21 @@ func faultsPanic() (restore func()) {
 	return func() { debug.SetPanicOnFault(old) }
 }
 
+// onFault, deferred after faultsPanic, recovers a memory fault (a mapped
+// file truncated while read) and hands it to set; any other panic goes
+// on:
+//
+//	defer faultsPanic()()
+//	defer onFault(func(r any) { err = ... })
+func onFault(set func(fault any)) {
+	if r := recover(); r != nil {
+		if !isFault(r) {
+			panic(r)
+		}
+		set(r)
+	}
+}
+
 // isFault reports whether a recovered value is a memory fault made a
 // panic by faultsPanic.
 func isFault(r any) bool {

@@ -163,14 +163,7 @@ func (t *Table) printed(s int32) (name string, ok bool) {
 	}
 	if t.backing != nil {
 		defer faultsPanic()()
-		defer func() {
-			if r := recover(); r != nil {
-				if !isFault(r) {
-					panic(r)
-				}
-				name, ok = "", false
-			}
-		}()
+		defer onFault(func(r any) { name, ok = "", false })
 	}
 	n := t.name(s)
 	switch {

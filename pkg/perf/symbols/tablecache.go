@@ -145,14 +145,11 @@ func (c *TableCache) load(syms, runtime *elfFile) *Table {
 	if !ok {
 		return nil
 	}
-	f, size, err := safefile.Open(c.path(k), safefile.Rule{What: "symbol table cache", Max: tableCacheMaxSize, Owners: []uint32{c.uid}})
-	if err != nil {
+	f, size, ok := c.open(k)
+	if !ok {
 		return nil
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || st.Mode().Perm()&0o022 != 0 {
-		return nil
-	}
 	t, err := readTable(f, size, k)
 	if err != nil {
 		return nil
@@ -167,15 +164,19 @@ func (c *TableCache) store(syms, runtime *elfFile, t *Table) {
 	if t == nil || len(t.start) < tableCacheMinSymbols {
 		return
 	}
-	k, ok := c.key(syms, runtime)
-	if !ok {
-		return
+	if k, ok := c.key(syms, runtime); ok {
+		c.write(k, func(w io.Writer) error { return writeTable(w, k, t, false) })
 	}
+}
+
+// write makes the entry of key k with write: in a temporary file, renamed
+// once whole, so that runs sharing the cache never see half an entry.
+func (c *TableCache) write(k [32]byte, write func(io.Writer) error) {
 	tmp, err := os.CreateTemp(c.dir, ".tmp-*")
 	if err != nil {
 		return
 	}
-	err = writeTable(tmp, k, t, false)
+	err = write(tmp)
 	if e := tmp.Close(); err == nil {
 		err = e
 	}
@@ -188,6 +189,20 @@ func (c *TableCache) store(syms, runtime *elfFile, t *Table) {
 	}
 	c.stores.Add(1)
 	c.evict()
+}
+
+// open opens the entry of key k, with its size, when there is one that
+// belongs to the user and no one else may write to.
+func (c *TableCache) open(k [32]byte) (*os.File, int64, bool) {
+	f, size, err := safefile.Open(c.path(k), safefile.Rule{What: "symbol table cache", Max: tableCacheMaxSize, Owners: []uint32{c.uid}})
+	if err != nil {
+		return nil, 0, false
+	}
+	if st, err := f.Stat(); err != nil || st.Mode().Perm()&0o022 != 0 {
+		f.Close()
+		return nil, 0, false
+	}
+	return f, size, true
 }
 
 // evict removes the oldest quarter of the entries when there are more
@@ -266,14 +281,7 @@ func writeTable(w io.Writer, k [32]byte, t *Table, textOutside bool) (err error)
 	// t's text may be a mapped file's: one truncated meanwhile is an
 	// error, not a crash.
 	defer faultsPanic()()
-	defer func() {
-		if r := recover(); r != nil {
-			if !isFault(r) {
-				panic(r)
-			}
-			err = fmt.Errorf("table text unreadable: %v", r)
-		}
-	}()
+	defer onFault(func(r any) { err = fmt.Errorf("table text unreadable: %v", r) })
 	var pool []byte
 	extra := make([]nameRef, len(t.extra))
 	for i, s := range t.extra {
@@ -383,14 +391,7 @@ func readTable(f *os.File, size int64, k [32]byte) (t *Table, err error) {
 		// Checking reads every page: a file truncated meanwhile is an
 		// error, not a crash.
 		defer faultsPanic()()
-		defer func() {
-			if r := recover(); r != nil {
-				if !isFault(r) {
-					panic(r)
-				}
-				t, err = nil, errBadTable
-			}
-		}()
+		defer onFault(func(r any) { t, err = nil, errBadTable })
 	}
 	return decodeTable(data, m, k, "", nil)
 }
@@ -572,12 +573,12 @@ func (c *TableCache) loadKernel(f *os.File, path string, size int64) *Kernel {
 	if !ok {
 		return nil
 	}
-	ef, esize, err := safefile.Open(c.path(k), safefile.Rule{What: "symbol table cache", Max: tableCacheMaxSize, Owners: []uint32{c.uid}})
-	if err != nil {
+	ef, esize, ok := c.open(k)
+	if !ok {
 		return nil
 	}
 	defer ef.Close()
-	if st, err := ef.Stat(); err != nil || st.Mode().Perm()&0o022 != 0 || esize < kernelHeaderSize {
+	if esize < kernelHeaderSize {
 		return nil
 	}
 	data, m, mapped := mapFile(ef, 0, esize, true)
@@ -600,14 +601,7 @@ func (c *TableCache) loadKernel(f *os.File, path string, size int64) *Kernel {
 func decodeKernel(b []byte, m *mapping, k [32]byte, path, text string, tm *mapping) (kern *Kernel, err error) {
 	if m != nil {
 		defer faultsPanic()()
-		defer func() {
-			if r := recover(); r != nil {
-				if !isFault(r) {
-					panic(r)
-				}
-				kern, err = nil, errBadTable
-			}
-		}()
+		defer onFault(func(r any) { kern, err = nil, errBadTable })
 	}
 	if len(b) < kernelHeaderSize || string(b[:8]) != kernelMagic || [32]byte(b[8:40]) != k {
 		return nil, errBadTable
@@ -667,26 +661,9 @@ func decodeKernel(b []byte, m *mapping, k [32]byte, path, text string, tm *mappi
 // storeKernel writes the tables of the kallsyms file f to the cache.
 func (c *TableCache) storeKernel(f *os.File, kern *Kernel) {
 	k, ok := c.kernelKey(f)
-	if !ok || kern == nil || kern.Table == nil {
-		return
+	if ok && kern != nil && kern.Table != nil {
+		c.write(k, func(w io.Writer) error { return writeKernel(w, k, kern) })
 	}
-	tmp, err := os.CreateTemp(c.dir, ".tmp-*")
-	if err != nil {
-		return
-	}
-	err = writeKernel(tmp, k, kern)
-	if e := tmp.Close(); err == nil {
-		err = e
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), c.path(k))
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return
-	}
-	c.stores.Add(1)
-	c.evict()
 }
 
 // writeKernel writes kern's tables as an entry of key k.
