@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -173,7 +174,9 @@ func (r *Resolver) containerPaths(path string) []string {
 }
 
 // gone returns ErrProcessGone, with the pids, when path is not on this
-// host and every process that mapped it has ended.
+// host and every process that mapped it has ended: a process of one of
+// those pids that does not map path now is another that was given the
+// pid (pids are reused; on a busy host within minutes).
 func (r *Resolver) gone(path string) error {
 	if _, err := os.Stat(path); err == nil {
 		return nil
@@ -185,7 +188,7 @@ func (r *Resolver) gone(path string) error {
 		return nil
 	}
 	for _, pid := range pids {
-		if r.proc(pid).alive {
+		if r.proc(pid).alive && mapsFile(r.opts.Proc, pid, path) {
 			return nil
 		}
 	}
@@ -194,6 +197,25 @@ func (r *Resolver) gone(path string) error {
 		ps[i] = strconv.Itoa(p)
 	}
 	return fmt.Errorf("%w (pid %s ended; in a container, its files went with it)", ErrProcessGone, strings.Join(ps, ", "))
+}
+
+// mapsFile reports whether process pid maps path now (its
+// /proc/PID/maps names it, deleted or not).
+func mapsFile(procfs string, pid int, path string) bool {
+	f, err := os.Open(filepath.Join(procfs, strconv.Itoa(pid), "maps"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(io.LimitReader(f, 64<<20))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		l := strings.TrimSuffix(sc.Text(), " (deleted)")
+		if strings.HasSuffix(l, path) && strings.HasSuffix(strings.TrimSuffix(l, path), " ") {
+			return true
+		}
+	}
+	return false
 }
 
 // fetch asks debuginfod for the file kind of buildID; "" and the reason
@@ -340,6 +362,14 @@ func (r *Resolver) Why(path string) string {
 		r.src.mu.Lock()
 		err = r.src.notes[path]
 		r.src.mu.Unlock()
+	}
+	if errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrProcessGone) {
+		// Asked again now that the capture is read: its table may have
+		// been loaded ahead of the records that say which processes
+		// mapped it.
+		if g := r.gone(path); g != nil {
+			err = g
+		}
 	}
 	if pid, ok := perfMapPID(path); ok && err == nil {
 		if r.jitDump(pid) != nil {

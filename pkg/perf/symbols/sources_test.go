@@ -372,3 +372,57 @@ func TestContainer(t *testing.T) {
 		}
 	})
 }
+
+// TestGoneReusedPid: a file not on this host, mapped by a process whose
+// pid now belongs to another process (one that does not map it), is
+// gone with its process; while the process of that pid maps it, it is
+// not (it may be in a container, or deleted but mapped).
+func TestGoneReusedPid(t *testing.T) {
+	procfs := t.TempDir()
+	const pid = 4242
+	dir := filepath.Join(procfs, strconv.Itoa(pid))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "status"), []byte("Name:\tother\nUid:\t0\t0\t0\t0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const path = "/opt/app/bin-not-here"
+	for _, c := range []struct {
+		name string
+		maps string
+		gone bool
+	}{
+		{"pid reused", "55d0c0a00000-55d0c0a21000 r-xp 00000000 fe:00 123 /usr/bin/other\n", true},
+		{"still mapped", "55d0c0a00000-55d0c0a21000 r-xp 00000000 fe:00 123 " + path + "\n", false},
+		{"mapped, deleted", "55d0c0a00000-55d0c0a21000 r-xp 00000000 fe:00 123 " + path + " (deleted)\n", false},
+		{"a longer name", "55d0c0a00000-55d0c0a21000 r-xp 00000000 fe:00 123 /x" + path + "\n", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := os.WriteFile(filepath.Join(dir, "maps"), []byte(c.maps), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := NewResolver(Options{BuildIDDir: t.TempDir(), DebugDir: t.TempDir(), Proc: procfs})
+			r.Mapped(pid, path)
+			err := r.gone(path)
+			if got := errors.Is(err, ErrProcessGone); got != c.gone {
+				t.Fatalf("gone = %v (%v), want %v", got, err, c.gone)
+			}
+		})
+	}
+}
+
+// TestWhyGoneAfterLoad: an object whose table was looked for before the
+// record saying which process mapped it (a preload runs ahead of the
+// reader) is still said gone with its process once the capture is read.
+func TestWhyGoneAfterLoad(t *testing.T) {
+	const path, pid = "/opt/app/bin-not-here", 4343
+	r := NewResolver(Options{BuildIDDir: t.TempDir(), DebugDir: t.TempDir(), Proc: filepath.Join(t.TempDir(), "noproc")})
+	if tb := r.DSOTable(path, ""); tb != nil {
+		t.Fatal("a table for a file that is not here")
+	}
+	r.Mapped(pid, path)
+	if why := r.Why(path); !strings.Contains(why, "gone with its process") || !strings.Contains(why, strconv.Itoa(pid)) {
+		t.Fatalf("Why = %q, want gone with process %d", why, pid)
+	}
+}
