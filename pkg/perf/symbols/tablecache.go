@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -43,6 +44,7 @@ type TableCache struct {
 	uid uint32
 
 	hits, stores atomic.Int64
+	evicted      sync.Once // the directory is looked at once a run
 }
 
 // Cache limits: more than tableCacheMax entries start an eviction; an
@@ -120,11 +122,17 @@ func (c *TableCache) key(syms, runtime *elfFile) (k [32]byte, ok bool) {
 	if c == nil || syms.file == nil || runtime.file == nil {
 		return k, false
 	}
+	return c.keyOf("flamekit symbol table 1", syms.file, runtime.file)
+}
+
+// keyOf hashes what names an entry: kind (the entry's layout), the
+// running executable's identity and that of each file it is built from.
+func (c *TableCache) keyOf(kind string, files ...*os.File) (k [32]byte, ok bool) {
 	h := sha256.New()
-	h.Write([]byte("flamekit symbol table 1\x00"))
+	h.Write([]byte(kind + "\x00"))
 	h.Write(c.exe[:])
-	for _, ef := range []*elfFile{syms, runtime} {
-		id, ok := fileIdentity(ef.file)
+	for _, f := range files {
+		id, ok := fileIdentity(f)
 		if !ok {
 			return k, false
 		}
@@ -188,7 +196,7 @@ func (c *TableCache) write(k [32]byte, write func(io.Writer) error) {
 		return
 	}
 	c.stores.Add(1)
-	c.evict()
+	c.evicted.Do(c.evict)
 }
 
 // open opens the entry of key k, with its size, when there is one that
@@ -206,7 +214,9 @@ func (c *TableCache) open(k [32]byte) (*os.File, int64, bool) {
 }
 
 // evict removes the oldest quarter of the entries when there are more
-// than tableCacheMax.
+// than tableCacheMax. A run evicts once, at its first store: a cold run
+// of a system-wide capture stores tens of tables, and reading the
+// directory after each cost a millisecond each at a thousand entries.
 func (c *TableCache) evict() {
 	ents, err := os.ReadDir(c.dir)
 	if err != nil || len(ents) <= tableCacheMax {
@@ -288,11 +298,6 @@ func writeTable(w io.Writer, k [32]byte, t *Table, textOutside bool) (err error)
 		extra[i] = nameRef{uint32(len(pool)), uint32(len(s))}
 		pool = append(pool, s...)
 	}
-	type aliasEnt struct {
-		slot   int32
-		off, n uint32
-		_      uint32
-	}
 	alias := make([]aliasEnt, 0, len(t.alias))
 	for slot, s := range t.alias {
 		alias = append(alias, aliasEnt{slot: slot, off: uint32(len(pool)), n: uint32(len(s))})
@@ -360,6 +365,13 @@ func (h *tableHeader) entrySize() uint64 {
 	return n
 }
 
+// aliasEnt is an alias's entry: its symbol and its name in the pool.
+type aliasEnt struct {
+	slot   int32
+	off, n uint32
+	_      uint32
+}
+
 // appendRaw appends the bytes of s, padded to 8 bytes.
 func appendRaw[T any](dst []byte, s []T) []byte {
 	n := len(s) * int(unsafe.Sizeof(*new(T)))
@@ -378,7 +390,7 @@ func appendRaw[T any](dst []byte, s []T) []byte {
 // command's table into the heap took 600 page faults, more time than
 // building the table.
 func readTable(f *os.File, size int64, k [32]byte) (t *Table, err error) {
-	if size < tableHeaderSize {
+	if size < tableHeaderSize || !entryOf(f, tableMagic, k) {
 		return nil, errBadTable
 	}
 	data, m, ok := mapFile(f, 0, size, true)
@@ -394,6 +406,17 @@ func readTable(f *os.File, size int64, k [32]byte) (t *Table, err error) {
 		defer onFault(func(r any) { t, err = nil, errBadTable })
 	}
 	return decodeTable(data, m, k, "", nil)
+}
+
+// entryOf reports whether f starts as an entry of layout magic and key k
+// does, read before the file is mapped: mapping whole (populated) a large
+// file that is not one would read all of it (512 MB of holes: 1.5 s).
+func entryOf(f *os.File, magic string, k [32]byte) bool {
+	var hb [40]byte
+	if _, err := f.ReadAt(hb[:], 0); err != nil {
+		return false
+	}
+	return string(hb[:8]) == magic && [32]byte(hb[8:40]) == k
 }
 
 // decodeTable checks the entry b of key k (mapped by m, nil when in
@@ -437,11 +460,6 @@ func decodeTable(b []byte, m *mapping, k [32]byte, text string, tm *mapping) (*T
 	}
 	plt := takeRaw[int32](&mem, uint64(h.nplt))
 	extra := takeRaw[nameRef](&mem, uint64(h.nextra))
-	type aliasEnt struct {
-		slot   int32
-		off, n uint32
-		_      uint32
-	}
 	alias := takeRaw[aliasEnt](&mem, uint64(h.nalias))
 
 	nsym := int64(h.nsym)
@@ -553,16 +571,7 @@ func (c *TableCache) kernelKey(f *os.File) (k [32]byte, ok bool) {
 	if c == nil {
 		return k, false
 	}
-	id, ok := fileIdentity(f)
-	if !ok {
-		return k, false
-	}
-	h := sha256.New()
-	h.Write([]byte("flamekit kernel tables 1\x00"))
-	h.Write(c.exe[:])
-	h.Write(id)
-	h.Sum(k[:0])
-	return k, true
+	return c.keyOf("flamekit kernel tables 1", f)
 }
 
 // loadKernel returns the cached tables of the kallsyms file f, of size
@@ -578,7 +587,7 @@ func (c *TableCache) loadKernel(f *os.File, path string, size int64) *Kernel {
 		return nil
 	}
 	defer ef.Close()
-	if esize < kernelHeaderSize {
+	if esize < kernelHeaderSize || !entryOf(ef, kernelMagic, k) {
 		return nil
 	}
 	data, m, mapped := mapFile(ef, 0, esize, true)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -413,5 +414,110 @@ func TestTableCacheEvicts(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(c.Dir(), fmt.Sprintf("%04d.fkst", n-1))); err != nil {
 		t.Fatal("the newest entry was removed")
+	}
+}
+
+// TestTableCacheHostileEntries: an entry's name holding what another
+// process could leave there is never read as a table, never blocks, and
+// the table is built again: a FIFO, a link to /dev/zero, a huge sparse
+// file, a file of another user, one others may write to.
+func TestTableCacheHostileEntries(t *testing.T) {
+	old := tableCacheMinSymbols
+	tableCacheMinSymbols = 1
+	defer func() { tableCacheMinSymbols = old }()
+	bin := filepath.Join(t.TempDir(), "fixture")
+	data, err := os.ReadFile("testdata/elf/fixture")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		leave func(t *testing.T, entry string)
+	}{
+		{"fifo", func(t *testing.T, e string) {
+			if err := syscall.Mkfifo(e, 0o600); err != nil {
+				t.Skip("no FIFO here:", err)
+			}
+		}},
+		{"link to /dev/zero", func(t *testing.T, e string) {
+			if err := os.Symlink("/dev/zero", e); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"huge sparse file", func(t *testing.T, e string) {
+			f, err := os.OpenFile(e, os.O_CREATE|os.O_WRONLY, 0o600)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if err := f.Truncate(8 << 30); err != nil {
+				t.Skip("no sparse file here:", err)
+			}
+		}},
+		{"sparse file under the bound", func(t *testing.T, e string) {
+			f, err := os.OpenFile(e, os.O_CREATE|os.O_WRONLY, 0o600)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if err := f.Truncate(512 << 20); err != nil {
+				t.Skip("no sparse file here:", err)
+			}
+		}},
+		{"another user's", func(t *testing.T, e string) {
+			if os.Geteuid() != 0 {
+				t.Skip("needs root to give a file away")
+			}
+			if err := os.WriteFile(e, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chown(e, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"writable by others", func(t *testing.T, e string) {
+			if err := os.WriteFile(e, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(e, 0o666); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			c1, err := OpenTableCache(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := NewResolver(Options{BuildIDDir: t.TempDir(), DebugDir: t.TempDir(), TableCache: c1})
+			want := r.DSOTable(bin, "")
+			entries, _ := filepath.Glob(filepath.Join(dir, "*.fkst"))
+			if want == nil || len(entries) != 1 {
+				t.Fatalf("first run: table %v, %d entries", want != nil, len(entries))
+			}
+			os.Remove(entries[0])
+			c.leave(t, entries[0])
+			c2, err := OpenTableCache(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan *Table)
+			go func() {
+				r := NewResolver(Options{BuildIDDir: t.TempDir(), DebugDir: t.TempDir(), TableCache: c2})
+				done <- r.DSOTable(bin, "")
+			}()
+			select {
+			case got := <-done:
+				if c2.Hits() != 0 || got == nil || !reflect.DeepEqual(got.start, want.start) {
+					t.Fatalf("%d hits, table %v: want the table built again", c2.Hits(), got != nil)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("reading the cache blocked")
+			}
+		})
 	}
 }
