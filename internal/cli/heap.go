@@ -48,7 +48,7 @@ func heapAhead(args []string, stdin *os.File) int {
 // askHugePages has the heap ask for huge pages when the inputs are large
 // (see hugepage.Heap), before the command starts, and keeps the collector
 // from running before the heap reaches minHeapAhead (see heapFloor),
-// unless GOGC is set. It waits for Heap's collection (2-3 ms): run on
+// unless GOGC is set. It waits for Heap's collection (2-6 ms here): run on
 // the side, the command's first allocations came from fresh pages before
 // the huge ones were freed, 1,500-2,900 page faults a run on a 10 MB
 // capture instead of 1,250-1,400.

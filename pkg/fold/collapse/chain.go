@@ -1,9 +1,9 @@
 package collapse
 
 import (
-	"flamekit/internal/base/hugepage"
 	"sync/atomic"
 
+	"flamekit/internal/base/hugepage"
 	"flamekit/pkg/perf/sample"
 )
 
