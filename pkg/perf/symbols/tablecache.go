@@ -428,11 +428,9 @@ func decodeTable(b []byte, m *mapping, k [32]byte, text string, tm *mapping) (*T
 		return nil, errBadTable
 	}
 	if uintptr(unsafe.Pointer(unsafe.SliceData(b)))%8 != 0 {
-		// The arrays are used in place: they must be aligned.
-		words := make([]uint64, (len(b)+7)/8)
-		aligned := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(b))
-		copy(aligned, b)
-		b, m = aligned, nil
+		// The arrays are used in place: a mapping (page-aligned) or a
+		// buffer the allocator gives (8-aligned) never fails this.
+		return nil, errBadTable
 	}
 	le := binary.LittleEndian
 	h := tableHeader{nsym: le.Uint64(b[40:]), nseg: le.Uint64(b[48:]),
