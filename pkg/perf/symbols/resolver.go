@@ -793,10 +793,9 @@ func (r *Resolver) loadDSO(path, buildID string, workers int, miss *[]Missing) *
 		case found:
 			err = fmt.Errorf("%w nor .dynsym", ErrStripped)
 		default:
+			// Why says whether it went with its process, once the
+			// capture is read (see gone).
 			err = fmt.Errorf("no file with its symbols: %w", fs.ErrNotExist)
-			if gone := r.gone(path); gone != nil {
-				err = gone
-			}
 		}
 		if fetchErr != nil {
 			err = fmt.Errorf("%w; %w", err, fetchErr)

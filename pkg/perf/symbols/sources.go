@@ -363,10 +363,10 @@ func (r *Resolver) Why(path string) string {
 		err = r.src.notes[path]
 		r.src.mu.Unlock()
 	}
-	if errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrProcessGone) {
-		// Asked again now that the capture is read: its table may have
-		// been loaded ahead of the records that say which processes
-		// mapped it.
+	if errors.Is(err, fs.ErrNotExist) {
+		// Asked now, once the capture is read, not when its table was
+		// looked for: a preload runs ahead of the records that say
+		// which processes mapped it.
 		if g := r.gone(path); g != nil {
 			err = g
 		}
