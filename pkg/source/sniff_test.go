@@ -214,12 +214,18 @@ func TestFormats(t *testing.T) {
 func TestPprofSniff(t *testing.T) {
 	ours := pprof.NewBuilder(pprof.Options{})
 	ours.Add(&folded.Record{Stack: []byte("a"), Count: 1, Kind: folded.Classic})
-	p, err := ours.Profile()
+	var gz bytes.Buffer
+	if err := ours.Write(&gz); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(&gz)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var built bytes.Buffer
-	p.WriteUncompressed(&built)
+	if _, err := built.ReadFrom(zr); err != nil {
+		t.Fatal(err)
+	}
 	b, err := os.ReadFile("testdata/cpu.pprof")
 	if err != nil {
 		t.Fatal(err)

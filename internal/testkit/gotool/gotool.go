@@ -5,12 +5,9 @@ package gotool
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
-
-	"github.com/google/pprof/profile"
 )
 
 // Pprof runs go tool pprof with args and returns its standard output. The
@@ -28,20 +25,4 @@ func Pprof(t testing.TB, args ...string) []byte {
 		t.Fatalf("go tool pprof %s: %v\n%s", strings.Join(args, " "), err, errb.String())
 	}
 	return out.Bytes()
-}
-
-// WriteProfile writes p to the file path (gzipped profile.proto), for
-// go tool pprof to read; the test fails if it cannot.
-func WriteProfile(t testing.TB, p *profile.Profile, path string) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Write(f); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
 }

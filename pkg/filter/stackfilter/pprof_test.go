@@ -3,6 +3,7 @@ package stackfilter
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -56,12 +57,8 @@ func loadCapture(t *testing.T, name, dir string) *capture {
 			t.Fatal(err)
 		}
 	}
-	p, err := b.Profile()
-	if err != nil {
-		t.Fatal(err)
-	}
 	c.profile = filepath.Join(dir, name+".pb.gz")
-	gotool.WriteProfile(t, p, c.profile)
+	writeBuilt(t, b, c.profile)
 	captures[name] = c
 	return c
 }
@@ -320,4 +317,16 @@ func TestMatchesPprof(t *testing.T) {
 		b.WriteByte('\n')
 	}
 	t.Logf("stackfilter vs go tool pprof -proto (REs equal / compared):\n%s", b.String())
+}
+
+// writeBuilt writes what b built to path.
+func writeBuilt(t testing.TB, b *pprof.Builder, path string) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := b.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

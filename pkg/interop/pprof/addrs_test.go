@@ -65,13 +65,7 @@ func TestAddresses(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			p, err := b.Profile()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := p.CheckValid(); err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
+			p := googleOf(t, b)
 			if st := b.Stats(); st.NoAddresses != 1 {
 				t.Errorf("%s: %d records without addresses, want 1", name, st.NoAddresses)
 			}

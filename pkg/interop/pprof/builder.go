@@ -12,9 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/pprof/profile"
-
 	"flamekit/pkg/folded"
+	"flamekit/pkg/interop/pprof/profile"
 	"flamekit/pkg/timeline"
 )
 
@@ -438,14 +437,15 @@ func (b *Builder) merged() folded.Meta {
 }
 
 // Profile returns the profile of everything added, as Write encodes it,
-// parsed back. It or Write can be called once. Write is the one to use
-// for large profiles: Profile holds every sample as a *profile.Sample.
+// parsed back (see Parse). It or Write can be called once. Write is the
+// one to use for large profiles: Profile holds every sample as a
+// *profile.Sample.
 func (b *Builder) Profile() (*profile.Profile, error) {
 	var buf bytes.Buffer
 	if err := b.Write(&buf); err != nil {
 		return nil, err
 	}
-	return profile.Parse(&buf)
+	return Parse(buf.Bytes(), "the built profile")
 }
 
 // Write writes the profile of everything added to w, gzipped, as
@@ -462,17 +462,17 @@ func (b *Builder) Write(w io.Writer) error {
 	}
 	e := newEncoder(w, names)
 	for _, t := range h.Types {
-		e.valueType(fieldSampleType, t)
+		e.valueType(profile.FieldSampleType, t)
 	}
-	e.valueType(fieldPeriodType, h.Weight)
-	e.int(fieldPeriod, h.Period)
-	e.int(fieldDefaultSampleType, int64(e.str(h.Weight.Type)))
+	e.valueType(profile.FieldPeriodType, h.Weight)
+	e.int(profile.FieldPeriod, h.Period)
+	e.int(profile.FieldDefaultSampleType, int64(e.str(h.Weight.Type)))
 	if h.HasSpan {
-		e.int(fieldTimeNanos, h.TimeNanos)
-		e.int(fieldDurationNanos, h.DurationNanos)
+		e.int(profile.FieldTimeNanos, h.TimeNanos)
+		e.int(profile.FieldDurationNanos, h.DurationNanos)
 	}
 	for _, c := range h.Comments {
-		e.int(fieldComment, int64(e.str(c)))
+		e.int(profile.FieldComment, int64(e.str(c)))
 	}
 	var vals [2]int64
 	b.walk(h, func(s *rawSample) {

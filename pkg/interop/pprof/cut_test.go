@@ -117,11 +117,7 @@ func TestTrailingEmptyFrames(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		p, err := b.Profile()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return byKey(p)
+		return byKey(googleOf(t, b))
 	}
 	got, want := prof("a;b;; 2", "a;;c 3"), prof("a;b 2", "a;;c 3")
 	if fmt.Sprint(got) != fmt.Sprint(want) {

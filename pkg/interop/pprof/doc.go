@@ -67,7 +67,10 @@
 //
 // # pprof to folded
 //
-// [Read] parses profile.proto, gzipped or not; [Convert] and [ToFolded]
+// [Read] parses profile.proto, gzipped or not, into package profile's
+// model (google/pprof's messages, decoded here: that package's start-up,
+// its regular expressions for legacy formats, cost every flamekit tool 3
+// ms a run, since every tool reads pprof input); [Convert] and [ToFolded]
 // turn one of its sample types (picked as go tool pprof does: the default
 // type, else the last one) into folded records, frames root first,
 // inlined functions expanded. Samples that carry timestamp_ns become timed

@@ -3,25 +3,11 @@ package pprof
 import (
 	"bufio"
 	"compress/gzip"
-	"flamekit/pkg/folded"
 	"io"
 	"slices"
-)
 
-// Fields of profile.proto's Profile message that the encoder writes.
-const (
-	fieldSampleType        = 1
-	fieldSample            = 2
-	fieldMapping           = 3
-	fieldLocation          = 4
-	fieldFunction          = 5
-	fieldStringTable       = 6
-	fieldTimeNanos         = 9
-	fieldDurationNanos     = 10
-	fieldPeriodType        = 11
-	fieldPeriod            = 12
-	fieldComment           = 13
-	fieldDefaultSampleType = 14
+	"flamekit/pkg/folded"
+	"flamekit/pkg/interop/pprof/profile"
 )
 
 // encoder writes a profile.proto message field by field, gzipped, as the
@@ -130,7 +116,7 @@ func (e *encoder) sample(locs []byte, vals []int64, ts int64, timed bool, w wher
 		}
 	}
 	e.msg = m
-	e.field(fieldSample, m)
+	e.field(profile.FieldSample, m)
 }
 
 // mapping writes Mapping id: its file and build-id.
@@ -145,7 +131,7 @@ func (e *encoder) mapping(id uint64, mp Mapping) {
 		m = appendIntField(m, 7, 1)
 	}
 	e.msg = m
-	e.field(fieldMapping, m)
+	e.field(profile.FieldMapping, m)
 }
 
 // location writes Location id, one line in Function id.
@@ -154,7 +140,7 @@ func (e *encoder) location(id uint64) {
 	m := appendIntField(e.msg[:0], 1, int64(id))
 	m = appendBytesField(m, 4, line)
 	e.msg, e.sub = m, line
-	e.field(fieldLocation, m)
+	e.field(profile.FieldLocation, m)
 }
 
 // addrLocation writes Location id of a profile with addresses: its
@@ -172,7 +158,7 @@ func (e *encoder) addrLocation(id uint64, loc *Location) {
 		m = appendBytesField(m, 4, e.sub)
 	}
 	e.msg = m
-	e.field(fieldLocation, m)
+	e.field(profile.FieldLocation, m)
 }
 
 // function writes Function id, named by string id. It has no
@@ -183,17 +169,17 @@ func (e *encoder) function(id uint64) {
 	m := appendIntField(e.msg[:0], 1, int64(id))
 	m = appendIntField(m, 2, int64(id))
 	e.msg = m
-	e.field(fieldFunction, m)
+	e.field(profile.FieldFunction, m)
 }
 
 // close writes the string table and ends the gzip stream.
 func (e *encoder) close() error {
-	e.field(fieldStringTable, nil)
+	e.field(profile.FieldStringTable, nil)
 	for _, s := range e.names {
-		e.field(fieldStringTable, []byte(s))
+		e.field(profile.FieldStringTable, []byte(s))
 	}
 	for _, s := range e.others {
-		e.field(fieldStringTable, []byte(s))
+		e.field(profile.FieldStringTable, []byte(s))
 	}
 	if e.err == nil {
 		e.err = e.bw.Flush()

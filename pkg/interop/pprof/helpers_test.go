@@ -10,6 +10,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"flamekit/internal/testkit/testcapture"
+	decoded "flamekit/pkg/interop/pprof/profile"
 )
 
 // collapse runs stackcollapse's library on a real capture and returns the
@@ -31,18 +32,29 @@ func build(t testing.TB, s testcapture.Stream, opts Options) (*profile.Profile, 
 			t.Fatal(err)
 		}
 	}
-	p, err := b.Profile()
+	return googleOf(t, b), b.Stats()
+}
+
+// googleOf writes what b built and parses it with google/pprof's
+// profile package, the oracle, which must find it valid.
+func googleOf(t testing.TB, b *Builder) *profile.Profile {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := b.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	p, err := profile.Parse(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := p.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
-	return p, b.Stats()
+	return p
 }
 
-// encode writes p gzipped and parses it back with Read.
-func encode(t testing.TB, p *profile.Profile) ([]byte, *profile.Profile) {
+// encode writes p gzipped with google/pprof and parses it back with Read.
+func encode(t testing.TB, p *profile.Profile) ([]byte, *decoded.Profile) {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := p.Write(&buf); err != nil {

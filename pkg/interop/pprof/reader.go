@@ -14,9 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/pprof/profile"
-
 	"flamekit/pkg/folded"
+	"flamekit/pkg/interop/pprof/profile"
 )
 
 // MaxSize bounds the decompressed size of a profile Read accepts.
@@ -54,19 +53,9 @@ func Parse(data []byte, name string) (p *profile.Profile, err error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("%s: empty profile", name)
 	}
-	defer func() {
-		// The decoder is robust, but a panic in it must not take the
-		// command down: report it as the malformed input it is.
-		if r := recover(); r != nil {
-			p, err = nil, fmt.Errorf("%s: not a valid profile.proto (decoder panicked: %v)", name, r)
-		}
-	}()
-	p, err = profile.ParseUncompressed(data)
+	p, err = profile.Decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a valid profile.proto: %w", name, err)
-	}
-	if err := p.CheckValid(); err != nil {
-		return nil, fmt.Errorf("%s: malformed profile: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return p, nil
 }

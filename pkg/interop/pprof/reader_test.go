@@ -9,6 +9,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"flamekit/pkg/folded"
+	decoded "flamekit/pkg/interop/pprof/profile"
 )
 
 // converterStyle builds a profile shaped as Google's perf_data_converter
@@ -124,7 +125,7 @@ main;work(int);std::max<int> 7
 }
 
 func TestPick(t *testing.T) {
-	p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "alloc_objects"}, {Type: "alloc_space"}, {Type: "inuse_objects"}, {Type: "inuse_space"}}}
+	p := &decoded.Profile{SampleType: []*decoded.ValueType{{Type: "alloc_objects"}, {Type: "alloc_space"}, {Type: "inuse_objects"}, {Type: "inuse_space"}}}
 	tests := []struct {
 		sel, def string
 		want     int
@@ -187,7 +188,8 @@ func TestBigValues(t *testing.T) {
 		},
 	}
 	var out bytes.Buffer
-	sum, err := ToFolded(&out, p, ReadOptions{})
+	_, q := encode(t, p)
+	sum, err := ToFolded(&out, q, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

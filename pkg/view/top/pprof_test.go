@@ -1,7 +1,9 @@
 package top
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -48,7 +50,11 @@ func loadCapture(t *testing.T, name, dir string) *capture {
 			t.Fatal(err)
 		}
 	}
-	p, err := b.Profile()
+	var built bytes.Buffer
+	if err := b.Write(&built); err != nil {
+		t.Fatal(err)
+	}
+	p, err := pprof.Parse(built.Bytes(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +65,9 @@ func loadCapture(t *testing.T, name, dir string) *capture {
 		}
 	}
 	c.profile = filepath.Join(dir, name+".pb.gz")
-	gotool.WriteProfile(t, p, c.profile)
+	if err := os.WriteFile(c.profile, built.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return c
 }
 
