@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -110,14 +111,15 @@ type VersionFlag = kong.VersionFlag
 // Main parses os.Args into cmd, runs it and exits. description is the
 // first paragraph of --help, examples are shown after the flags.
 //
-// SIGINT, SIGTERM and SIGHUP end the command at once, as they would
-// without Main, but first remove the temporary files its inputs made that
-// still have a name (copies of standard input, decompressed perf.data
-// files; on Linux they are unlinked as soon as they are made, see
-// pkg/source): the exit status is then 130, 143 or 129, as the shell
-// reports a command killed by them.
+// SIGINT, SIGTERM and SIGHUP end the command at once, the process dying
+// of them (a shell reports 130, 143 or 129, and a shell loop interrupted
+// by ^C stops). Where the temporary files its inputs made keep their
+// names (copies of standard input, decompressed perf.data files; where
+// /proc is mounted they are unlinked as soon as they are made, see
+// pkg/source), a handler installed with the first of them removes them
+// first.
 func Main(name, description string, cmd Command) {
-	onSignals(source.RemoveTemps)
+	source.OnNamedTemp(func() { onSignals(source.RemoveTemps) })
 	askHugePages(os.Args[1:], os.Stdin)
 	var stdout io.Writer = os.Stdout
 	if stdoutClosed() {
@@ -128,19 +130,20 @@ func Main(name, description string, cmd Command) {
 	os.Exit(code)
 }
 
-// onSignals makes SIGINT, SIGTERM and SIGHUP run cleanup, then exit with 128 plus
-// the signal's number.
+// onSignals makes SIGINT, SIGTERM and SIGHUP run cleanup, then end the
+// process by the same signal, its default action restored (else with
+// 128 plus its number).
 func onSignals(cleanup func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		sig := <-ch
 		cleanup()
-		code := 128 + int(syscall.SIGTERM)
-		if s, ok := sig.(syscall.Signal); ok {
-			code = 128 + int(s)
-		}
-		os.Exit(code)
+		s, _ := sig.(syscall.Signal)
+		signal.Reset(s)
+		syscall.Kill(os.Getpid(), s)
+		time.Sleep(time.Second) // the signal's delivery
+		os.Exit(128 + int(s))
 	}()
 }
 

@@ -238,6 +238,41 @@ func TestRemoveTemps(t *testing.T) {
 	}
 }
 
+// TestOnNamedTemp: the OnNamedTemp function runs once, before the first
+// copy that keeps its name exists, and never where /proc unlinks them.
+func TestOnNamedTemp(t *testing.T) {
+	defer func(p string) { procFD = p; temps.closing = false; OnNamedTemp(nil) }(procFD)
+	for _, proc := range []bool{true, false} {
+		dir := t.TempDir()
+		calls, before := 0, -1
+		OnNamedTemp(func() {
+			calls++
+			n, _ := filepath.Glob(filepath.Join(dir, "*"))
+			before = len(n)
+		})
+		if !proc {
+			procFD = "/nonexistent/%d/%d"
+		}
+		in, err := OpenReader("pipe", bytes.NewReader(gz(foldedText)), Options{TempDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Keep()
+		readAll(t, in)
+		if _, err := in.Path(); err != nil {
+			t.Fatal(err)
+		}
+		in.Close()
+		want := 1
+		if proc {
+			want = 0
+		}
+		if calls != want || (calls == 1 && before != 0) {
+			t.Errorf("/proc %v: called %d times, with %d files made before, want %d times, before any", proc, calls, before, want)
+		}
+	}
+}
+
 // TestFIFO: a FIFO named by path is a stream: read once, nothing lost.
 func TestFIFO(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "fifo")

@@ -24,11 +24,33 @@ type tempFile struct {
 var procFD = "/proc/%d/fd/%d"
 
 // temps are the temporary files that still have a name; closing is set
-// by RemoveTemps, after which no file is made.
+// by RemoveTemps, after which no file is made. onNamed is called before
+// the first file that may keep its name is made (see OnNamedTemp).
 var temps struct {
 	sync.Mutex
 	paths   map[string]bool
 	closing bool
+	onNamed func()
+}
+
+// OnNamedTemp sets fn to be called once, before the first temporary file
+// that keeps its name is made: where /proc is missing, or a file could
+// not be unlinked. A program that removes them on a signal (RemoveTemps)
+// installs its handler in fn: where /proc is mounted it is never needed,
+// and the signals keep their default action (the process dies of them, as
+// a shell loop interrupted by ^C expects).
+func OnNamedTemp(fn func()) {
+	temps.Lock()
+	defer temps.Unlock()
+	temps.onNamed = fn
+}
+
+// named runs the OnNamedTemp function, once; temps is locked.
+func named() {
+	if fn := temps.onNamed; fn != nil {
+		temps.onNamed = nil
+		fn()
+	}
 }
 
 // createTemp creates a temporary file in dir ("" is os.TempDir()) and
@@ -41,6 +63,9 @@ func createTemp(dir, pattern string) (*tempFile, error) {
 	if temps.closing {
 		return nil, errors.New("the program is ending")
 	}
+	if _, err := os.Stat(fmt.Sprintf(procFD, os.Getpid(), 0)); err != nil {
+		named() // no /proc: the file will keep its name
+	}
 	f, err := os.CreateTemp(dir, pattern)
 	if err != nil {
 		return nil, err
@@ -51,6 +76,7 @@ func createTemp(dir, pattern string) (*tempFile, error) {
 			return &tempFile{f: f, path: proc}, nil
 		}
 	}
+	named()
 	if temps.paths == nil {
 		temps.paths = map[string]bool{}
 	}
