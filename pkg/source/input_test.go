@@ -220,6 +220,20 @@ func TestRemoveTemps(t *testing.T) {
 	defer func(p string) { procFD = p; temps.closing = false }(procFD)
 	procFD = "/nonexistent/%d/%d"
 	dir := t.TempDir()
+	copied(t, dir)
+	if n, _ := filepath.Glob(filepath.Join(dir, "*")); len(n) != 2 {
+		t.Fatalf("temporary files: %v, want the copy and the decompressed copy", n)
+	}
+	RemoveTemps()
+	if n, _ := filepath.Glob(filepath.Join(dir, "*")); len(n) != 0 {
+		t.Errorf("left: %v", n)
+	}
+}
+
+// copied opens a gzipped stream, kept, with its temporary files in dir:
+// read whole, the copy of the stream, and by Path a decompressed copy.
+func copied(t *testing.T, dir string) *Input {
+	t.Helper()
 	in, err := OpenReader("pipe", bytes.NewReader(gz(foldedText)), Options{TempDir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -229,13 +243,7 @@ func TestRemoveTemps(t *testing.T) {
 	if _, err := in.Path(); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := filepath.Glob(filepath.Join(dir, "*")); len(n) != 2 {
-		t.Fatalf("temporary files: %v, want the copy and the decompressed copy", n)
-	}
-	RemoveTemps()
-	if n, _ := filepath.Glob(filepath.Join(dir, "*")); len(n) != 0 {
-		t.Errorf("left: %v", n)
-	}
+	return in
 }
 
 // TestOnNamedTemp: the OnNamedTemp function runs once, before the first
@@ -253,16 +261,7 @@ func TestOnNamedTemp(t *testing.T) {
 		if !proc {
 			procFD = "/nonexistent/%d/%d"
 		}
-		in, err := OpenReader("pipe", bytes.NewReader(gz(foldedText)), Options{TempDir: dir})
-		if err != nil {
-			t.Fatal(err)
-		}
-		in.Keep()
-		readAll(t, in)
-		if _, err := in.Path(); err != nil {
-			t.Fatal(err)
-		}
-		in.Close()
+		copied(t, dir).Close()
 		want := 1
 		if proc {
 			want = 0

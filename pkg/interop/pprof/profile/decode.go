@@ -403,6 +403,22 @@ func uintField(f pbField, dst *uint64) error {
 	return nil
 }
 
+// intField sets *dst to a varint field's value as an int64.
+func intField(f pbField, dst *int64) error {
+	var v uint64
+	err := uintField(f, &v)
+	*dst = int64(v)
+	return err
+}
+
+// boolField sets *dst to whether a varint field is not 0.
+func boolField(f pbField, dst *bool) error {
+	var v uint64
+	err := uintField(f, &v)
+	*dst = v != 0
+	return err
+}
+
 func (d *decoder) valueType(b []byte) (*ValueType, error) {
 	vt := &ValueType{}
 	err := fields(b, func(f pbField) error {
@@ -430,10 +446,7 @@ func (d *decoder) function(b []byte) (*Function, error) {
 		case 4:
 			return d.strField(f, &fn.Filename)
 		case 5:
-			var v uint64
-			err := uintField(f, &v)
-			fn.StartLine = int64(v)
-			return err
+			return intField(f, &fn.StartLine)
 		}
 		return nil
 	})
@@ -443,7 +456,6 @@ func (d *decoder) function(b []byte) (*Function, error) {
 func (d *decoder) mapping(b []byte) (*Mapping, error) {
 	m := &Mapping{}
 	err := fields(b, func(f pbField) error {
-		var flag *bool
 		switch f.num {
 		case 1:
 			return uintField(f, &m.ID)
@@ -458,20 +470,15 @@ func (d *decoder) mapping(b []byte) (*Mapping, error) {
 		case 6:
 			return d.strField(f, &m.BuildID)
 		case 7:
-			flag = &m.HasFunctions
+			return boolField(f, &m.HasFunctions)
 		case 8:
-			flag = &m.HasFilenames
+			return boolField(f, &m.HasFilenames)
 		case 9:
-			flag = &m.HasLineNumbers
+			return boolField(f, &m.HasLineNumbers)
 		case 10:
-			flag = &m.HasInlineFrames
-		default:
-			return nil
+			return boolField(f, &m.HasInlineFrames)
 		}
-		var v uint64
-		err := uintField(f, &v)
-		*flag = v != 0
-		return err
+		return nil
 	})
 	return m, err
 }
@@ -507,10 +514,7 @@ func (d *decoder) location(b []byte, mappings *byID[Mapping], functions *byID[Fu
 			}
 			l.Line = append(l.Line, ln)
 		case 5:
-			var v uint64
-			err := uintField(f, &v)
-			l.IsFolded = v != 0
-			return err
+			return boolField(f, &l.IsFolded)
 		}
 		return nil
 	})
@@ -520,18 +524,13 @@ func (d *decoder) location(b []byte, mappings *byID[Mapping], functions *byID[Fu
 // line decodes a Line and the id of its function.
 func (d *decoder) line(b []byte) (ln Line, fid uint64, err error) {
 	err = fields(b, func(f pbField) error {
-		var v uint64
 		switch f.num {
 		case 1:
 			return uintField(f, &fid)
 		case 2:
-			err := uintField(f, &v)
-			ln.Line = int64(v)
-			return err
+			return intField(f, &ln.Line)
 		case 3:
-			err := uintField(f, &v)
-			ln.Column = int64(v)
-			return err
+			return intField(f, &ln.Column)
 		}
 		return nil
 	})

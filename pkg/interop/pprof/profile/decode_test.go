@@ -1,10 +1,7 @@
 package profile
 
 import (
-	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,11 +9,13 @@ import (
 	"testing"
 
 	gprofile "github.com/google/pprof/profile"
+
+	"flamekit/internal/testkit/golden"
 )
 
 // realProfiles returns the uncompressed profile.proto files of the
 // repository's test data: profiles Go's runtime/pprof wrote (CPU and
-// heap) and the seeds of the pprof reader's fuzz target.
+// heap).
 func realProfiles(t testing.TB) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
@@ -27,26 +26,10 @@ func realProfiles(t testing.TB) map[string][]byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[p] = gunzip(t, b)
+		out[p] = golden.Gunzip(t, b)
 	}
 	if len(out) < 3 {
 		t.Fatalf("found %d test profiles, want 3", len(out))
-	}
-	return out
-}
-
-func gunzip(t testing.TB, b []byte) []byte {
-	t.Helper()
-	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
-		return b
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
 	}
 	return out
 }
