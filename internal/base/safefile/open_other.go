@@ -22,6 +22,10 @@ func open(path string, rule Rule) (*os.File, int64, error) {
 		f.Close()
 		return nil, 0, &Error{Path: path, What: rule.What, Err: ErrNotRegular}
 	}
+	if rule.Private && fi.Mode().Perm()&0o022 != 0 {
+		f.Close()
+		return nil, 0, &Error{Path: path, What: rule.What, Err: ErrWritable}
+	}
 	if rule.Max > 0 && fi.Size() > rule.Max {
 		f.Close()
 		return nil, 0, &Error{Path: path, What: rule.What, Err: ErrTooLarge}

@@ -59,6 +59,8 @@ func open(path string, rule Rule) (*os.File, int64, error) {
 		return fail(ErrChanged, "")
 	case !rule.ownerOK(st.Uid):
 		return fail(ErrOwner, "owner uid "+strconv.FormatUint(uint64(st.Uid), 10))
+	case rule.Private && st.Mode&0o022 != 0:
+		return fail(ErrWritable, "mode "+strconv.FormatUint(uint64(st.Mode&0o777), 8))
 	case rule.Max > 0 && st.Size > rule.Max:
 		return fail(ErrTooLarge, strconv.FormatInt(st.Size, 10)+" bytes, bound "+strconv.FormatInt(rule.Max, 10))
 	}

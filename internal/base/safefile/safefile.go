@@ -39,6 +39,8 @@ var (
 	ErrTooLarge = errors.New("too large")
 	// ErrChanged: the file changed between stat and open.
 	ErrChanged = errors.New("replaced while being opened")
+	// ErrWritable: others may write to it where the Rule wants it private.
+	ErrWritable = errors.New("writable by others")
 )
 
 // Rule says which files of one kind may be read.
@@ -54,6 +56,9 @@ type Rule struct {
 	Owners []uint32
 	// Force skips the owner check (perf's -f).
 	Force bool
+	// Private refuses a file its group or others may write to: one that
+	// only its owner can have written (a cache of the reader's own).
+	Private bool
 }
 
 // Trusted returns the owners perf-like tools trust for files a process

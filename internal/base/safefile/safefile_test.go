@@ -39,6 +39,16 @@ func TestRefused(t *testing.T) {
 	if err := os.Symlink(p("real.map"), p("link.map")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(p("shared.map"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p("shared.map"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	private := Rule{What: "perf map", Private: true}
+	if _, err := ReadFile(p("real.map"), private); err != nil {
+		t.Fatalf("a private rule refuses a file only its owner may write: %v", err)
+	}
 
 	rule := Rule{What: "perf map", Max: 1 << 30, Owners: Trusted(-1)}
 	cases := []struct {
@@ -54,6 +64,7 @@ func TestRefused(t *testing.T) {
 		{"sparse 50 GB", p("sparse.map"), rule, ErrTooLarge, "53687091200 bytes"},
 		{"symlink to a regular file", p("link.map"), rule, ErrSymlink, ""},
 		{"directory", dir, rule, ErrNotRegular, "a directory"},
+		{"writable by others", p("shared.map"), private, ErrWritable, "mode 666"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

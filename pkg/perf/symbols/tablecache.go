@@ -202,15 +202,8 @@ func (c *TableCache) write(k [32]byte, write func(io.Writer) error) {
 // open opens the entry of key k, with its size, when there is one that
 // belongs to the user and no one else may write to.
 func (c *TableCache) open(k [32]byte) (*os.File, int64, bool) {
-	f, size, err := safefile.Open(c.path(k), safefile.Rule{What: "symbol table cache", Max: tableCacheMaxSize, Owners: []uint32{c.uid}})
-	if err != nil {
-		return nil, 0, false
-	}
-	if st, err := f.Stat(); err != nil || st.Mode().Perm()&0o022 != 0 {
-		f.Close()
-		return nil, 0, false
-	}
-	return f, size, true
+	f, size, err := safefile.Open(c.path(k), safefile.Rule{What: "symbol table cache", Max: tableCacheMaxSize, Owners: []uint32{c.uid}, Private: true})
+	return f, size, err == nil
 }
 
 // evict removes the oldest quarter of the entries when there are more
