@@ -268,11 +268,10 @@ type tableHeader struct {
 
 // arraysSize returns the size of the arrays of a table of h's counts.
 func (h *tableHeader) arraysSize() uint64 {
-	pad := func(n uint64) uint64 { return (n + 7) &^ 7 }
-	n := 8*h.nsym + 8*h.nsym + 8*h.nseg + pad(4*h.nseg) + pad(h.nsym) +
-		pad(4*uint64(h.nplt)) + 8*uint64(h.nextra) + 16*uint64(h.nalias)
+	n := 8*h.nsym + 8*h.nsym + 8*h.nseg + pad8(4*h.nseg) + pad8(h.nsym) +
+		pad8(4*uint64(h.nplt)) + 8*uint64(h.nextra) + 16*uint64(h.nalias)
 	if h.flag&tableHasRaw != 0 {
-		n += pad(h.nsym)
+		n += pad8(h.nsym)
 	}
 	return n
 }
@@ -365,16 +364,17 @@ type aliasEnt struct {
 	_      uint32
 }
 
+// pad8 rounds n up to a multiple of 8: every array and name of an entry
+// starts on 8 bytes.
+func pad8(n uint64) uint64 { return (n + 7) &^ 7 }
+
 // appendRaw appends the bytes of s, padded to 8 bytes.
 func appendRaw[T any](dst []byte, s []T) []byte {
 	n := len(s) * int(unsafe.Sizeof(*new(T)))
 	if n > 0 {
 		dst = append(dst, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), n)...)
 	}
-	for len(dst)%8 != 0 {
-		dst = append(dst, 0)
-	}
-	return dst
+	return append(dst, make([]byte, pad8(uint64(len(dst)))-uint64(len(dst)))...)
 }
 
 // readTable reads the entry of key k from f, size bytes long: mapped
@@ -533,12 +533,11 @@ func decodeTable(b []byte, m *mapping, k [32]byte, text string, tm *mapping) (*T
 // padding to 8 bytes).
 func takeRaw[T any](mem *[]byte, n uint64) []T {
 	size := int(n) * int(unsafe.Sizeof(*new(T)))
-	if n == 0 {
-		*mem = (*mem)[(size+7)&^7:]
-		return nil
+	var s []T
+	if n > 0 {
+		s = unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(*mem))), n)
 	}
-	s := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(*mem))), n)
-	*mem = (*mem)[(size+7)&^7:]
+	*mem = (*mem)[pad8(uint64(size)):]
 	return s
 }
 
@@ -622,7 +621,6 @@ func decodeKernel(b []byte, m *mapping, k [32]byte, path, text string, tm *mappi
 			return nil, errBadTable
 		}
 	}
-	pad := func(n uint64) uint64 { return (n + 7) &^ 7 }
 	rest := b[kernelHeaderSize:]
 	for i := range ntables {
 		if len(rest) < 16 {
@@ -630,19 +628,19 @@ func decodeKernel(b []byte, m *mapping, k [32]byte, path, text string, tm *mappi
 		}
 		nameLen, entryLen := uint64(le.Uint32(rest)), le.Uint64(rest[8:])
 		rest = rest[16:]
-		if nameLen > uint64(len(rest)) || pad(nameLen) > uint64(len(rest)) {
+		if pad8(nameLen) > uint64(len(rest)) {
 			return nil, errBadTable
 		}
 		name := string(rest[:nameLen])
-		rest = rest[pad(nameLen):]
-		if entryLen > uint64(len(rest)) || pad(entryLen) > uint64(len(rest)) {
+		rest = rest[pad8(nameLen):]
+		if entryLen > uint64(len(rest)) || pad8(entryLen) > uint64(len(rest)) {
 			return nil, errBadTable
 		}
 		t, err := decodeTable(rest[:entryLen], m, k, text, tm)
 		if err != nil {
 			return nil, err
 		}
-		rest = rest[pad(entryLen):]
+		rest = rest[pad8(entryLen):]
 		switch {
 		case i == 0 && name == "":
 			kern.Table = t

@@ -417,6 +417,20 @@ func TestTableCacheEvicts(t *testing.T) {
 	}
 }
 
+// sparseEntry leaves a sparse file of size bytes where an entry goes.
+func sparseEntry(size int64) func(t *testing.T, entry string) {
+	return func(t *testing.T, e string) {
+		f, err := os.OpenFile(e, os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := f.Truncate(size); err != nil {
+			t.Skip("no sparse file here:", err)
+		}
+	}
+}
+
 // TestTableCacheHostileEntries: an entry's name holding what another
 // process could leave there is never read as a table, never blocks, and
 // the table is built again: a FIFO, a link to /dev/zero, a huge sparse
@@ -447,26 +461,8 @@ func TestTableCacheHostileEntries(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{"huge sparse file", func(t *testing.T, e string) {
-			f, err := os.OpenFile(e, os.O_CREATE|os.O_WRONLY, 0o600)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			if err := f.Truncate(8 << 30); err != nil {
-				t.Skip("no sparse file here:", err)
-			}
-		}},
-		{"sparse file under the bound", func(t *testing.T, e string) {
-			f, err := os.OpenFile(e, os.O_CREATE|os.O_WRONLY, 0o600)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			if err := f.Truncate(512 << 20); err != nil {
-				t.Skip("no sparse file here:", err)
-			}
-		}},
+		{"huge sparse file", sparseEntry(8 << 30)},
+		{"sparse file under the bound", sparseEntry(512 << 20)},
 		{"another user's", func(t *testing.T, e string) {
 			if os.Geteuid() != 0 {
 				t.Skip("needs root to give a file away")
