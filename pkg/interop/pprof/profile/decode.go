@@ -33,11 +33,23 @@ const (
 	wireFixed32 = 5
 )
 
+// Faults of the encoding, each a *wireError where it is found.
 var (
-	errTruncated = errors.New("truncated message")
-	errVarint    = errors.New("varint longer than 10 bytes")
-	errConcat    = errors.New("a second time_nanos: profiles concatenated, which are not read")
+	errTruncated = &wireError{errors.New("truncated message")}
+	errVarint    = &wireError{errors.New("varint longer than 10 bytes")}
+	errConcat    = &wireError{errors.New("a second time_nanos: profiles concatenated, which are not read")}
 )
+
+// wireError is a fault in the protocol buffers encoding.
+type wireError struct{ err error }
+
+func (e *wireError) Error() string { return "not a valid profile.proto: " + e.err.Error() }
+func (e *wireError) Unwrap() error { return e.err }
+
+// wireFault returns a fault of the encoding.
+func wireFault(format string, a ...any) error {
+	return &wireError{fmt.Errorf(format, a...)}
+}
 
 // pbField is one field of a protocol buffers message: its number, its
 // wire type, and its value (u for varints and fixed-size values, b for
@@ -109,7 +121,7 @@ func (r *pbReader) next() (f pbField, err error) {
 			r.pos += int(n)
 		}
 	default:
-		err = fmt.Errorf("field %d has wire type %d, which profile.proto does not use", f.num, f.typ)
+		err = wireFault("field %d has wire type %d, which profile.proto does not use", f.num, f.typ)
 	}
 	return f, err
 }
@@ -132,13 +144,13 @@ func eachUint(f pbField, fn func(uint64)) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("field %d: an integer with wire type %d", f.num, f.typ)
+	return wireFault("field %d: an integer with wire type %d", f.num, f.typ)
 }
 
 // wantUint checks that a singular integer field is a varint.
 func wantUint(f pbField) (uint64, error) {
 	if f.typ != wireVarint {
-		return 0, fmt.Errorf("field %d: an integer with wire type %d", f.num, f.typ)
+		return 0, wireFault("field %d: an integer with wire type %d", f.num, f.typ)
 	}
 	return f.u, nil
 }
@@ -146,7 +158,7 @@ func wantUint(f pbField) (uint64, error) {
 // wantBytes checks that a field is length-delimited.
 func wantBytes(f pbField) ([]byte, error) {
 	if f.typ != wireBytes {
-		return nil, fmt.Errorf("field %d: a message or string with wire type %d", f.num, f.typ)
+		return nil, wireFault("field %d: a message or string with wire type %d", f.num, f.typ)
 	}
 	return f.b, nil
 }
@@ -170,19 +182,13 @@ type decoder struct {
 func Decode(data []byte) (*Profile, error) {
 	var d decoder
 	if err := d.scan(data); err != nil {
-		return nil, &wireError{err}
+		return nil, err
 	}
 	if err := d.resolve(); err != nil {
 		return nil, err
 	}
 	return &d.p, nil
 }
-
-// wireError is a fault in the protocol buffers encoding.
-type wireError struct{ err error }
-
-func (e *wireError) Error() string { return "not a valid profile.proto: " + e.err.Error() }
-func (e *wireError) Unwrap() error { return e.err }
 
 // malformed is a well-encoded profile that breaks profile.proto's rules.
 func malformed(format string, a ...any) error {
@@ -259,7 +265,7 @@ func (d *decoder) str(i uint64) (string, error) {
 func (d *decoder) strField(f pbField, dst *string) error {
 	i, err := wantUint(f)
 	if err != nil {
-		return &wireError{err}
+		return err
 	}
 	*dst, err = d.str(i)
 	return err
@@ -377,14 +383,13 @@ func decodeAll[T any](d *decoder, msgs [][]byte, dec func(*decoder, []byte) (*T,
 	return x, nil
 }
 
-// fields calls fn with each field of message b; a wire fault is returned
-// as a *wireError.
+// fields calls fn with each field of message b.
 func fields(b []byte, fn func(pbField) error) error {
 	r := pbReader{data: b}
 	for r.more() {
 		f, err := r.next()
 		if err != nil {
-			return &wireError{err}
+			return err
 		}
 		if err := fn(f); err != nil {
 			return err
@@ -396,11 +401,8 @@ func fields(b []byte, fn func(pbField) error) error {
 // uintField sets *dst to a varint field's value.
 func uintField(f pbField, dst *uint64) error {
 	v, err := wantUint(f)
-	if err != nil {
-		return &wireError{err}
-	}
 	*dst = v
-	return nil
+	return err
 }
 
 // intField sets *dst to a varint field's value as an int64.
@@ -503,7 +505,7 @@ func (d *decoder) location(b []byte, mappings *byID[Mapping], functions *byID[Fu
 		case 4:
 			b, err := wantBytes(f)
 			if err != nil {
-				return &wireError{err}
+				return err
 			}
 			ln, fid, err := d.line(b)
 			if err != nil {
@@ -544,7 +546,7 @@ func (d *decoder) sample(b []byte, locations *byID[Location]) (*Sample, error) {
 	err := fields(b, func(f pbField) error {
 		switch f.num {
 		case 1:
-			return wireErr(eachUint(f, func(id uint64) {
+			return eachUint(f, func(id uint64) {
 				l := locations.get(id)
 				if l == nil && missing == 0 {
 					missing = id
@@ -553,13 +555,13 @@ func (d *decoder) sample(b []byte, locations *byID[Location]) (*Sample, error) {
 					}
 				}
 				s.Location = append(s.Location, l)
-			}))
+			})
 		case 2:
-			return wireErr(eachUint(f, func(v uint64) { s.Value = append(s.Value, int64(v)) }))
+			return eachUint(f, func(v uint64) { s.Value = append(s.Value, int64(v)) })
 		case 3:
 			b, err := wantBytes(f)
 			if err != nil {
-				return &wireError{err}
+				return err
 			}
 			return d.label(b, s)
 		}
@@ -573,14 +575,6 @@ func (d *decoder) sample(b []byte, locations *byID[Location]) (*Sample, error) {
 		err = malformed("a sample has location id %d, which no location has", missing)
 	}
 	return s, err
-}
-
-// wireErr wraps a wire fault as a *wireError.
-func wireErr(err error) error {
-	if err != nil {
-		return &wireError{err}
-	}
-	return nil
 }
 
 // label decodes a Label into s's maps as profile.Parse does: a string
