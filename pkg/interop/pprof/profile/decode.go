@@ -320,6 +320,9 @@ func (d *decoder) resolve() error {
 		return err
 	}
 	p.Location = locations.all
+	if len(d.samples) > 0 && len(p.SampleType) == 0 {
+		return malformed("samples without sample types")
+	}
 	p.Sample = make([]*Sample, 0, len(d.samples))
 	for i, b := range d.samples {
 		s, err := d.sample(b, locations)

@@ -72,11 +72,12 @@ func TestDecodeErrors(t *testing.T) {
 		{"group", []byte{0x0b}, "wire type 3"},
 		{"first string not empty", (&enc{}).bytes(FieldStringTable, []byte("x")).b, "string_table[0] must be ''"},
 		{"string index", append(slices.Clone(valid), (&enc{}).uint(FieldDefaultSampleType, 7).b...), "string index 7"},
-		{"sample of unknown location", append(slices.Clone(valid), (&enc{}).msg(FieldSample, (&enc{}).uint(1, 3)).b...), "location id 3, which no location has"},
+		{"sample of unknown location", append(slices.Clone(valid), (&enc{}).msg(FieldSampleType, &enc{}).msg(FieldSample, (&enc{}).uint(1, 3).uint(2, 1)).b...), "location id 3, which no location has"},
 		{"location id 0", append(slices.Clone(valid), (&enc{}).msg(FieldLocation, &enc{}).b...), "location with reserved ID=0"},
 		{"duplicate function", append(slices.Clone(valid), (&enc{}).msg(FieldFunction, (&enc{}).uint(1, 4)).msg(FieldFunction, (&enc{}).uint(1, 4)).b...), "multiple functions with same id: 4"},
 		{"line without function", append(slices.Clone(valid), (&enc{}).msg(FieldLocation, (&enc{}).uint(1, 1).msg(4, (&enc{}).uint(1, 9))).b...), "function id 9"},
-		{"values and types", append(slices.Clone(valid), (&enc{}).msg(FieldSample, (&enc{}).uint(2, 5)).b...), "1 values, the profile 0 sample types"},
+		{"values and types", append(slices.Clone(valid), (&enc{}).msg(FieldSampleType, &enc{}).msg(FieldSample, (&enc{}).uint(2, 5).uint(2, 6)).b...), "2 values, the profile 1 sample types"},
+		{"samples without types", append(slices.Clone(valid), (&enc{}).msg(FieldSample, &enc{}).b...), "samples without sample types"},
 	}
 	for _, tc := range tests {
 		_, err := Decode(tc.data)
