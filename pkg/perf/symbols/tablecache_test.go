@@ -154,21 +154,22 @@ func TestTableCacheRefuses(t *testing.T) {
 	}
 }
 
+// cachedFixture returns a copy of the ELF fixture, whose table the cache
+// keeps during the test (tables of any size are cached).
+func cachedFixture(t *testing.T) string {
+	old := tableCacheMinSymbols
+	tableCacheMinSymbols = 1
+	t.Cleanup(func() { tableCacheMinSymbols = old })
+	bin := filepath.Join(t.TempDir(), "fixture")
+	copyFile(t, "testdata/elf/fixture", bin)
+	return bin
+}
+
 // TestResolverTableCache: a second Resolver reads the tables the first
 // wrote, and finds the same symbols; a changed file is built again.
 func TestResolverTableCache(t *testing.T) {
-	old := tableCacheMinSymbols
-	tableCacheMinSymbols = 1
-	defer func() { tableCacheMinSymbols = old }()
 	dir := t.TempDir()
-	bin := filepath.Join(t.TempDir(), "fixture")
-	data, err := os.ReadFile("testdata/elf/fixture")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin := cachedFixture(t)
 	lookups := func(c *TableCache) []Symbol {
 		r := NewResolver(Options{BuildIDDir: t.TempDir(), DebugDir: t.TempDir(), TableCache: c})
 		tb := r.DSOTable(bin, "")
@@ -436,17 +437,7 @@ func sparseEntry(size int64) func(t *testing.T, entry string) {
 // the table is built again: a FIFO, a link to /dev/zero, a huge sparse
 // file, a file of another user, one others may write to.
 func TestTableCacheHostileEntries(t *testing.T) {
-	old := tableCacheMinSymbols
-	tableCacheMinSymbols = 1
-	defer func() { tableCacheMinSymbols = old }()
-	bin := filepath.Join(t.TempDir(), "fixture")
-	data, err := os.ReadFile("testdata/elf/fixture")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin := cachedFixture(t)
 	for _, c := range []struct {
 		name  string
 		leave func(t *testing.T, entry string)
