@@ -18,7 +18,7 @@ import (
 )
 
 // The commands, built by TestMain.
-var tools = []string{"stackcollapse", "flamegraph", "difffolded", "timeslice", "stackfilter", "stacktop"}
+var tools = []string{"stackcollapse", "flamegraph", "difffolded", "timeslice", "stackfilter", "stacktop", "flamekit-fetch"}
 
 var (
 	root      string            // module root

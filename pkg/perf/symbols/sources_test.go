@@ -15,6 +15,7 @@ import (
 	"flamekit/internal/base/safefile"
 	"flamekit/internal/testkit/debugfiles"
 	"flamekit/pkg/perf/debuginfod"
+	"flamekit/pkg/perf/debuginfod/nethttp"
 )
 
 // TestHostilePerfMaps: a profiled process controls /tmp/perf-PID.map.
@@ -139,7 +140,7 @@ func TestDebuginfod(t *testing.T) {
 		return Options{BuildIDDir: empty, DebugDir: empty, Debuginfod: c, Proc: filepath.Join(empty, "noproc")}
 	}
 	client := func() *debuginfod.Client {
-		return debuginfod.New(debuginfod.Config{URLs: []string{url}, CacheDir: filepath.Join(dir, "cache"),
+		return debuginfod.New(debuginfod.Config{Getter: nethttp.Getter{}, URLs: []string{url}, CacheDir: filepath.Join(dir, "cache"),
 			Timeout: time.Minute, BuildID: FileBuildID})
 	}
 	want := functions(t, p.Full)
@@ -182,7 +183,7 @@ func TestDebuginfod(t *testing.T) {
 	data, _ = os.ReadFile(filepath.Join(serve, "prog.debug"))
 	os.WriteFile(filepath.Join(both, "prog.debug"), data, 0o644)
 	url2 := debugfiles.Server(t, both, p.BuildID)
-	c2 := debuginfod.New(debuginfod.Config{URLs: []string{url2}, CacheDir: t.TempDir(), Timeout: time.Minute, BuildID: FileBuildID})
+	c2 := debuginfod.New(debuginfod.Config{Getter: nethttp.Getter{}, URLs: []string{url2}, CacheDir: t.TempDir(), Timeout: time.Minute, BuildID: FileBuildID})
 	r2 := NewResolver(opts(c2))
 	if s, ok := r2.DSO(gone, p.BuildID, want["flamekit_outer"]); !ok || s.Name != "flamekit_outer" {
 		t.Errorf("program not here, both on the server: %+v %v", s, ok)
@@ -361,7 +362,7 @@ func TestContainer(t *testing.T) {
 		data, _ := os.ReadFile("testdata/container/ct.bin")
 		os.WriteFile(filepath.Join(serve, "ct"), data, 0o755)
 		url := debugfiles.Server(t, serve, id)
-		c := debuginfod.New(debuginfod.Config{URLs: []string{url}, CacheDir: t.TempDir(), Timeout: time.Minute, BuildID: FileBuildID})
+		c := debuginfod.New(debuginfod.Config{Getter: nethttp.Getter{}, URLs: []string{url}, CacheDir: t.TempDir(), Timeout: time.Minute, BuildID: FileBuildID})
 		r := NewResolver(Options{BuildIDDir: empty, DebugDir: empty, Debuginfod: c, Proc: filepath.Join(empty, "noproc")})
 		r.Mapped(1<<22-1, path)
 		r.Preload(path, id) // not here: fetched in the background at once
