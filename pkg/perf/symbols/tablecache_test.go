@@ -418,6 +418,53 @@ func TestTableCacheEvicts(t *testing.T) {
 	}
 }
 
+// TestTableCacheKeepsUsed: an entry read is marked as used, so that the
+// eviction keeps it however long ago it was written; one read within
+// the hour is not written to again.
+func TestTableCacheKeepsUsed(t *testing.T) {
+	c, err := OpenTableCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := tableCacheMax + 4
+	base := time.Now().Add(-48 * time.Hour)
+	key := func(i int) [32]byte { return [32]byte{byte(i), byte(i >> 8)} }
+	for i := range n {
+		p := c.path(key(i))
+		if err := os.WriteFile(p, []byte("entry"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		at := base.Add(time.Duration(i) * time.Second)
+		os.Chtimes(p, at, at)
+	}
+	// The first written, read now: the newest by use.
+	f, _, ok := c.open(key(0))
+	if !ok {
+		t.Fatal("entry 0 not opened")
+	}
+	f.Close()
+	fi, _ := os.Stat(c.path(key(0)))
+	if time.Since(fi.ModTime()) > time.Minute {
+		t.Fatalf("entry 0 read, not marked as used: %v", fi.ModTime())
+	}
+	c.evict()
+	if _, err := os.Stat(c.path(key(0))); err != nil {
+		t.Error("the entry read was evicted")
+	}
+	if _, err := os.Stat(c.path(key(1))); err == nil {
+		t.Error("the least recently used entry was kept")
+	}
+	// Read again within the hour: left as it is.
+	recent := time.Now().Add(-time.Minute).Truncate(time.Second)
+	os.Chtimes(c.path(key(0)), recent, recent)
+	if f, _, ok := c.open(key(0)); ok {
+		f.Close()
+	}
+	if fi, _ := os.Stat(c.path(key(0))); !fi.ModTime().Equal(recent) {
+		t.Errorf("entry used a minute ago written to again: %v", fi.ModTime())
+	}
+}
+
 // sparseEntry leaves a sparse file of size bytes where an entry goes.
 func sparseEntry(size int64) func(t *testing.T, entry string) {
 	return func(t *testing.T, e string) {
