@@ -65,10 +65,13 @@ const helperEnv = "FLAMEKIT_TEST_FETCH_HELPER"
 // forGetters runs test with each way of making the requests: the helper
 // (this binary, see TestMain) and net/http in the process.
 func forGetters(t *testing.T, test func(t *testing.T, g debuginfod.Getter)) {
-	t.Run("helper", func(t *testing.T) {
-		test(t, debuginfod.Exec{Path: os.Args[0], Env: append(os.Environ(), helperEnv+"=1")})
-	})
+	t.Run("helper", func(t *testing.T) { test(t, helperGetter()) })
 	t.Run("nethttp", func(t *testing.T) { test(t, nethttp.Getter{}) })
+}
+
+// helperGetter runs this test binary as the helper (see TestMain).
+func helperGetter() debuginfod.Getter {
+	return debuginfod.Exec{Path: os.Args[0], Env: append(os.Environ(), helperEnv+"=1")}
 }
 
 // fakeServer serves files by build-id and counts requests.
@@ -239,57 +242,58 @@ func TestDown(t *testing.T) {
 // TestRealServer runs elfutils' debuginfod over debug files made here,
 // fetches them with this client and with debuginfod-find, and checks that
 // both get the same file and that its symbols are what eu-addr2line says.
+// The requests go through the helper, as the tools make them (its body is
+// nethttp's Getter: both are exercised).
 func TestRealServer(t *testing.T) {
-	forGetters(t, func(t *testing.T, g debuginfod.Getter) {
-		dir := t.TempDir()
-		serve := filepath.Join(dir, "serve")
-		os.Mkdir(serve, 0o755)
-		var progs []debugfiles.Program
-		var ids []string
-		for i := 0; i < 3; i++ {
-			p := debugfiles.Build(t, dir, "p"+strconv.Itoa(i), "int flamekit_v"+strconv.Itoa(i)+" = 1;\n")
-			os.Rename(p.Debug, filepath.Join(serve, filepath.Base(p.Debug)))
-			p.Debug = filepath.Join(serve, filepath.Base(p.Debug))
-			progs = append(progs, p)
-			ids = append(ids, p.BuildID)
+	g := helperGetter()
+	dir := t.TempDir()
+	serve := filepath.Join(dir, "serve")
+	os.Mkdir(serve, 0o755)
+	var progs []debugfiles.Program
+	var ids []string
+	for i := 0; i < 3; i++ {
+		p := debugfiles.Build(t, dir, "p"+strconv.Itoa(i), "int flamekit_v"+strconv.Itoa(i)+" = 1;\n")
+		os.Rename(p.Debug, filepath.Join(serve, filepath.Base(p.Debug)))
+		p.Debug = filepath.Join(serve, filepath.Base(p.Debug))
+		progs = append(progs, p)
+		ids = append(ids, p.BuildID)
+	}
+	url := debugfiles.Server(t, serve, ids...)
+	cfg := config(t, g, url)
+	var progress bytes.Buffer
+	cfg.Progress = &progress
+	c := debuginfod.New(cfg)
+	c.Prefetch(context.Background(), debuginfod.Debuginfo, ids...)
+	for _, p := range progs {
+		path, err := c.Fetch(context.Background(), p.BuildID, debuginfod.Debuginfo)
+		if err != nil {
+			t.Fatal(err)
 		}
-		url := debugfiles.Server(t, serve, ids...)
-		cfg := config(t, g, url)
-		var progress bytes.Buffer
-		cfg.Progress = &progress
-		c := debuginfod.New(cfg)
-		c.Prefetch(context.Background(), debuginfod.Debuginfo, ids...)
-		for _, p := range progs {
-			path, err := c.Fetch(context.Background(), p.BuildID, debuginfod.Debuginfo)
+		got, _ := os.ReadFile(path)
+		want, _ := os.ReadFile(p.Debug)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: fetched file differs from the served one", p.BuildID)
+		}
+		if find, err := exec.LookPath("debuginfod-find"); err == nil {
+			cmd := exec.Command(find, "debuginfo", p.BuildID)
+			cmd.Env = append(os.Environ(), "DEBUGINFOD_URLS="+url, "DEBUGINFOD_CACHE_PATH="+filepath.Join(dir, "elfutils-cache"))
+			out, err := cmd.Output()
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("debuginfod-find: %v", err)
 			}
-			got, _ := os.ReadFile(path)
-			want, _ := os.ReadFile(p.Debug)
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s: fetched file differs from the served one", p.BuildID)
+			theirs, _ := os.ReadFile(strings.TrimSpace(string(out)))
+			if !bytes.Equal(got, theirs) {
+				t.Errorf("%s: debuginfod-find got another file", p.BuildID)
 			}
-			if find, err := exec.LookPath("debuginfod-find"); err == nil {
-				cmd := exec.Command(find, "debuginfo", p.BuildID)
-				cmd.Env = append(os.Environ(), "DEBUGINFOD_URLS="+url, "DEBUGINFOD_CACHE_PATH="+filepath.Join(dir, "elfutils-cache"))
-				out, err := cmd.Output()
-				if err != nil {
-					t.Fatalf("debuginfod-find: %v", err)
-				}
-				theirs, _ := os.ReadFile(strings.TrimSpace(string(out)))
-				if !bytes.Equal(got, theirs) {
-					t.Errorf("%s: debuginfod-find got another file", p.BuildID)
-				}
-				if filepath.Base(filepath.Dir(strings.TrimSpace(string(out)))) != p.BuildID {
-					t.Errorf("elfutils' cache layout is not CACHE/HEX/debuginfo: %s", out)
-				}
+			if filepath.Base(filepath.Dir(strings.TrimSpace(string(out)))) != p.BuildID {
+				t.Errorf("elfutils' cache layout is not CACHE/HEX/debuginfo: %s", out)
 			}
-			compareAddr2line(t, path)
 		}
-		if !strings.Contains(progress.String(), "3 of 3 files") {
-			t.Errorf("progress: %q", progress.String())
-		}
-	})
+		compareAddr2line(t, path)
+	}
+	if !strings.Contains(progress.String(), "3 of 3 files") {
+		t.Errorf("progress: %q", progress.String())
+	}
 }
 
 // compareAddr2line checks the function symbols of a debug file against
