@@ -81,7 +81,7 @@ func TestDebuginfodHelper(t *testing.T) {
 }
 
 // TestToolsLinkNoHTTP: the tools that only read link no HTTP or TLS stack
-// (their start would take about 4 ms more); flamekit-fetch does.
+// (their start would take 2 to 4 ms more); flamekit-fetch does.
 func TestToolsLinkNoHTTP(t *testing.T) {
 	for _, tool := range []string{"stackcollapse", "flamegraph", "difffolded", "stackfilter", "stacktop", "flamekit-fetch"} {
 		need(t, tool)

@@ -21,8 +21,8 @@
 //
 // The HTTP requests are a Getter's. This package makes none itself, so
 // that a program built on it does not link an HTTP and TLS stack, whose
-// initialisation and size cost every start of every flamekit tool about
-// 4 ms (15% of a start) for a client that most runs never use: by
+// initialisation and size cost every start of every flamekit tool 2 to
+// 4 ms (10-15% of a start) for a client that most runs never use: by
 // default (Exec) each request runs the flamekit-fetch helper, installed
 // with the tools, as git runs git-remote-https. Package nethttp makes
 // them in the process, with net/http.
