@@ -197,6 +197,15 @@ func TestDebuginfod(t *testing.T) {
 	if !strings.Contains(why, "debuginfod miss") || !strings.Contains(why, other.BuildID) {
 		t.Errorf("miss: Why = %q", why)
 	}
+	// A server that cannot be asked is the reason, not a miss to
+	// publish: what to fix is the server.
+	down := debuginfod.New(debuginfod.Config{Getter: nethttp.Getter{}, URLs: []string{"http://127.0.0.1:1"}, CacheDir: t.TempDir(), Timeout: time.Minute, BuildID: FileBuildID})
+	r3 := NewResolver(opts(down))
+	r3.DSO(other.Stripped, other.BuildID, 0x1000)
+	why = r3.Why(other.Stripped)
+	if !strings.Contains(why, "connection refused") || !strings.Contains(why, other.BuildID) || strings.Contains(why, "publish") {
+		t.Errorf("server down: Why = %q", why)
+	}
 }
 
 // functions returns the flamekit_ functions of an ELF file by address,
