@@ -8,11 +8,12 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 )
 
-func open(path string, rule Rule) (*os.File, int64, error) {
-	refuse := func(err error, detail string) (*os.File, int64, error) {
-		return nil, 0, &Error{Path: path, What: rule.What, Err: err, Detail: detail}
+func open(path string, rule Rule) (*os.File, Info, error) {
+	refuse := func(err error, detail string) (*os.File, Info, error) {
+		return nil, Info{}, &Error{Path: path, What: rule.What, Err: err, Detail: detail}
 	}
 	// Look before opening: opening a device can have effects of its own,
 	// and a FIFO is refused without touching it.
@@ -24,7 +25,7 @@ func open(path string, rule Rule) (*os.File, int64, error) {
 		err = syscall.Lstat(path, &before)
 	}
 	if err != nil {
-		return nil, 0, &fs.PathError{Op: "stat", Path: path, Err: err}
+		return nil, Info{}, &fs.PathError{Op: "stat", Path: path, Err: err}
 	}
 	if before.Mode&syscall.S_IFMT == syscall.S_IFLNK {
 		return refuse(ErrSymlink, "")
@@ -41,14 +42,14 @@ func open(path string, rule Rule) (*os.File, int64, error) {
 		if errors.Is(err, syscall.ELOOP) {
 			return refuse(ErrSymlink, "")
 		}
-		return nil, 0, err
+		return nil, Info{}, err
 	}
 	var st syscall.Stat_t
 	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
 		f.Close()
-		return nil, 0, &fs.PathError{Op: "fstat", Path: path, Err: err}
+		return nil, Info{}, &fs.PathError{Op: "fstat", Path: path, Err: err}
 	}
-	fail := func(err error, detail string) (*os.File, int64, error) {
+	fail := func(err error, detail string) (*os.File, Info, error) {
 		f.Close()
 		return refuse(err, detail)
 	}
@@ -64,7 +65,7 @@ func open(path string, rule Rule) (*os.File, int64, error) {
 	case rule.Max > 0 && st.Size > rule.Max:
 		return fail(ErrTooLarge, strconv.FormatInt(st.Size, 10)+" bytes, bound "+strconv.FormatInt(rule.Max, 10))
 	}
-	return f, st.Size, nil
+	return f, Info{Size: st.Size, ModTime: time.Unix(st.Mtim.Unix())}, nil
 }
 
 // kind names a file type for messages.

@@ -25,6 +25,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"time"
 )
 
 // Errors wrapped by an *Error, to tell why a file was skipped.
@@ -108,6 +109,19 @@ func (e *Error) Unwrap() error { return e.Err }
 // Open opens path for reading under rule and returns the file with its
 // size. The caller closes it.
 func Open(path string, rule Rule) (*os.File, int64, error) {
+	f, info, err := open(path, rule)
+	return f, info.Size, err
+}
+
+// Info is what the checks of OpenInfo read of the file opened.
+type Info struct {
+	Size    int64
+	ModTime time.Time
+}
+
+// OpenInfo is Open, with the file's modification time from the same
+// fstat (a cache that ages its entries needs no second one).
+func OpenInfo(path string, rule Rule) (*os.File, Info, error) {
 	return open(path, rule)
 }
 
@@ -115,11 +129,12 @@ func Open(path string, rule Rule) (*os.File, int64, error) {
 // file grows while it is read (then the result is an *Error wrapping
 // ErrTooLarge).
 func ReadFile(path string, rule Rule) ([]byte, error) {
-	f, size, err := open(path, rule)
+	f, info, err := open(path, rule)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	size := info.Size
 	limit := rule.Max
 	if limit <= 0 {
 		limit = 1 << 62 // no bound; one more must not overflow

@@ -155,3 +155,24 @@ func TestGrowing(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestOpenInfo: the size and modification time are the file's, read by
+// the open's own checks.
+func TestOpenInfo(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "entry")
+	if err := os.WriteFile(p, []byte("12345"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := os.Chtimes(p, at, at); err != nil {
+		t.Fatal(err)
+	}
+	f, info, err := OpenInfo(p, Rule{What: "entry", Private: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if info.Size != 5 || !info.ModTime.Equal(at) {
+		t.Errorf("OpenInfo = %+v, want 5 bytes, %v", info, at)
+	}
+}

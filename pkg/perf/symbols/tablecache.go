@@ -203,33 +203,34 @@ func (c *TableCache) write(k [32]byte, write func(io.Writer) error) {
 // belongs to the user and no one else may write to.
 func (c *TableCache) open(k [32]byte) (*os.File, int64, bool) {
 	path := c.path(k)
-	f, size, err := safefile.Open(path, safefile.Rule{What: "symbol table cache", Max: tableCacheMaxSize, Owners: []uint32{c.uid}, Private: true})
+	f, info, err := safefile.OpenInfo(path, safefile.Rule{What: "symbol table cache", Max: tableCacheMaxSize, Owners: []uint32{c.uid}, Private: true})
 	if err != nil {
 		return nil, 0, false
 	}
-	c.used(f, path)
-	return f, size, true
+	used(path, info.ModTime)
+	return f, info.Size, true
 }
 
 // usedEvery is how often a hit marks its entry as used (see used).
 const usedEvery = time.Hour
 
-// used marks the entry f at path as used now, at most once usedEvery (a
-// hit costs an fstat, one an hour a utimensat), so that evict removes the
-// entries used least recently: by the time of their writing, it removed
-// the first tables a host's runs stored, libc's and the kernel's, which
-// every run reads.
-func (c *TableCache) used(f *os.File, path string) {
-	if fi, err := f.Stat(); err == nil && time.Since(fi.ModTime()) > usedEvery {
+// used marks the entry at path, last marked at mod, as used now, at most
+// once usedEvery (one utimensat an hour; the time is the one the open's
+// fstat read), so that evict removes the entries used least recently: by
+// the time of their writing, it removed the first tables a host's runs
+// stored, libc's and the kernel's, which every run reads.
+func used(path string, mod time.Time) {
+	if time.Since(mod) > usedEvery {
 		now := time.Now()
 		os.Chtimes(path, now, now)
 	}
 }
 
 // evict removes the quarter of the entries used least recently (see
-// used) when there are more than tableCacheMax. A run evicts once, at its first store: a cold run
-// of a system-wide capture stores tens of tables, and reading the
-// directory after each cost a millisecond each at a thousand entries.
+// used) when there are more than tableCacheMax. A run evicts once, at
+// its first store: a cold run of a system-wide capture stores tens of
+// tables, and reading the directory after each cost a millisecond each
+// at a thousand entries.
 func (c *TableCache) evict() {
 	ents, err := os.ReadDir(c.dir)
 	if err != nil || len(ents) <= tableCacheMax {
