@@ -40,6 +40,9 @@ func TestMain(m *testing.M) {
 	case "malformed":
 		fmt.Print("hello\n")
 		os.Exit(0)
+	case "malformed-chatty": // a garbled head, then more than a pipe holds
+		fmt.Print("hello\n" + strings.Repeat("x", 1<<20))
+		os.Exit(0)
 	case "unreachable":
 		fmt.Fprintln(os.Stderr, "flamekit-fetch: dial tcp: connection refused")
 		os.Exit(1)
@@ -65,13 +68,16 @@ const helperEnv = "FLAMEKIT_TEST_FETCH_HELPER"
 // forGetters runs test with each way of making the requests: the helper
 // (this binary, see TestMain) and net/http in the process.
 func forGetters(t *testing.T, test func(t *testing.T, g debuginfod.Getter)) {
-	t.Run("helper", func(t *testing.T) { test(t, helperGetter()) })
+	t.Run("helper", func(t *testing.T) { test(t, helperGetter(t, "1")) })
 	t.Run("nethttp", func(t *testing.T) { test(t, nethttp.Getter{}) })
 }
 
-// helperGetter runs this test binary as the helper (see TestMain).
-func helperGetter() debuginfod.Getter {
-	return debuginfod.Exec{Path: os.Args[0], Env: append(os.Environ(), helperEnv+"=1")}
+// helperGetter runs this test binary as the helper in mode (see
+// TestMain): the environment says so to the helper, the test process
+// read it at its start.
+func helperGetter(t *testing.T, mode string) debuginfod.Getter {
+	t.Setenv(helperEnv, mode)
+	return debuginfod.Exec{Path: os.Args[0]}
 }
 
 // fakeServer serves files by build-id and counts requests.
@@ -245,7 +251,7 @@ func TestDown(t *testing.T) {
 // The requests go through the helper, as the tools make them (its body is
 // nethttp's Getter: both are exercised).
 func TestRealServer(t *testing.T) {
-	g := helperGetter()
+	g := helperGetter(t, "1")
 	dir := t.TempDir()
 	serve := filepath.Join(dir, "serve")
 	os.Mkdir(serve, 0o755)
@@ -340,10 +346,11 @@ func TestHelper(t *testing.T) {
 		{"cut", "unexpected EOF"},
 		{"cut-quietly", "cut: 10 of 100 bytes"},
 		{"malformed", `malformed head "hello\n"`},
+		{"malformed-chatty", `malformed head "hello\n"`},
 		{"unreachable", "dial tcp: connection refused"},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
-			g := debuginfod.Exec{Path: os.Args[0], Env: append(os.Environ(), helperEnv+"="+tc.mode)}
+			g := helperGetter(t, tc.mode)
 			cfg := config(t, g, "http://debuginfod.invalid")
 			_, err := debuginfod.New(cfg).Fetch(context.Background(), id, debuginfod.Debuginfo)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), id) {

@@ -85,14 +85,13 @@ func readHead(br *bufio.Reader) (*Response, error) {
 
 // Exec is a Getter that runs the flamekit-fetch helper for each request:
 // "flamekit-fetch -- URL" writes the head of the answer (WriteHead),
-// then its body, to its standard output, and exits with 0 once it wrote
-// it whole. A request that ends early (its context) kills the helper.
+// then, for a 200, its body, to its standard output, and exits with 0
+// once it wrote it whole. A request that ends early (its context) kills
+// the helper.
 type Exec struct {
 	// Path is the helper. Empty: flamekit-fetch in the directory of the
 	// running executable, else on $PATH.
 	Path string
-	// Env is the helper's environment (nil: this process's).
-	Env []string
 }
 
 // lookPath finds the helper.
@@ -124,7 +123,6 @@ func (e Exec) Get(ctx context.Context, url string) (*Response, error) {
 		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, path, "--", url)
-	cmd.Env = e.Env
 	stderr := &tailBuffer{max: maxHead}
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
@@ -138,8 +136,11 @@ func (e Exec) Get(ctx context.Context, url string) (*Response, error) {
 	br := bufio.NewReaderSize(out, maxHead)
 	resp, err := readHead(br)
 	if err != nil {
-		if werr := h.wait(); werr != nil {
-			return nil, werr
+		// A helper still writing after a garbled head would wait for a
+		// reader; one that ended said why on stderr.
+		h.Close()
+		if h.err != nil && h.stderr.b.Len() > 0 {
+			return nil, h.err
 		}
 		return nil, err
 	}
@@ -162,7 +163,7 @@ type helper struct {
 func (h *helper) wait() error {
 	h.once.Do(func() {
 		if err := h.cmd.Wait(); err != nil {
-			if msg := strings.TrimSpace(h.stderr.String()); msg != "" {
+			if msg := strings.TrimSpace(h.stderr.b.String()); msg != "" {
 				err = errors.New(strings.TrimPrefix(msg, HelperName+": "))
 			}
 			h.err = err
@@ -189,25 +190,17 @@ func (h *helper) Close() error {
 	return nil
 }
 
-// tailBuffer keeps the last max bytes written to it.
+// tailBuffer keeps the last max bytes written to it: a helper's
+// standard error, read once exec.Cmd.Wait has ended the copying.
 type tailBuffer struct {
-	mu  sync.Mutex
 	max int
 	b   bytes.Buffer
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.b.Write(p)
 	if extra := t.b.Len() - t.max; extra > 0 {
 		t.b.Next(extra)
 	}
 	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.b.String()
 }

@@ -6,7 +6,6 @@ package nethttp
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 
@@ -42,51 +41,38 @@ func (g Getter) Get(ctx context.Context, url string) (*debuginfod.Response, erro
 }
 
 // Serve is the flamekit-fetch helper: it asks for url and writes the
-// answer to w, its head (debuginfod.WriteHead), then its body, each part
-// flushed as it comes when w has a Flush method (the parent times the
-// gaps between reads). The error says why the body could not be written
-// whole: the parent then refuses what it got.
+// answer to w: its head (debuginfod.WriteHead), then, for a 200, its
+// body, each part flushed as it comes when w has a Flush method (the
+// parent times the gaps between reads). The error says why the body
+// could not be written whole (net/http's reader says when it is shorter
+// than its Content-Length): the parent then refuses what it got.
 func Serve(ctx context.Context, url string, w io.Writer) error {
 	resp, err := Getter{}.Get(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	flush := func() error { return nil }
+	fw := flushWriter{w: w}
 	if f, ok := w.(interface{ Flush() error }); ok {
-		flush = f.Flush
+		fw.flush = f.Flush
 	}
-	if err := debuginfod.WriteHead(w, resp); err != nil {
-		return err
+	if err := debuginfod.WriteHead(fw, resp); err != nil || resp.Status != debuginfod.StatusOK {
+		return err // the head of an answer without a file says it all
 	}
-	if err := flush(); err != nil {
-		return err
+	_, err = io.CopyBuffer(fw, resp.Body, make([]byte, 64<<10))
+	return err
+}
+
+// flushWriter flushes w after each write, when it can.
+type flushWriter struct {
+	w     io.Writer
+	flush func() error
+}
+
+func (f flushWriter) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err == nil && f.flush != nil {
+		err = f.flush()
 	}
-	if resp.Status != debuginfod.StatusOK {
-		return nil // the head says it all
-	}
-	buf := make([]byte, 64<<10)
-	var n int64
-	for {
-		k, rerr := resp.Body.Read(buf)
-		if k > 0 {
-			if _, err := w.Write(buf[:k]); err != nil {
-				return err
-			}
-			if err := flush(); err != nil {
-				return err
-			}
-			n += int64(k)
-		}
-		if errors.Is(rerr, io.EOF) {
-			break
-		}
-		if rerr != nil {
-			return rerr
-		}
-	}
-	if resp.Length >= 0 && n != resp.Length {
-		return io.ErrUnexpectedEOF
-	}
-	return nil
+	return n, err
 }
