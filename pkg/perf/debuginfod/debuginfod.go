@@ -152,6 +152,24 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// Unasked returns the *Error in err when the servers could not be asked
+// or their answer did not arrive whole (down, too slow, a cut body, the
+// flamekit-fetch helper missing): not an answer about the file (not
+// found, a wrong or too large one), nor ErrDisabled. What to fix is then
+// the client's side, not the server's content.
+func Unasked(err error) (*Error, bool) {
+	var e *Error
+	if !errors.As(err, &e) {
+		return nil, false
+	}
+	for _, answer := range []error{ErrDisabled, ErrNotFound, ErrMismatch, ErrTooLarge} {
+		if errors.Is(e, answer) {
+			return nil, false
+		}
+	}
+	return e, true
+}
+
 // Client fetches files by build-id, each at most once.
 type Client struct {
 	cfg Config

@@ -369,3 +369,27 @@ func TestHelper(t *testing.T) {
 		}
 	})
 }
+
+// TestUnasked: an answer about the file is not a failure to ask.
+func TestUnasked(t *testing.T) {
+	wrap := func(err error) error {
+		return fmt.Errorf("no file: %w", &debuginfod.Error{BuildID: "ab", Kind: debuginfod.Debuginfo, Err: err})
+	}
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{wrap(errors.New("dial tcp: connection refused")), true},
+		{wrap(fmt.Errorf("cut: 10 of 100 bytes")), true},
+		{wrap(debuginfod.ErrNotFound), false},
+		{wrap(fmt.Errorf("%w: the file has cd", debuginfod.ErrMismatch)), false},
+		{wrap(debuginfod.ErrTooLarge), false},
+		{wrap(debuginfod.ErrDisabled), false},
+		{errors.New("not from debuginfod"), false},
+	} {
+		de, got := debuginfod.Unasked(tc.err)
+		if got != tc.want || (got && de.BuildID != "ab") {
+			t.Errorf("Unasked(%v) = %v, %v; want %v", tc.err, de, got, tc.want)
+		}
+	}
+}

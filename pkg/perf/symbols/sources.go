@@ -368,8 +368,10 @@ func (r *Resolver) Why(path string) string {
 		// looked for: a preload runs ahead of the records that say
 		// which processes mapped it. A debuginfod server that could
 		// not be asked stays the reason: that is what to fix.
-		if g := r.gone(path); g != nil && !unasked(err) {
-			err = g
+		if _, unasked := debuginfod.Unasked(err); !unasked {
+			if g := r.gone(path); g != nil {
+				err = g
+			}
 		}
 	}
 	if pid, ok := perfMapPID(path); ok && err == nil {
@@ -403,19 +405,11 @@ func (r *Resolver) Why(path string) string {
 	return reason(err, r.opts.Debuginfod.Enabled())
 }
 
-// unasked reports whether err holds a debuginfod error that is not an
-// answer (no such file, a wrong or too large one): the servers could not
-// be asked (down, too slow, the flamekit-fetch helper not installed).
-func unasked(err error) bool {
-	var de *debuginfod.Error
-	return errors.As(err, &de) && !errors.Is(err, debuginfod.ErrDisabled) && !errors.Is(err, debuginfod.ErrNotFound) &&
-		!errors.Is(err, debuginfod.ErrMismatch) && !errors.Is(err, debuginfod.ErrTooLarge)
-}
-
 // reason words err as a diagnosis with its fix.
 func reason(err error, dbg bool) string {
 	var de *debuginfod.Error
 	var se *safefile.Error
+	unasked, _ := debuginfod.Unasked(err)
 	switch {
 	case errors.As(err, &se):
 		return se.Error()
@@ -423,8 +417,8 @@ func reason(err error, dbg bool) string {
 		return err.Error()
 	case errors.Is(err, ErrNoJIT):
 		return err.Error() + ": run the JIT with its perf support (node --perf-prof, or --perf-basic-prof for a map; java with a perf agent), recording with perf record -k mono for jitdump"
-	case unasked(err) && errors.As(err, &de):
-		return de.Error() // why the servers could not be asked, and what to do
+	case unasked != nil:
+		return unasked.Error() // why the servers could not be asked, and what to do
 	case errors.As(err, &de) && !errors.Is(err, debuginfod.ErrDisabled):
 		return "debuginfod miss: " + de.Error() + "; publish its debug file to a server, or install it locally"
 	case errors.Is(err, ErrProcessGone):
