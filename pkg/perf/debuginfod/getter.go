@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Getter makes the HTTP GET requests of a Client.
@@ -43,20 +44,36 @@ const UserAgent = "flamekit"
 const HelperName = "flamekit-fetch"
 
 // WriteHead writes the head of an answer as the helper does, before its
-// body: "STATUS LENGTH TEXT\n" (the length -1 when not known).
+// body: "STATUS LENGTH TEXT\n" (the length -1 when not known; the text
+// on one line, valid UTF-8, at most maxText bytes, so that the line is
+// always one readHead takes).
 func WriteHead(w io.Writer, r *Response) error {
-	text := strings.Map(func(c rune) rune {
+	_, err := fmt.Fprintf(w, "%d %d %s\n", r.Status, r.Length, headText(r.Text))
+	return err
+}
+
+// headText is a status text as a head carries it: control characters
+// blanked, invalid UTF-8 replaced, cut to maxText bytes on a character.
+func headText(s string) string {
+	s = strings.Map(func(c rune) rune {
 		if c < ' ' || c == 0x7f {
 			return ' '
 		}
 		return c
-	}, r.Text)
-	_, err := fmt.Fprintf(w, "%d %d %s\n", r.Status, r.Length, text)
-	return err
+	}, s)
+	for len(s) > maxText {
+		_, n := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-n]
+	}
+	return s
 }
 
-// maxHead bounds the head line a helper writes.
-const maxHead = 4 << 10
+// Bounds of a head: its line, and the status text in it (a server's is a
+// few words; the numbers before it take at most 26 bytes).
+const (
+	maxHead = 4 << 10
+	maxText = 1 << 10
+)
 
 // readHead reads the head WriteHead wrote into r.
 func readHead(br *bufio.Reader) (*Response, error) {
