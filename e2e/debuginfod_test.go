@@ -81,9 +81,10 @@ func TestDebuginfodHelper(t *testing.T) {
 }
 
 // TestToolsLinkNoHTTP: the tools that only read link no HTTP or TLS stack
-// (their start would take 2 to 4 ms more); flamekit-fetch does.
+// (their start would take 2 to 4 ms more); flamekit-fetch does. No tool
+// links the testing package.
 func TestToolsLinkNoHTTP(t *testing.T) {
-	for _, tool := range []string{"stackcollapse", "flamegraph", "difffolded", "stackfilter", "stacktop", "flamekit-fetch"} {
+	for _, tool := range []string{"stackcollapse", "flamegraph", "difffolded", "stackfilter", "stacktop", "flamekit-fetch", "timeslice"} {
 		need(t, tool)
 		f, err := elf.Open(filepath.Join(binDir, tool))
 		if err != nil {
@@ -98,8 +99,14 @@ func TestToolsLinkNoHTTP(t *testing.T) {
 		for _, s := range syms {
 			if strings.HasPrefix(s.Name, "crypto/tls.") || strings.HasPrefix(s.Name, "net/http.") {
 				tls = true
+			}
+			if strings.HasPrefix(s.Name, "testing.") {
+				t.Errorf("%s links the testing package (%s)", tool, s.Name)
 				break
 			}
+		}
+		if tool == "timeslice" {
+			continue // --push and the explorer serve HTTP
 		}
 		if want := tool == "flamekit-fetch"; tls != want {
 			t.Errorf("%s links net/http or crypto/tls: %v, want %v", tool, tls, want)

@@ -28,7 +28,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"testing"
 
 	"flamekit/pkg/fold/collapse"
 	"flamekit/pkg/folded"
@@ -85,8 +84,10 @@ func NewResolver(c SymbolConfig) *symbols.Resolver {
 // tableCache returns the cache of symbol tables the environment asks
 // for: FLAMEKIT_CACHE names flamekit's cache directory ("off" for none),
 // else symbols.DefaultCacheDir's is used, the tables kept in its
-// "symbols" directory. A test binary uses none unless FLAMEKIT_CACHE says
-// so (tests do not write to the user's cache). nil when there is none or
+// "symbols" directory. A test binary (go test names it pkg.test) uses none
+// unless FLAMEKIT_CACHE says so: tests do not write to the user's cache.
+// (testing.Testing would tell as well, but links the testing package, its
+// flags and runtime/trace into every tool.) nil when there is none or
 // the directory is not private to the user (see symbols.OpenTableCache).
 func tableCache(getenv func(string) string) *symbols.TableCache {
 	if getenv == nil {
@@ -96,7 +97,7 @@ func tableCache(getenv func(string) string) *symbols.TableCache {
 	switch {
 	case dir == "off":
 		return nil
-	case dir == "" && testing.Testing():
+	case dir == "" && strings.HasSuffix(os.Args[0], ".test"):
 		return nil
 	case dir == "":
 		if dir = symbols.DefaultCacheDir(getenv); dir == "" {
