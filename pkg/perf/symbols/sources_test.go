@@ -1,6 +1,7 @@
 package symbols
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -269,18 +271,29 @@ func container(t *testing.T) (int, func()) {
 		"cp " + bin + " " + inside + "/ct && printf '1000 10 ct_jit_symbol\\n' > /tmp/perf-1.map && " +
 		"exec " + inside + "/ct 0.01 wait"
 	cmd := exec.Command(unshare, "--mount", "--pid", "--fork", "--propagation", "private", "sh", "-c", script)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Skip("skipped: unshare: ", err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	// The container's init: the child of unshare, once it runs ct.
 	var pid int
 	deadline := time.Now().Add(time.Minute)
 	for pid == 0 {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
-			t.Skip("skipped: the container did not start (no namespaces here?)")
+			<-exited
+			t.Skip("skipped: the container did not start in a minute")
 		}
-		time.Sleep(50 * time.Millisecond)
+		select {
+		case err := <-exited:
+			// Without namespaces (an unprivileged container) unshare
+			// ends at once: no need to wait the minute out.
+			t.Skipf("skipped: the container did not start (no namespaces here?): unshare: %v: %s", err, bytes.TrimSpace(stderr.Bytes()))
+		case <-time.After(50 * time.Millisecond):
+		}
 		kids, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/task/" + strconv.Itoa(cmd.Process.Pid) + "/children")
 		for _, k := range strings.Fields(string(kids)) {
 			if exe, _ := os.Readlink("/proc/" + k + "/exe"); exe == inside+"/ct" {
@@ -288,9 +301,12 @@ func container(t *testing.T) (int, func()) {
 			}
 		}
 	}
+	var once sync.Once
 	stop := func() {
-		syscall.Kill(pid, syscall.SIGKILL) // a namespace's init takes no SIGTERM from outside
-		cmd.Wait()
+		once.Do(func() {
+			syscall.Kill(pid, syscall.SIGKILL) // a namespace's init takes no SIGTERM from outside
+			<-exited
+		})
 	}
 	t.Cleanup(stop)
 	return pid, stop
