@@ -17,6 +17,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"flamekit/internal/base/hugepage"
 	"flamekit/pkg/source"
 	"flamekit/pkg/tool"
 )
@@ -118,7 +119,12 @@ type VersionFlag = kong.VersionFlag
 // /proc is mounted they are unlinked as soon as they are made, see
 // pkg/source), a handler installed with the first of them removes them
 // first.
+//
+// Before anything else it asks for huge pages for the heap's first 4 MB
+// (hugepage.First), and, when the named inputs are large, for the heap
+// ahead (see askHugePages).
 func Main(name, description string, cmd Command) {
+	hugepage.First()
 	source.OnNamedTemp(func() { onSignals(source.RemoveTemps) })
 	askHugePages(os.Args[1:], os.Stdin)
 	var stdout io.Writer = os.Stdout

@@ -19,3 +19,14 @@ func advise(b []byte) {
 	}
 	syscall.Madvise(b[lo-start:hi-start], 14) // MADV_HUGEPAGE
 }
+
+// collapse has the kernel put the n bytes of memory at start (both
+// aligned to 2 MB) into huge pages now, copying what is there
+// (MADV_COLLAPSE, Linux 6.1), after asking for them (MADV_HUGEPAGE) for
+// the pages not yet touched. A kernel without it, or that cannot, leaves
+// the memory as it is. The memory is the runtime's, not a Go object: it is
+// passed as numbers.
+func collapse(start, n uintptr) {
+	syscall.Syscall(syscall.SYS_MADVISE, start, n, 14) // MADV_HUGEPAGE
+	syscall.Syscall(syscall.SYS_MADVISE, start, n, 25) // MADV_COLLAPSE
+}

@@ -7,3 +7,6 @@ const supported = false
 
 // advise does nothing on this system.
 func advise(b []byte) {}
+
+// collapse does nothing on this system.
+func collapse(start, n uintptr) {}

@@ -1,6 +1,9 @@
 package hugepage
 
-import "runtime"
+import (
+	"runtime"
+	"unsafe"
+)
 
 // Heap asks for huge pages for about the next n bytes the Go heap will
 // use. It allocates n bytes (which touches no page), asks for huge pages
@@ -23,4 +26,25 @@ func Heap(n int) {
 	}
 	runtime.KeepAlive(Bytes(n)) // allocated and advised, then garbage
 	runtime.GC()
+}
+
+// arenaChunk is how much heap the Go runtime maps at a time (its page
+// allocator's chunk: 512 pages of 8 kB), aligned to its size.
+const arenaChunk = 4 << 20
+
+// First asks for huge pages for the 4 MB of the Go heap that the objects
+// allocated now come from: called at the start of main, the chunk the
+// runtime mapped at start-up, where the program's first megabytes of
+// objects go (the command line's model, the first buffers). What start-up
+// wrote there is collapsed into huge pages, the rest gets them when first
+// touched. Otherwise each 4 kB of it costs a page fault: 300 to 500 of the
+// 1,100 a 1.9 MB capture's stackcollapse took, 20 to 40 µs each on some
+// virtual machines (where it took 50 ms instead of 55). It does nothing
+// where the kernel cannot.
+func First() {
+	if !supported {
+		return
+	}
+	p := uintptr(unsafe.Pointer(new([64]byte)))
+	collapse(p&^(arenaChunk-1), arenaChunk)
 }

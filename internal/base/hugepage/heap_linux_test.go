@@ -72,3 +72,26 @@ func vmFlags(addr uintptr) (string, error) {
 }
 
 var errNoFlags = errors.New("no VmFlags")
+
+func TestFirst(t *testing.T) {
+	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
+		t.Skip("this kernel has no transparent huge pages:", err)
+	}
+	if b, _ := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled"); strings.Contains(string(b), "[never]") {
+		t.Skip("transparent huge pages are off here")
+	}
+	First()
+	p := new([64]byte)
+	addr := uintptr(unsafe.Pointer(p)) &^ (arenaChunk - 1)
+	flags, err := vmFlags(addr)
+	if err == errNoFlags {
+		t.Skip("this kernel's /proc/self/smaps has no VmFlags: cannot tell")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(" "+flags+" ", " hg ") {
+		t.Errorf("the heap's chunk at %#x, which First asked huge pages for, is in a mapping with VmFlags %q, without hg", addr, flags)
+	}
+	runtime.KeepAlive(p)
+}
