@@ -27,16 +27,7 @@ func TestHeap(t *testing.T) {
 		b[0] = 1
 		keep = append(keep, b)
 		addr := (uintptr(unsafe.Pointer(unsafe.SliceData(b))) + size2M - 1) &^ (size2M - 1)
-		flags, err := vmFlags(addr)
-		if err == errNoFlags {
-			t.Skip("this kernel's /proc/self/smaps has no VmFlags: cannot tell")
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(" "+flags+" ", " hg ") {
-			t.Errorf("the first whole 2 MB page of a slice allocated after Heap, at %#x, is in a mapping with VmFlags %q, without hg", addr, flags)
-		}
+		wantHuge(t, addr, "the first whole 2 MB page of a slice allocated after Heap")
 	}
 	runtime.KeepAlive(keep) // each slice allocated anew, not reused
 }
@@ -73,6 +64,8 @@ func vmFlags(addr uintptr) (string, error) {
 
 var errNoFlags = errors.New("no VmFlags")
 
+// TestFirst: after First, the heap's chunk that objects are allocated from
+// lies in a mapping that asks for huge pages.
 func TestFirst(t *testing.T) {
 	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
 		t.Skip("this kernel has no transparent huge pages:", err)
@@ -82,7 +75,14 @@ func TestFirst(t *testing.T) {
 	}
 	First()
 	p := new([64]byte)
-	addr := uintptr(unsafe.Pointer(p)) &^ (arenaChunk - 1)
+	wantHuge(t, uintptr(unsafe.Pointer(p))&^(arenaChunk-1), "the heap's chunk First asked huge pages for")
+	runtime.KeepAlive(p)
+}
+
+// wantHuge fails t unless the mapping holding addr asks for huge pages
+// (VmFlags "hg"); it skips t where the kernel does not say.
+func wantHuge(t *testing.T, addr uintptr, what string) {
+	t.Helper()
 	flags, err := vmFlags(addr)
 	if err == errNoFlags {
 		t.Skip("this kernel's /proc/self/smaps has no VmFlags: cannot tell")
@@ -91,7 +91,6 @@ func TestFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(" "+flags+" ", " hg ") {
-		t.Errorf("the heap's chunk at %#x, which First asked huge pages for, is in a mapping with VmFlags %q, without hg", addr, flags)
+		t.Errorf("%s, at %#x, is in a mapping with VmFlags %q, without hg", what, addr, flags)
 	}
-	runtime.KeepAlive(p)
 }
