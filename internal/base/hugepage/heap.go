@@ -45,6 +45,17 @@ func First() {
 	if !supported {
 		return
 	}
-	p := uintptr(unsafe.Pointer(new([64]byte)))
-	collapse(p&^(arenaChunk-1), arenaChunk)
+	collapse(heapAddr()&^(arenaChunk-1), arenaChunk)
+}
+
+// probe holds the object heapAddr allocates, so that it is on the heap
+// (one the compiler may keep on the stack could be anywhere).
+var probe *[64]byte
+
+// heapAddr returns the address of a small object allocated now.
+func heapAddr() uintptr {
+	probe = new([64]byte)
+	p := uintptr(unsafe.Pointer(probe))
+	probe = nil
+	return p
 }

@@ -74,9 +74,7 @@ func TestFirst(t *testing.T) {
 		t.Skip("transparent huge pages are off here")
 	}
 	First()
-	p := new([64]byte)
-	wantHuge(t, uintptr(unsafe.Pointer(p))&^(arenaChunk-1), "the heap's chunk First asked huge pages for")
-	runtime.KeepAlive(p)
+	wantHuge(t, heapAddr()&^(arenaChunk-1), "the heap's chunk First asked huge pages for")
 }
 
 // wantHuge fails t unless the mapping holding addr asks for huge pages
