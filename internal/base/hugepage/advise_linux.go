@@ -8,6 +8,12 @@ import (
 // supported: the kernel may give transparent huge pages.
 const supported = true
 
+// madvise(2) advice values (Linux).
+const (
+	madvHugepage = 14 // MADV_HUGEPAGE
+	madvCollapse = 25 // MADV_COLLAPSE, Linux 6.1
+)
+
 // advise marks the whole 2 MB pages inside b with MADV_HUGEPAGE. Errors
 // are ignored: the buffer works the same without huge pages.
 func advise(b []byte) {
@@ -17,7 +23,7 @@ func advise(b []byte) {
 	if lo >= hi {
 		return
 	}
-	syscall.Madvise(b[lo-start:hi-start], 14) // MADV_HUGEPAGE
+	syscall.Madvise(b[lo-start:hi-start], madvHugepage)
 }
 
 // collapse has the kernel put the n bytes of memory at start (both
@@ -27,6 +33,6 @@ func advise(b []byte) {
 // the memory as it is. The memory is the runtime's, not a Go object: it is
 // passed as numbers.
 func collapse(start, n uintptr) {
-	syscall.Syscall(syscall.SYS_MADVISE, start, n, 14) // MADV_HUGEPAGE
-	syscall.Syscall(syscall.SYS_MADVISE, start, n, 25) // MADV_COLLAPSE
+	syscall.Syscall(syscall.SYS_MADVISE, start, n, madvHugepage)
+	syscall.Syscall(syscall.SYS_MADVISE, start, n, madvCollapse)
 }
