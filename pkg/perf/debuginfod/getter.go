@@ -61,9 +61,12 @@ func headText(s string) string {
 		}
 		return c
 	}, s)
-	for len(s) > maxText {
-		_, n := utf8.DecodeLastRuneInString(s)
-		s = s[:len(s)-n]
+	if len(s) > maxText {
+		i := maxText
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		s = s[:i]
 	}
 	return s
 }

@@ -16,6 +16,7 @@ func FuzzReadHead(f *testing.F) {
 	f.Add("200 -1 \n", 500, int64(0), "Internal\nServer Error")
 	f.Add("hello\n", 999, int64(1<<40), "")
 	f.Add("200 99999999999999999999 OK\n", 100, int64(-1), "\x7f\r")
+	f.Add("", 502, int64(-1), strings.Repeat("é", 600)) // cut inside a character
 	f.Fuzz(func(t *testing.T, line string, status int, length int64, text string) {
 		if r, err := readHead(bufio.NewReaderSize(strings.NewReader(line), maxHead)); err == nil {
 			if r.Status < 100 || r.Status > 999 || r.Length < -1 {
