@@ -84,7 +84,8 @@ func NewResolver(c SymbolConfig) *symbols.Resolver {
 // tableCache returns the cache of symbol tables the environment asks
 // for: FLAMEKIT_CACHE names flamekit's cache directory ("off" for none),
 // else symbols.DefaultCacheDir's is used, the tables kept in its
-// "symbols" directory. A test binary (go test names it pkg.test) uses none
+// "symbols" directory. A test binary (go test names it pkg.test, or
+// pkg.test.exe) uses none
 // unless FLAMEKIT_CACHE says so: tests do not write to the user's cache.
 // (testing.Testing would tell as well, but links the testing package, its
 // flags and runtime/trace into every tool.) nil when there is none or
@@ -97,7 +98,7 @@ func tableCache(getenv func(string) string) *symbols.TableCache {
 	switch {
 	case dir == "off":
 		return nil
-	case dir == "" && strings.HasSuffix(os.Args[0], ".test"):
+	case dir == "" && strings.HasSuffix(strings.TrimSuffix(os.Args[0], ".exe"), ".test"):
 		return nil
 	case dir == "":
 		if dir = symbols.DefaultCacheDir(getenv); dir == "" {
