@@ -85,11 +85,11 @@ func NewResolver(c SymbolConfig) *symbols.Resolver {
 // for: FLAMEKIT_CACHE names flamekit's cache directory ("off" for none),
 // else symbols.DefaultCacheDir's is used, the tables kept in its
 // "symbols" directory. A test binary (go test names it pkg.test, or
-// pkg.test.exe) uses none
-// unless FLAMEKIT_CACHE says so: tests do not write to the user's cache.
-// (testing.Testing would tell as well, but links the testing package, its
-// flags and runtime/trace into every tool.) nil when there is none or
-// the directory is not private to the user (see symbols.OpenTableCache).
+// pkg.test.exe) uses none unless FLAMEKIT_CACHE says so: tests do not
+// write to the user's cache. (testing.Testing would tell as well, but
+// links the testing package, its flags and runtime/trace into every
+// tool.) nil when there is none or the directory is not private to the
+// user (see symbols.OpenTableCache).
 func tableCache(getenv func(string) string) *symbols.TableCache {
 	if getenv == nil {
 		getenv = os.Getenv
